@@ -1,0 +1,11 @@
+/** `compare` command (not implemented yet). */
+import { writeStderr } from "../runtime/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = "Usage: strata-bench compare\n\nNot implemented yet.\n";
+
+/** Entry point of `compare`. */
+export function main(_argv: string[]): Promise<number> {
+  writeStderr("Cannot run compare: not implemented yet.\n");
+  return Promise.resolve(EXIT.environment);
+}

@@ -1,0 +1,12 @@
+/** Named exit codes, documented in `--help` and the README. */
+export const EXIT = {
+  /** The command did what was asked; for `run` and `report`, the result is valid and conforming. */
+  ok: 0,
+  /** It ran, but the result is invalid, nonconforming, partial, or a gate failed. */
+  resultNotOk: 1,
+  /** Bad command line: unknown flag, missing value, refused workload-changing flag. */
+  usage: 2,
+  /** The environment failed: permission refused, engine missing, server unreachable, unreadable files. */
+  environment: 3,
+} as const;
+export type ExitCode = typeof EXIT[keyof typeof EXIT];

@@ -1,0 +1,11 @@
+/** `fixtures` command (not implemented yet). */
+import { writeStderr } from "../runtime/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = "Usage: strata-bench fixtures\n\nNot implemented yet.\n";
+
+/** Entry point of `fixtures`. */
+export function main(_argv: string[]): Promise<number> {
+  writeStderr("Cannot run fixtures: not implemented yet.\n");
+  return Promise.resolve(EXIT.environment);
+}

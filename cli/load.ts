@@ -1,0 +1,11 @@
+/** `load` command (not implemented yet). */
+import { writeStderr } from "../runtime/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = "Usage: strata-bench load\n\nNot implemented yet.\n";
+
+/** Entry point of `load`. */
+export function main(_argv: string[]): Promise<number> {
+  writeStderr("Cannot run load: not implemented yet.\n");
+  return Promise.resolve(EXIT.environment);
+}

@@ -1,0 +1,11 @@
+/** `mock` command (not implemented yet). */
+import { writeStderr } from "../runtime/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = "Usage: strata-bench mock\n\nNot implemented yet.\n";
+
+/** Entry point of `mock`. */
+export function main(_argv: string[]): Promise<number> {
+  writeStderr("Cannot run mock: not implemented yet.\n");
+  return Promise.resolve(EXIT.environment);
+}

@@ -1,0 +1,11 @@
+/** `report` command (not implemented yet). */
+import { writeStderr } from "../runtime/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = "Usage: strata-bench report\n\nNot implemented yet.\n";
+
+/** Entry point of `report`. */
+export function main(_argv: string[]): Promise<number> {
+  writeStderr("Cannot run report: not implemented yet.\n");
+  return Promise.resolve(EXIT.environment);
+}

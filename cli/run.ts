@@ -1,0 +1,11 @@
+/** `run` command (not implemented yet). */
+import { writeStderr } from "../runtime/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = "Usage: strata-bench run\n\nNot implemented yet.\n";
+
+/** Entry point of `run`. */
+export function main(_argv: string[]): Promise<number> {
+  writeStderr("Cannot run run: not implemented yet.\n");
+  return Promise.resolve(EXIT.environment);
+}

@@ -1,0 +1,71 @@
+/**
+ * strata-bench entry point: parses the subcommand, hands the rest of argv to its module in cli/, and turns the
+ * outcome into an exit code. Each cli module exports `main(argv): Promise<number>` and `HELP`.
+ */
+import { args, exit, writeStderr, writeStdout } from "./runtime/mod.ts";
+import { EXIT } from "./cli/exit_codes.ts";
+
+interface CommandModule {
+  main(argv: string[]): Promise<number>;
+  HELP: string;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  run: { summary: "run the standard benchmark protocol against a local server", load: () => import("./cli/run.ts") },
+  report: {
+    summary: "validate a saved result folder strictly and print it again",
+    load: () => import("./cli/report.ts"),
+  },
+  fixtures: { summary: "build or verify the frozen fixture bundle", load: () => import("./cli/fixtures.ts") },
+  probe: {
+    summary: "print hardware, software, server and model-file facts as JSON",
+    load: () => import("./cli/probe.ts"),
+  },
+  mock: { summary: "start the scripted llama.cpp-compatible engine on loopback", load: () => import("./cli/mock.ts") },
+  load: {
+    summary: "load-test a server (closed or open loop) by the performance methodology",
+    load: () => import("./cli/load.ts"),
+  },
+  compare: {
+    summary: "gate a candidate server against a baseline on the same machine",
+    load: () => import("./cli/compare.ts"),
+  },
+};
+
+export const HELP = `strata-bench: benchmarks for local OpenAI-compatible LLM streaming servers
+
+Usage: strata-bench <command> [options]     (each command has --help)
+
+Commands:
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`).join("\n")}
+
+Exit codes:
+  ${EXIT.ok}  success (for run/report: a valid, conforming result)
+  ${EXIT.resultNotOk}  ran, but the result is invalid, partial or nonconforming, or a gate failed
+  ${EXIT.usage}  usage error (unknown flag, missing value, refused workload-changing flag)
+  ${EXIT.environment}  environment failure (permission refused, engine missing, server unreachable)
+`;
+
+/** Runs one command line and returns its exit code. */
+export async function dispatch(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    writeStdout(HELP);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    writeStderr(`Cannot run "${name}": no such command. Run with --help to list the commands.\n`);
+    return EXIT.usage;
+  }
+  const mod = await command.load();
+  if (rest.includes("--help") || rest.includes("-h")) {
+    writeStdout(mod.HELP);
+    return EXIT.ok;
+  }
+  return await mod.main(rest);
+}
+
+if (import.meta.main) {
+  exit(await dispatch(args()));
+}

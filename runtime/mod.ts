@@ -1,0 +1,6 @@
+/**
+ * The only part of the toolkit that names Deno, Bun or `process`. Everything else receives these functions as
+ * parameters (or imports them from here in cli/), so the same code runs under Deno and Bun.
+ */
+export { args, exit, runtimeName, stderrIsTerminal, writeStderr, writeStdout } from "./_process.ts";
+export { env } from "./_env.ts";
