@@ -4,3 +4,5 @@
  */
 export { args, exit, runtimeName, stderrIsTerminal, writeStderr, writeStdout } from "./_process.ts";
 export { env } from "./_env.ts";
+export { FileReadError, readFile, readTextFile } from "./_files.ts";
+export type { FileProblem } from "./_files.ts";
