@@ -6,3 +6,16 @@ export { args, exit, runtimeName, stderrIsTerminal, writeStderr, writeStdout } f
 export { env } from "./_env.ts";
 export { FileReadError, readFile, readTextFile } from "./_files.ts";
 export type { FileProblem } from "./_files.ts";
+export { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
+export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";
+export { sys } from "./_sys.ts";
+export {
+  type FileFacts,
+  type FileReader,
+  openReaderOutcome,
+  readDirOutcome,
+  readTextOutcome,
+  realPathOutcome,
+  statOutcome,
+  writeTextOutcome,
+} from "./_file_access.ts";

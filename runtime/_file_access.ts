@@ -1,0 +1,102 @@
+/**
+ * File access that never throws: every call returns an Outcome, so a probe can record "null + reason" when a
+ * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
+ * must exist; this one is for facts that may be absent.)
+ */
+import { mkdir, open, readdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
+import type { Outcome } from "./_refusal.ts";
+import { refusalFrom } from "./_refusal.ts";
+
+/** What a probe needs to know about one file system entry. */
+export interface FileFacts {
+  sizeBytes: number;
+  /** Modification time in milliseconds since the epoch. */
+  mtimeMs: number;
+  /** Inode number (0 where the platform has none). */
+  ino: number;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+/** An open file read sequentially into caller-owned buffers. */
+export interface FileReader {
+  /** Reads up to `buffer.length` bytes into `buffer`; returns the count, 0 at end of file. */
+  read(buffer: Uint8Array): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Reads a text file (UTF-8, invalid bytes replaced). */
+export async function readTextOutcome(path: string): Promise<Outcome<string>> {
+  try {
+    return { ok: true, value: await readFile(path, "utf8") };
+  } catch (error) {
+    return refusalFrom(error, `read ${path}`, "read");
+  }
+}
+
+/** Stats a path, following symbolic links. */
+export async function statOutcome(path: string): Promise<Outcome<FileFacts>> {
+  try {
+    const s = await stat(path);
+    return {
+      ok: true,
+      value: {
+        sizeBytes: s.size,
+        mtimeMs: s.mtimeMs,
+        ino: typeof s.ino === "number" ? s.ino : 0,
+        isFile: s.isFile(),
+        isDirectory: s.isDirectory(),
+      },
+    };
+  } catch (error) {
+    return refusalFrom(error, `stat ${path}`, "read");
+  }
+}
+
+/** Lists the names in a folder, sorted. */
+export async function readDirOutcome(path: string): Promise<Outcome<string[]>> {
+  try {
+    return { ok: true, value: (await readdir(path)).map(String).sort() };
+  } catch (error) {
+    return refusalFrom(error, `list ${path}`, "read");
+  }
+}
+
+/** Resolves symbolic links to an absolute path. */
+export async function realPathOutcome(path: string): Promise<Outcome<string>> {
+  try {
+    return { ok: true, value: await realpath(path) };
+  } catch (error) {
+    return refusalFrom(error, `resolve ${path}`, "read");
+  }
+}
+
+/** Opens a file for sequential reading. */
+export async function openReaderOutcome(path: string): Promise<Outcome<FileReader>> {
+  try {
+    const handle = await open(path, "r");
+    return {
+      ok: true,
+      value: {
+        read: async (buffer) => (await handle.read(buffer, 0, buffer.length, null)).bytesRead,
+        close: () => handle.close(),
+      },
+    };
+  } catch (error) {
+    return refusalFrom(error, `open ${path}`, "read");
+  }
+}
+
+/** Writes a text file atomically (temporary file + rename), creating its folder. */
+export async function writeTextOutcome(path: string, text: string): Promise<Outcome<true>> {
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  const temporary = `${path}.${Date.now().toString(36)}.tmp`;
+  try {
+    if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
+    await writeFile(temporary, text, "utf8");
+    await rename(temporary, path);
+    return { ok: true, value: true };
+  } catch (error) {
+    return refusalFrom(error, `write ${path}`, "write");
+  }
+}

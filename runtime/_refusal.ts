@@ -1,0 +1,53 @@
+/**
+ * Typed outcomes of runtime effects that may be refused or fail. Probes turn a refusal into `null` plus its
+ * `reason` instead of crashing; the reason names the missing permission flag where one is the cause.
+ */
+
+/** Why an effect produced no value. */
+export interface Refusal {
+  ok: false;
+  /** permission: the runtime refused (flag names the fix); not_found: no such file or program. */
+  kind: "permission" | "not_found" | "timeout" | "failed";
+  /** One human sentence, e.g. "permission to run nvidia-smi refused (add --allow-run=nvidia-smi)". */
+  reason: string;
+  /** The Deno flag that would grant the permission, when kind is "permission". */
+  flag?: string;
+}
+
+/** A value, or the reason there is none. */
+export type Outcome<T> = { ok: true; value: T } | Refusal;
+
+const PERMISSION_MESSAGE = /Requires (\w+) access to "([^"]*)"/;
+
+/** The Deno flag that grants what a NotCapable/PermissionDenied error message asks for. */
+function flagFor(message: string, fallbackKind: string): string {
+  const match = PERMISSION_MESSAGE.exec(message);
+  const kind = match?.[1] ?? fallbackKind;
+  const what = match?.[2] ?? "";
+  // Paths are left out of the hint: a reason may end up in a published result.
+  if (kind === "read" || kind === "write" || what === "") return `--allow-${kind}`;
+  return `--allow-${kind}=${what}`;
+}
+
+/**
+ * Classifies an error thrown by a runtime call into a Refusal. `action` reads like "read /proc/meminfo" or
+ * "run nvidia-smi"; `permissionKind` is the Deno permission the call needs (read, run, sys, env, net, write).
+ */
+export function refusalFrom(error: unknown, action: string, permissionKind: string): Refusal {
+  const err = error as { name?: unknown; code?: unknown; message?: unknown } | null;
+  const name = typeof err?.name === "string" ? err.name : "";
+  const code = typeof err?.code === "string" ? err.code : "";
+  const message = typeof err?.message === "string" ? err.message : String(error);
+  if (name === "NotCapable" || (name === "PermissionDenied" && /--allow-/.test(message))) {
+    const flag = flagFor(message, permissionKind);
+    return { ok: false, kind: "permission", reason: `permission to ${action} refused (add ${flag})`, flag };
+  }
+  if (name === "NotFound" || code === "ENOENT") {
+    return { ok: false, kind: "not_found", reason: `cannot ${action}: not found` };
+  }
+  if (name === "PermissionDenied" || code === "EACCES" || code === "EPERM") {
+    return { ok: false, kind: "failed", reason: `cannot ${action}: the operating system denied access` };
+  }
+  const firstLine = message.split("\n")[0] ?? "";
+  return { ok: false, kind: "failed", reason: `cannot ${action}: ${firstLine.slice(0, 200)}` };
+}
