@@ -19,3 +19,5 @@ export {
   statOutcome,
   writeTextOutcome,
 } from "./_file_access.ts";
+export { onTerminationSignal, type TerminationSignal } from "./_signals.ts";
+export { type ResultFiles, resultFiles } from "./_result_files.ts";

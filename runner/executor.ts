@@ -1,0 +1,241 @@
+/**
+ * Stage executor: sends the planned requests in protocol order through injected functions and records facts
+ * (one StreamOutcome per sent request, a skip reason per unsent one, round wall times, stage durations).
+ * It computes no statistics and never retries; the stream client never throws for a failed request.
+ */
+import type { Fixture } from "../fixtures/types.ts";
+import type { StreamOutcome } from "./types.ts";
+import type { PlannedBatch, RunPlan } from "./plan.ts";
+
+/** Options the executor passes to the streaming client for one request. */
+export interface ExecutorStreamOptions {
+  baseUrl: string;
+  body: Record<string, unknown> | string;
+  deadlineS?: number;
+  signal?: AbortSignal;
+}
+
+/** What /health said after a failed request. */
+export interface HealthAnswer {
+  ok: boolean;
+  status: number | null;
+  message: string;
+}
+
+/** Everything the executor touches outside itself, injected so that tests drive it. */
+export interface ExecutorDeps {
+  /** Sends one streamed chat completion; resolves with its facts and never rejects for a failed request. */
+  streamChat(options: ExecutorStreamOptions): Promise<StreamOutcome>;
+  /** Asks the server's /health once. */
+  checkHealth(baseUrl: string, timeoutMs?: number): Promise<HealthAnswer>;
+  /** Monotonic clock in milliseconds (performance.now in production). */
+  nowMs(): number;
+}
+
+/** One scheduled request after the run: sent (with its raw outcome) or skipped (with why). */
+export type ExecutedRequest =
+  | {
+    kind: "outcome";
+    fixture: Fixture;
+    concurrency: number;
+    body: Record<string, unknown>;
+    outcome: StreamOutcome;
+    /** Executor clock at dispatch and at termination, seconds from the run's first dispatch. */
+    startedS: number;
+    endedS: number;
+  }
+  | { kind: "skipped"; fixture: Fixture; concurrency: number; reason: string };
+
+/** Position of a request in the schedule, for progress lines (index is 1-based). */
+export interface SchedulePosition {
+  index: number;
+  total: number;
+}
+
+export interface ExecuteOptions {
+  baseUrl: string;
+  plan: RunPlan;
+  /** The exact body sent for a fixture (built once per fixture by the request-body builder). */
+  bodyOf(fixture: Fixture): Record<string, unknown>;
+  /** Whether an outcome counts as a failed request (status "failed"), which triggers the /health question. */
+  isFailure(fixture: Fixture, outcome: StreamOutcome): boolean;
+  /** Per-request wall-clock deadline in seconds; the protocol's 1,800 when omitted. */
+  deadlineS?: number;
+  /** Aborting it cancels the in-flight request(s) and skips everything after. */
+  signal?: AbortSignal;
+  /** Timeout for the /health question after a failure, milliseconds. */
+  healthTimeoutMs?: number;
+  /** Called just before a request is dispatched. */
+  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  /**
+   * Called once per scheduled request as it ends (or is skipped), in termination order and one at a time; awaited
+   * before the next call, so evidence can be appended and flushed per request.
+   */
+  onRequestEnd?(request: ExecutedRequest, position: SchedulePosition): void | Promise<void>;
+}
+
+/** Raw facts of one run. */
+export interface ExecutionFacts {
+  /** One entry per planned fixture, in plan order. */
+  requests: ExecutedRequest[];
+  /** Wall time of each optional round (first dispatch to last termination), seconds; [] when not selected. */
+  roundWallsS: (number | null)[];
+  requiredDurationS: number | null;
+  /** Why requiredDurationS is null. */
+  requiredDurationReason: string | null;
+  /** Time from the warm-up's dispatch to the last required termination, even when the run stopped early. */
+  requiredElapsedS: number | null;
+  optionalDurationS: number | null;
+  optionalDurationReason: string | null;
+  /** Why the remaining requests were skipped; null when nothing was skipped. */
+  stopReason: string | null;
+  /** The /health questions asked after failures. */
+  healthChecks: { afterRequestId: string; answer: HealthAnswer }[];
+  /** Whether the signal ended the run. */
+  cancelled: boolean;
+}
+
+const PROTOCOL_DEADLINE_S = 1800;
+
+/** Runs the plan in order and returns the recorded facts. Never throws for a failed request. */
+export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): Promise<ExecutionFacts> {
+  const { plan, signal } = options;
+  const total = plan.fixtures.length;
+  const slots: (ExecutedRequest | undefined)[] = new Array(total);
+  const indexOf = new Map(plan.fixtures.map((f, i) => [f.id, i]));
+  const healthChecks: ExecutionFacts["healthChecks"] = [];
+  const roundWallsS: (number | null)[] = [];
+  const originMs = deps.nowMs();
+  const clockS = () => (deps.nowMs() - originMs) / 1000;
+  let stopReason: string | null = null;
+  let requiredStartS: number | null = null;
+  let requiredEndS: number | null = null;
+  let lastSanityEndS: number | null = null;
+  let optionalStartS: number | null = null;
+  let optionalEndS: number | null = null;
+  let optionalComplete = plan.optionalConcurrency;
+  let chain: Promise<void> = Promise.resolve();
+
+  const cancelReason = () => {
+    const reason = signal?.reason;
+    const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
+    return `the run was cancelled (${what})`;
+  };
+  const record = (request: ExecutedRequest): Promise<void> => {
+    const index = indexOf.get(request.fixture.id) ?? 0;
+    slots[index] = request;
+    const position = { index: index + 1, total };
+    chain = chain.then(() => options.onRequestEnd?.(request, position));
+    return chain;
+  };
+  const send = async (fixture: Fixture, concurrency: number): Promise<ExecutedRequest & { kind: "outcome" }> => {
+    const body = options.bodyOf(fixture);
+    const index = indexOf.get(fixture.id) ?? 0;
+    options.onRequestStart?.(fixture, { index: index + 1, total });
+    const startedS = clockS();
+    const streamOptions: ExecutorStreamOptions = {
+      baseUrl: options.baseUrl,
+      body,
+      deadlineS: options.deadlineS ?? PROTOCOL_DEADLINE_S,
+    };
+    if (signal) streamOptions.signal = signal;
+    const outcome = await deps.streamChat(streamOptions);
+    return { kind: "outcome", fixture, concurrency, body, outcome, startedS, endedS: clockS() };
+  };
+  const afterFailure = async (failedId: string): Promise<void> => {
+    if (signal?.aborted) return;
+    const answer = await deps.checkHealth(options.baseUrl, options.healthTimeoutMs ?? 5000);
+    healthChecks.push({ afterRequestId: failedId, answer });
+    if (!answer.ok) {
+      stopReason = `the engine did not answer /health after ${failedId} failed (${answer.message})`;
+    }
+  };
+  const runBatch = async (batch: PlannedBatch): Promise<void> => {
+    if (stopReason === null && signal?.aborted) stopReason = cancelReason();
+    if (stopReason !== null) {
+      for (const fixture of batch.fixtures) {
+        await record({ kind: "skipped", fixture, concurrency: batch.concurrency, reason: `skipped: ${stopReason}` });
+      }
+      if (batch.phase === "concurrency") {
+        roundWallsS.push(null);
+        optionalComplete = false;
+      }
+      return;
+    }
+    const batchStartS = clockS();
+    if (batch.phase === "concurrency") optionalStartS ??= batchStartS;
+    else requiredStartS ??= batchStartS;
+    // All requests of a batch are released together; each is recorded as soon as it terminates.
+    const finished = await Promise.all(batch.fixtures.map(async (fixture) => {
+      const sent = await send(fixture, batch.concurrency);
+      await record(sent);
+      return sent;
+    }));
+    const batchEndS = Math.max(...finished.map((f) => f.endedS));
+    if (batch.phase === "concurrency") {
+      roundWallsS.push(batchEndS - Math.min(...finished.map((f) => f.startedS)));
+      optionalEndS = batchEndS;
+    } else {
+      requiredEndS = batchEndS;
+      if (batch.phase === "sanity") lastSanityEndS = batchEndS;
+    }
+    if (signal?.aborted || finished.some((f) => f.outcome.end === "cancelled")) {
+      stopReason = cancelReason();
+      return;
+    }
+    const failed = finished.filter((f) => options.isFailure(f.fixture, f.outcome));
+    const firstFailed = failed[0];
+    if (!firstFailed) return;
+    if (batch.phase === "warmup") {
+      stopReason = `the warm-up request failed (${describeFailure(firstFailed.outcome)})`;
+      return;
+    }
+    await afterFailure(firstFailed.fixture.id);
+  };
+
+  for (const batch of plan.batches) await runBatch(batch);
+  await chain;
+
+  const requests = slots.map((slot, i) => {
+    if (slot) return slot;
+    throw new RangeError(`Cannot execute the plan: request ${plan.fixtures[i]?.id} was never recorded`);
+  });
+  const lastSanity = plan.batches.filter((b) => b.phase === "sanity").at(-1)?.fixtures.at(-1);
+  const lastSanityRan = lastSanity !== undefined && slots[indexOf.get(lastSanity.id) ?? -1]?.kind === "outcome";
+  let requiredDurationS: number | null = null;
+  let requiredDurationReason: string | null = null;
+  if (requiredStartS === null) {
+    requiredDurationReason = `the warm-up request was never sent: ${stopReason ?? "the run stopped"}`;
+  } else if (!lastSanityRan || lastSanityEndS === null) {
+    requiredDurationReason = `the required stages did not finish (${stopReason ?? "the run stopped"}); ` +
+      "the elapsed time until the stop is extensions.required_elapsed_s";
+  } else {
+    requiredDurationS = lastSanityEndS - requiredStartS;
+  }
+  let optionalDurationS: number | null = null;
+  let optionalDurationReason: string | null = null;
+  if (!plan.optionalConcurrency) {
+    optionalDurationReason = "the optional concurrency stage was not selected (run without --optional-concurrency)";
+  } else if (!optionalComplete || optionalStartS === null || optionalEndS === null) {
+    optionalDurationReason = `the optional concurrency stage did not finish (${stopReason ?? "the run stopped"})`;
+  } else {
+    optionalDurationS = optionalEndS - optionalStartS;
+  }
+  return {
+    requests,
+    roundWallsS,
+    requiredDurationS,
+    requiredDurationReason,
+    requiredElapsedS: requiredStartS !== null && requiredEndS !== null ? requiredEndS - requiredStartS : null,
+    optionalDurationS,
+    optionalDurationReason,
+    stopReason,
+    healthChecks,
+    cancelled: signal?.aborted === true || requests.some((r) => r.kind === "outcome" && r.outcome.end === "cancelled"),
+  };
+}
+
+function describeFailure(outcome: StreamOutcome): string {
+  const status = outcome.http_status === null ? "" : `HTTP ${outcome.http_status}, `;
+  return `${status}${outcome.end}${outcome.error_message ? `: ${outcome.error_message}` : ""}`;
+}
