@@ -59,4 +59,9 @@ export interface StreamOutcome {
   /** Number of SSE data events and of keep-alive comments seen (diagnostics). */
   events: number;
   keepalives: number;
+  /**
+   * Optional (load tests: ITL): offset of every SSE event that carried nonempty visible output (answer text or a
+   * tool-call delta), seconds from dispatch, in arrival order. Absent when the client does not record it.
+   */
+  chunk_offsets_s?: number[];
 }
