@@ -1,0 +1,162 @@
+/**
+ * The result folder of one run: its name and place, outputs.jsonl appended and flushed per request, sanitized
+ * artifacts hashed over their final bytes, and results.json written last through a temporary file and a rename.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { ResultFiles } from "../runtime/mod.ts";
+import type { ExecutedRequest } from "../runner/executor.ts";
+import type { Artifact, ArtifactKind, RequestStatus } from "./contract.ts";
+
+/** File names inside a result folder. */
+export const RESULT_FILES = {
+  results: "results.json",
+  outputs: "outputs.jsonl",
+  config: "config.json",
+  template: "template.jinja",
+  engineLog: "engine.log",
+  readme: "README.md",
+} as const;
+
+/**
+ * Slug of the first GPU name for the folder name: lowercase ASCII letters, digits and single dashes.
+ * An empty list (the probe found none) gives "nogpu"; null (unknown) or a name with no usable characters gives
+ * "unknown-gpu".
+ */
+export function gpuSlug(gpuNames: readonly string[] | null): string {
+  if (gpuNames === null) return "unknown-gpu";
+  const first = gpuNames[0];
+  if (first === undefined) return "nogpu";
+  const slug = first.toLowerCase().replace(/\b(nvidia|amd|intel|corporation|geforce)\b/g, " ")
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  return slug === "" ? "unknown-gpu" : slug;
+}
+
+/**
+ * `<UTC-date>-standard-<gpu>-<run-id>` for a run started at `startedAt` (UTC ISO 8601).
+ * @throws {RangeError} when startedAt is not an ISO timestamp or the run id is not a safe folder name part.
+ */
+export function resultFolderName(startedAt: string, gpu: string, runId: string): string {
+  const date = /^(\d{4}-\d{2}-\d{2})T/.exec(startedAt)?.[1];
+  if (!date) throw new RangeError(`Cannot name the result folder: "${startedAt}" is not a UTC ISO timestamp`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) {
+    throw new RangeError(`Cannot name the result folder: run id "${runId}" has characters unsafe in a path`);
+  }
+  return `${date}-standard-${gpu}-${runId}`;
+}
+
+/** Where result folders go: `--out`, else `<cwd>/bench/results` when it exists, else `<cwd>/bench-results`. */
+export async function chooseResultsRoot(files: ResultFiles, outOverride?: string): Promise<string> {
+  if (outOverride !== undefined) return outOverride;
+  const benchResults = join(files.cwd(), "bench", "results");
+  return (await files.isDirectory(benchResults)) ? benchResults : join(files.cwd(), "bench-results");
+}
+
+/** Sanitizers applied to everything written into the folder. */
+export interface Sanitizers {
+  text(text: string): string;
+  json(value: unknown): unknown;
+}
+
+/** Writer of one result folder. */
+export interface ResultFolder {
+  /** The folder's path (as given: relative stays relative). */
+  readonly path: string;
+  /** Appends one sanitized JSON line to outputs.jsonl and flushes it; calls are serialized. */
+  appendOutput(line: Record<string, unknown>): Promise<void>;
+  /** The outputs artifact over the bytes appended so far (call after the last append). */
+  outputsArtifact(): Artifact;
+  /** Writes a sanitized artifact and returns its entry (SHA-256 of the bytes written). */
+  writeArtifact(kind: ArtifactKind, name: string, content: string): Promise<Artifact>;
+  /** Writes a sanitized file that is not an artifact (README.md). */
+  writeFile(name: string, content: string): Promise<void>;
+  /** Writes results.json atomically; call last. The text must already be final (sanitized, hashed artifacts in). */
+  writeResults(text: string): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Creates the folder (and parents) and returns its writer.
+ * @throws {Error} when the folder cannot be created (permission, read-only disk); the message names the path.
+ */
+export async function openResultFolder(
+  files: ResultFiles,
+  root: string,
+  name: string,
+  sanitize: Sanitizers,
+): Promise<ResultFolder> {
+  const path = join(root, name);
+  try {
+    await files.makeDirectory(path);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot create the result folder "${path}": ${detail}; pass --out DIR to write elsewhere`, {
+      cause: error,
+    });
+  }
+  const outputsHash = createHash("sha256");
+  let appended: Promise<void> = Promise.resolve();
+  return {
+    path,
+    appendOutput(line) {
+      const bytes = encoder.encode(`${JSON.stringify(sanitize.json(line))}\n`);
+      appended = appended.then(async () => {
+        await files.appendDurable(join(path, RESULT_FILES.outputs), bytes);
+        outputsHash.update(bytes);
+      });
+      return appended;
+    },
+    outputsArtifact() {
+      return { kind: "outputs", path: RESULT_FILES.outputs, sha256: outputsHash.copy().digest("hex") };
+    },
+    async writeArtifact(kind, name, content) {
+      const bytes = encoder.encode(sanitize.text(content));
+      await files.writeAtomic(join(path, name), bytes);
+      return { kind, path: name, sha256: sha256Hex(bytes) };
+    },
+    async writeFile(name, content) {
+      await files.writeAtomic(join(path, name), encoder.encode(sanitize.text(content)));
+    },
+    async writeResults(text) {
+      await appended;
+      await files.writeAtomic(join(path, RESULT_FILES.results), encoder.encode(text));
+    },
+  };
+}
+
+/**
+ * One outputs.jsonl line: the exact request body sent (messages, tools, settings), the final answer, reasoning
+ * text, structured tool calls, finish reason, raw usage and timings, error, and the client event offsets
+ * (dispatch = 0 s); for skipped work only the id and the skip reason.
+ */
+export function outputLine(request: ExecutedRequest, status: RequestStatus): Record<string, unknown> {
+  if (request.kind === "skipped") {
+    return { request_id: request.fixture.id, status, skip_reason: request.reason };
+  }
+  const o = request.outcome;
+  return {
+    request_id: request.fixture.id,
+    status,
+    concurrency: request.concurrency,
+    request: request.body,
+    dispatched_at_epoch_ms: o.dispatched_at_epoch_ms,
+    end: o.end,
+    http_status: o.http_status,
+    finish_reason: o.finish_reason,
+    first_delta_kind: o.first_delta_kind,
+    final_answer: o.answer_text,
+    reasoning_text: o.reasoning_text,
+    tool_calls: o.tool_calls,
+    usage: o.usage,
+    timings: o.timings,
+    error: o.end === "finished" ? null : { kind: o.end, message: o.error_message ?? o.end },
+    client_offsets_s: o.offsets,
+    sse_events: o.events,
+    keepalives: o.keepalives,
+  };
+}
