@@ -1,11 +1,107 @@
-/** `fixtures` command (not implemented yet). */
-import { writeStderr } from "../runtime/mod.ts";
+/** `fixtures` command: rebuild the frozen bundle byte for byte, or verify a bundle against its manifest. */
+import { parseArgs } from "node:util";
+import { writeStderr, writeStdout } from "../runtime/mod.ts";
+import { buildBundle, BUNDLE_DIR, MANIFEST_FILE, STANDARD_V1_CORPUS_SHA256, verifyBundle } from "../fixtures/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
-export const HELP = "Usage: strata-bench fixtures\n\nNot implemented yet.\n";
+export const HELP = `Usage: strata-bench fixtures build [--out DIR]
+       strata-bench fixtures verify [DIR]
 
-/** Entry point of `fixtures`. */
-export function main(_argv: string[]): Promise<number> {
-  writeStderr("Cannot run fixtures: not implemented yet.\n");
-  return Promise.resolve(EXIT.environment);
+build   Rebuilds the standard-v1 fixture bundle (one JSON file per scheduled request, build.json and
+        MANIFEST.sha256) from the pinned stand-in tokenizer and chat template in node_modules. Without --out it
+        rewrites the committed bundle; the result must be byte-identical to it. DIR must be empty or hold only
+        bundle files.
+verify  Checks every file of the bundle in DIR (default: the committed bundle) against its MANIFEST.sha256 and
+        names each file that differs, is missing, or is extra. For the committed bundle it also checks the
+        corpus SHA-256 this version of strata-bench expects.
+
+Options:
+  --out DIR   (build) write the bundle into DIR instead of the committed folder
+  -h, --help  print this help
+
+Exit codes:
+  ${EXIT.ok}  built / the bundle matches
+  ${EXIT.resultNotOk}  the bundle differs from its manifest, or the build broke the 2% length rule
+  ${EXIT.usage}  usage error (unknown subcommand or flag, missing value, too many folders)
+  ${EXIT.environment}  environment failure (tokenizer packages missing, folder not readable or writable)
+`;
+
+function usage(message: string): number {
+  writeStderr(`${message}\nRun "strata-bench fixtures --help" for usage.\n`);
+  return EXIT.usage;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function build(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { out: { type: "string" } }, strict: true });
+  const startedMs = performance.now();
+  try {
+    const report = await buildBundle(values.out === undefined ? {} : { outDir: values.out });
+    const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
+    const tokens = report.inputTokens;
+    writeStdout(
+      `Built ${report.files.length} files into ${report.outDir} in ${seconds} s\n` +
+        `  prompt-4k:  ${report.recordCounts["prompt-4k"]} records, ` +
+        `${tokens["performance-prompt-4k-r1"]} input tokens (target 4096)\n` +
+        `  prompt-16k: ${report.recordCounts["prompt-16k"]} records, ` +
+        `${tokens["performance-prompt-16k-r1"]} input tokens (target 16384)\n` +
+        `corpus_sha256 ${report.corpusSha256}\n`,
+    );
+    if (report.corpusSha256 !== STANDARD_V1_CORPUS_SHA256) {
+      writeStderr(
+        `Note: this corpus differs from the one this version expects (${STANDARD_V1_CORPUS_SHA256}). ` +
+          "The runner refuses the committed bundle until STANDARD_V1_CORPUS_SHA256 in fixtures/mod.ts matches.\n",
+      );
+    }
+    return EXIT.ok;
+  } catch (error) {
+    writeStderr(`${describe(error)}\n`);
+    return error instanceof RangeError ? EXIT.resultNotOk : EXIT.environment;
+  }
+}
+
+async function verify(argv: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args: argv, options: {}, strict: true, allowPositionals: true });
+  if (positionals.length > 1) {
+    return usage(`Cannot verify fixtures: expected at most one folder, got ${positionals.length}`);
+  }
+  const dir = positionals[0] ?? BUNDLE_DIR;
+  try {
+    const result = await verifyBundle(dir);
+    const problems = [...result.problems];
+    if (positionals.length === 0 && result.ok && result.corpusSha256 !== STANDARD_V1_CORPUS_SHA256) {
+      problems.push({
+        file: MANIFEST_FILE,
+        message: `corpus SHA-256 is ${result.corpusSha256}, this version expects ${STANDARD_V1_CORPUS_SHA256}`,
+      });
+    }
+    if (problems.length === 0) {
+      writeStdout(`ok: every file in ${dir} matches ${MANIFEST_FILE}\ncorpus_sha256 ${result.corpusSha256}\n`);
+      return EXIT.ok;
+    }
+    for (const problem of problems) writeStdout(`${problem.file}: ${problem.message}\n`);
+    writeStdout(`${problems.length} problem(s) in ${dir}; corpus_sha256 ${result.corpusSha256 ?? "none"}\n`);
+    return EXIT.resultNotOk;
+  } catch (error) {
+    writeStderr(`Cannot verify fixtures in "${dir}": ${describe(error)}\n`);
+    return EXIT.environment;
+  }
+}
+
+/** Entry point of `fixtures`: `build [--out DIR]` or `verify [DIR]`. */
+export async function main(argv: string[]): Promise<number> {
+  const [subcommand, ...rest] = argv;
+  try {
+    if (subcommand === "build") return await build(rest);
+    if (subcommand === "verify") return await verify(rest);
+  } catch (error) {
+    // parseArgs in strict mode throws a TypeError for unknown flags and missing values.
+    if (error instanceof TypeError) return usage(`Cannot run fixtures ${subcommand}: ${error.message}`);
+    throw error;
+  }
+  if (subcommand === undefined) return usage("Cannot run fixtures: name a subcommand, build or verify");
+  return usage(`Cannot run fixtures: no subcommand "${subcommand}"; use build or verify`);
 }
