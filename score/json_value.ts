@@ -190,10 +190,10 @@ function differenceAt(actual: JsonValue, expected: JsonValue, path: string, root
   if (isJsonObject(expected)) {
     if (!isJsonObject(actual)) return `${here} is ${describeActual(actual)}, expected an object`;
     for (const key of expected.entries.keys()) {
-      if (!actual.entries.has(key)) return `${here} lacks key ${JSON.stringify(key)}`;
+      if (!actual.entries.has(key)) return `${path === "" ? "" : `${path}: `}missing key ${JSON.stringify(key)}`;
     }
     for (const key of actual.entries.keys()) {
-      if (!expected.entries.has(key)) return `${here} has extra key ${JSON.stringify(key)}`;
+      if (!expected.entries.has(key)) return `${path === "" ? "" : `${path}: `}extra key ${JSON.stringify(key)}`;
     }
     for (const [key, value] of expected.entries) {
       const found = differenceAt(actual.entries.get(key) as JsonValue, value, joinPath(path, key), root);

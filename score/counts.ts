@@ -1,0 +1,48 @@
+/** Request counts per phase, with the spec's identities: attempted = completed + truncated + failed, planned = attempted + skipped. */
+import { PHASES } from "../report/contract.ts";
+import type { Phase, PhaseCounts, RequestCounts, RequestRecord } from "../report/contract.ts";
+
+/** Scheduled requests per phase of the required suite; the optional concurrency stage adds 12. */
+export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
+  warmup: 1,
+  performance: 9,
+  sanity: 12,
+  concurrency: 12,
+};
+
+/**
+ * Counts each phase's records by status.
+ * @throws {RangeError} when a phase does not have exactly its planned number of records (1, 9, 12, and 12 or 0):
+ * every scheduled request needs a record, a skipped one if it was never dispatched.
+ */
+export function countRequests(requests: readonly RequestRecord[], optionalConcurrency: boolean): RequestCounts {
+  const counts = {} as RequestCounts;
+  for (const phase of PHASES) {
+    const planned = phase === "concurrency" && !optionalConcurrency ? 0 : PLANNED_REQUESTS[phase];
+    const entry: PhaseCounts = { planned, attempted: 0, completed: 0, truncated: 0, failed: 0, skipped: 0 };
+    let records = 0;
+    for (const record of requests) {
+      if (record.phase !== phase) continue;
+      records++;
+      entry[record.status]++;
+    }
+    if (records !== planned) {
+      throw new RangeError(
+        `Cannot count requests: phase ${phase} has ${records} records, expected ${planned}; ` +
+          "record every scheduled request (skipped if it was never dispatched)",
+      );
+    }
+    entry.attempted = entry.completed + entry.truncated + entry.failed;
+    counts[phase] = entry;
+  }
+  return counts;
+}
+
+/** How many of a case's requests reached the cap (status truncated), for the Capped column. */
+export function countCapped(
+  requests: readonly RequestRecord[],
+  phase: "performance" | "concurrency",
+  caseId: string,
+): number {
+  return requests.filter((r) => r.phase === phase && r.case_id === caseId && r.status === "truncated").length;
+}

@@ -1,0 +1,37 @@
+/**
+ * score/: every formula of the toolkit lives here. Strict JSON, the twelve sanity checks, request records from
+ * raw stream outcomes (token accounting, reuse and prompt-length checks), speed summaries, request counts,
+ * concurrency round aggregates, the sanity score and the run status.
+ */
+export { DEFAULT_MAX_DEPTH, parseStrictJson } from "./strict_json.ts";
+export type { JsonNumber, JsonObject, JsonValue, StrictJsonOptions, StrictJsonResult } from "./strict_json.ts";
+export {
+  describeJsonDifference,
+  jsonEquals,
+  jsonKind,
+  parseStrictJsonPlain,
+  renderJson,
+  toJsonValue,
+  toPlain,
+} from "./json_value.ts";
+export { EXACT_TEXT_STRIP, scoreSanity, stripAsciiWhitespace } from "./sanity.ts";
+export {
+  buildRequestRecord,
+  CLIENT_CLOCK_SOURCE,
+  describeReuse,
+  isPromptLengthOutOfRange,
+  isUnexpectedReuse,
+  PROMPT_LENGTH_TARGETS,
+  PROMPT_LENGTH_TOLERANCE,
+  REUSE_SLACK_TOKENS,
+} from "./request_record.ts";
+export type { BuiltRecord, RecordFlags, RecordInput } from "./request_record.ts";
+export { decodeAgreementToleranceTokens } from "./_accounting.ts";
+export { BURST_CONCURRENCY, exclusionReason, metricValue, summarizeRequests } from "./summaries.ts";
+export type { SummaryFacts } from "./summaries.ts";
+export { countCapped, countRequests, PLANNED_REQUESTS } from "./counts.ts";
+export { buildConcurrencyRounds } from "./rounds.ts";
+export { SANITY_CATEGORY_TOTAL, SANITY_TOTAL, scoreQuality } from "./quality.ts";
+export { decideRunStatus, nonconformingReasonsOf, REQUIRED_PHASES, reuseNonconformingReason } from "./status.ts";
+export type { RunStatusInput } from "./status.ts";
+export { median, orderStatistics } from "./stats.ts";
