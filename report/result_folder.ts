@@ -45,6 +45,14 @@ export function resultFolderName(startedAt: string, gpu: string, runId: string):
   return `${date}-standard-${gpu}-${runId}`;
 }
 
+/** A unique run id: compact UTC start time plus six random base-36 characters ("20261129T140307Z-k3x9q2"). */
+export function newRunId(startedAt: Date, random: () => number = Math.random): string {
+  const stamp = startedAt.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}Z$/, "Z");
+  let suffix = "";
+  while (suffix.length < 6) suffix += Math.floor(random() * 36).toString(36);
+  return `${stamp}-${suffix}`;
+}
+
 /** Where result folders go: `--out`, else `<cwd>/bench/results` when it exists, else `<cwd>/bench-results`. */
 export async function chooseResultsRoot(files: ResultFiles, outOverride?: string): Promise<string> {
   if (outOverride !== undefined) return outOverride;

@@ -1,0 +1,285 @@
+/**
+ * One run of the standard protocol as a library call: verify the bundle, ask the server who it is, collect
+ * provenance, run the stages, and write the result folder. Every effect comes in through `RunDeps`, so tests drive
+ * it against the scripted engine with a short deadline; `cli/run.ts` binds the real parts and prints.
+ */
+import type { Fixture } from "../fixtures/types.ts";
+import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
+import { planRun } from "../runner/plan.ts";
+import { classifyServerUrl } from "../runner/_loopback.ts";
+import { assembleResult, type ProvenanceSections, recordOf } from "../report/assemble.ts";
+import {
+  chooseResultsRoot,
+  gpuSlug,
+  newRunId,
+  openResultFolder,
+  outputLine,
+  RESULT_FILES,
+  type ResultFolder,
+  resultFolderName,
+  type Sanitizers,
+} from "../report/result_folder.ts";
+import type { Artifact, ChatTemplateKwargs, RequestRecord, Result, Sampling } from "../report/contract.ts";
+import type { ResultFiles } from "../runtime/mod.ts";
+
+/** Settings spelling the runner chose for the server. */
+export type Dialect = "strata" | "llama.cpp" | "unknown";
+
+/** What the runner learned from the server before the warm-up. */
+export interface ServerFacts {
+  dialect: Dialect;
+  /** Why this dialect (which endpoint/field said so, or why none could be chosen). */
+  dialectEvidence: string;
+  /** Effective chat template text from the server, or null with a reason. */
+  chatTemplate: string | null;
+  chatTemplateReason: string | null;
+  /** Requests the server had already answered before this run; null when it cannot tell. */
+  priorRequests: number | null;
+  /** The server says it is the scripted engine (a simulation, not a measurement). */
+  simulated: boolean;
+  /** Raw facts worth keeping in extensions (engine version, model path slug, ...). Sanitized before writing. */
+  details: Record<string, unknown>;
+}
+
+/** Operator-supplied facts and choices. */
+export interface RunOptions {
+  baseUrl: string;
+  optionalConcurrency: boolean;
+  track: "default" | "custom";
+  trackNotes: string | null;
+  /** Provenance flags as given (null when unset). */
+  declared: {
+    modelRevision: string | null;
+    sourceRevision: string | null;
+    tokenizerRevision: string | null;
+    quantization: string | null;
+    customPack: string | null;
+    background: string[];
+    buildOptions: string[] | null;
+    engineCommit: string | null;
+  };
+  /** The operator says the server is a simulation (the demo); the run is labelled simulated. */
+  simulated: boolean;
+  /** Results root; default bench/results or ./bench-results under the current folder. */
+  outRoot?: string;
+  /** Per-request deadline; the protocol's 1,800 s unless a test shortens it. */
+  deadlineS?: number;
+  signal?: AbortSignal;
+  /** The command line as typed (sanitized before it is written). */
+  command: string;
+  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
+}
+
+/** The parts the run joins. */
+export interface RunDeps extends ExecutorDeps {
+  loadBundle(): Promise<{ fixtures: Fixture[]; corpusSha256: string }>;
+  buildChatBody(
+    fixture: Fixture,
+    dialect: Dialect,
+  ): { body: Record<string, unknown>; settings: { reasoning_budget_tokens: number; why: string } };
+  probeServer(baseUrl: string): Promise<ServerFacts>;
+  collectProvenance(server: ServerFacts, options: RunOptions): Promise<ProvenanceSections>;
+  protocolCommit(): Promise<{ commit: string | null; reason: string | null }>;
+  sampling: Sampling;
+  chatTemplateKwargs: ChatTemplateKwargs;
+  files: ResultFiles;
+  sanitizers: Sanitizers;
+  validateResultText(
+    text: string,
+    options: {
+      maxSharedPrefixTokens: Readonly<Record<string, number>>;
+      readArtifact?: (relativePath: string) => Promise<Uint8Array | null>;
+    },
+  ): Promise<{ pointer: string; message: string }[]>;
+  readArtifact(folder: string, relativePath: string): Promise<Uint8Array | null>;
+  renderReadme(result: Result): string;
+  /** Wall clock (started_at and the run id). */
+  now(): Date;
+}
+
+/** Why a run could not start; nothing was sent to the server. */
+export class RunRefusedError extends Error {
+  readonly code: "bundle" | "unreachable" | "url" | "folder";
+  constructor(code: RunRefusedError["code"], message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "RunRefusedError";
+    this.code = code;
+  }
+}
+
+export interface RunReport {
+  folder: string;
+  result: Result;
+  /** Problems the strict validator found in the written results.json (expected: none). */
+  validationProblems: { pointer: string; message: string }[];
+  /** Nulls that got only a generic reason (a defect; expected: none). */
+  unexplainedNulls: string[];
+}
+
+/**
+ * Runs the protocol once and writes the result folder.
+ * @throws {RunRefusedError} before anything is sent: bundle mismatch, bad URL, server unreachable, folder refused.
+ */
+export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<RunReport> {
+  let bundle: { fixtures: Fixture[]; corpusSha256: string };
+  try {
+    bundle = await deps.loadBundle();
+  } catch (error) {
+    throw new RunRefusedError("bundle", error instanceof Error ? error.message : String(error), error);
+  }
+  let where;
+  try {
+    where = classifyServerUrl(options.baseUrl);
+  } catch (error) {
+    throw new RunRefusedError("url", error instanceof Error ? error.message : String(error), error);
+  }
+  const health = await deps.checkHealth(options.baseUrl, 10_000);
+  if (!health.ok) {
+    throw new RunRefusedError(
+      "unreachable",
+      `Cannot run the protocol: the server at ${options.baseUrl} did not answer /health (${health.message}); ` +
+        "start it first or pass --url with the right address",
+    );
+  }
+  const server = await deps.probeServer(options.baseUrl);
+  const provenance = await deps.collectProvenance(server, options);
+  const commit = await deps.protocolCommit();
+
+  const plan = planRun(bundle.fixtures, { optionalConcurrency: options.optionalConcurrency });
+  const bodies = new Map(plan.fixtures.map((f) => [f.id, deps.buildChatBody(f, server.dialect)]));
+  const startedAtDate = deps.now();
+  const startedAt = startedAtDate.toISOString();
+  const runId = newRunId(startedAtDate);
+  const gpuNames = provenance.hardware.gpus === null ? null : provenance.hardware.gpus.map((g) => g.name);
+  const root = await chooseResultsRoot(deps.files, options.outRoot);
+  let folder: ResultFolder;
+  try {
+    folder = await openResultFolder(
+      deps.files,
+      root,
+      resultFolderName(startedAt, gpuSlug(gpuNames), runId),
+      deps.sanitizers,
+    );
+  } catch (error) {
+    throw new RunRefusedError("folder", error instanceof Error ? error.message : String(error), error);
+  }
+
+  const reasons: string[] = [];
+  if (!where.loopback) reasons.push(where.reason);
+  if (server.dialect === "unknown") {
+    reasons.push(
+      `the settings dialect of the server is unknown (${server.dialectEvidence}); the reasoning-budget ` +
+        "spelling could not be chosen",
+    );
+  }
+  const simulated = options.simulated || server.simulated;
+  if (simulated) reasons.push("the server is the scripted engine (a simulation); nothing real was measured");
+  if (server.priorRequests !== null && server.priorRequests > 0) {
+    reasons.push(
+      `the server had already answered ${server.priorRequests} request(s) before this run; it was not ` +
+        "freshly loaded",
+    );
+  }
+
+  const execution = await executeRun({
+    baseUrl: options.baseUrl,
+    plan,
+    bodyOf: (fixture) => bodies.get(fixture.id)?.body ?? {},
+    isFailure: (fixture, outcome) =>
+      recordOf({ kind: "outcome", fixture, concurrency: 1, body: {}, outcome, startedS: 0, endedS: 0 }).record
+        .status === "failed",
+    ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
+    onRequestEnd: async (request: ExecutedRequest, position) => {
+      const { record } = recordOf(request);
+      await folder.appendOutput(outputLine(request, record.status));
+      options.onRequestEnd?.(record, position);
+    },
+  }, deps);
+
+  const artifacts: Artifact[] = [folder.outputsArtifact()];
+  const firstSettings = bodies.get(plan.fixtures[0]?.id ?? "")?.settings ?? null;
+  const sentSettings = {
+    dialect: server.dialect,
+    dialect_evidence: server.dialectEvidence,
+    reasoning_budget_tokens_sent: firstSettings?.reasoning_budget_tokens ?? null,
+    reasoning_budget_why: firstSettings?.why ?? null,
+  };
+  const config = {
+    command: options.command,
+    base_url: options.baseUrl,
+    optional_concurrency: options.optionalConcurrency,
+    track: options.track,
+    track_notes: options.trackNotes,
+    declared: options.declared,
+    simulated,
+    ...sentSettings,
+    sampling: deps.sampling,
+    chat_template_kwargs: deps.chatTemplateKwargs,
+    request_settings_example: firstSettings === null ? null : withoutMessages(bodies.get(plan.fixtures[0]!.id)!.body),
+  };
+  artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
+  let templateArtifact: Artifact | null = null;
+  if (server.chatTemplate !== null) {
+    templateArtifact = await folder.writeArtifact("provenance", RESULT_FILES.template, server.chatTemplate);
+    artifacts.push(templateArtifact);
+  }
+  // configuration.template points to the attached copy of the template the server actually uses.
+  if (templateArtifact !== null) {
+    provenance.configuration.template = { path: templateArtifact.path, sha256: templateArtifact.sha256 };
+    delete provenance.missing["/configuration/template"];
+  } else {
+    provenance.configuration.template = null;
+    provenance.missing["/configuration/template"] = server.chatTemplateReason ??
+      "the server did not expose its chat template";
+    reasons.push("the effective chat template could not be read from the server, so it is not attached");
+  }
+
+  const assembled = assembleResult({
+    runId,
+    startedAt,
+    command: options.command,
+    optionalConcurrency: options.optionalConcurrency,
+    execution,
+    protocol: {
+      gitCommit: commit.commit,
+      gitCommitReason: commit.reason,
+      corpusSha256: bundle.corpusSha256,
+      modelCardRevision: null,
+      modelCardRevisionReason: "the protocol is a draft: the model-card revision is not pinned until activation",
+    },
+    provenance,
+    track: options.track,
+    trackNotes: options.trackNotes,
+    sampling: deps.sampling,
+    chatTemplateKwargs: deps.chatTemplateKwargs,
+    artifacts,
+    nonconformingReasons: reasons,
+    extensions: {
+      ...sentSettings,
+      simulated_engine: simulated,
+      server_loopback: where.loopback,
+      ...(server.priorRequests === null
+        ? { prior_requests_unknown: "the server exposes no request counter (/metrics or /slots)" }
+        : { prior_requests: server.priorRequests }),
+      server: server.details,
+    },
+  });
+  const resultValue = deps.sanitizers.json(assembled.result) as Result;
+  const text = `${JSON.stringify(resultValue, null, 2)}\n`;
+  await folder.writeFile(RESULT_FILES.readme, deps.renderReadme(resultValue));
+  await folder.writeResults(text);
+  const maxSharedPrefixTokens = Object.fromEntries(plan.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
+  const validationProblems = await deps.validateResultText(text, {
+    maxSharedPrefixTokens,
+    readArtifact: (relativePath) => deps.readArtifact(folder.path, relativePath),
+  });
+  return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
+}
+
+function withoutMessages(body: Record<string, unknown>): Record<string, unknown> {
+  const { messages: _messages, tools: _tools, ...settings } = body;
+  return settings;
+}

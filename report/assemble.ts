@@ -1,0 +1,231 @@
+/**
+ * Result assembly: turns the executor's facts, the provenance sections and the run's flags into the full Result
+ * of the contract, with a `missing` entry for every null. All numbers come from score/; nothing is computed here.
+ */
+import type { Fixture } from "../fixtures/types.ts";
+import type { ExecutedRequest, ExecutionFacts } from "../runner/executor.ts";
+import {
+  buildConcurrencyRounds,
+  buildRequestRecord,
+  countRequests,
+  decideRunStatus,
+  nonconformingReasonsOf,
+  type RecordInput,
+  scoreQuality,
+  summarizeRequests,
+} from "../score/mod.ts";
+import {
+  type Artifact,
+  type ChatTemplateKwargs,
+  type Configuration,
+  type Hardware,
+  type Model,
+  PROFILE_ID,
+  PROTOCOL_ID,
+  type RequestRecord,
+  type Result,
+  RESULT_FORMAT,
+  type Sampling,
+  SCHEMA_VERSION,
+  type Software,
+} from "./contract.ts";
+
+/** Engine-side configuration facts the provenance probe supplies. */
+export type ProbedConfiguration = Pick<
+  Configuration,
+  | "context_tokens"
+  | "server_capacity"
+  | "kv_cache"
+  | "expert_cache"
+  | "offloading"
+  | "prefill"
+  | "mtp"
+  | "calibration"
+  | "experimental_options"
+  | "template"
+>;
+
+/** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */
+export interface ProvenanceSections {
+  hardware: Hardware;
+  software: Software;
+  model: Model;
+  configuration: ProbedConfiguration;
+  missing: Record<string, string>;
+  nonconformingReasons: string[];
+}
+
+export interface AssembleInput {
+  runId: string;
+  /** UTC ISO 8601. */
+  startedAt: string;
+  /** Sanitized command line. */
+  command: string;
+  optionalConcurrency: boolean;
+  /** Fixtures of the plan, in plan order (execution.requests has the same order). */
+  execution: ExecutionFacts;
+  protocol: {
+    gitCommit: string | null;
+    gitCommitReason: string | null;
+    corpusSha256: string;
+    modelCardRevision: string | null;
+    modelCardRevisionReason: string | null;
+  };
+  provenance: ProvenanceSections;
+  track: "default" | "custom";
+  trackNotes: string | null;
+  sampling: Sampling;
+  chatTemplateKwargs: ChatTemplateKwargs;
+  artifacts: Artifact[];
+  /** Run-level reasons the caller found (not loopback, dialect unknown, simulated engine, prior requests...). */
+  nonconformingReasons: string[];
+  extensions: Record<string, unknown>;
+}
+
+export interface AssembledResult {
+  result: Result;
+  /** Every reason the run is nonconforming (also in extensions.nonconforming_reasons). */
+  nonconformingReasons: string[];
+  /** Pointers of nulls that had no specific reason and received a generic one (a defect to fix; tests expect []). */
+  unexplainedNulls: string[];
+}
+
+/** The scored record of one executed request, with its missing entries relative to the record. */
+export function recordOf(request: ExecutedRequest): ReturnType<typeof buildRequestRecord> {
+  const input: RecordInput = request.kind === "outcome"
+    ? { kind: "outcome", outcome: request.outcome, concurrency: request.concurrency }
+    : { kind: "skipped", reason: request.reason, concurrency: request.concurrency };
+  return buildRequestRecord(request.fixture, input);
+}
+
+/** Builds the whole result. Pure: the same input gives the same result. */
+export function assembleResult(input: AssembleInput): AssembledResult {
+  const missing: Record<string, string> = {};
+  const reasons = [...input.nonconformingReasons, ...input.provenance.nonconformingReasons];
+  const requests: RequestRecord[] = [];
+  const fixtures: Fixture[] = [];
+  input.execution.requests.forEach((request, i) => {
+    const built = recordOf(request);
+    requests.push(built.record);
+    fixtures.push(request.fixture);
+    for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${i}${pointer}`] = reason;
+    reasons.push(...nonconformingReasonsOf(built, request.fixture.max_shared_prefix_tokens));
+  });
+  const maxSharedPrefixTokens = Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
+  const summaries = summarizeRequests(requests, {
+    maxSharedPrefixTokens,
+    optionalConcurrency: input.optionalConcurrency,
+  });
+  Object.assign(missing, summaries.missing);
+  const rounds = input.optionalConcurrency
+    ? buildConcurrencyRounds(requests, input.execution.roundWallsS)
+    : { rounds: [], missing: {} };
+  Object.assign(missing, rounds.missing);
+  Object.assign(missing, input.provenance.missing);
+  const uniqueReasons = [...new Set(reasons)];
+  const decided = decideRunStatus({ nonconformingReasons: uniqueReasons, requests, maxSharedPrefixTokens });
+
+  const { execution, protocol } = input;
+  if (protocol.gitCommit === null) {
+    missing["/protocol/git_commit"] = protocol.gitCommitReason ?? "the toolkit's commit could not be read";
+  }
+  if (protocol.modelCardRevision === null) {
+    missing["/protocol/model_card_revision"] = protocol.modelCardRevisionReason ??
+      "the model-card revision is not pinned yet";
+  }
+  if (execution.requiredDurationS === null) {
+    missing["/run/required_duration_s"] = execution.requiredDurationReason ?? "the required stages did not finish";
+  }
+  if (execution.optionalDurationS === null) {
+    missing["/run/optional_duration_s"] = execution.optionalDurationReason ??
+      "the optional concurrency stage did not finish";
+  }
+  if (input.trackNotes === null) {
+    missing["/configuration/track_notes"] = "no --track-notes was given; the runner cannot describe the setup itself";
+  }
+
+  const result: Result = {
+    format: RESULT_FORMAT,
+    schema_version: SCHEMA_VERSION,
+    protocol: {
+      id: PROTOCOL_ID,
+      git_commit: protocol.gitCommit,
+      profile: PROFILE_ID,
+      corpus_sha256: protocol.corpusSha256,
+      model_card_revision: protocol.modelCardRevision,
+    },
+    run: {
+      id: input.runId,
+      started_at: input.startedAt,
+      status: decided.status,
+      required_duration_s: execution.requiredDurationS,
+      optional_duration_s: execution.optionalDurationS,
+      optional_concurrency: input.optionalConcurrency,
+      command: input.command,
+    },
+    hardware: input.provenance.hardware,
+    software: input.provenance.software,
+    model: input.provenance.model,
+    configuration: {
+      track: input.track,
+      track_notes: input.trackNotes,
+      ...input.provenance.configuration,
+      sampling: input.sampling,
+      chat_template_kwargs: input.chatTemplateKwargs,
+    },
+    request_counts: countRequests(requests, input.optionalConcurrency),
+    requests,
+    summaries: summaries.summaries,
+    concurrency_rounds: rounds.rounds,
+    quality: scoreQuality(requests),
+    artifacts: input.artifacts,
+    missing: {},
+    extensions: {
+      ...input.extensions,
+      nonconforming_reasons: uniqueReasons,
+      status_reasons: decided.reasons,
+      required_elapsed_s: execution.requiredElapsedS,
+      stop_reason: execution.stopReason,
+      health_checks: execution.healthChecks.map((h) => ({
+        after_request_id: h.afterRequestId,
+        ok: h.answer.ok,
+        http_status: h.answer.status,
+        message: h.answer.message,
+      })),
+    },
+  };
+  const unexplainedNulls = completeMissing(result, missing);
+  result.missing = sortedMissing(missing);
+  return { result, nonconformingReasons: uniqueReasons, unexplainedNulls };
+}
+
+/** Pointer of every null in a result, leaving out /missing and /extensions (as the validator does). */
+export function nullPointers(value: unknown, pointer = ""): string[] {
+  if (value === null) return [pointer];
+  if (typeof value !== "object") return [];
+  const out: string[] = [];
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  for (const [key, child] of entries) {
+    if (pointer === "" && (key === "missing" || key === "extensions")) continue;
+    out.push(...nullPointers(child, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`));
+  }
+  return out;
+}
+
+/** Adds a generic reason for any null without one (returned, so callers can report it) and drops stale entries. */
+function completeMissing(result: Result, missing: Record<string, string>): string[] {
+  const nulls = new Set(nullPointers(result));
+  const unexplained: string[] = [];
+  for (const pointer of nulls) {
+    if (missing[pointer] === undefined) {
+      unexplained.push(pointer);
+      missing[pointer] = "not recorded: the runner has no specific reason for this value";
+    }
+  }
+  for (const pointer of Object.keys(missing)) if (!nulls.has(pointer)) delete missing[pointer];
+  return unexplained;
+}
+
+function sortedMissing(missing: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
