@@ -1,0 +1,292 @@
+/**
+ * Load generator: issues streamed chat requests in a closed loop (N workers, each sends its next request when the
+ * previous one ends) or an open loop (an absolute seeded schedule of arrivals, capped by --max-concurrency).
+ * Warm-up requests run and complete first; the measurement epoch starts right after them, with no pause.
+ * In the open loop a request that cannot go out on time is sent late with its lateness recorded, or dropped
+ * when it would be later than `dropLateAfterS`; it is never quietly moved. The generator records samples only.
+ */
+import type { StreamOutcome } from "./types.ts";
+import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample } from "./load_types.ts";
+import { arrivalOffsets } from "./load_schedule.ts";
+
+/** Hard bounds on one run, so that no command line can start unbounded load. */
+export const LOAD_LIMITS = { maxRequests: 100_000, maxDurationS: 3_600, maxConcurrency: 4_096, maxRatePerS: 10_000 };
+
+/** What the generator passes to the streaming client for one request. */
+export interface LoadStreamOptions {
+  baseUrl: string;
+  body: Record<string, unknown>;
+  deadlineS?: number;
+  signal?: AbortSignal;
+}
+
+export interface LoadDeps {
+  /** Sends one streamed chat completion; never rejects for a failed request. */
+  streamChat(options: LoadStreamOptions): Promise<StreamOutcome>;
+  /** Monotonic clock, seconds. */
+  nowS(): number;
+  /**
+   * Resolves at (not before) the given clock reading, or early when `cancel` aborts; default is a setTimeout on
+   * the remaining time.
+   */
+  sleepUntilS?(targetS: number, cancel?: AbortSignal): Promise<void>;
+}
+
+export interface LoadPlan {
+  endpoints: readonly string[];
+  mode: LoadMode;
+  /** Closed loop: workers. */
+  concurrency?: number;
+  /** Open loop. */
+  ratePerS?: number;
+  arrival?: ArrivalProcess;
+  /** Open loop: cap on outstanding requests (default: LOAD_LIMITS.maxConcurrency). */
+  maxConcurrency?: number;
+  seed: number;
+  warmupRequests: number;
+  /** Measured requests to issue; with durationS, whichever comes first. */
+  requests?: number;
+  /** Stop issuing after this many seconds of measurement; in-flight requests drain and count. */
+  durationS?: number;
+  /** Open loop: drop a request instead of sending it more than this late (default: never drop). */
+  dropLateAfterS?: number;
+  /** Per-request deadline passed to the client, seconds. */
+  requestDeadlineS?: number;
+  /** Body and prompt index of request `index` of a phase; the endpoint is index modulo the endpoint count. */
+  requestFor(phase: "warmup" | "measure", index: number): { body: Record<string, unknown>; promptIndex: number };
+}
+
+export interface RunLoadOptions {
+  signal?: AbortSignal;
+  /** Called as each sample is complete (termination order). */
+  onSample?(sample: LoadSample): void;
+}
+
+function positiveInt(name: string, value: number | undefined, max: number): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new RangeError(`Cannot plan the load: ${name} "${value}" must be an integer in [1, ${max}]`);
+  }
+}
+
+/**
+ * Checks a plan's bounds.
+ * @throws RangeError on a plan that is unbounded, out of limits, or missing its mode's setting.
+ */
+export function validateLoadPlan(plan: LoadPlan): void {
+  if (plan.endpoints.length === 0) throw new RangeError("Cannot plan the load: no endpoint; pass --url");
+  if (plan.requests === undefined && plan.durationS === undefined) {
+    throw new RangeError("Cannot plan the load: it is unbounded; pass --requests N or --duration S");
+  }
+  positiveInt("requests", plan.requests, LOAD_LIMITS.maxRequests);
+  if (plan.durationS !== undefined && !(plan.durationS > 0 && plan.durationS <= LOAD_LIMITS.maxDurationS)) {
+    throw new RangeError(
+      `Cannot plan the load: duration "${plan.durationS}" must lie in (0, ${LOAD_LIMITS.maxDurationS}] s`,
+    );
+  }
+  if (
+    !Number.isInteger(plan.warmupRequests) || plan.warmupRequests < 0 || plan.warmupRequests > LOAD_LIMITS.maxRequests
+  ) {
+    throw new RangeError(`Cannot plan the load: warm-up requests "${plan.warmupRequests}" must be an integer >= 0`);
+  }
+  if (plan.mode === "closed") {
+    if (plan.concurrency === undefined) throw new RangeError("Cannot plan a closed loop: pass --concurrency N");
+    positiveInt("concurrency", plan.concurrency, LOAD_LIMITS.maxConcurrency);
+  } else {
+    const rate = plan.ratePerS;
+    if (rate === undefined || !(rate > 0 && rate <= LOAD_LIMITS.maxRatePerS)) {
+      throw new RangeError(
+        `Cannot plan an open loop: rate "${rate}" must lie in (0, ${LOAD_LIMITS.maxRatePerS}] req/s`,
+      );
+    }
+    positiveInt("max concurrency", plan.maxConcurrency, LOAD_LIMITS.maxConcurrency);
+    if (plan.dropLateAfterS !== undefined && !(plan.dropLateAfterS >= 0)) {
+      throw new RangeError(`Cannot plan an open loop: drop-late-after "${plan.dropLateAfterS}" must be >= 0 s`);
+    }
+  }
+}
+
+function defaultSleepUntil(nowS: () => number): (targetS: number, cancel?: AbortSignal) => Promise<void> {
+  return (targetS, cancel) => {
+    const remainingMs = (targetS - nowS()) * 1000;
+    if (remainingMs <= 0 || cancel?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, remainingMs);
+      cancel?.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  };
+}
+
+/** A counter of outstanding requests; every release wakes all current listeners, which re-check the count. */
+class InFlight {
+  count = 0;
+  #listeners = new Set<() => void>();
+  release(): void {
+    this.count--;
+    const listeners = [...this.#listeners];
+    this.#listeners.clear();
+    for (const wake of listeners) wake();
+  }
+  /** Resolves at the next release. */
+  nextRelease(): Promise<void> {
+    return new Promise((resolve) => this.#listeners.add(resolve));
+  }
+}
+
+/**
+ * Runs a plan and returns every sample (warm-up first, then measured, each phase in index order).
+ * @throws RangeError on an invalid plan (see validateLoadPlan).
+ */
+export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOptions = {}): Promise<LoadRunFacts> {
+  validateLoadPlan(plan);
+  const nowS = deps.nowS;
+  const sleepUntilS = deps.sleepUntilS ?? defaultSleepUntil(nowS);
+  const signal = options.signal;
+  const cap = plan.mode === "closed" ? plan.concurrency as number : plan.maxConcurrency ?? LOAD_LIMITS.maxConcurrency;
+  const inFlight = new InFlight();
+  const warmup: LoadSample[] = [];
+  const measured: LoadSample[] = [];
+  const pending: Promise<void>[] = [];
+
+  const send = (
+    phase: "warmup" | "measure",
+    index: number,
+    epochS: number,
+    scheduled: number | null,
+  ): Promise<void> => {
+    const { body, promptIndex } = plan.requestFor(phase, index);
+    const endpointIndex = index % plan.endpoints.length;
+    const endpoint = plan.endpoints[endpointIndex] as string;
+    const sample: LoadSample = {
+      phase,
+      index,
+      endpoint,
+      endpoint_index: endpointIndex,
+      prompt_index: promptIndex,
+      scheduled_offset_s: scheduled,
+      send_offset_s: null,
+      in_flight_at_send: inFlight.count,
+      dropped: false,
+      drop_reason: null,
+      outcome: null,
+    };
+    (phase === "warmup" ? warmup : measured).push(sample);
+    inFlight.count++;
+    const streamOptions: LoadStreamOptions = { baseUrl: endpoint, body };
+    if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
+    if (signal) streamOptions.signal = signal;
+    sample.send_offset_s = nowS() - epochS;
+    return deps.streamChat(streamOptions).then((outcome) => {
+      sample.outcome = outcome;
+      inFlight.release();
+      options.onSample?.(sample);
+    });
+  };
+
+  const closedLoop = async (
+    phase: "warmup" | "measure",
+    workers: number,
+    epochS: number,
+    more: (index: number) => boolean,
+  ): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (!signal?.aborted && more(next)) await send(phase, next++, epochS, null);
+    };
+    await Promise.all(Array.from({ length: workers }, worker));
+  };
+
+  // Warm-up: closed loop at the cap, fully completed before the epoch.
+  const warmupStart = nowS();
+  if (plan.warmupRequests > 0) {
+    await closedLoop("warmup", Math.min(cap, plan.warmupRequests), warmupStart, (i) => i < plan.warmupRequests);
+  }
+  const epochS = nowS();
+  const countLeft = (i: number) => plan.requests === undefined || i < plan.requests;
+  const timeLeft = () => plan.durationS === undefined || nowS() - epochS < plan.durationS;
+  let stoppedBy: LoadRunFacts["stopped_by"] = plan.requests !== undefined ? "requests" : "duration";
+
+  if (plan.mode === "closed") {
+    await closedLoop("measure", cap, epochS, (i) => {
+      if (!countLeft(i)) return false;
+      if (!timeLeft()) {
+        stoppedBy = "duration";
+        return false;
+      }
+      return true;
+    });
+  } else {
+    const schedule = arrivalOffsets({
+      ratePerS: plan.ratePerS as number,
+      process: plan.arrival ?? "poisson",
+      seed: plan.seed,
+    });
+    for (let index = 0; countLeft(index); index++) {
+      if (signal?.aborted) break;
+      const scheduled = schedule.next().value;
+      if (plan.durationS !== undefined && scheduled >= plan.durationS) {
+        stoppedBy = "duration";
+        break;
+      }
+      await sleepUntilS(epochS + scheduled);
+      const deadline = plan.dropLateAfterS === undefined ? null : epochS + scheduled + plan.dropLateAfterS;
+      let dropReason: string | null = null;
+      while (inFlight.count >= cap && dropReason === null) {
+        if (deadline === null) {
+          await inFlight.nextRelease();
+          continue;
+        }
+        const stopTimer = new AbortController();
+        const freed = await Promise.race([
+          inFlight.nextRelease().then(() => true),
+          sleepUntilS(deadline, stopTimer.signal).then(() => false),
+        ]);
+        stopTimer.abort();
+        if (!freed && inFlight.count >= cap) {
+          dropReason = `max concurrency ${cap} still reached ${plan.dropLateAfterS} s after its scheduled send`;
+        }
+      }
+      if (dropReason === null && deadline !== null && nowS() > deadline) {
+        dropReason = `issued more than ${plan.dropLateAfterS} s after its scheduled send`;
+      }
+      if (dropReason !== null) {
+        const { promptIndex } = plan.requestFor("measure", index);
+        const endpointIndex = index % plan.endpoints.length;
+        const sample: LoadSample = {
+          phase: "measure",
+          index,
+          endpoint: plan.endpoints[endpointIndex] as string,
+          endpoint_index: endpointIndex,
+          prompt_index: promptIndex,
+          scheduled_offset_s: scheduled,
+          send_offset_s: null,
+          in_flight_at_send: inFlight.count,
+          dropped: true,
+          drop_reason: dropReason,
+          outcome: null,
+        };
+        measured.push(sample);
+        options.onSample?.(sample);
+        continue;
+      }
+      pending.push(send("measure", index, epochS, scheduled));
+    }
+    await Promise.all(pending);
+  }
+  if (signal?.aborted) stoppedBy = "cancelled";
+  measured.sort((a, b) => a.index - b.index);
+  warmup.sort((a, b) => a.index - b.index);
+  return {
+    mode: plan.mode,
+    effective_max_concurrency: cap,
+    requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
+    arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
+    seed: plan.seed,
+    samples: [...warmup, ...measured],
+    warmup_s: epochS - warmupStart,
+    stopped_by: stoppedBy,
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * Per-request metrics of a load test, from the raw sample the load generator recorded. Definitions
+ * (performance methodology, LLM chat): E2E is completion minus actual send; coordinated-omission latency adds the
+ * delay between scheduled arrival and actual send; TTFT is the first nonempty reasoning or visible delta (role,
+ * usage and finish frames do not count); first byte is response headers; ITL is every gap between successive
+ * visible-output chunks; TPOT is (e2e - ttft) / (completion_tokens - 1) for at least two server-counted tokens.
+ * Every null carries a reason in `missing`.
+ */
+import type { LoadSample } from "../runner/load_types.ts";
+import type { StreamOutcome } from "../runner/types.ts";
+
+export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
+export const LOAD_FORMAT_VERSION = 1 as const;
+
+/** success: the stream finished; failed: it did not; dropped: never sent. */
+export type LoadRowStatus = "success" | "failed" | "dropped";
+/** Of a success: visible output arrived, only reasoning until the length cap, or nothing at all. */
+export type AnswerState = "answered" | "reasoning_truncated" | "no_output_token";
+
+export interface LoadRequestRow {
+  format: typeof LOAD_REQUEST_FORMAT;
+  version: typeof LOAD_FORMAT_VERSION;
+  phase: "warmup" | "measure";
+  index: number;
+  endpoint: string;
+  endpoint_index: number;
+  prompt_index: number;
+  status: LoadRowStatus;
+  answer: AnswerState | null;
+  finish_reason: string | null;
+  error: { kind: string; message: string } | null;
+  scheduled_offset_s: number | null;
+  send_offset_s: number | null;
+  /** Actual send minus scheduled send (open loop), seconds. */
+  lateness_s: number | null;
+  /** Lateness above the configured threshold. */
+  late: boolean;
+  /** Terminal time (completion, error or cancel) from the epoch: send_offset_s + end. */
+  end_offset_s: number | null;
+  latency_s: number | null;
+  co_latency_s: number | null;
+  ttft_s: number | null;
+  first_byte_s: number | null;
+  connect_s: number | null;
+  prefill_s: number | null;
+  first_reasoning_s: number | null;
+  first_answer_s: number | null;
+  tpot_s: number | null;
+  /** Gaps between successive visible-output chunks, seconds. */
+  itl_s: number[] | null;
+  /** Server-reported prompt and completion tokens (completion includes reasoning). */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  token_source: string | null;
+  in_flight_at_send: number;
+  /** Field name -> why it is null. */
+  missing: Record<string, string>;
+}
+
+export interface LoadRowOptions {
+  /** Lateness above this counts a request late, seconds (default 0.002). */
+  lateAfterS?: number;
+}
+
+/** Connect time cannot be read through fetch: it neither exposes connector time nor says when a pooled connection was reused. */
+export const CONNECT_UNAVAILABLE = "the fetch-based client cannot observe connector time or pooled-connection reuse";
+
+function nonNegativeInteger(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function field(obj: unknown, key: string): unknown {
+  return obj !== null && typeof obj === "object" ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+/** Server token counts: usage first, llama.cpp timings second; never a local estimate. */
+export function serverTokenCounts(outcome: StreamOutcome): {
+  input: number | null;
+  output: number | null;
+  source: string | null;
+} {
+  const usageOut = nonNegativeInteger(field(outcome.usage, "completion_tokens"));
+  const usageIn = nonNegativeInteger(field(outcome.usage, "prompt_tokens"));
+  if (usageOut !== null) return { input: usageIn, output: usageOut, source: "usage" };
+  const predicted = nonNegativeInteger(field(outcome.timings, "predicted_n"));
+  const promptN = nonNegativeInteger(field(outcome.timings, "prompt_n"));
+  const cacheN = nonNegativeInteger(field(outcome.timings, "cache_n"));
+  if (predicted !== null) {
+    return {
+      input: usageIn ?? (promptN !== null && cacheN !== null ? promptN + cacheN : null),
+      output: predicted,
+      source: "timings",
+    };
+  }
+  return { input: usageIn, output: null, source: null };
+}
+
+function answerState(outcome: StreamOutcome): AnswerState {
+  const visible = outcome.answer_text.length > 0 || outcome.tool_calls.length > 0 ||
+    outcome.offsets.first_answer_s !== null;
+  if (visible) return "answered";
+  if (outcome.reasoning_text.length > 0 && outcome.finish_reason === "length") return "reasoning_truncated";
+  return "no_output_token";
+}
+
+function gaps(offsets: readonly number[]): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < offsets.length; i++) out.push((offsets[i] as number) - (offsets[i - 1] as number));
+  return out;
+}
+
+/** The request row of one recorded sample. */
+export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): LoadRequestRow {
+  const lateAfterS = options.lateAfterS ?? 0.002;
+  const missing: Record<string, string> = {};
+  const lateness = sample.scheduled_offset_s !== null && sample.send_offset_s !== null
+    ? sample.send_offset_s - sample.scheduled_offset_s
+    : null;
+  const base = {
+    format: LOAD_REQUEST_FORMAT,
+    version: LOAD_FORMAT_VERSION,
+    phase: sample.phase,
+    index: sample.index,
+    endpoint: sample.endpoint,
+    endpoint_index: sample.endpoint_index,
+    prompt_index: sample.prompt_index,
+    scheduled_offset_s: sample.scheduled_offset_s,
+    send_offset_s: sample.send_offset_s,
+    lateness_s: lateness,
+    late: lateness !== null && lateness > lateAfterS,
+    in_flight_at_send: sample.in_flight_at_send,
+  };
+  const outcome = sample.outcome;
+  if (sample.dropped || outcome === null || sample.send_offset_s === null) {
+    const reason = `dropped: ${sample.drop_reason ?? "not sent"}`;
+    for (
+      const k of [
+        "answer",
+        "finish_reason",
+        "send_offset_s",
+        "end_offset_s",
+        "latency_s",
+        "co_latency_s",
+        "ttft_s",
+        "first_byte_s",
+        "connect_s",
+        "prefill_s",
+        "first_reasoning_s",
+        "first_answer_s",
+        "tpot_s",
+        "itl_s",
+        "input_tokens",
+        "output_tokens",
+        "token_source",
+      ]
+    ) missing[k] = reason;
+    if (lateness === null) missing.lateness_s = reason;
+    return {
+      ...base,
+      status: "dropped",
+      answer: null,
+      finish_reason: null,
+      error: { kind: "dropped", message: sample.drop_reason ?? "not sent" },
+      end_offset_s: null,
+      latency_s: null,
+      co_latency_s: null,
+      ttft_s: null,
+      first_byte_s: null,
+      connect_s: null,
+      prefill_s: null,
+      first_reasoning_s: null,
+      first_answer_s: null,
+      tpot_s: null,
+      itl_s: null,
+      input_tokens: null,
+      output_tokens: null,
+      token_source: null,
+      missing,
+    };
+  }
+
+  const ok = outcome.end === "finished";
+  const o = outcome.offsets;
+  const tokens = serverTokenCounts(outcome);
+  if (tokens.output === null) missing.output_tokens = "the server reported neither usage nor timings token counts";
+  if (tokens.input === null) missing.input_tokens = "the server reported no prompt token count";
+  if (tokens.source === null) missing.token_source = "no server token count arrived";
+  if (lateness === null) missing.lateness_s = "closed loop: no schedule";
+  if (o.headers_s === null) missing.first_byte_s = "no response headers arrived";
+  missing.connect_s = CONNECT_UNAVAILABLE;
+  missing.prefill_s = "needs connect_s, which is unavailable";
+
+  const latency = ok ? o.end_s : null;
+  if (!ok) missing.latency_s = `failed request (${outcome.end}): E2E counts successes only`;
+  const coLatency = latency !== null && lateness !== null ? latency + lateness : null;
+  if (coLatency === null) {
+    missing.co_latency_s = latency === null ? missing.latency_s as string : "closed loop: no schedule";
+  }
+
+  const answer = ok ? answerState(outcome) : null;
+  if (answer === null) missing.answer = "failed request";
+  const ttft = ok ? o.first_delta_s : null;
+  if (ttft === null) missing.ttft_s = ok ? "no nonempty reasoning or visible delta arrived" : "failed request";
+  const firstReasoning = outcome.first_delta_kind === "reasoning" ? o.first_delta_s : null;
+  if (firstReasoning === null) {
+    missing.first_reasoning_s = outcome.reasoning_text.length === 0
+      ? "no reasoning delta arrived"
+      : "reasoning arrived after visible output; the client records only the first delta's kind";
+  }
+  if (o.first_answer_s === null) missing.first_answer_s = "no visible output arrived";
+
+  let tpot: number | null = null;
+  if (!ok) missing.tpot_s = "failed request";
+  else if (ttft === null) missing.tpot_s = "no TTFT";
+  else if (tokens.output === null) missing.tpot_s = "no server completion token count";
+  else if (tokens.output < 2) missing.tpot_s = `defined only for >= 2 completion tokens (got ${tokens.output})`;
+  else tpot = ((latency as number) - ttft) / (tokens.output - 1);
+
+  let itl: number[] | null = null;
+  if (!ok) missing.itl_s = "failed request";
+  else if (outcome.chunk_offsets_s === undefined) missing.itl_s = "the stream client did not record chunk offsets";
+  else itl = gaps(outcome.chunk_offsets_s);
+
+  if (outcome.finish_reason === null) missing.finish_reason = "no finish_reason arrived";
+  return {
+    ...base,
+    status: ok ? "success" : "failed",
+    answer,
+    finish_reason: outcome.finish_reason,
+    error: ok ? null : { kind: outcome.end, message: outcome.error_message ?? outcome.end },
+    end_offset_s: sample.send_offset_s + o.end_s,
+    latency_s: latency,
+    co_latency_s: coLatency,
+    ttft_s: ttft,
+    first_byte_s: o.headers_s,
+    connect_s: null,
+    prefill_s: null,
+    first_reasoning_s: firstReasoning,
+    first_answer_s: o.first_answer_s,
+    tpot_s: tpot,
+    itl_s: itl,
+    input_tokens: tokens.input,
+    output_tokens: tokens.output,
+    token_source: tokens.source,
+    missing,
+  };
+}

@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import { type LoadPlan, runLoad, validateLoadPlan } from "../../../runner/load_generator.ts";
+import { scheduleOffsets } from "../../../runner/load_schedule.ts";
+import type { LoadStreamOptions } from "../../../runner/load_generator.ts";
+import { outcome, VirtualClock } from "./_fakes.ts";
+
+/** A fake client that takes `serviceS` of virtual time per request and counts the most ever in flight. */
+function fakeClient(clock: VirtualClock, serviceS: number | ((n: number) => number)) {
+  const state = { inFlight: 0, maxInFlight: 0, calls: [] as LoadStreamOptions[] };
+  const streamChat = async (options: LoadStreamOptions) => {
+    const n = state.calls.length;
+    state.calls.push(options);
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+    const service = typeof serviceS === "number" ? serviceS : serviceS(n);
+    await clock.sleepUntilS(clock.nowS() + service);
+    state.inFlight--;
+    return outcome({ endS: service, completionTokens: 4 });
+  };
+  return { state, streamChat };
+}
+
+/** A small closed-loop plan; a key given as undefined is removed. */
+function plan(extra: { [K in keyof LoadPlan]?: LoadPlan[K] | undefined }): LoadPlan {
+  const out: Record<string, unknown> = {
+    endpoints: ["http://127.0.0.1:1"],
+    mode: "closed",
+    concurrency: 2,
+    seed: 1,
+    warmupRequests: 0,
+    requests: 4,
+    requestFor: (phase: string, index: number) => ({ body: { phase, index }, promptIndex: index % 3 }),
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(out)) if (v === undefined) delete out[k];
+  return out as unknown as LoadPlan;
+}
+
+Deno.test("closed loop keeps exactly N requests outstanding and completes warm-up before the epoch", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.5);
+  const facts = await clock.drive(
+    runLoad(plan({ concurrency: 3, requests: 10, warmupRequests: 2 }), {
+      ...client,
+      nowS: clock.nowS,
+      sleepUntilS: clock.sleepUntilS,
+    }),
+  );
+  const warm = facts.samples.filter((s) => s.phase === "warmup");
+  const measured = facts.samples.filter((s) => s.phase === "measure");
+  assert.equal(warm.length, 2);
+  assert.deepEqual(measured.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.equal(client.state.maxInFlight, 3);
+  assert.equal(facts.warmup_s, 0.5);
+  // Epoch right after warm-up: the first three measured requests go out at offset 0, the next three at 0.5.
+  assert.deepEqual(measured.map((s) => s.send_offset_s), [0, 0, 0, 0.5, 0.5, 0.5, 1, 1, 1, 1.5]);
+  assert.ok(measured.every((s) => s.scheduled_offset_s === null));
+  assert.equal(facts.effective_max_concurrency, 3);
+});
+
+Deno.test("several endpoints get requests round-robin", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.1);
+  const facts = await clock.drive(runLoad(
+    plan({ endpoints: ["http://127.0.0.1:1", "http://127.0.0.1:2"], requests: 4 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.deepEqual(facts.samples.map((s) => s.endpoint_index), [0, 1, 0, 1]);
+  assert.deepEqual(client.state.calls.map((c) => c.baseUrl), [
+    "http://127.0.0.1:1",
+    "http://127.0.0.1:2",
+    "http://127.0.0.1:1",
+    "http://127.0.0.1:2",
+  ]);
+});
+
+Deno.test("open loop sends on its absolute schedule when the cap is not reached", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.35);
+  const facts = await clock.drive(runLoad(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 6 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  const measured = facts.samples;
+  assert.deepEqual(measured.map((s) => s.scheduled_offset_s), [0, 1, 2, 3, 4, 5].map((i) => i / 10));
+  assert.deepEqual(measured.map((s) => s.send_offset_s), measured.map((s) => s.scheduled_offset_s));
+  assert.equal(client.state.maxInFlight, 4);
+});
+
+Deno.test("open loop at the cap sends late and records the lateness instead of moving the schedule", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.25);
+  const facts = await clock.drive(runLoad(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", maxConcurrency: 1, requests: 3 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  const s = facts.samples;
+  assert.deepEqual(s.map((x) => x.scheduled_offset_s), [0, 0.1, 0.2]);
+  // One slot: sends at 0, 0.25, 0.5 although scheduled at 0, 0.1, 0.2.
+  assert.deepEqual(s.map((x) => x.send_offset_s), [0, 0.25, 0.5]);
+  assert.ok(s.every((x) => !x.dropped));
+  assert.equal(client.state.maxInFlight, 1);
+});
+
+Deno.test("open loop drops a request that would go out later than --drop-late-after", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.27);
+  const facts = await clock.drive(runLoad(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", maxConcurrency: 1, requests: 3, dropLateAfterS: 0.1 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  const s = facts.samples;
+  // #0 runs 0..0.27. #1 (due 0.1, give up at 0.2) is dropped. #2 (due 0.2, give up at 0.3) goes at 0.27.
+  assert.deepEqual(s.map((x) => x.dropped), [false, true, false]);
+  assert.equal(s[1]!.send_offset_s, null);
+  assert.match(s[1]!.drop_reason as string, /max concurrency 1/);
+  assert.equal(s[2]!.send_offset_s, 0.27);
+  assert.equal(client.state.calls.length, 2);
+});
+
+Deno.test("duration stops issuance; requests already sent drain and are kept", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 2);
+  const facts = await clock.drive(runLoad(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: undefined, durationS: 1 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.equal(facts.samples.length, 10);
+  assert.equal(facts.stopped_by, "duration");
+  assert.ok(facts.samples.every((x) => x.outcome !== null));
+});
+
+Deno.test("a cancelled run stops issuing and says so", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 1);
+  const controller = new AbortController();
+  const facts = await clock.drive(runLoad(
+    plan({ concurrency: 1, requests: 5 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+    { signal: controller.signal, onSample: () => controller.abort() },
+  ));
+  assert.equal(facts.samples.length, 1);
+  assert.equal(facts.stopped_by, "cancelled");
+});
+
+Deno.test("Poisson schedule is reproducible from its seed with mean gap 1 / rate", () => {
+  const a = scheduleOffsets({ ratePerS: 50, process: "poisson", seed: 7 }, 20_000);
+  const b = scheduleOffsets({ ratePerS: 50, process: "poisson", seed: 7 }, 20_000);
+  const c = scheduleOffsets({ ratePerS: 50, process: "poisson", seed: 8 }, 20_000);
+  assert.deepEqual(a, b);
+  assert.notDeepEqual(a.slice(0, 10), c.slice(0, 10));
+  assert.equal(a[0], 0);
+  const meanGap = (a[a.length - 1] as number) / (a.length - 1);
+  assert.ok(Math.abs(meanGap - 0.02) < 0.02 * 0.03, `mean gap ${meanGap}`);
+  for (let i = 1; i < a.length; i++) assert.ok((a[i] as number) >= (a[i - 1] as number));
+});
+
+Deno.test("plans without a bound, a mode setting, or within limits are refused", () => {
+  assert.throws(() => validateLoadPlan(plan({ requests: undefined })), /unbounded/);
+  assert.throws(() => validateLoadPlan(plan({ concurrency: undefined })), /--concurrency/);
+  assert.throws(() => validateLoadPlan(plan({ mode: "open" })), /rate/);
+  assert.throws(() => validateLoadPlan(plan({ requests: 1_000_001 })), RangeError);
+  assert.throws(() => validateLoadPlan(plan({ durationS: 7200 })), RangeError);
+  assert.throws(() => validateLoadPlan(plan({ endpoints: [] })), /--url/);
+  validateLoadPlan(plan({}));
+});
