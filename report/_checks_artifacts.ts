@@ -1,0 +1,86 @@
+/**
+ * Artifacts: unique paths, an outputs file present, the template attached, and every file's SHA-256 equal to the
+ * hash the result records (a file that cannot be found is a problem).
+ */
+import { createHash } from "node:crypto";
+import type { Artifact, Configuration } from "./contract.ts";
+import { childPointer, type Problem } from "./_pointer.ts";
+
+/** Reads one file of the result folder by its relative path; null when it does not exist. */
+export type ArtifactReader = (relativePath: string) => Promise<Uint8Array | null>;
+
+/** Lowercase hex SHA-256 of bytes. */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Listing rules that need no file access. `valid[i]` says whether artifact i passed the shape check. */
+export function checkArtifactList(
+  artifacts: readonly Artifact[],
+  template: Configuration["template"] | undefined,
+  problems: Problem[],
+): void {
+  const firstIndex = new Map<string, number>();
+  artifacts.forEach((artifact, index) => {
+    const first = firstIndex.get(artifact.path);
+    if (first !== undefined) {
+      problems.push({
+        pointer: childPointer(childPointer("/artifacts", index), "path"),
+        message: `"${artifact.path}" is listed twice (first at /artifacts/${first})`,
+      });
+    } else {
+      firstIndex.set(artifact.path, index);
+    }
+  });
+  if (!artifacts.some((artifact) => artifact.kind === "outputs")) {
+    problems.push({ pointer: "/artifacts", message: 'no "outputs" artifact: the request/output evidence is required' });
+  }
+  if (template) {
+    const attached = artifacts.find((artifact) => artifact.path === template.path);
+    if (!attached) {
+      problems.push({
+        pointer: "/configuration/template/path",
+        message: `the effective template "${template.path}" must be attached as an artifact`,
+      });
+    } else if (attached.sha256 !== template.sha256) {
+      problems.push({
+        pointer: "/configuration/template/sha256",
+        message: `differs from the attached artifact's sha256 (${attached.sha256})`,
+      });
+    }
+  }
+}
+
+/** Hashes each listed file through `read` and compares with its recorded sha256. */
+export async function checkArtifactBytes(
+  artifacts: readonly { index: number; artifact: Artifact }[],
+  read: ArtifactReader,
+  problems: Problem[],
+): Promise<void> {
+  for (const { index, artifact } of artifacts) {
+    const base = childPointer("/artifacts", index);
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await read(artifact.path);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      problems.push({ pointer: childPointer(base, "path"), message: `cannot read "${artifact.path}": ${detail}` });
+      continue;
+    }
+    if (bytes === null) {
+      problems.push({
+        pointer: childPointer(base, "path"),
+        message: `"${artifact.path}" is not in the result folder`,
+      });
+      continue;
+    }
+    const actual = sha256Hex(bytes);
+    if (actual !== artifact.sha256) {
+      problems.push({
+        pointer: childPointer(base, "sha256"),
+        message:
+          `does not match the bytes of "${artifact.path}" (they hash to ${actual}); the file changed after hashing`,
+      });
+    }
+  }
+}

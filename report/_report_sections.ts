@@ -1,0 +1,336 @@
+/**
+ * The facts a person reads about one result, gathered once as neutral sections (labelled values, tables, lists)
+ * so the README and the console summary say the same things. Values are formatted from the result as stored;
+ * nothing here computes a statistic (the Capped column counts records with score/'s countCapped).
+ */
+import type { Result, Summary } from "./contract.ts";
+import { CONCURRENCY_CASE, METRICS, PERFORMANCE_CASES, SANITY_IDS } from "./contract.ts";
+import { countCapped } from "../score/mod.ts";
+import * as f from "./_format.ts";
+
+/** A table cell: plain text, or text that links to a file of the result folder. */
+export type Cell = string | { text: string; href: string };
+
+export interface Section {
+  title: string;
+  paragraphs?: string[];
+  pairs?: [string, string][];
+  table?: { head: string[]; rows: Cell[][] };
+  items?: string[];
+  notes?: string[];
+}
+
+const STATUS_MEANING = {
+  complete: "every required request was attempted and its outcome recorded (it does not mean every check passed)",
+  partial: "required work was skipped or interrupted; this is not a full-suite result",
+  nonconforming: "the run departs from the protocol; it is not comparable with standard results",
+} as const;
+
+const METRIC_HEADINGS = {
+  prompt_tps: "Prompt tok/s",
+  decode_tps: "Decode tok/s",
+  ttft_s: "TTFT s",
+  first_answer_s: "First answer s",
+  total_s: "Total s",
+} as const;
+
+/** Label shown when `extensions.simulated_engine` is true. */
+export const SIMULATED_LABEL =
+  "SIMULATED ENGINE: these numbers come from the scripted test engine, not from a real inference engine; " +
+  "they say nothing about any hardware.";
+
+/** Reasons listed in `extensions.nonconforming_reasons`, when it is an array of strings. */
+export function nonconformingReasons(result: Result): string[] {
+  const reasons = result.extensions?.["nonconforming_reasons"];
+  return Array.isArray(reasons) ? reasons.filter((r): r is string => typeof r === "string") : [];
+}
+
+/** Whether the result says it was measured against the scripted engine. */
+export function isSimulated(result: Result): boolean {
+  return result.extensions?.["simulated_engine"] === true;
+}
+
+/** GPU names for a title ("2x NVIDIA RTX A4000"), or "not measured". */
+export function gpuTitle(result: Result): string {
+  const names = result.hardware.gpus?.map((gpu) => gpu.name) ?? [];
+  if (names.length === 0) return f.NOT_MEASURED;
+  const counted = new Map<string, number>();
+  for (const name of names) counted.set(name, (counted.get(name) ?? 0) + 1);
+  return [...counted].map(([name, n]) => (n > 1 ? `${n}x ${name}` : name)).join(" + ");
+}
+
+function statusSection(result: Result): Section {
+  const reasons = nonconformingReasons(result);
+  return {
+    title: "Status",
+    paragraphs: [`${result.run.status}: ${STATUS_MEANING[result.run.status]}.`],
+    ...(isSimulated(result) ? { notes: [SIMULATED_LABEL] } : {}),
+    ...(reasons.length > 0 ? { items: reasons.map((r) => `nonconforming: ${f.oneLine(r)}`) } : {}),
+  };
+}
+
+function runSection(result: Result): Section {
+  const { protocol, run } = result;
+  return {
+    title: "Protocol and run",
+    pairs: [
+      ["Protocol", `${protocol.id} (draft), profile ${protocol.profile}`],
+      ["Result format", `${result.format}, schema version ${result.schema_version}`],
+      ["Protocol commit", f.text(protocol.git_commit)],
+      ["Corpus SHA-256", protocol.corpus_sha256],
+      ["Model card revision", f.text(protocol.model_card_revision)],
+      ["Run id", run.id],
+      ["Started at", run.started_at],
+      ["Required stages took", f.duration(run.required_duration_s)],
+      ["Optional concurrency", run.optional_concurrency ? f.duration(run.optional_duration_s) : "not selected"],
+      ["Command", f.oneLine(run.command)],
+    ],
+  };
+}
+
+function hardwareSection(result: Result): Section {
+  const { hardware } = result;
+  const gpus = hardware.gpus === null
+    ? [f.NOT_MEASURED]
+    : hardware.gpus.map((gpu) =>
+      `#${gpu.device_index} ${gpu.name}, ${f.bytes(gpu.memory_bytes)} ${f.text(gpu.memory_kind)} memory, ` +
+      `power limit ${gpu.power_limit_w === null ? f.NOT_MEASURED : `${gpu.power_limit_w} W`}`
+    );
+  const storage = hardware.storage === null
+    ? f.NOT_MEASURED
+    : hardware.storage.map((s) => `${f.text(s.kind)} ${f.text(s.model)} on ${f.text(s.bus)}`).join("; ") || "none";
+  return {
+    title: "Hardware",
+    pairs: [
+      ...gpus.map((gpu, i): [string, string] => [gpus.length > 1 ? `GPU ${i + 1}` : "GPU", gpu]),
+      ["CPU", f.text(hardware.cpu)],
+      ["RAM", f.bytes(hardware.ram_bytes)],
+      ["Storage", storage],
+      ["Background workloads", f.list(hardware.background_workloads)],
+    ],
+  };
+}
+
+function softwareSection(result: Result): Section {
+  const s = result.software;
+  return {
+    title: "Software",
+    pairs: [
+      ["OS", f.nameVersions(s.os)],
+      ["Drivers", f.nameVersions(s.drivers)],
+      ["Runtime", f.nameVersions(s.runtime)],
+      ["Engine version", f.text(s.engine_version)],
+      ["Engine commit", f.text(s.strata_commit)],
+      ["Build kind", f.text(s.build_kind)],
+      ["Build options", f.list(s.build_options)],
+      ["Runner commit", f.text(s.runner_commit)],
+    ],
+  };
+}
+
+function modelSection(result: Result): Section {
+  const m = result.model;
+  const files = m.files === null
+    ? f.NOT_MEASURED
+    : m.files.map((file) => `${file.path} (sha256 ${f.text(file.sha256)})`).join("; ") || "none";
+  return {
+    title: "Model",
+    pairs: [
+      ["Model", f.text(m.id)],
+      ["Quantization", f.text(m.quantization)],
+      ["Revision", f.text(m.revision)],
+      ["Source revision", f.text(m.source_revision)],
+      ["Tokenizer revision", f.text(m.tokenizer_revision)],
+      ["Custom pack", f.text(m.custom_pack)],
+      ["Files", files],
+    ],
+  };
+}
+
+function configurationSection(result: Result): Section {
+  const c = result.configuration;
+  const s = c.sampling;
+  return {
+    title: "Configuration",
+    pairs: [
+      ["Track", c.track],
+      ["Track notes", f.text(c.track_notes)],
+      ["Context", c.context_tokens === null ? f.NOT_MEASURED : `${c.context_tokens} tokens`],
+      ["Server capacity", c.server_capacity === null ? f.NOT_MEASURED : `${c.server_capacity} slot(s)`],
+      ["KV cache", f.options(c.kv_cache)],
+      ["Expert cache", f.options(c.expert_cache)],
+      ["Offloading", f.options(c.offloading)],
+      ["Prefill", f.options(c.prefill)],
+      ["MTP", f.options(c.mtp)],
+      ["Calibration", f.options(c.calibration)],
+      ["Experimental options", f.options(c.experimental_options)],
+      ["Template", c.template === null ? f.NOT_MEASURED : `${c.template.path} (sha256 ${c.template.sha256})`],
+      [
+        "Sampling",
+        `temperature ${s.temperature}, top_p ${s.top_p}, top_k ${s.top_k}, min_p ${s.min_p}, presence_penalty ` +
+        `${s.presence_penalty}, repetition_penalty ${s.repetition_penalty}, reasoning_effort ${s.reasoning_effort}`,
+      ],
+      [
+        "Chat template kwargs",
+        `enable_thinking ${c.chat_template_kwargs.enable_thinking}, ` +
+        `preserve_thinking ${c.chat_template_kwargs.preserve_thinking}`,
+      ],
+    ],
+  };
+}
+
+function countsSection(result: Result): Section {
+  const fields = ["planned", "attempted", "completed", "truncated", "failed", "skipped"] as const;
+  return {
+    title: "Requests",
+    table: {
+      head: ["Phase", ...fields],
+      rows: (["warmup", "performance", "sanity", "concurrency"] as const).map((phase) => [
+        phase,
+        ...fields.map((field) => String(result.request_counts[phase][field])),
+      ]),
+    },
+  };
+}
+
+function performanceSection(result: Result): Section {
+  const cases: ["performance" | "concurrency", string][] = PERFORMANCE_CASES.map((c) => ["performance", c]);
+  if (result.run.optional_concurrency) cases.push(["concurrency", CONCURRENCY_CASE]);
+  const find = (phase: string, caseId: string, metric: string): Summary | undefined =>
+    result.summaries.find((s) => s.phase === phase && s.case_id === caseId && s.metric === metric);
+  const rows = cases.map(([phase, caseId]) => {
+    const records = result.requests.filter((r) => r.phase === phase && r.case_id === caseId).length;
+    const shortPrompt = caseId === "short" || caseId === CONCURRENCY_CASE;
+    const cells = METRICS.map((metric) =>
+      metric === "prompt_tps" && shortPrompt ? "left out (*)" : f.summaryCell(find(phase, caseId, metric))
+    );
+    const concurrency = phase === "concurrency" ? "4" : "1";
+    return [caseId, concurrency, `${countCapped(result.requests, phase, caseId)}/${records}`, ...cells];
+  });
+  const excluded = result.summaries.flatMap((s) =>
+    s.excluded.map((e) => `${s.case_id} ${s.metric}: ${e.request_id} left out (${f.oneLine(e.reason)})`)
+  );
+  return {
+    title: "Performance",
+    paragraphs: [
+      "Each cell is median (min-max, n) over the case's valid requests. Capped counts the requests that stopped " +
+      "at the output cap: their total time is the time to the cap, and they have no first-answer time.",
+    ],
+    table: { head: ["Case", "Concurrency", "Capped", ...METRICS.map((m) => METRIC_HEADINGS[m])], rows },
+    ...(excluded.length > 0 ? { items: excluded } : {}),
+    notes: [
+      "(*) The short prompt is about 80 tokens, so its prompt rate measures the fixed cost of a request rather " +
+      "than prompt processing; it is kept in results.json and left out of this readout.",
+    ],
+  };
+}
+
+function roundsSection(result: Result): Section | null {
+  if (!result.run.optional_concurrency) return null;
+  return {
+    title: "Concurrency rounds",
+    paragraphs: [
+      `Four short requests released together per round on a server with ${
+        result.configuration.server_capacity ?? f.NOT_MEASURED
+      } slot(s); the aggregate rate is accepted output tokens over the round's wall time.`,
+    ],
+    table: {
+      head: ["Round", "Requests", "Wall s", "Output tokens", "Aggregate tok/s", "Failed"],
+      rows: result.concurrency_rounds.map((r) => [
+        String(r.round),
+        String(r.request_ids.length),
+        f.fixed(r.wall_s, 3),
+        r.output_tokens === null ? f.NOT_MEASURED : String(r.output_tokens),
+        f.fixed(r.aggregate_tps, 1),
+        String(r.failed),
+      ]),
+    },
+  };
+}
+
+function sanitySection(result: Result): Section {
+  const q = result.quality;
+  const failing = SANITY_IDS.flatMap((id) => {
+    const record = result.requests.find((r) => r.id === `sanity-${id}`);
+    const evaluation = record?.evaluation;
+    if (!record) return [`${id}: no record`];
+    if (!evaluation) return [`${id}: ${f.NOT_MEASURED}`];
+    return evaluation.passed
+      ? []
+      : [`${id} (${evaluation.category}, ${record.status}): ${f.oneLine(evaluation.reason)}`];
+  });
+  return {
+    title: `Sanity checks: ${q.passed}/${q.total} passed`,
+    paragraphs: [
+      `instruction ${q.categories.instruction.passed}/${q.categories.instruction.total}, retrieval ` +
+      `${q.categories.retrieval.passed}/${q.categories.retrieval.total}, tool_call ` +
+      `${q.categories.tool_call.passed}/${q.categories.tool_call.total}. Sanity outcomes: ` +
+      `${result.request_counts.sanity.completed} completed, ${result.request_counts.sanity.truncated} truncated, ` +
+      `${result.request_counts.sanity.failed} failed, ${result.request_counts.sanity.skipped} skipped.`,
+    ],
+    items: failing.length > 0 ? failing : ["every case passed"],
+  };
+}
+
+function failuresSection(result: Result): Section {
+  const failures = result.requests.filter((r) => r.status === "failed" || r.status === "skipped").map((r) =>
+    `${r.id}: ${r.status}${r.error ? `, ${f.oneLine(r.error.kind)}: ${f.oneLine(r.error.message)}` : ""}`
+  );
+  return {
+    title: "Failures",
+    items: failures.length > 0 ? failures : ["none: every scheduled request completed or reached its cap"],
+  };
+}
+
+function limitationsSection(result: Result): Section {
+  const byReason = new Map<string, string[]>();
+  for (const [pointer, reason] of Object.entries(result.missing)) {
+    const key = f.oneLine(reason);
+    byReason.set(key, [...(byReason.get(key) ?? []), pointer]);
+  }
+  const notMeasured = [...byReason].map(([reason, pointers]) => {
+    const shown = pointers.slice(0, 4).join(", ");
+    const more = pointers.length > 4 ? ` and ${pointers.length - 4} more` : "";
+    return `${f.NOT_MEASURED}: ${reason} (${shown}${more})`;
+  });
+  return {
+    title: "Limitations",
+    items: [
+      `Protocol ${result.protocol.id} is a draft; its results are pilot data, not approved standard results.`,
+      "A fixed seed does not make outputs identical across hardware or engine versions.",
+      "Three concurrency rounds are too few for a stable p95; per-round aggregates are reported instead.",
+      ...notMeasured,
+    ],
+  };
+}
+
+function evidenceSection(result: Result): Section {
+  return {
+    title: "Evidence",
+    table: {
+      head: ["Kind", "File", "SHA-256"],
+      rows: result.artifacts.map((a) => [a.kind, { text: a.path, href: a.path }, a.sha256]),
+    },
+    notes: ["Every number above is in results.json; the files above hold the raw evidence by request id."],
+  };
+}
+
+/** Every section of a report, in reading order. */
+export function reportSections(result: Result): Section[] {
+  const rounds = roundsSection(result);
+  return [
+    statusSection(result),
+    runSection(result),
+    hardwareSection(result),
+    softwareSection(result),
+    modelSection(result),
+    configurationSection(result),
+    countsSection(result),
+    performanceSection(result),
+    ...(rounds ? [rounds] : []),
+    sanitySection(result),
+    failuresSection(result),
+    limitationsSection(result),
+    evidenceSection(result),
+  ];
+}

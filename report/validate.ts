@@ -1,0 +1,138 @@
+/**
+ * The strict result validator: takes a results.json (text or parsed value) and returns every problem at once, each
+ * with a JSON Pointer. It checks the contract's shape (the same rules `result.schema.json` publishes), every null
+ * explained in `missing`, the request schedule, status consistency, count identities, the derived parts rebuilt
+ * from the request records with score/'s functions, the run status, and the artifacts' bytes.
+ */
+import type { Artifact, Result } from "./contract.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
+import { scheduleIds } from "../fixtures/mod.ts";
+import { type ArtifactReader, checkArtifactBytes, checkArtifactList } from "./_checks_artifacts.ts";
+import {
+  checkCountIdentities,
+  checkCountsMatchRecords,
+  checkQuality,
+  checkRounds,
+  checkRunStatus,
+  checkSummaries,
+} from "./_checks_derived.ts";
+import { checkMissing } from "./_checks_missing.ts";
+import {
+  type CheckedRecord,
+  checkEvaluations,
+  checkRequestIds,
+  checkScheduledFacts,
+  checkStatuses,
+} from "./_checks_requests.ts";
+import { childPointer, type Problem } from "./_pointer.ts";
+import { checkShape, isJsonObject } from "./_shape.ts";
+import { RESULT_SHAPE } from "./_result_shape.ts";
+
+export type { Problem } from "./_pointer.ts";
+export type { ArtifactReader } from "./_checks_artifacts.ts";
+
+/** Facts the validator needs besides the result. */
+export interface ValidateOptions {
+  /** max_shared_prefix_tokens of every request ID of the fixture bundle (unexpected-reuse rule). */
+  maxSharedPrefixTokens: Readonly<Record<string, number>>;
+  /** Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked. */
+  readArtifact?: ArtifactReader;
+}
+
+function isUnder(pointer: string, prefix: string): boolean {
+  return pointer === prefix || pointer.startsWith(`${prefix}/`);
+}
+
+function checkOptions(options: ValidateOptions): void {
+  for (const id of scheduleIds(true)) {
+    const value = options.maxSharedPrefixTokens[id];
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(
+        `Cannot validate a result: maxSharedPrefixTokens has no token count for "${id}"; ` +
+          "pass the max_shared_prefix_tokens of every fixture in the bundle",
+      );
+    }
+  }
+}
+
+/** Runs one rebuild-and-compare check; a score function that throws on odd input becomes a problem, not a crash. */
+function guarded(pointer: string, problems: Problem[], check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    problems.push({ pointer, message: `cannot be rebuilt from the request records: ${detail}` });
+  }
+}
+
+/**
+ * Parses results.json text strictly (duplicate keys, depth, lexical numbers; see score/'s strict JSON) and
+ * validates it. A text that is not strict JSON gives one problem at the root pointer "".
+ * @throws {TypeError} when `options.maxSharedPrefixTokens` lacks a scheduled request ID.
+ */
+export async function validateResultText(text: string, options: ValidateOptions): Promise<Problem[]> {
+  checkOptions(options);
+  const parsed = parseStrictJsonPlain(text);
+  if (!parsed.ok) {
+    return [{ pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` }];
+  }
+  return await validateResult(parsed.value, options);
+}
+
+/**
+ * Validates a parsed results.json and returns every problem found (empty when valid), in discovery order.
+ * @throws {TypeError} when `options.maxSharedPrefixTokens` lacks a scheduled request ID.
+ */
+export async function validateResult(value: unknown, options: ValidateOptions): Promise<Problem[]> {
+  checkOptions(options);
+  const problems: Problem[] = [];
+  checkShape(value, RESULT_SHAPE, "", problems);
+  if (!isJsonObject(value)) return problems;
+  const shapeProblems = [...problems];
+  const sound = (...pointers: string[]) =>
+    pointers.every((pointer) => !shapeProblems.some((problem) => isUnder(problem.pointer, pointer)));
+  const result = value as unknown as Result;
+
+  if (isJsonObject(value["missing"])) checkMissing(value, value["missing"], problems);
+
+  const optionalKnown = typeof value["run"] === "object" && sound("/run/optional_concurrency");
+  const optional = optionalKnown && result.run.optional_concurrency;
+  if (Array.isArray(value["requests"])) {
+    const requests: unknown[] = value["requests"];
+    if (optionalKnown) {
+      const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
+      checkRequestIds(ids, optional, problems);
+    }
+    const checked: CheckedRecord[] = [];
+    requests.forEach((record, index) => {
+      if (sound(childPointer("/requests", index))) checked.push({ index, record: record as Result["requests"][0] });
+    });
+    checkScheduledFacts(checked, problems);
+    checkStatuses(checked, problems);
+    checkEvaluations(checked, problems);
+  }
+  if (optionalKnown && sound("/request_counts")) checkCountIdentities(result.request_counts, optional, problems);
+
+  if (sound("/requests", "/run")) {
+    const facts = options.maxSharedPrefixTokens;
+    if (sound("/request_counts")) guarded("/request_counts", problems, () => checkCountsMatchRecords(result, problems));
+    if (sound("/summaries")) guarded("/summaries", problems, () => checkSummaries(result, facts, problems));
+    if (sound("/concurrency_rounds")) guarded("/concurrency_rounds", problems, () => checkRounds(result, problems));
+    if (sound("/quality")) guarded("/quality", problems, () => checkQuality(result, problems));
+    if (sound("/configuration", "/extensions")) {
+      guarded("/run/status", problems, () => checkRunStatus(result, facts, problems));
+    }
+  }
+
+  if (sound("/artifacts")) {
+    checkArtifactList(result.artifacts, sound("/configuration") ? result.configuration.template : null, problems);
+  }
+  if (options.readArtifact && Array.isArray(value["artifacts"])) {
+    const readable: { index: number; artifact: Artifact }[] = [];
+    (value["artifacts"] as unknown[]).forEach((artifact, index) => {
+      if (sound(childPointer("/artifacts", index))) readable.push({ index, artifact: artifact as Artifact });
+    });
+    await checkArtifactBytes(readable, options.readArtifact, problems);
+  }
+  return problems;
+}

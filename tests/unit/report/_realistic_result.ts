@@ -1,0 +1,310 @@
+/**
+ * A realistic, complete results.json for tests, built the way a run builds one: real fixtures of the committed
+ * bundle, llama.cpp-shaped stream outcomes, request records, summaries, counts, rounds, quality and status from
+ * score/, artifacts written to a fresh temporary folder and hashed. It passes the validator with zero problems.
+ *
+ * What it holds (required suite): warm-up capped at 128; performance short r1 completed, r2 capped, r3
+ * completed; every 4K and 16K request capped except prompt-4k r2 (completed); eleven sanity answers correct
+ * and R3 answered wrongly ("DELTA-609"); hardware storage, build options, model revisions and a few engine
+ * options not measured (null with reasons). With `optionalConcurrency`, twelve short-burst requests follow on a
+ * one-slot server, round 2's client 3 capped.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createHash } from "node:crypto";
+import { type Fixture, loadBundle } from "../../../fixtures/mod.ts";
+import {
+  buildConcurrencyRounds,
+  buildRequestRecord,
+  countRequests,
+  decideRunStatus,
+  scoreQuality,
+  summarizeRequests,
+} from "../../../score/mod.ts";
+import type { StreamOutcome, ToolCallRecord } from "../../../runner/types.ts";
+import type { Artifact, RequestRecord, Result } from "../../../report/contract.ts";
+import { PROFILE_ID, PROTOCOL_ID, RESULT_FORMAT, SCHEMA_VERSION } from "../../../report/contract.ts";
+
+/** A realistic result and the folder it was written to. */
+export interface RealisticResult {
+  result: Result;
+  /** results.json as written (two-space indented JSON). */
+  text: string;
+  /** Temporary result folder holding results.json and every artifact. */
+  dir: string;
+  /** max_shared_prefix_tokens of every request ID of the bundle. */
+  maxSharedPrefixTokens: Record<string, number>;
+  /** Reads a file of `dir` by relative path; null when absent (the validator's readArtifact). */
+  readArtifact: (relativePath: string) => Promise<Uint8Array | null>;
+  /** Removes `dir`. */
+  cleanup: () => Promise<void>;
+}
+
+/** Options of `buildRealisticResult`. */
+export interface RealisticOptions {
+  /** Also run the optional concurrency stage (34 records). Default false (22 records). */
+  optionalConcurrency?: boolean;
+}
+
+const STARTED_EPOCH_MS = Date.UTC(2026, 10, 29, 14, 3, 7, 123);
+const CAPPED = new Set([
+  "warmup",
+  "performance-short-r2",
+  "performance-prompt-4k-r1",
+  "performance-prompt-4k-r3",
+  "performance-prompt-16k-r1",
+  "performance-prompt-16k-r2",
+  "performance-prompt-16k-r3",
+  "concurrency-r2-c3",
+]);
+const WRONG_ANSWERS: Readonly<Record<string, string>> = { "sanity-R3": "DELTA-609" };
+
+function sha256(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The answer a correct model gives to a sanity fixture (or the scripted wrong one). */
+function answerOf(fixture: Fixture): { answer: string; toolCalls: ToolCallRecord[] } {
+  const wrong = WRONG_ANSWERS[fixture.id];
+  if (wrong !== undefined) return { answer: wrong, toolCalls: [] };
+  const expected = fixture.expected;
+  if (expected === null) {
+    return { answer: "A hash table hashes the key to pick a bucket, then compares keys.", toolCalls: [] };
+  }
+  if (expected.kind === "json") return { answer: JSON.stringify(expected.value), toolCalls: [] };
+  if (expected.kind === "text") return { answer: expected.value, toolCalls: [] };
+  const call = {
+    index: 0,
+    id: "call_0",
+    type: "function",
+    name: expected.name,
+    arguments: JSON.stringify(expected.arguments),
+  };
+  return { answer: "", toolCalls: [call] };
+}
+
+/** A llama.cpp-shaped outcome: prompt at ~900 tok/s (fresh tokens), decode at ~42 tok/s, one token re-evaluated. */
+function outcomeOf(fixture: Fixture, index: number, queuedS: number): StreamOutcome {
+  const capped = CAPPED.has(fixture.id);
+  const { answer, toolCalls } = answerOf(fixture);
+  const outputTokens = capped ? fixture.max_output_tokens : 180 + (index * 37) % 200;
+  const cached = index === 0 ? 0 : Math.min(fixture.max_shared_prefix_tokens, 4);
+  const promptN = fixture.input_tokens - cached;
+  const promptMs = Math.round((promptN / (880 + (index % 5) * 11)) * 1000 * 1000) / 1000;
+  const predictedMs = Math.round((outputTokens / (41.5 + (index % 7) * 0.3)) * 1000 * 1000) / 1000;
+  const ttft = queuedS + promptMs / 1000 + 0.031;
+  const end = queuedS + promptMs / 1000 + predictedMs / 1000 + 0.004;
+  const answered = !capped;
+  return {
+    dispatched_at_epoch_ms: STARTED_EPOCH_MS + 2000 + index * 15000,
+    end: "finished",
+    http_status: 200,
+    finish_reason: capped ? "length" : toolCalls.length > 0 ? "tool_calls" : "stop",
+    error_message: null,
+    first_delta_kind: "reasoning",
+    reasoning_text: "",
+    answer_text: answered ? answer : "",
+    tool_calls: answered ? toolCalls : [],
+    usage: {
+      prompt_tokens: fixture.input_tokens,
+      completion_tokens: outputTokens,
+      total_tokens: fixture.input_tokens + outputTokens,
+      prompt_tokens_details: { cached_tokens: cached },
+    },
+    timings: {
+      cache_n: cached,
+      prompt_n: promptN,
+      prompt_ms: promptMs,
+      predicted_n: outputTokens,
+      predicted_ms: predictedMs,
+      predicted_per_second: ((outputTokens - 1) / predictedMs) * 1000,
+    },
+    offsets: {
+      headers_s: queuedS + 0.002,
+      first_byte_s: queuedS + 0.003,
+      first_delta_s: Math.round(ttft * 1e6) / 1e6,
+      first_answer_s: answered ? Math.round((end - 0.35) * 1e6) / 1e6 : null,
+      end_s: Math.round(end * 1e6) / 1e6,
+    },
+    events: outputTokens + 2,
+    keepalives: 0,
+  };
+}
+
+function provenance(templateSha: string, missing: Record<string, string>): Pick<
+  Result,
+  "hardware" | "software" | "model" | "configuration"
+> {
+  Object.assign(missing, {
+    "/hardware/storage": "the storage probe needs lsblk, which is not installed on this machine",
+    "/software/build_options": "the runner cannot read build options from a server; pass --build-options",
+    "/model/revision": "no --model-revision was given; the runner never guesses it",
+    "/model/source_revision": "no --source-revision was given; the runner never guesses it",
+    "/model/tokenizer_revision": "no --tokenizer-revision was given; the runner never guesses it",
+    "/model/custom_pack": "no custom pack: the published quantization is used as downloaded",
+    "/configuration/expert_cache": "llama-server has no expert cache setting to report",
+    "/configuration/mtp": "llama-server reports no multi-token prediction setting",
+    "/configuration/calibration": "llama-server reports no calibration setting",
+  });
+  return {
+    hardware: {
+      gpus: [{
+        device_index: 0,
+        name: "NVIDIA GeForce RTX 3060",
+        memory_bytes: 12884901888,
+        memory_kind: "dedicated",
+        power_limit_w: 170,
+      }],
+      cpu: "AMD Ryzen 7 5800X 8-Core Processor",
+      ram_bytes: 34359738368,
+      storage: null,
+      background_workloads: ["desktop session (GNOME)"],
+    },
+    software: {
+      os: { name: "Ubuntu", version: "24.04.1 LTS (Linux 6.8.0-49-generic)" },
+      drivers: [{ name: "nvidia", version: "550.120" }],
+      runtime: [{ name: "cuda", version: "12.4" }],
+      strata_commit: "80fb11a3c1d5e7f9a2b4c6d8e0f1a3b5c7d9e1f3",
+      engine_version: "b4520-80fb11a",
+      build_kind: "source",
+      runner_commit: "2b7c0d9e4f1a6b3c8d5e2f7a4b1c6d3e8f5a2b7c",
+      build_options: null,
+    },
+    model: {
+      id: "Qwen/Qwen3.8-Flash-Next",
+      revision: null,
+      source_revision: null,
+      quantization: "IQ3_XXS",
+      files: [
+        { path: "Qwen3.8-Flash-Next-IQ3_XXS-00001-of-00002.gguf", sha256: sha256("shard one") },
+        { path: "Qwen3.8-Flash-Next-IQ3_XXS-00002-of-00002.gguf", sha256: sha256("shard two") },
+      ],
+      tokenizer_revision: null,
+      custom_pack: null,
+    },
+    configuration: {
+      track: "custom",
+      track_notes: "llama-server b4520 built from source with CUDA; -c 32768 -ngl 99, one slot",
+      context_tokens: 32768,
+      server_capacity: 1,
+      kv_cache: { cache_type_k: "f16", cache_type_v: "f16" },
+      expert_cache: null,
+      offloading: { n_gpu_layers: 99 },
+      prefill: { n_batch: 2048, n_ubatch: 512 },
+      mtp: null,
+      calibration: null,
+      experimental_options: {},
+      template: { path: "chat_template.jinja", sha256: templateSha },
+      sampling: {
+        temperature: 1.0,
+        top_p: 0.95,
+        top_k: 20,
+        min_p: 0.0,
+        presence_penalty: 0.0,
+        repetition_penalty: 1.0,
+        reasoning_effort: "xhigh",
+      },
+      chat_template_kwargs: { enable_thinking: true, preserve_thinking: true },
+    },
+  };
+}
+
+/** Builds the realistic result, writes its folder, and returns both. Call `cleanup()` when done. */
+export async function buildRealisticResult(options: RealisticOptions = {}): Promise<RealisticResult> {
+  const optional = options.optionalConcurrency ?? false;
+  const bundle = await loadBundle();
+  const maxSharedPrefixTokens = Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
+  const fixtures = bundle.fixtures.filter((f) => optional || f.phase !== "concurrency");
+  const missing: Record<string, string> = {};
+  const requests: RequestRecord[] = [];
+  const outcomes: { id: string; outcome: StreamOutcome }[] = [];
+  fixtures.forEach((fixture, index) => {
+    const burst = fixture.phase === "concurrency";
+    // One slot: client j of a round waits for the j-1 before it.
+    const queuedS = burst ? (((fixture.seed - 1) % 4) * 11.5) : 0;
+    const outcome = outcomeOf(fixture, index, queuedS);
+    outcomes.push({ id: fixture.id, outcome });
+    const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency: burst ? 4 : 1 });
+    requests.push(built.record);
+    for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
+  });
+  const summaries = summarizeRequests(requests, { maxSharedPrefixTokens, optionalConcurrency: optional });
+  Object.assign(missing, summaries.missing);
+  const rounds = optional ? buildConcurrencyRounds(requests, [47.912, 48.305, 45.77]) : { rounds: [], missing: {} };
+  Object.assign(missing, rounds.missing);
+  const status = decideRunStatus({ nonconformingReasons: [], requests, maxSharedPrefixTokens });
+
+  const dir = await mkdtemp(join(tmpdir(), "strata-report-"));
+  const files: [Artifact["kind"], string, string][] = [
+    ["config", "config.json", JSON.stringify({ url: "http://127.0.0.1:8080", track: "custom" }, null, 2) + "\n"],
+    ["engine_log", "engine.log", "main: server is listening on http://127.0.0.1:8080\nslot launch_slot_: id 0\n"],
+    [
+      "outputs",
+      "outputs.jsonl",
+      outcomes.map((o) => JSON.stringify({ request_id: o.id, ...o.outcome })).join("\n") + "\n",
+    ],
+    ["provenance", "chat_template.jinja", "{%- for message in messages %}{{ message.content }}{%- endfor %}\n"],
+  ];
+  const artifacts: Artifact[] = [];
+  for (const [kind, path, content] of files) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+    artifacts.push({ kind, path, sha256: sha256(content) });
+  }
+  const templateSha = artifacts.find((a) => a.path === "chat_template.jinja")?.sha256 ?? "";
+  const sections = provenance(templateSha, missing);
+  if (!optional) missing["/run/optional_duration_s"] = "the optional concurrency stage was not selected";
+  missing["/protocol/model_card_revision"] = "the model-card revision is not pinned until the protocol is activated";
+
+  const lastSanity = outcomes.filter((o) => o.id.startsWith("sanity-")).at(-1)?.outcome;
+  const requiredEndMs = (lastSanity?.dispatched_at_epoch_ms ?? 0) + (lastSanity?.offsets.end_s ?? 0) * 1000;
+  const result: Result = {
+    format: RESULT_FORMAT,
+    schema_version: SCHEMA_VERSION,
+    protocol: {
+      id: PROTOCOL_ID,
+      git_commit: "2b7c0d9e4f1a6b3c8d5e2f7a4b1c6d3e8f5a2b7c",
+      profile: PROFILE_ID,
+      corpus_sha256: bundle.corpusSha256,
+      model_card_revision: null,
+    },
+    run: {
+      id: "20261129T140307Z-3f9a",
+      started_at: new Date(STARTED_EPOCH_MS).toISOString(),
+      status: status.status,
+      required_duration_s: Math.round(requiredEndMs - STARTED_EPOCH_MS - 2000) / 1000,
+      optional_duration_s: optional ? 142.087 : null,
+      optional_concurrency: optional,
+      command: `strata-bench run --url http://127.0.0.1:8080 --track custom${
+        optional ? " --optional-concurrency" : ""
+      }`,
+    },
+    ...sections,
+    request_counts: countRequests(requests, optional),
+    requests,
+    summaries: summaries.summaries,
+    concurrency_rounds: rounds.rounds,
+    quality: scoreQuality(requests),
+    artifacts,
+    missing: Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    extensions: { nonconforming_reasons: [], status_reasons: status.reasons, simulated_engine: false },
+  };
+  const text = JSON.stringify(result, null, 2) + "\n";
+  await writeFile(join(dir, "results.json"), text);
+  return {
+    result: JSON.parse(text) as Result,
+    text,
+    dir,
+    maxSharedPrefixTokens,
+    readArtifact: async (relativePath) => {
+      try {
+        return new Uint8Array(await readFile(join(dir, relativePath)));
+      } catch (error) {
+        if ((error as { code?: string }).code === "ENOENT") return null;
+        throw error;
+      }
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
