@@ -29,6 +29,13 @@ export const sys = {
   totalMemBytes: (): Outcome<number> => attempt("read the memory size", "sys", () => os.totalmem()),
   /** Path of the running executable (the runtime binary, or a compiled strata-bench). */
   execPath: (): Outcome<string> => attempt("read the executable path", "read", () => process.execPath),
+  /** CPU model as the OS reports it (first logical CPU). */
+  cpuModel: (): Outcome<string> =>
+    attempt("read the CPU model", "sys", () => {
+      const model = os.cpus()[0]?.model?.trim();
+      if (!model) throw new Error("the operating system reports no CPU model");
+      return model;
+    }),
   /** Number of logical CPUs; 1 when the count cannot be read. */
   cpuCount: (): number => {
     try {

@@ -1,0 +1,193 @@
+/**
+ * Pure parsers of hardware tool output: nvidia-smi, rocm-smi, amd-smi, /proc files, os-release. Each returns
+ * what it could read plus per-field reasons; none throws on odd input.
+ */
+import type { NameVersion } from "../report/contract.ts";
+
+/** One GPU as a vendor tool reports it, before it becomes a contract `Gpu`. */
+export interface GpuReading {
+  deviceIndex: number;
+  name: string;
+  memoryBytes: number | null;
+  memoryKind: "dedicated" | "shared" | null;
+  powerLimitW: number | null;
+  /** Field name (memory_bytes, power_limit_w, ...) -> why it is null. */
+  missing: Record<string, string>;
+}
+
+/** GPUs and the driver version from one nvidia-smi --query-gpu CSV (noheader, nounits). */
+export interface NvidiaQuery {
+  gpus: GpuReading[];
+  driverVersion: string | null;
+}
+
+const MIB = 1024 * 1024;
+
+function finiteNumber(text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const trimmed = text.trim();
+  if (!/^-?\d+(\.\d+)?$/.test(trimmed)) return null;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : null;
+}
+
+/**
+ * Parses `nvidia-smi --query-gpu=index,name,memory.total,power.limit,driver_version --format=csv,noheader,nounits`.
+ * memory.total is MiB; power.limit is W or "[N/A]" / "[Not Supported]". Names may contain commas, so the fixed
+ * fields are taken from both ends of the line.
+ */
+export function parseNvidiaQuery(csv: string): NvidiaQuery {
+  const gpus: GpuReading[] = [];
+  let driverVersion: string | null = null;
+  for (const rawLine of csv.split(/\r?\n/)) {
+    const line = rawLine.trim();
+    if (line === "") continue;
+    const fields = line.split(",").map((f) => f.trim());
+    if (fields.length < 5) continue;
+    const index = finiteNumber(fields[0]);
+    if (index === null || !Number.isInteger(index)) continue;
+    const driver = fields[fields.length - 1] ?? "";
+    const power = fields[fields.length - 2] ?? "";
+    const memory = fields[fields.length - 3] ?? "";
+    const name = fields.slice(1, fields.length - 3).join(", ");
+    const missing: Record<string, string> = {};
+    const memoryMiB = finiteNumber(memory);
+    if (memoryMiB === null) missing.memory_bytes = `nvidia-smi reports memory.total as "${memory}"`;
+    const powerW = finiteNumber(power);
+    if (powerW === null) missing.power_limit_w = `nvidia-smi reports power.limit as "${power}"`;
+    if (/^\d+(\.\d+)*$/.test(driver)) driverVersion ??= driver;
+    gpus.push({
+      deviceIndex: index,
+      name,
+      memoryBytes: memoryMiB === null ? null : Math.round(memoryMiB * MIB),
+      memoryKind: "dedicated",
+      powerLimitW: powerW,
+      missing,
+    });
+  }
+  return { gpus, driverVersion };
+}
+
+/** The CUDA version printed in plain `nvidia-smi`'s header (the newest CUDA the driver supports). */
+export function parseCudaVersion(header: string): string | null {
+  return /CUDA Version:\s*(\d+(?:\.\d+)*)/.exec(header)?.[1] ?? null;
+}
+
+/** GPUs and the driver version from `rocm-smi --showproductname --showmeminfo vram --showmaxpower --showdriverversion --json`. */
+export function parseRocmSmiJson(text: string): { gpus: GpuReading[]; driverVersion: string | null } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { gpus: [], driverVersion: null };
+  }
+  if (typeof data !== "object" || data === null) return { gpus: [], driverVersion: null };
+  const gpus: GpuReading[] = [];
+  let driverVersion: string | null = null;
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (typeof value !== "object" || value === null) continue;
+    const fields = value as Record<string, unknown>;
+    if (key === "system") {
+      const driver = fields["Driver version"];
+      if (typeof driver === "string" && driver.trim() !== "") driverVersion = driver.trim();
+      continue;
+    }
+    const card = /^card(\d+)$/.exec(key);
+    if (!card) continue;
+    const name = [fields["Card Series"], fields["Device Name"], fields["Card Model"]]
+      .find((v): v is string => typeof v === "string" && v.trim() !== "")?.trim();
+    const memory = finiteNumber(String(fields["VRAM Total Memory (B)"] ?? ""));
+    const power = finiteNumber(String(fields["Max Graphics Package Power (W)"] ?? ""));
+    const missing: Record<string, string> = {};
+    if (memory === null) missing.memory_bytes = "rocm-smi reports no VRAM total";
+    if (power === null) missing.power_limit_w = "rocm-smi reports no maximum package power";
+    gpus.push({
+      deviceIndex: Number(card[1]),
+      name: name ?? "AMD GPU (rocm-smi reports no product name)",
+      memoryBytes: memory,
+      memoryKind: "dedicated",
+      powerLimitW: power,
+      missing,
+    });
+  }
+  gpus.sort((a, b) => a.deviceIndex - b.deviceIndex);
+  return { gpus, driverVersion };
+}
+
+function jsonRecords(text: string): Record<string, unknown>[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const found: Record<string, unknown>[] = [];
+  const visit = (node: unknown, depth: number) => {
+    if (depth > 4 || typeof node !== "object" || node === null) return;
+    if (Array.isArray(node)) return node.forEach((item) => visit(item, depth + 1));
+    const record = node as Record<string, unknown>;
+    if (typeof record.gpu === "number") found.push(record);
+    else Object.values(record).forEach((item) => visit(item, depth + 1));
+  };
+  visit(data, 0);
+  return found;
+}
+
+/** gpu index -> PCI address (BDF) from `amd-smi list --json`. */
+export function parseAmdSmiList(text: string): Map<number, string> {
+  const bdfs = new Map<number, string>();
+  for (const record of jsonRecords(text)) {
+    if (typeof record.bdf === "string" && /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/i.test(record.bdf)) {
+      bdfs.set(record.gpu as number, record.bdf.toLowerCase());
+    }
+  }
+  return bdfs;
+}
+
+/** gpu index -> market name from `amd-smi static --asic --json`. */
+export function parseAmdSmiAsic(text: string): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const record of jsonRecords(text)) {
+    const asic = record.asic as Record<string, unknown> | undefined;
+    const name = asic?.market_name;
+    if (typeof name === "string" && name.trim() !== "" && name !== "N/A") names.set(record.gpu as number, name.trim());
+  }
+  return names;
+}
+
+/** The version in a ROCm install's version file (`/opt/rocm/.info/version`: "7.0.1-38" -> "7.0.1"). */
+export function parseRocmVersionFile(text: string): string | null {
+  return /^\s*(\d+\.\d+(?:\.\d+)?)/.exec(text)?.[1] ?? null;
+}
+
+/** The CPU model from /proc/cpuinfo (x86 "model name"; some ARM kernels "Hardware" or "Processor"). */
+export function parseCpuinfoModel(text: string): string | null {
+  for (const key of ["model name", "Hardware", "Processor", "cpu model"]) {
+    const match = new RegExp(`^${key}\\s*:\\s*(.+)$`, "m").exec(text);
+    const value = match?.[1]?.trim();
+    if (value) return value.replace(/\s+/g, " ");
+  }
+  return null;
+}
+
+/** MemTotal from /proc/meminfo, in bytes (the file says kB and means KiB). */
+export function parseMeminfoTotalBytes(text: string): number | null {
+  const kib = /^MemTotal:\s*(\d+)\s*kB\s*$/m.exec(text)?.[1];
+  return kib === undefined ? null : Number(kib) * 1024;
+}
+
+/** Name and version from /etc/os-release (VERSION_ID, else VERSION, else BUILD_ID). */
+export function parseOsRelease(text: string): NameVersion | null {
+  const fields = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const match = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+    if (!match?.[1]) continue;
+    let value = (match[2] ?? "").trim();
+    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
+    fields.set(match[1], value.replace(/\\(["'\\$`])/g, "$1"));
+  }
+  const name = fields.get("NAME") || fields.get("ID");
+  const version = fields.get("VERSION_ID") || fields.get("VERSION") || fields.get("BUILD_ID");
+  if (!name || !version) return null;
+  return { name, version };
+}

@@ -1,0 +1,97 @@
+/**
+ * Provenance probes: hardware (nvidia-smi, rocm-smi / amd-smi, Apple silicon, /proc, sysfs, os-release), server
+ * facts (/props, /v1/status, /slots, /metrics), model files with streaming SHA-256 and a hash cache, the
+ * toolkit's commit, and engine configuration objects. Every probe takes its effects as parameters
+ * (`ProbeDeps`); `defaultProbeDeps()` wires the real runtime. No probe throws for an unavailable fact: it
+ * returns null plus a reason.
+ *
+ * The run engineer's entry point is `collectProvenance`:
+ *
+ * ```ts
+ * const facts = await collectProvenance({ deps: defaultProbeDeps(), baseUrl, engineArgs, toolkitDir });
+ * // facts.hardware, facts.software, facts.model, facts.configuration (contract shapes),
+ * // facts.missing (JSON Pointer -> reason), facts.nonconformingReasons, facts.templateText (attach it).
+ * ```
+ */
+import {
+  openReaderOutcome,
+  readDirOutcome,
+  readTextOutcome,
+  realPathOutcome,
+  runCommand,
+  statOutcome,
+  sys,
+  writeTextOutcome,
+} from "../runtime/mod.ts";
+import type { ProbeDeps } from "./_deps.ts";
+
+export type { MissingMap, ProbeDeps } from "./_deps.ts";
+export { type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
+export {
+  engineCommitFromBuildInfo,
+  type PriorRequests,
+  priorRequestsFrom,
+  probeServer,
+  type ProbeServerDeps,
+  type ServerDialect,
+  type ServerFacts,
+  sha256Text,
+} from "./server.ts";
+export {
+  buildConfigurationObjects,
+  CONFIGURATION_OBJECTS,
+  type ConfigurationObjectName,
+  type ConfigurationObjects,
+  type EngineArgsReading,
+  readEngineArgs,
+} from "./configuration.ts";
+export {
+  expandShards,
+  findAndHashModelFiles,
+  type ModelFileDetail,
+  type ModelFileOptions,
+  type ModelFilesResult,
+  packRelativeName,
+} from "./model_files.ts";
+export { hashFile, type HashFileDeps, type HashFileOptions, type HashProgress } from "./hash_file.ts";
+export { defaultCacheDir, type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
+export { readGitHead, readRunnerCommit, type RunnerCommit, type RunnerCommitOptions } from "./commit.ts";
+export {
+  collectProvenance,
+  type CollectProvenanceOptions,
+  type OperatorFacts,
+  type ProbedConfiguration,
+  type Provenance,
+} from "./provenance.ts";
+
+/** The real effects: runtime adapters that return refusals instead of throwing, and the global fetch. */
+export function defaultProbeDeps(): ProbeDeps {
+  return {
+    runCommand,
+    readText: readTextOutcome,
+    readDir: readDirOutcome,
+    stat: statOutcome,
+    realPath: realPathOutcome,
+    openReader: openReaderOutcome,
+    writeText: writeTextOutcome,
+    fetch: (input, init) => fetch(input, init),
+    platform: sys.platform(),
+    arch: sys.arch(),
+    osRelease: sys.osRelease,
+    totalMemBytes: sys.totalMemBytes,
+    cpuModel: sys.cpuModel,
+    cpuCount: sys.cpuCount,
+    env: sys.env,
+    homeDir: sys.homeDir,
+    execPath: sys.execPath,
+    nowMs: () => performance.now(),
+  };
+}
+
+/** The toolkit's root folder (parent of probe/), from this module's URL; null when not a file URL. */
+export function toolkitDirFromModule(): string | null {
+  const url = new URL("../", import.meta.url);
+  if (url.protocol !== "file:") return null;
+  const path = decodeURIComponent(url.pathname);
+  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1, -1) : path.replace(/\/$/, "");
+}

@@ -1,0 +1,185 @@
+/**
+ * Finds the model files a run uses (the server's model_path, every shard of a split GGUF, files named in the
+ * engine arguments) and hashes them with SHA-256, reusing the hash cache where the file is unchanged.
+ */
+import type { ModelFile } from "../report/contract.ts";
+import type { MissingMap, ProbeDeps } from "./_deps.ts";
+import { type HashCache, openHashCache } from "./hash_cache.ts";
+import { hashFile, type HashProgress } from "./hash_file.ts";
+
+/** Options of findAndHashModelFiles. */
+export interface ModelFileOptions {
+  /** The server's model_path (/props), absolute on the machine that runs the engine. */
+  modelPath?: string | null;
+  /** Files named in the engine arguments (-m, --model-draft), as written. */
+  engineArgFiles?: readonly string[];
+  /** Folder the files are published relative to; otherwise each file is named by its base name. */
+  packDir?: string | null;
+  /** Folder of the hash cache; null disables the cache. */
+  cacheDir: string | null;
+  /** Hash every file again even when the cache has it. */
+  rehash?: boolean;
+  onProgress?: (progress: HashProgress & { fileIndex: number; fileCount: number }) => void;
+}
+
+/** One model file as found and hashed. `absolutePath` is private: never publish it. */
+export interface ModelFileDetail {
+  path: string;
+  absolutePath: string;
+  sizeBytes: number | null;
+  sha256: string | null;
+  fromCache: boolean;
+  reason: string | null;
+}
+
+/** Model files for the contract plus how they were obtained. */
+export interface ModelFilesResult {
+  files: ModelFile[] | null;
+  details: ModelFileDetail[];
+  /** Absolute pointers (/model/files, /model/files/0/sha256) -> reason. */
+  missing: MissingMap;
+  nonconformingReasons: string[];
+  /** Bytes actually read and hashed (not served by the cache), and the seconds that took. */
+  hashedBytes: number;
+  hashSeconds: number;
+  /** Why the cache was not used or not saved; null when it worked. */
+  cacheProblem: string | null;
+}
+
+const SHARD = /^(.*)-(\d{5})-of-(\d{5})\.gguf$/i;
+
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
+}
+
+function dirName(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return cut < 0 ? "." : path.slice(0, cut) || "/";
+}
+
+/** Every shard path of a split GGUF (`name-00001-of-00003.gguf` -> 3 paths); other paths unchanged. */
+export function expandShards(path: string): string[] {
+  const name = baseName(path);
+  const match = SHARD.exec(name);
+  if (!match) return [path];
+  const count = Number(match[3]);
+  if (count < 1 || count > 9999) return [path];
+  const dir = path.slice(0, path.length - name.length);
+  return Array.from(
+    { length: count },
+    (_, i) => `${dir}${match[1]}-${String(i + 1).padStart(5, "0")}-of-${match[3]}.gguf`,
+  );
+}
+
+/** The name a published result uses for a file: relative to the pack folder when inside it, else its base name. */
+export function packRelativeName(absolutePath: string, packDir: string | null | undefined): string {
+  const normalized = absolutePath.replaceAll("\\", "/");
+  if (packDir) {
+    const root = packDir.replaceAll("\\", "/").replace(/\/+$/, "");
+    if (normalized.startsWith(`${root}/`)) {
+      const relative = normalized.slice(root.length + 1);
+      if (!relative.split("/").includes("..")) return relative;
+    }
+  }
+  return baseName(normalized);
+}
+
+/**
+ * Finds and hashes the model files. Never throws: a file that cannot be read keeps a null hash with a reason
+ * and makes the run nonconforming; no file at all gives `files: null`.
+ */
+export async function findAndHashModelFiles(options: ModelFileOptions, deps: ProbeDeps): Promise<ModelFilesResult> {
+  const missing: MissingMap = {};
+  const nonconformingReasons: string[] = [];
+  const candidates = [
+    ...(options.modelPath ? [options.modelPath] : []),
+    ...(options.engineArgFiles ?? []),
+  ];
+  const result: ModelFilesResult = {
+    files: null,
+    details: [],
+    missing,
+    nonconformingReasons,
+    hashedBytes: 0,
+    hashSeconds: 0,
+    cacheProblem: null,
+  };
+  if (candidates.length === 0) {
+    missing["/model/files"] = "no model file known: the server reports no model_path and no engine arguments name one";
+    nonconformingReasons.push("the model files could not be identified, so none was hashed");
+    return result;
+  }
+  const seen = new Set<string>();
+  const paths: string[] = [];
+  for (const candidate of candidates) {
+    for (const shard of expandShards(candidate)) {
+      const resolved = await deps.realPath(shard);
+      const key = resolved.ok ? resolved.value : shard;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      paths.push(shard);
+    }
+  }
+  let cache: HashCache | null = null;
+  if (options.cacheDir === null) result.cacheProblem = "hash cache disabled";
+  else cache = await openHashCache(options.cacheDir, deps);
+  const startedMs = deps.nowMs();
+  for (const [fileIndex, path] of paths.entries()) {
+    const detail: ModelFileDetail = {
+      path: packRelativeName(path, options.packDir),
+      absolutePath: path,
+      sizeBytes: null,
+      sha256: null,
+      fromCache: false,
+      reason: null,
+    };
+    result.details.push(detail);
+    const facts = await deps.stat(path);
+    const resolved = await deps.realPath(path);
+    const absolute = resolved.ok ? resolved.value : path;
+    if (!facts.ok || !facts.value.isFile) {
+      detail.reason = facts.ok ? `${detail.path} is not a regular file` : facts.reason;
+    } else {
+      detail.sizeBytes = facts.value.sizeBytes;
+      const cached = options.rehash ? null : cache?.lookup(absolute, facts.value) ?? null;
+      if (cached) {
+        detail.sha256 = cached;
+        detail.fromCache = true;
+      } else {
+        const onProgress = options.onProgress;
+        const hashed = await hashFile(path, deps, {
+          sizeBytes: facts.value.sizeBytes,
+          ...(onProgress
+            ? { onProgress: (p: HashProgress) => onProgress({ ...p, fileIndex, fileCount: paths.length }) }
+            : {}),
+        });
+        if (hashed.ok) {
+          detail.sha256 = hashed.value;
+          result.hashedBytes += facts.value.sizeBytes;
+          cache?.store(absolute, facts.value, hashed.value);
+        } else {
+          detail.reason = hashed.reason;
+        }
+      }
+    }
+    if (detail.sha256 === null) {
+      const reason = `cannot hash model file ${detail.path}: ${
+        scrubPath(detail.reason ?? "unreadable", path, detail.path)
+      }`;
+      missing[`/model/files/${fileIndex}/sha256`] = reason;
+      nonconformingReasons.push(reason);
+    }
+  }
+  result.hashSeconds = (deps.nowMs() - startedMs) / 1000;
+  if (cache) {
+    const saved = await cache.save();
+    if (!saved.ok) result.cacheProblem = `hash cache not saved: ${saved.reason}`;
+  }
+  result.files = result.details.map((d) => ({ path: d.path, sha256: d.sha256 }));
+  return result;
+}
+
+/** Replaces the machine path of a file in a reason with its published name. */
+function scrubPath(reason: string, absolutePath: string, published: string): string {
+  return reason.replaceAll(absolutePath, published).replaceAll(dirName(absolutePath), "<model folder>");
+}

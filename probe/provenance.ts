@@ -1,0 +1,243 @@
+/**
+ * One call that gathers the hardware, software, model and configuration facts of a run, with every null
+ * explained in `missing` (absolute JSON Pointers) and every identity gap listed in `nonconformingReasons`.
+ */
+import type { Configuration, Hardware, Model, Software } from "../report/contract.ts";
+import type { MissingMap, ProbeDeps } from "./_deps.ts";
+import { buildConfigurationObjects } from "./configuration.ts";
+import { readRunnerCommit } from "./commit.ts";
+import { probeHardware } from "./hardware.ts";
+import type { HashProgress } from "./hash_file.ts";
+import { defaultCacheDir } from "./hash_cache.ts";
+import { findAndHashModelFiles, type ModelFilesResult } from "./model_files.ts";
+import { probeServer, type ServerFacts } from "./server.ts";
+
+/** The configuration fields a probe can know; track, sampling and template kwargs belong to the runner. */
+export type ProbedConfiguration = Pick<
+  Configuration,
+  | "context_tokens"
+  | "server_capacity"
+  | "kv_cache"
+  | "expert_cache"
+  | "offloading"
+  | "prefill"
+  | "mtp"
+  | "calibration"
+  | "experimental_options"
+  | "template"
+>;
+
+/** What the operator states because no probe can read it (the run's provenance flags). */
+export interface OperatorFacts {
+  /** Full engine commit (--engine-commit) when the server's build info carries only a short one. */
+  engineCommit?: string;
+  buildOptions?: readonly string[];
+  modelId?: string;
+  modelRevision?: string;
+  sourceRevision?: string;
+  quantization?: string;
+  tokenizerRevision?: string;
+  customPack?: string;
+}
+
+/** Options of collectProvenance. */
+export interface CollectProvenanceOptions {
+  deps: ProbeDeps;
+  /** The server to probe (loopback URL); ignored when `server` is given; neither means no server facts. */
+  baseUrl?: string | null;
+  /** Server facts probed earlier (probeServer), to avoid asking twice. */
+  server?: ServerFacts | null;
+  /** The engine argv without the program name, when the runner starts the engine from a profile. */
+  engineArgs?: readonly string[] | null;
+  /** Folder model files are named relative to (else base names). */
+  packDir?: string | null;
+  /** Hash cache folder; undefined uses the default ($XDG_CACHE_HOME/strata-bench), null disables it. */
+  cacheDir?: string | null;
+  rehash?: boolean;
+  /** The toolkit's root (holds .git in a checkout). */
+  toolkitDir: string | null;
+  /** Folder of the running executable, where a release keeps its COMMIT file. */
+  executableDir?: string | null;
+  backgroundWorkloads?: readonly string[];
+  operator?: OperatorFacts;
+  /** Result-folder path of the attached chat template artifact (default "provenance/chat_template.jinja"). */
+  templateArtifactPath?: string;
+  onHashProgress?: (progress: HashProgress & { fileIndex: number; fileCount: number }) => void;
+}
+
+/** The four contract sections plus the evidence behind them. */
+export interface Provenance {
+  hardware: Hardware;
+  software: Software;
+  model: Model;
+  configuration: ProbedConfiguration;
+  /** Template text to attach as the provenance artifact at configuration.template.path (null when unknown). */
+  templateText: string | null;
+  server: ServerFacts | null;
+  modelFiles: ModelFilesResult;
+  /** Kernel release, for `extensions`. */
+  kernel: string | null;
+  /** Engine options that fit no configuration object, and flags the option table does not know. */
+  otherEngineOptions: Record<string, unknown> | null;
+  unclassifiedEngineArgs: string[];
+  /** Absolute JSON Pointer -> why the value is null, for every null in the four sections. */
+  missing: MissingMap;
+  /** Why the run cannot be conforming on identity grounds (no commit, model files, template). */
+  nonconformingReasons: string[];
+}
+
+const FULL_COMMIT = /^[0-9a-f]{40}$/;
+
+/**
+ * Gathers the hardware, software, model and configuration sections. Never throws for an unavailable fact;
+ * throws RangeError only for an operator engine commit that is not a full 40-hex id.
+ * @throws {RangeError} when `operator.engineCommit` is not a full commit id.
+ */
+export async function collectProvenance(options: CollectProvenanceOptions): Promise<Provenance> {
+  const { deps } = options;
+  const operator = options.operator ?? {};
+  if (operator.engineCommit !== undefined && !FULL_COMMIT.test(operator.engineCommit.toLowerCase())) {
+    throw new RangeError(
+      `Cannot use engine commit "${operator.engineCommit}": a full 40-character hexadecimal commit is required`,
+    );
+  }
+  const missing: MissingMap = {};
+  const nonconformingReasons: string[] = [];
+
+  const server = options.server ??
+    (options.baseUrl ? await probeServer(options.baseUrl, { fetch: deps.fetch }) : null);
+  const hardwareFacts = await probeHardware(deps, { backgroundWorkloads: options.backgroundWorkloads ?? [] });
+  Object.assign(missing, hardwareFacts.missing);
+
+  const config = buildConfigurationObjects(options.engineArgs ?? null);
+  Object.assign(missing, config.missing);
+  const reading = config.reading;
+
+  let cacheDir: string | null;
+  if (options.cacheDir !== undefined) cacheDir = options.cacheDir;
+  else {
+    const dir = defaultCacheDir(deps);
+    cacheDir = dir.ok ? dir.value : null;
+  }
+  const modelFiles = await findAndHashModelFiles({
+    modelPath: server?.modelPath ?? null,
+    engineArgFiles: reading?.modelFiles ?? [],
+    packDir: options.packDir ?? null,
+    cacheDir,
+    rehash: options.rehash ?? false,
+    ...(options.onHashProgress ? { onProgress: options.onHashProgress } : {}),
+  }, deps);
+  Object.assign(missing, modelFiles.missing);
+  nonconformingReasons.push(...modelFiles.nonconformingReasons);
+
+  const commit = await readRunnerCommit({
+    toolkitDir: options.toolkitDir,
+    executableDir: options.executableDir ?? null,
+  }, deps);
+  Object.assign(missing, commit.missing);
+  if (!commit.runnerCommit) {
+    nonconformingReasons.push(`runner commit unknown: ${commit.missing["/software/runner_commit"]}`);
+  }
+
+  const noServer = "no server was probed";
+  const engineCommit = operator.engineCommit?.toLowerCase() ?? server?.engineCommit ?? null;
+  if (!engineCommit) {
+    const reason = server?.missing["/software/strata_commit"] ?? `${noServer}; pass the engine commit explicitly`;
+    missing["/software/strata_commit"] = reason;
+    nonconformingReasons.push(`engine commit unknown: ${reason}`);
+  }
+  const engineVersion = server?.engineVersion ?? null;
+  if (!engineVersion) missing["/software/engine_version"] = server?.missing["/software/engine_version"] ?? noServer;
+  const buildOptions = operator.buildOptions ? [...operator.buildOptions] : null;
+  if (!buildOptions) {
+    missing["/software/build_options"] =
+      "not given: the runner cannot read build options from a server (pass --build-options)";
+  }
+
+  const contextTokens = server?.contextTokens ?? reading?.contextTokens ?? null;
+  if (contextTokens === null) {
+    missing["/configuration/context_tokens"] = server?.missing["/configuration/context_tokens"] ??
+      `${noServer} and the engine arguments set no -c / --ctx-size`;
+  }
+  const serverCapacity = server?.serverCapacity ?? reading?.serverCapacity ?? null;
+  if (serverCapacity === null) {
+    missing["/configuration/server_capacity"] = server?.missing["/configuration/server_capacity"] ??
+      `${noServer} and the engine arguments set no -np / --parallel`;
+  }
+  const template = server?.chatTemplate
+    ? { path: options.templateArtifactPath ?? "provenance/chat_template.jinja", sha256: server.chatTemplate.sha256 }
+    : null;
+  if (!template) {
+    const reason = server?.missing["/configuration/template"] ??
+      `${noServer}, so the effective chat template is unknown`;
+    missing["/configuration/template"] = reason;
+    nonconformingReasons.push(`chat template unknown: ${reason}`);
+  }
+
+  const model: Model = {
+    id: operatorValue(operator.modelId, "/model/id", "not given (pass the model id)", missing),
+    revision: operatorValue(operator.modelRevision, "/model/revision", "not given (pass --model-revision)", missing),
+    source_revision: operatorValue(
+      operator.sourceRevision,
+      "/model/source_revision",
+      "not given (pass --source-revision)",
+      missing,
+    ),
+    quantization: operatorValue(
+      operator.quantization,
+      "/model/quantization",
+      "not given (pass --quantization)",
+      missing,
+    ),
+    files: modelFiles.files,
+    tokenizer_revision: operatorValue(
+      operator.tokenizerRevision,
+      "/model/tokenizer_revision",
+      "not given (pass --tokenizer-revision)",
+      missing,
+    ),
+    custom_pack: operatorValue(
+      operator.customPack,
+      "/model/custom_pack",
+      "no custom pack declared (--custom-pack)",
+      missing,
+    ),
+  };
+
+  const software: Software = {
+    os: hardwareFacts.os,
+    drivers: hardwareFacts.drivers,
+    runtime: hardwareFacts.runtime,
+    strata_commit: engineCommit,
+    engine_version: engineVersion,
+    build_kind: commit.buildKind,
+    runner_commit: commit.runnerCommit,
+    build_options: buildOptions,
+  };
+  const configuration: ProbedConfiguration = {
+    context_tokens: contextTokens,
+    server_capacity: serverCapacity,
+    ...config.objects,
+    template,
+  };
+  return {
+    hardware: hardwareFacts.hardware,
+    software,
+    model,
+    configuration,
+    templateText: server?.chatTemplate?.text ?? null,
+    server,
+    modelFiles,
+    kernel: hardwareFacts.kernel,
+    otherEngineOptions: reading?.otherOptions ?? null,
+    unclassifiedEngineArgs: reading?.unclassified ?? [],
+    missing,
+    nonconformingReasons,
+  };
+}
+
+function operatorValue(value: string | undefined, pointer: string, reason: string, missing: MissingMap): string | null {
+  if (value !== undefined && value !== "") return value;
+  missing[pointer] = reason;
+  return null;
+}

@@ -1,0 +1,255 @@
+/** Facts a running server reports about itself: /props, /v1/status, /slots, /metrics. */
+import { createHash } from "node:crypto";
+import type { MissingMap } from "./_deps.ts";
+import { parsePrometheusText } from "./_prometheus.ts";
+
+/** Which server family answered, judged from what it exposes. */
+export type ServerDialect = "llama.cpp" | "strata" | "unknown";
+
+/** How many requests the server had answered before this run. */
+export interface PriorRequests {
+  /** Exact count when known (0 for a server whose counters are all zero), else null. */
+  served: number | null;
+  /** A lower bound that the evidence proves (0 when nothing is known). */
+  atLeast: number;
+  /** Whether the server is freshly loaded (nothing served), null when unknown. */
+  freshlyLoaded: boolean | null;
+  /** The readings the verdict rests on, e.g. "llamacpp:tokens_predicted_total 4608". */
+  evidence: string[];
+  /** Why `served` is null; null when it is known. */
+  reason: string | null;
+}
+
+/** What probeServer learned. `modelPath` is a machine path: use it to find files, never publish it. */
+export interface ServerFacts {
+  baseUrl: string;
+  dialect: ServerDialect;
+  dialectEvidence: string;
+  engineVersion: string | null;
+  /** Full 40-hex engine commit when the server reports one. */
+  engineCommit: string | null;
+  modelPath: string | null;
+  modelAlias: string | null;
+  contextTokens: number | null;
+  serverCapacity: number | null;
+  chatTemplate: { text: string; sha256: string } | null;
+  /** default_generation_settings.params of /props, as the server sent it. */
+  defaultGenerationParams: Record<string, unknown> | null;
+  priorRequests: PriorRequests;
+  /** Raw bodies, for the provenance artifact (sanitize before writing). */
+  props: Record<string, unknown> | null;
+  status: Record<string, unknown> | null;
+  slots: unknown[] | null;
+  metrics: Record<string, number> | null;
+  /** Absolute contract pointers (/software/engine_version, /configuration/context_tokens, ...) -> reason. */
+  missing: MissingMap;
+  /** Endpoint ("/props", ...) -> why it gave nothing. */
+  endpointProblems: Record<string, string>;
+}
+
+/** Options of probeServer. */
+export interface ProbeServerDeps {
+  fetch: typeof fetch;
+  /** Per-endpoint deadline in milliseconds (default 10,000). */
+  timeoutMs?: number;
+}
+
+type Fetched = { ok: true; body: string } | { ok: false; status: number | null; reason: string };
+
+async function get(deps: ProbeServerDeps, baseUrl: string, path: string): Promise<Fetched> {
+  const url = new URL(path.replace(/^\//, ""), baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);
+  try {
+    const response = await deps.fetch(url, { signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000) });
+    const body = await response.text();
+    if (!response.ok) {
+      return { ok: false, status: response.status, reason: `GET ${path} answered HTTP ${response.status}` };
+    }
+    return { ok: true, body };
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { ok: false, status: null, reason: `GET ${path} failed (${message.split("\n")[0]?.slice(0, 160)})` };
+  }
+}
+
+function asObject(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function positiveInteger(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
+}
+
+/** llama.cpp spells its build as b<build number>-<commit>, e.g. "b6890-80fb11a". */
+const LLAMA_CPP_BUILD = /^b\d+-[0-9a-f]{7,40}$/i;
+const FULL_COMMIT = /(?:^|[^0-9a-f])([0-9a-f]{40})(?:$|[^0-9a-f])/i;
+
+/** The full engine commit inside a build string, or null (llama.cpp's build_info carries only a short one). */
+export function engineCommitFromBuildInfo(buildInfo: string): string | null {
+  return FULL_COMMIT.exec(buildInfo)?.[1]?.toLowerCase() ?? null;
+}
+
+/** SHA-256 of a string's UTF-8 bytes, lowercase hex. */
+export function sha256Text(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * Reads what a server says about itself. Never throws: an endpoint that is missing or fails leaves its facts
+ * null with a reason in `missing` (contract pointers) and `endpointProblems`.
+ */
+export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promise<ServerFacts> {
+  const [propsReply, statusReply, slotsReply, metricsReply] = await Promise.all([
+    get(deps, baseUrl, "/props"),
+    get(deps, baseUrl, "/v1/status"),
+    get(deps, baseUrl, "/slots"),
+    get(deps, baseUrl, "/metrics"),
+  ]);
+  const missing: MissingMap = {};
+  const endpointProblems: Record<string, string> = {};
+  const props = propsReply.ok ? asObject(propsReply.body) : null;
+  if (!propsReply.ok) endpointProblems["/props"] = propsReply.reason;
+  else if (!props) endpointProblems["/props"] = "GET /props answered something that is not a JSON object";
+  const status = statusReply.ok ? asObject(statusReply.body) : null;
+  if (!statusReply.ok) endpointProblems["/v1/status"] = statusReply.reason;
+  else if (!status) endpointProblems["/v1/status"] = "GET /v1/status answered something that is not a JSON object";
+  let slots: unknown[] | null = null;
+  if (slotsReply.ok) {
+    try {
+      const parsed = JSON.parse(slotsReply.body);
+      if (Array.isArray(parsed)) slots = parsed;
+    } catch { /* reported below */ }
+    if (!slots) endpointProblems["/slots"] = "GET /slots answered something that is not a JSON array";
+  } else endpointProblems["/slots"] = slotsReply.reason;
+  let metrics: Record<string, number> | null = null;
+  if (metricsReply.ok) metrics = Object.fromEntries(parsePrometheusText(metricsReply.body));
+  else endpointProblems["/metrics"] = metricsReply.reason;
+
+  const buildInfo = typeof props?.build_info === "string" ? props.build_info : null;
+  let dialect: ServerDialect = "unknown";
+  let dialectEvidence = "neither /v1/status nor a llama.cpp build_info in /props";
+  if (status) {
+    dialect = "strata";
+    dialectEvidence = "GET /v1/status answered a JSON object";
+  } else if (buildInfo !== null && LLAMA_CPP_BUILD.test(buildInfo)) {
+    dialect = "llama.cpp";
+    dialectEvidence = `/props build_info "${buildInfo}" has llama.cpp's b<build>-<commit> form`;
+  }
+
+  const statusVersion = typeof status?.version === "string" && status.version !== "" ? status.version : null;
+  const engineVersion = buildInfo || statusVersion;
+  if (!engineVersion) {
+    missing["/software/engine_version"] = props
+      ? "the server reports no build_info in /props and no version in /v1/status"
+      : `no version: ${endpointProblems["/props"]}`;
+  }
+  const statusCommit = typeof status?.commit === "string" ? engineCommitFromBuildInfo(status.commit) : null;
+  const engineCommit = (buildInfo ? engineCommitFromBuildInfo(buildInfo) : null) ?? statusCommit;
+  if (!engineCommit) {
+    missing["/software/strata_commit"] = buildInfo
+      ? `the server's build_info "${buildInfo}" carries no full 40-character commit; pass the engine commit explicitly`
+      : "the server reports no engine commit; pass the engine commit explicitly";
+  }
+
+  const settings = props?.default_generation_settings as Record<string, unknown> | undefined;
+  const contextTokens = positiveInteger(settings?.n_ctx);
+  if (contextTokens === null) {
+    missing["/configuration/context_tokens"] = props
+      ? "/props has no default_generation_settings.n_ctx"
+      : `unknown: ${endpointProblems["/props"]}`;
+  }
+  const serverCapacity = positiveInteger(props?.total_slots) ?? (slots && slots.length > 0 ? slots.length : null);
+  if (serverCapacity === null) {
+    missing["/configuration/server_capacity"] = props
+      ? "/props has no total_slots and /slots listed no slot"
+      : `unknown: ${endpointProblems["/props"]}`;
+  }
+  const templateText = typeof props?.chat_template === "string" && props.chat_template !== ""
+    ? props.chat_template
+    : null;
+  const chatTemplate = templateText === null ? null : { text: templateText, sha256: sha256Text(templateText) };
+  if (!chatTemplate) {
+    missing["/configuration/template"] = props
+      ? "/props reports no chat_template"
+      : `unknown: ${endpointProblems["/props"]}`;
+  }
+  const params = settings?.params;
+  const defaultGenerationParams = typeof params === "object" && params !== null && !Array.isArray(params)
+    ? params as Record<string, unknown>
+    : null;
+  const statusModel = status?.model as Record<string, unknown> | undefined;
+  const modelPath = typeof props?.model_path === "string" && props.model_path !== ""
+    ? props.model_path
+    : typeof statusModel?.path === "string"
+    ? statusModel.path
+    : null;
+  const modelAlias = typeof props?.model_alias === "string" ? props.model_alias : null;
+
+  return {
+    baseUrl,
+    dialect,
+    dialectEvidence,
+    engineVersion,
+    engineCommit,
+    modelPath,
+    modelAlias,
+    contextTokens,
+    serverCapacity,
+    chatTemplate,
+    defaultGenerationParams,
+    priorRequests: priorRequestsFrom(metrics, slots, endpointProblems),
+    props,
+    status,
+    slots,
+    metrics,
+    missing,
+    endpointProblems,
+  };
+}
+
+const TOKEN_COUNTERS = ["llamacpp:prompt_tokens_total", "llamacpp:tokens_predicted_total", "llamacpp:n_decode_total"];
+const QUEUE_GAUGES = ["llamacpp:requests_processing", "llamacpp:requests_deferred"];
+
+/**
+ * llama.cpp's /metrics counts tokens and decode calls since load, not requests: all counters at zero prove a
+ * fresh server (the load-time warm-up bypasses the slots and is not counted); any nonzero counter proves at
+ * least one request, but not how many. /slots adds evidence: a slot that holds a task id has served one.
+ */
+export function priorRequestsFrom(
+  metrics: Record<string, number> | null,
+  slots: unknown[] | null,
+  endpointProblems: Record<string, string> = {},
+): PriorRequests {
+  const evidence: string[] = [];
+  let atLeast = 0;
+  const inFlight = QUEUE_GAUGES.reduce((sum, name) => sum + (metrics?.[name] ?? 0), 0);
+  const counters = TOKEN_COUNTERS.filter((name) => metrics?.[name] !== undefined);
+  for (const name of [...counters, ...QUEUE_GAUGES.filter((n) => metrics?.[n] !== undefined)]) {
+    evidence.push(`${name} ${metrics?.[name]}`);
+  }
+  const worked = counters.some((name) => (metrics?.[name] ?? 0) > 0);
+  if (worked) atLeast = 1;
+  if (inFlight > 0) atLeast = Math.max(atLeast, inFlight);
+  for (const slot of slots ?? []) {
+    const record = slot as Record<string, unknown> | null;
+    if (typeof record?.id_task === "number" && record.id_task >= 0) {
+      evidence.push(`/slots slot ${String(record.id)} id_task ${record.id_task}`);
+      atLeast = Math.max(atLeast, 1);
+    }
+  }
+  if (counters.length > 0 && !worked && inFlight === 0 && atLeast === 0) {
+    return { served: 0, atLeast: 0, freshlyLoaded: true, evidence, reason: null };
+  }
+  let reason: string;
+  if (counters.length === 0) {
+    const why = endpointProblems["/metrics"] ?? "/metrics has no llamacpp token counters";
+    reason = `unknown: ${why} (llama-server needs --metrics)`;
+  } else {
+    reason = "the server has already processed tokens; llama.cpp's /metrics counts tokens, not requests";
+  }
+  return { served: null, atLeast, freshlyLoaded: atLeast > 0 ? false : null, evidence, reason };
+}
