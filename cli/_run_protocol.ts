@@ -21,25 +21,10 @@ import {
 } from "../report/result_folder.ts";
 import type { Artifact, ChatTemplateKwargs, RequestRecord, Result, Sampling } from "../report/contract.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
+import type { ServerDialect, ServerFacts } from "../probe/server.ts";
 
-/** Settings spelling the runner chose for the server. */
-export type Dialect = "strata" | "llama.cpp" | "unknown";
-
-/** What the runner learned from the server before the warm-up. */
-export interface ServerFacts {
-  dialect: Dialect;
-  /** Why this dialect (which endpoint/field said so, or why none could be chosen). */
-  dialectEvidence: string;
-  /** Effective chat template text from the server, or null with a reason. */
-  chatTemplate: string | null;
-  chatTemplateReason: string | null;
-  /** Requests the server had already answered before this run; null when it cannot tell. */
-  priorRequests: number | null;
-  /** The server says it is the scripted engine (a simulation, not a measurement). */
-  simulated: boolean;
-  /** Raw facts worth keeping in extensions (engine version, model path slug, ...). Sanitized before writing. */
-  details: Record<string, unknown>;
-}
+/** Settings spelling the runner chose for the server (the probe's reading of what the server exposes). */
+export type Dialect = ServerDialect;
 
 /** Operator-supplied facts and choices. */
 export interface RunOptions {
@@ -167,20 +152,15 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
 
   const reasons: string[] = [];
   if (!where.loopback) reasons.push(where.reason);
+  const prior = server.priorRequests;
   if (server.dialect === "unknown") {
     reasons.push(
       `the settings dialect of the server is unknown (${server.dialectEvidence}); the reasoning-budget ` +
         "spelling could not be chosen",
     );
   }
-  const simulated = options.simulated || server.simulated;
+  const simulated = options.simulated;
   if (simulated) reasons.push("the server is the scripted engine (a simulation); nothing real was measured");
-  if (server.priorRequests !== null && server.priorRequests > 0) {
-    reasons.push(
-      `the server had already answered ${server.priorRequests} request(s) before this run; it was not ` +
-        "freshly loaded",
-    );
-  }
 
   const execution = await executeRun({
     baseUrl: options.baseUrl,
@@ -223,7 +203,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
   let templateArtifact: Artifact | null = null;
   if (server.chatTemplate !== null) {
-    templateArtifact = await folder.writeArtifact("provenance", RESULT_FILES.template, server.chatTemplate);
+    templateArtifact = await folder.writeArtifact("provenance", RESULT_FILES.template, server.chatTemplate.text);
     artifacts.push(templateArtifact);
   }
   // configuration.template points to the attached copy of the template the server actually uses.
@@ -232,8 +212,8 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     delete provenance.missing["/configuration/template"];
   } else {
     provenance.configuration.template = null;
-    provenance.missing["/configuration/template"] = server.chatTemplateReason ??
-      "the server did not expose its chat template";
+    provenance.missing["/configuration/template"] = server.missing["/configuration/template"] ??
+      server.endpointProblems["/props"] ?? "the server did not expose its chat template in /props";
     reasons.push("the effective chat template could not be read from the server, so it is not attached");
   }
 
@@ -261,17 +241,21 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       ...sentSettings,
       simulated_engine: simulated,
       server_loopback: where.loopback,
-      ...(server.priorRequests === null
-        ? { prior_requests_unknown: "the server exposes no request counter (/metrics or /slots)" }
-        : { prior_requests: server.priorRequests }),
-      server: server.details,
+      server_prior_requests: {
+        served: prior.served,
+        at_least: prior.atLeast,
+        freshly_loaded: prior.freshlyLoaded,
+        evidence: prior.evidence,
+        reason: prior.reason,
+      },
+      server_endpoint_problems: server.endpointProblems,
     },
   });
   const resultValue = deps.sanitizers.json(assembled.result) as Result;
   const text = `${JSON.stringify(resultValue, null, 2)}\n`;
   await folder.writeFile(RESULT_FILES.readme, deps.renderReadme(resultValue));
   await folder.writeResults(text);
-  const maxSharedPrefixTokens = Object.fromEntries(plan.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
+  const maxSharedPrefixTokens = Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
   const validationProblems = await deps.validateResultText(text, {
     maxSharedPrefixTokens,
     readArtifact: (relativePath) => deps.readArtifact(folder.path, relativePath),

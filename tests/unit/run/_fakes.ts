@@ -1,7 +1,7 @@
 /** Test helpers: synthetic fixtures for every scheduled id, and StreamOutcome builders. */
-import type { Fixture } from "../../fixtures/types.ts";
-import type { StreamEnd, StreamOutcome } from "../../runner/types.ts";
-import { scheduledRequestIds } from "../../runner/plan.ts";
+import type { Fixture } from "../../../fixtures/types.ts";
+import type { StreamEnd, StreamOutcome } from "../../../runner/types.ts";
+import { scheduledRequestIds } from "../../../runner/plan.ts";
 
 /** A fixture per scheduled id with plausible phase/case/round (messages are placeholders). */
 export function fakeFixtures(optional = true): Fixture[] {

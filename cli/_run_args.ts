@@ -1,0 +1,115 @@
+/** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
+import { parseArgs } from "node:util";
+
+/** Default server: llama-server's default address on loopback. */
+export const DEFAULT_URL = "http://127.0.0.1:8080";
+
+/** Flags the protocol forbids because they would change the workload. */
+export const REFUSED_FLAGS = ["--concurrency", "--repeat", "--request-timeout"] as const;
+
+/** Parsed `run` options. */
+export interface RunArgs {
+  url: string;
+  profile: string | null;
+  noStart: boolean;
+  optionalConcurrency: boolean;
+  track: "default" | "custom";
+  trackNotes: string | null;
+  modelRevision: string | null;
+  sourceRevision: string | null;
+  tokenizerRevision: string | null;
+  quantization: string | null;
+  customPack: string | null;
+  background: string[];
+  buildOptions: string[] | null;
+  engineCommit: string | null;
+  out: string | null;
+  simulated: boolean;
+}
+
+/** A command-line problem; `main` prints the message and exits with the usage code. */
+export class RunUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunUsageError";
+  }
+}
+
+/**
+ * Parses the arguments after `run`.
+ * @throws {RunUsageError} on an unknown or refused flag, a missing value, or a bad value.
+ */
+export function parseRunArgs(argv: readonly string[]): RunArgs {
+  for (const arg of argv) {
+    if (arg === "--") break;
+    const refused = REFUSED_FLAGS.find((flag) => arg === flag || arg.startsWith(`${flag}=`));
+    if (refused) {
+      throw new RunUsageError(
+        `Cannot accept ${refused}: it would change the protocol's workload (fixed concurrency, one attempt per ` +
+          "request, a 1,800 s request timeout), and the result would no longer be the standard benchmark",
+      );
+    }
+  }
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        url: { type: "string" },
+        profile: { type: "string" },
+        "no-start": { type: "boolean" },
+        "optional-concurrency": { type: "boolean" },
+        track: { type: "string" },
+        "track-notes": { type: "string" },
+        "model-revision": { type: "string" },
+        "source-revision": { type: "string" },
+        "tokenizer-revision": { type: "string" },
+        quantization: { type: "string" },
+        "custom-pack": { type: "string" },
+        background: { type: "string", multiple: true },
+        "build-options": { type: "string", multiple: true },
+        "engine-commit": { type: "string" },
+        out: { type: "string" },
+        simulated: { type: "boolean" },
+      },
+    }));
+  } catch (error) {
+    throw new RunUsageError(`Cannot parse the run options: ${error instanceof Error ? error.message : error}`);
+  }
+  const track = values.track ?? "custom";
+  if (track !== "default" && track !== "custom") {
+    throw new RunUsageError(`Cannot use --track "${track}": it must be default or custom`);
+  }
+  const engineCommit = values["engine-commit"] ?? null;
+  if (engineCommit !== null && !/^[0-9a-f]{40}$/i.test(engineCommit)) {
+    throw new RunUsageError(`Cannot use --engine-commit "${engineCommit}": give the full 40-character commit`);
+  }
+  const text = (value: string | undefined, flag: string): string | null => {
+    if (value === undefined) return null;
+    if (value.trim() === "") throw new RunUsageError(`Cannot use an empty ${flag}: leave the flag out instead`);
+    return value;
+  };
+  const url = values.url ?? DEFAULT_URL;
+  return {
+    url,
+    profile: text(values.profile, "--profile"),
+    noStart: values["no-start"] ?? false,
+    optionalConcurrency: values["optional-concurrency"] ?? false,
+    track,
+    trackNotes: text(values["track-notes"], "--track-notes"),
+    modelRevision: text(values["model-revision"], "--model-revision"),
+    sourceRevision: text(values["source-revision"], "--source-revision"),
+    tokenizerRevision: text(values["tokenizer-revision"], "--tokenizer-revision"),
+    quantization: text(values.quantization, "--quantization"),
+    customPack: text(values["custom-pack"], "--custom-pack"),
+    background: (values.background ?? []).map((b) => text(b, "--background") ?? ""),
+    buildOptions: values["build-options"] === undefined
+      ? null
+      : values["build-options"].map((b) => text(b, "--build-options") ?? ""),
+    engineCommit: engineCommit === null ? null : engineCommit.toLowerCase(),
+    out: text(values.out, "--out"),
+    simulated: values.simulated ?? false,
+  };
+}

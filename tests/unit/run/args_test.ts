@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { DEFAULT_URL, parseRunArgs, RunUsageError } from "../../../cli/_run_args.ts";
+
+Deno.test("run defaults to the loopback llama-server address, custom track and no optional stage", () => {
+  const args = parseRunArgs([]);
+  assert.equal(args.url, DEFAULT_URL);
+  assert.equal(args.track, "custom");
+  assert.equal(args.optionalConcurrency, false);
+  assert.equal(args.trackNotes, null);
+  assert.deepEqual(args.background, []);
+  assert.equal(args.buildOptions, null);
+});
+
+Deno.test("run refuses every workload-changing flag, with or without a value", () => {
+  for (const argv of [["--concurrency", "8"], ["--repeat=5"], ["--request-timeout", "60"], ["--concurrency"]]) {
+    assert.throws(
+      () => parseRunArgs(argv),
+      (e: unknown) => e instanceof RunUsageError && /change the protocol's workload/.test(e.message),
+    );
+  }
+});
+
+Deno.test("run rejects unknown flags instead of ignoring them", () => {
+  assert.throws(() => parseRunArgs(["--ur", "http://127.0.0.1:1"]), RunUsageError);
+  assert.throws(() => parseRunArgs(["positional"]), RunUsageError);
+});
+
+Deno.test("run collects repeatable background and build options and validates track and engine commit", () => {
+  const args = parseRunArgs([
+    "--background",
+    "browser",
+    "--background=video call",
+    "--build-options",
+    "GGML_CUDA=ON",
+    "--track",
+    "default",
+    "--engine-commit",
+    "A".repeat(40),
+    "--optional-concurrency",
+  ]);
+  assert.deepEqual(args.background, ["browser", "video call"]);
+  assert.deepEqual(args.buildOptions, ["GGML_CUDA=ON"]);
+  assert.equal(args.track, "default");
+  assert.equal(args.engineCommit, "a".repeat(40));
+  assert.equal(args.optionalConcurrency, true);
+  assert.throws(() => parseRunArgs(["--track", "fast"]), /default or custom/);
+  assert.throws(() => parseRunArgs(["--engine-commit", "80fb11a"]), /full 40-character/);
+  assert.throws(() => parseRunArgs(["--track-notes", "  "]), /empty --track-notes/);
+});
