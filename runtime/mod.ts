@@ -21,3 +21,10 @@ export {
 } from "./_file_access.ts";
 export { onTerminationSignal, type TerminationSignal } from "./_signals.ts";
 export { type ResultFiles, resultFiles } from "./_result_files.ts";
+export {
+  type HttpServerHandle,
+  type HttpServerRequest,
+  type HttpServerResponse,
+  serveHttp,
+  type ServeHttpOptions,
+} from "./_http_server.ts";

@@ -1,0 +1,131 @@
+/** Bodies of the engine's informational routes: /props, /slots, /v1/models, /metrics. */
+import type { Slot } from "./_slots.ts";
+import type { MockEngineStats } from "./_types.ts";
+
+/** Model and server identity the routes report. */
+export interface EngineIdentity {
+  modelAlias: string;
+  modelPath: string;
+  buildInfo: string;
+  chatTemplate: string;
+  nCtx: number;
+  createdUnix: number;
+}
+
+/** Server-side sampling defaults, as if read from the model's metadata (a client must override them). */
+const DEFAULT_PARAMS = {
+  n_predict: -1,
+  seed: 4294967295,
+  temperature: 0.8,
+  dynatemp_range: 0,
+  dynatemp_exponent: 1,
+  top_k: 40,
+  top_p: 0.95,
+  min_p: 0.05,
+  xtc_probability: 0,
+  xtc_threshold: 0.1,
+  typical_p: 1,
+  repeat_last_n: 64,
+  repeat_penalty: 1,
+  presence_penalty: 0,
+  frequency_penalty: 0,
+  dry_multiplier: 0,
+  mirostat: 0,
+  n_keep: 0,
+  n_discard: 0,
+  ignore_eos: false,
+  stream: true,
+  n_probs: 0,
+  min_keep: 0,
+  reasoning_format: "deepseek",
+  reasoning_in_content: false,
+  thinking_forced_open: false,
+  samplers: ["penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature"],
+  timings_per_token: false,
+  post_sampling_probs: false,
+};
+
+function slotJson(slot: Slot, nCtx: number): Record<string, unknown> {
+  return {
+    id: slot.id,
+    id_task: slot.taskIndex,
+    n_ctx: nCtx,
+    speculative: false,
+    is_processing: slot.busy,
+    n_prompt_tokens: slot.cache?.tokens ?? 0,
+    params: DEFAULT_PARAMS,
+    next_token: [{ has_next_token: slot.busy, has_new_line: false, n_remain: -1, n_decoded: slot.decoded }],
+  };
+}
+
+/** GET /props. */
+export function propsJson(identity: EngineIdentity, slots: Slot[]): Record<string, unknown> {
+  return {
+    default_generation_settings: { ...slotJson(slots[0]!, identity.nCtx), id: 0, id_task: -1, is_processing: false },
+    total_slots: slots.length,
+    model_alias: identity.modelAlias,
+    model_path: identity.modelPath,
+    model_ftype: "Q4_K - Medium",
+    modalities: { vision: false, audio: false },
+    chat_template: identity.chatTemplate,
+    chat_template_caps: { supports_tools: true, supports_tool_calls: true, supports_system_role: true },
+    bos_token: "",
+    eos_token: "<|im_end|>",
+    build_info: identity.buildInfo,
+    is_sleeping: false,
+  };
+}
+
+/** GET /slots. */
+export function slotsJson(identity: EngineIdentity, slots: Slot[]): unknown[] {
+  return slots.map((slot) => slotJson(slot, identity.nCtx));
+}
+
+/** GET /v1/models. */
+export function modelsJson(identity: EngineIdentity): Record<string, unknown> {
+  const meta = {
+    vocab_type: 2,
+    n_vocab: 151936,
+    n_ctx_train: 40960,
+    n_embd: 4096,
+    n_params: 8190735360,
+    size: 5027783488,
+  };
+  return {
+    models: [{ name: identity.modelAlias, model: identity.modelAlias, type: "model", capabilities: ["completion"] }],
+    object: "list",
+    data: [{ id: identity.modelAlias, object: "model", created: identity.createdUnix, owned_by: "llamacpp", meta }],
+  };
+}
+
+/** GET /metrics: Prometheus text exposition with llama-server's metric names. */
+export function metricsText(stats: MockEngineStats): string {
+  const rows: Array<[string, "counter" | "gauge", string, number]> = [
+    ["prompt_tokens_total", "counter", "Number of prompt tokens processed.", stats.promptTokensTotal],
+    ["prompt_seconds_total", "counter", "Prompt process time", stats.promptSecondsTotal],
+    ["tokens_predicted_total", "counter", "Number of generation tokens processed.", stats.tokensPredictedTotal],
+    ["tokens_predicted_seconds_total", "counter", "Predict process time", stats.tokensPredictedSecondsTotal],
+    ["n_decode_total", "counter", "Total number of decode calls", stats.nDecodeTotal],
+    [
+      "prompt_tokens_seconds",
+      "gauge",
+      "Average prompt throughput in tokens/s.",
+      rate(stats.promptTokensTotal, stats.promptSecondsTotal),
+    ],
+    [
+      "predicted_tokens_seconds",
+      "gauge",
+      "Average generation throughput in tokens/s.",
+      rate(stats.tokensPredictedTotal, stats.tokensPredictedSecondsTotal),
+    ],
+    ["requests_processing", "gauge", "Number of requests processing.", stats.processing],
+    ["requests_deferred", "gauge", "Number of requests deferred.", stats.deferred],
+  ];
+  return rows.map(([name, type, help, value]) =>
+    `# HELP llamacpp:${name} ${help}\n# TYPE llamacpp:${name} ${type}\nllamacpp:${name} ${value}\n`
+  ).join("");
+}
+
+function rate(tokens: number, seconds: number): number {
+  return seconds > 0 ? tokens / seconds : 0;
+}
