@@ -40,7 +40,9 @@ function describeRaw(value: unknown): string {
   if (value === null) return "null";
   if (typeof value === "string") return `${JSON.stringify(value.length > 30 ? `${value.slice(0, 27)}...` : value)}`;
   if (typeof value === "number") return String(value);
-  return `a ${Array.isArray(value) ? "array" : typeof value}`;
+  if (typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 function rawObject(name: "usage" | "timings", raw: unknown, status: RequestStatus, failedKind: string): RawObject {
