@@ -1,0 +1,207 @@
+/**
+ * Redaction of everything a result folder publishes: home folders, the user and host names, private network
+ * addresses and secrets become stable placeholders (`<home>`, `<user>`, `<host>`, `<private-ip-N>`,
+ * `<secret>`). Loopback addresses (127.0.0.1, ::1, localhost) stay visible: the protocol requires them.
+ * Redaction is best effort; the operator still reads the folder before sharing it.
+ */
+
+/** Who runs the tool, and the state that keeps placeholders stable across one run's files. */
+export interface SanitizeContext {
+  /** The current user name (os.userInfo); generic names such as "root" or "user" are only redacted in paths. */
+  username?: string | null;
+  /** The machine's host name; its short form (before the first dot) is redacted as well. */
+  hostname?: string | null;
+  /** The home folder when it is not under /home, /Users, C:\Users or /root (e.g. /var/lib/alice). */
+  homeDir?: string | null;
+  /** Literal secrets known to the caller (an --api-key value) that match no pattern. */
+  secrets?: readonly string[];
+  /** Private address -> its number; share one map to number addresses alike in every file of a run. */
+  addressNumbers?: Map<string, number>;
+}
+
+/** A text and a JSON sanitizer sharing one context (and so one address numbering). */
+export interface Sanitizer {
+  text(text: string): string;
+  json(value: unknown): unknown;
+}
+
+const SECRET = "<secret>";
+/** Names too common to redact as words: they are redacted only as part of a home folder path. */
+const GENERIC_NAMES = new Set([
+  "root",
+  "user",
+  "users",
+  "admin",
+  "administrator",
+  "ubuntu",
+  "debian",
+  "fedora",
+  "guest",
+  "runner",
+  "localhost",
+  "test",
+  "home",
+  "default",
+  "server",
+  "model",
+  "system",
+  "assistant",
+  "tool",
+]);
+
+// Tokens with a recognizable prefix. Lengths keep short words such as "sk-1" or "hf_hub" untouched.
+const TOKEN_PATTERNS: RegExp[] = [
+  /\bsk-(?:proj-|ant-|or-)?[A-Za-z0-9_-]{16,}/g,
+  /\bhf_[A-Za-z0-9]{20,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}/g,
+  /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}/g,
+];
+
+const SECRET_NAME =
+  "(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|secret|secret[_-]?key|client[_-]?secret|password|passwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|hf[_-]?token|github[_-]?token|gh[_-]?token|private[_-]?key|access[_-]?key|secret[_-]?access[_-]?key)";
+/** Short names that are secrets only as JSON keys, `name=value` or command-line flags ("token: 151645" in a log is not). */
+const SECRET_NAME_EXACT = "(?:token|auth|pwd)";
+/** Whether a JSON key or option name names a secret (api_key, HF_TOKEN, password; not max_tokens, bos_token). */
+export function isSecretName(name: string): boolean {
+  return new RegExp(`^(?:${SECRET_NAME}|${SECRET_NAME_EXACT})$`, "i").test(name.replace(/^-+/, ""));
+}
+
+function redactSecrets(text: string, context: SanitizeContext): string {
+  let out = text;
+  for (const literal of context.secrets ?? []) {
+    if (literal.length >= 4) out = out.split(literal).join(SECRET);
+  }
+  // Authorization headers in any notation: "Authorization: Bearer x", "authorization": "Basic x", -H 'Authorization: x'.
+  out = out.replace(
+    /(\bauthorization\b["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?([^\s"',;]+)/gi,
+    (_m, head: string, scheme: string | undefined, value: string) =>
+      value === SECRET ? _m : `${head}${scheme ? `${scheme} ` : ""}${SECRET}`,
+  );
+  out = out.replace(
+    /\b(bearer)\s+([A-Za-z0-9._~+/=-]{8,})/gi,
+    (m, word: string, value: string) => value === SECRET ? m : `${word} ${SECRET}`,
+  );
+  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, SECRET);
+  const names = `(?:${SECRET_NAME}|${SECRET_NAME_EXACT})`;
+  const exact = new RegExp(`^-{0,2}${SECRET_NAME_EXACT}$`, "i");
+  // "api_key": "value" / 'password': 'value' (JSON and Python-ish text)
+  out = out.replace(
+    new RegExp(`(["'])(${names})\\1(\\s*:\\s*)(["'])((?:\\\\.|(?!\\4)[^\\\\])*)\\4`, "gi"),
+    (m, q: string, name: string, colon: string, vq: string, value: string) =>
+      value === "" || value === SECRET ? m : `${q}${name}${q}${colon}${vq}${SECRET}${vq}`,
+  );
+  // KEY=value, key: value, --api-key value, --api-key=value (env lines, configs, command lines)
+  out = out.replace(
+    new RegExp(`(?<![\\w-])(-{0,2}${names})(\\s*[=:]\\s*|\\s+)(["']?)([^\\s"',;&]+)\\3`, "gi"),
+    (m, name: string, sep: string, quote: string, value: string) => {
+      const isFlag = name.startsWith("-");
+      if (/^\s+$/.test(sep) && !isFlag) return m; // "password reset" prose: a bare word needs = or :
+      if (exact.test(name) && !isFlag && !sep.includes("=")) return m;
+      if (value === SECRET || value.startsWith("<") || value.startsWith("-")) return m;
+      return `${name}${sep}${quote}${SECRET}${quote}`;
+    },
+  );
+  return out;
+}
+
+const PATH_END = "(?=[\\\\/\\s\"'`:;,)\\]}>]|$)";
+const PATH_PART = "[^\\\\/\\s\"'`:;,)\\]}<>]+";
+
+function redactHomes(text: string, context: SanitizeContext): string {
+  let out = text;
+  const home = context.homeDir?.replace(/[\\/]+$/, "");
+  if (home && home.length > 1 && !/^[A-Za-z]:$/.test(home)) out = out.split(home).join("<home>");
+  out = out.replace(new RegExp(`(?<![\\w.~-])/(?:home|Users)/${PATH_PART}`, "g"), "<home>");
+  out = out.replace(new RegExp(`(?<![\\w.~-])/root${PATH_END}`, "g"), "<home>");
+  out = out.replace(new RegExp(`(?<![\\w])[A-Za-z]:(\\\\\\\\|\\\\|/)Users\\1${PATH_PART}`, "gi"), "<home>");
+  return out;
+}
+
+const IPV4 = /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\.?\d|\w)/g;
+// Unique local (fc00::/7: first hextet fc00-fdff) and link-local (fe80::/10: fe80-febf) addresses, with a zone.
+const IPV6_PRIVATE =
+  /(?<![0-9A-Za-z:])((?:f[cd][0-9a-f]{2}|fe[89ab][0-9a-f])(?::[0-9a-f]{0,4}){2,7}(?:%[0-9A-Za-z_.-]+)?)(?![0-9A-Za-z:])/gi;
+
+function isPrivateIpv4(octets: number[]): boolean {
+  const [a, b] = octets as [number, number];
+  return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
+function redactAddresses(text: string, context: SanitizeContext): string {
+  const numbers = context.addressNumbers ?? new Map<string, number>();
+  const placeholder = (address: string) => {
+    const key = address.toLowerCase();
+    let n = numbers.get(key);
+    if (n === undefined) {
+      n = numbers.size + 1;
+      numbers.set(key, n);
+    }
+    return `<private-ip-${n}>`;
+  };
+  let out = text.replace(IPV4, (m, ...parts: string[]) => {
+    const octets = parts.slice(0, 4).map(Number);
+    if (octets.some((o) => o > 255)) return m;
+    return isPrivateIpv4(octets) ? placeholder(m) : m;
+  });
+  out = out.replace(IPV6_PRIVATE, (m: string) => (m.includes("::") || m.split(":").length === 8 ? placeholder(m) : m));
+  return out;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function redactName(text: string, name: string | null | undefined, placeholder: string): string {
+  if (!name || name.length < 3 || GENERIC_NAMES.has(name.toLowerCase())) return text;
+  return text.replace(new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`, "gi"), placeholder);
+}
+
+/** Replaces home folders, user and host names, private addresses and secrets in a text. */
+export function sanitizeText(text: string, context: SanitizeContext = {}): string {
+  let out = redactSecrets(text, context);
+  out = redactHomes(out, context);
+  out = redactAddresses(out, context);
+  const host = context.hostname?.trim();
+  if (host) {
+    out = redactName(out, host, "<host>");
+    const short = host.split(".")[0];
+    if (short && short !== host) out = redactName(out, short, "<host>");
+  }
+  out = redactName(out, context.username?.trim(), "<user>");
+  return out;
+}
+
+/**
+ * Sanitizes every string (and key) of a JSON value; the value of a key that names a secret (api_key, token,
+ * password, ...) becomes "<secret>" whatever it holds. Returns a new value; the input is not changed.
+ */
+export function sanitizeJson(value: unknown, context: SanitizeContext = {}): unknown {
+  if (typeof value === "string") return sanitizeText(value, context);
+  if (Array.isArray(value)) {
+    // An argv array: the element after a secret flag (["--api-key", "x"]) is the secret.
+    return value.map((item, i) => {
+      const previous = value[i - 1];
+      const afterFlag = typeof previous === "string" && /^--?[A-Za-z]/.test(previous) && !previous.includes("=") &&
+        isSecretName(previous);
+      return afterFlag && typeof item === "string" && item !== "" ? SECRET : sanitizeJson(item, context);
+    });
+  }
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const secret = isSecretName(key) && (typeof item === "string" || typeof item === "number") && item !== "";
+      out[sanitizeText(key, context)] = secret ? SECRET : sanitizeJson(item, context);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A text and JSON sanitizer for one run: the same private address gets the same placeholder everywhere. */
+export function createSanitizer(context: SanitizeContext): Sanitizer {
+  const shared: SanitizeContext = { ...context, addressNumbers: context.addressNumbers ?? new Map() };
+  return { text: (text) => sanitizeText(text, shared), json: (value) => sanitizeJson(value, shared) };
+}
