@@ -1,11 +1,162 @@
-/** `mock` command (not implemented yet). */
-import { writeStderr } from "../runtime/mod.ts";
+/** `mock`: starts the scripted llama.cpp-compatible engine on loopback until SIGINT/SIGTERM. */
+import { parseArgs } from "node:util";
+import { onTerminationSignal, readTextFile, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { loadBundle } from "../fixtures/mod.ts";
+import { type MockEngineOptions, type MockScript, parseMockScript, startMockEngine } from "../mock/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
-export const HELP = "Usage: strata-bench mock\n\nNot implemented yet.\n";
+export const HELP = `Usage: strata-bench mock [options]
+
+Starts the scripted engine: a fake llama-server (llama.cpp) that answers chat completions with llama.cpp-shaped
+streams, usage and timings, and serves /health, /props, /slots, /metrics and /v1/models. It knows the right answer
+of every sanity case; other requests reason until their output cap. A script makes chosen requests answer wrong,
+stop early, or fail. Prints the base URL on stdout, then runs until Ctrl-C or SIGTERM.
+
+Options:
+  --port N           port to listen on (default 8080; 0 picks a free port)
+  --host HOST        loopback address to bind (default 127.0.0.1; other hosts are refused)
+  --slots N          parallel slots; more concurrent requests wait in a FIFO queue (default 4)
+  --script FILE      JSON object: request id, id prefix ending in *, or "*" -> behaviour (see mock/mod.ts)
+  --decode-tps N     decode speed per slot, tokens/s, used for waiting and for the reported timings (default 50)
+  --prompt-tps N     prompt processing speed, tokens/s (default 1500)
+  --instant          do not wait: answer as fast as possible (timings still follow the configured speeds)
+  --no-bundle        count prompt tokens as characters/4 instead of reading input_tokens from the fixture bundle
+
+Exit codes:
+  ${EXIT.ok}  stopped by a signal
+  ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback host, invalid script)
+  ${EXIT.environment}  environment failure (script file unreadable, port in use)
+`;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** What the command writes to and when it stops; main() wires the process, tests pass their own. */
+export interface MockCommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Resolves when the engine should stop (a termination signal). */
+  stopped: Promise<unknown>;
+}
+
+class UsageError extends Error {}
+
+/** A decimal flag value; `positive` refuses 0. */
+function count(name: string, text: string | undefined, fallback: number, positive: boolean): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || (positive && value === 0)) {
+    throw new UsageError(`Cannot start mock: --${name} must be a number ${positive ? "> 0" : ">= 0"}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Parses the command line into engine options (the script file is read separately). */
+function parseMockArgs(argv: string[]): { options: MockEngineOptions; scriptPath: string | null; bundle: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        slots: { type: "string" },
+        script: { type: "string" },
+        "decode-tps": { type: "string" },
+        "prompt-tps": { type: "string" },
+        instant: { type: "boolean" },
+        "no-bundle": { type: "boolean" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(`Cannot start mock: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const hostname = values.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(hostname)) {
+    throw new UsageError(`Cannot start mock: host "${hostname}" is not loopback; use 127.0.0.1 or ::1`);
+  }
+  const port = count("port", values.port, 8080, false);
+  if (!Number.isInteger(port) || port > 65535) throw new UsageError(`Cannot start mock: --port must be 0-65535`);
+  const slots = count("slots", values.slots, 4, true);
+  if (!Number.isInteger(slots)) throw new UsageError("Cannot start mock: --slots must be an integer >= 1");
+  return {
+    options: {
+      hostname: hostname === "[::1]" ? "::1" : hostname,
+      port,
+      slots,
+      decodeTps: count("decode-tps", values["decode-tps"], 50, true),
+      promptTps: count("prompt-tps", values["prompt-tps"], 1500, true),
+      timeScale: values.instant ? 0 : 1,
+    },
+    scriptPath: values.script ?? null,
+    bundle: values["no-bundle"] !== true,
+  };
+}
+
+/** Runs the command with the given I/O; resolves with the exit code once `io.stopped` resolves. */
+export async function runMockCommand(argv: string[], io: MockCommandIo): Promise<number> {
+  let parsed;
+  let script: MockScript = {};
+  try {
+    parsed = parseMockArgs(argv);
+    if (parsed.scriptPath !== null) {
+      let text: string;
+      try {
+        text = await readTextFile(parsed.scriptPath);
+      } catch (error) {
+        io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+        return EXIT.environment;
+      }
+      try {
+        script = parseMockScript(JSON.parse(text));
+      } catch (error) {
+        throw new UsageError(`Cannot read script "${parsed.scriptPath}": ${(error as Error).message}`);
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`${error.message}\n`);
+    return EXIT.usage;
+  }
+  const options: MockEngineOptions = { ...parsed.options, script };
+  if (parsed.bundle) {
+    try {
+      const { fixtures } = await loadBundle();
+      options.tokenCounts = Object.fromEntries(fixtures.map((fixture) => [fixture.id, fixture.input_tokens]));
+    } catch (error) {
+      io.stderr(`mock: prompt tokens count as characters/4 (${(error as Error).message.split("\n")[0]})\n`);
+    }
+  }
+  let engine;
+  try {
+    engine = await startMockEngine(options);
+  } catch (error) {
+    io.stderr(`Cannot start mock: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.environment;
+  }
+  io.stdout(`${engine.url}\n`);
+  io.stderr(
+    `mock: ${options.slots} slot(s), decode ${options.decodeTps} tok/s, prompt ${options.promptTps} tok/s` +
+      `${options.timeScale === 0 ? ", instant" : ""}; stop with Ctrl-C\n`,
+  );
+  try {
+    await io.stopped;
+  } finally {
+    await engine.close();
+  }
+  return EXIT.ok;
+}
 
 /** Entry point of `mock`. */
-export function main(_argv: string[]): Promise<number> {
-  writeStderr("Cannot run mock: not implemented yet.\n");
-  return Promise.resolve(EXIT.environment);
+export async function main(argv: string[]): Promise<number> {
+  let remove = () => {};
+  const stopped = new Promise<unknown>((resolve) => {
+    remove = onTerminationSignal(resolve);
+  });
+  try {
+    return await runMockCommand(argv, { stdout: writeStdout, stderr: writeStderr, stopped });
+  } finally {
+    remove();
+  }
 }
