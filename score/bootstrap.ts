@@ -77,3 +77,48 @@ export function bootstrapInterval(
     method: "percentile-bootstrap",
   };
 }
+
+/**
+ * Percentile-bootstrap interval of the relative difference mean(candidate) / mean(baseline) - 1, resampling each
+ * side independently (two-sample bootstrap). Seeded like bootstrapInterval.
+ * @throws RangeError on an empty side, a non-finite value, or a baseline whose mean is 0.
+ */
+export function bootstrapRelativeDelta(
+  baseline: readonly number[],
+  candidate: readonly number[],
+  options: BootstrapOptions,
+): BootstrapInterval {
+  if (baseline.length === 0 || candidate.length === 0) {
+    throw new RangeError("Cannot bootstrap a delta: a side is empty");
+  }
+  for (const v of [...baseline, ...candidate]) {
+    if (!Number.isFinite(v)) throw new RangeError(`Cannot bootstrap a delta: value "${v}" is not finite`);
+  }
+  if (mean(baseline) === 0) throw new RangeError("Cannot bootstrap a relative delta: the baseline mean is 0");
+  const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
+  const confidence = options.confidence ?? 0.95;
+  const random = createPrng(options.seed);
+  const draw = (values: readonly number[]): number => {
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) sum += values[random.nextInt(values.length)] as number;
+    return sum / values.length;
+  };
+  const stats: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    const b = draw(baseline);
+    const c = draw(candidate);
+    // A resampled baseline mean of 0 has no relative delta; with positive measurements it cannot occur.
+    if (b !== 0) stats.push(c / b - 1);
+  }
+  stats.sort((a, b) => a - b);
+  const tail = (1 - confidence) / 2;
+  return {
+    estimate: mean(candidate) / mean(baseline) - 1,
+    lower: percentileType7(stats, tail),
+    upper: percentileType7(stats, 1 - tail),
+    confidence,
+    resamples,
+    seed: options.seed,
+    method: "percentile-bootstrap",
+  };
+}

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { compareLoad } from "../../../score/load_compare.ts";
+import { aggregateRuns } from "../../../score/load_aggregate.ts";
+import { bootstrapRelativeDelta } from "../../../score/bootstrap.ts";
+import { describeDistribution } from "../../../score/percentiles.ts";
+import { type EndpointLoadSummary, summarizeLoad } from "../../../score/load_summary.ts";
+
+function summary(outTps: number | null, tpotP50: number | null, ttftP50 = 0.1): EndpointLoadSummary {
+  const s = structuredClone(summarizeLoad([], { mode: "closed", effectiveMaxConcurrency: 1 }).overall);
+  s.output_tokens_per_s = outTps;
+  s.distributions.tpot_s = { ...describeDistribution(tpotP50 === null ? [] : [tpotP50]) };
+  s.distributions.ttft_s = describeDistribution([ttftP50]);
+  s.requests_per_s = outTps === null ? null : outTps / 10;
+  return s;
+}
+
+Deno.test("a candidate 10% slower fails the gate; one within 5% passes", () => {
+  const base = [summary(100, 0.02), summary(100.5, 0.0201)];
+  const slow = [summary(90, 0.022), summary(90.4, 0.0221)];
+  const near = [summary(98, 0.0205), summary(99, 0.0204)];
+  const fail = compareLoad([{ concurrency: 1, baseline: base, candidate: slow }], {
+    seed: 1,
+    expectedConcurrency: [1],
+  });
+  assert.equal(fail.pass, false);
+  const tps = fail.points[0]!.metrics.find((m) => m.metric === "output_tokens_per_s")!;
+  assert.ok(Math.abs((tps.delta_fraction as number) + 0.1) < 0.01);
+  assert.equal(tps.pass, false);
+  assert.ok(tps.delta_interval !== null && tps.delta_interval.upper < -0.05);
+  const ok = compareLoad([{ concurrency: 1, baseline: base, candidate: near }], { seed: 1, expectedConcurrency: [1] });
+  assert.equal(ok.pass, true);
+});
+
+Deno.test("TTFT is informational: a large TTFT difference alone does not fail", () => {
+  const r = compareLoad(
+    [{ concurrency: 8, baseline: [summary(100, 0.02, 0.1)], candidate: [summary(100, 0.02, 0.5)] }],
+    {
+      seed: 3,
+      expectedConcurrency: [8],
+    },
+  );
+  const ttft = r.points[0]!.metrics.find((m) => m.metric === "ttft_p50_s")!;
+  assert.equal(ttft.pass, null);
+  assert.ok(Math.abs((ttft.delta_fraction as number) - 4) < 1e-9);
+  assert.equal(r.pass, true);
+});
+
+Deno.test("a missing point, or a point without a gated value, fails the gate", () => {
+  const r = compareLoad([{ concurrency: 1, baseline: [summary(100, 0.02)], candidate: [summary(100, 0.02)] }], {
+    seed: 1,
+    expectedConcurrency: [1, 8],
+  });
+  assert.equal(r.pass, false);
+  assert.equal(r.points[1]!.pass, false);
+  assert.match(r.points[1]!.metrics[0]!.reason, /missing/);
+  const noTpot = compareLoad([{ concurrency: 1, baseline: [summary(100, null)], candidate: [summary(100, 0.02)] }], {
+    seed: 1,
+    expectedConcurrency: [1],
+  });
+  assert.equal(noTpot.pass, false);
+});
+
+Deno.test("a wider noise floor widens the allowed delta", () => {
+  const base = [summary(100, 0.02)], cand = [summary(93, 0.02)];
+  const strict = compareLoad([{ concurrency: 1, baseline: base, candidate: cand }], {
+    seed: 1,
+    expectedConcurrency: [1],
+  });
+  assert.equal(strict.pass, false);
+  const floor = compareLoad([{ concurrency: 1, baseline: base, candidate: cand }], {
+    seed: 1,
+    expectedConcurrency: [1],
+    recordedNoiseFloor: { 1: 0.08 },
+  });
+  assert.equal(floor.pass, true);
+  assert.equal(floor.points[0]!.metrics[0]!.allowed_fraction, 0.08);
+  // A baseline whose own rounds differ by 20% records a noise floor near 10%.
+  const noisy = compareLoad([{ concurrency: 1, baseline: [summary(90, 0.02), summary(110, 0.02)], candidate: cand }], {
+    seed: 1,
+    expectedConcurrency: [1],
+  });
+  assert.ok(Math.abs((noisy.points[0]!.metrics[0]!.noise_floor_fraction as number) - 0.1) < 1e-9);
+  assert.equal(noisy.pass, true);
+});
+
+Deno.test("the relative delta interval is reproducible from its seed", () => {
+  const a = bootstrapRelativeDelta([10, 11, 12], [13, 12, 14], { seed: 5 });
+  assert.deepEqual(a, bootstrapRelativeDelta([10, 11, 12], [13, 12, 14], { seed: 5 }));
+  assert.ok(Math.abs(a.estimate - (13 / 11 - 1)) < 1e-12);
+  assert.ok(a.lower <= a.estimate && a.estimate <= a.upper);
+});
+
+Deno.test("repeated runs aggregate to mean, sample sd and a seeded bootstrap interval", () => {
+  const runs = [summary(100, 0.02), summary(110, 0.021), summary(105, 0.019)];
+  const agg = aggregateRuns(runs, { seed: 42 });
+  assert.deepEqual(agg, aggregateRuns(runs, { seed: 42 }));
+  const tps = agg.metrics.find((m) => m.metric === "output_tokens_per_s")!;
+  assert.deepEqual(tps.values, [100, 110, 105]);
+  assert.equal(tps.mean, 105);
+  assert.equal(tps.sd, 5);
+  assert.ok(tps.interval !== null && tps.interval.lower >= 100 && tps.interval.upper <= 110);
+  const single = aggregateRuns([summary(1, 1)], { seed: 1 });
+  assert.equal(single.metrics[0]!.interval, null);
+  assert.match(single.metrics[0]!.missing as string, /two runs/);
+});
