@@ -58,11 +58,11 @@ export function buildConcurrencyRounds(
 
     let aggregateTps: number | null = null;
     if (outputTokens === null) missing[`${pointer}/aggregate_tps`] = "output_tokens of the round is null";
-    else if (wallS === null) missing[`${pointer}/aggregate_tps`] = "wall_s of the round is null";
     else if (outputTokens === 0) {
       missing[`${pointer}/aggregate_tps`] = `no output tokens were accepted in this round (${accepted.length} ` +
         `completed or capped, ${failed} failed, ${skipped} skipped)`;
-    } else if (wallS === 0) missing[`${pointer}/aggregate_tps`] = "wall_s of the round is 0";
+    } else if (wallS === null) missing[`${pointer}/aggregate_tps`] = "wall_s of the round is null";
+    else if (wallS === 0) missing[`${pointer}/aggregate_tps`] = "wall_s of the round is 0";
     else aggregateTps = outputTokens / wallS;
 
     rounds.push({

@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import type { Fixture } from "../../../fixtures/types.ts";
 import type { StreamOutcome } from "../../../runner/types.ts";
-import type { BuiltRecord } from "../../../score/mod.ts";
+import type { RequestRecord } from "../../../report/contract.ts";
+import { buildRequestRecord } from "../../../score/mod.ts";
+import type { BuiltRecord, RecordInput } from "../../../score/mod.ts";
 
 /** Expected results of the twelve sanity cases, as the protocol states them. */
 export const SANITY_EXPECTED: Record<string, Fixture["expected"]> = {
@@ -128,4 +130,54 @@ export function assertEveryNullExplained(built: BuiltRecord): void {
   for (const pointer of Object.keys(built.missing)) {
     assert.ok(nulls.includes(pointer), `missing has ${pointer}, which is not null`);
   }
+}
+
+/** Options of `rec`: measured values to put into the record after it is built. */
+export interface RecOptions {
+  round?: number;
+  decodeTps?: number | null;
+  firstAnswerS?: number | null;
+  cachedTokens?: number | null;
+  outputTokens?: number | null;
+  skipReason?: string;
+  passed?: boolean;
+}
+
+/** A request record of the given identity and status, built by `buildRequestRecord`, then adjusted. */
+export function rec(
+  id: string,
+  phase: Fixture["phase"],
+  caseId: string,
+  status: "completed" | "truncated" | "failed" | "skipped",
+  options: RecOptions = {},
+): RequestRecord {
+  const isSanity = phase === "sanity";
+  const fix = isSanity ? sanityFixture(caseId) : fixture({
+    id,
+    phase,
+    case_id: caseId,
+    round: options.round ?? null,
+    max_shared_prefix_tokens: 236,
+  });
+  const input: RecordInput = status === "skipped"
+    ? { kind: "skipped", reason: options.skipReason ?? "the engine died", concurrency: phase === "concurrency" ? 4 : 1 }
+    : {
+      kind: "outcome",
+      concurrency: phase === "concurrency" ? 4 : 1,
+      outcome: status === "completed" ? outcome({ answer_text: "x" }) : status === "truncated"
+        ? outcome({
+          finish_reason: "length",
+          offsets: { headers_s: 0.01, first_byte_s: 0.02, first_delta_s: 0.05, first_answer_s: null, end_s: 0.75 },
+        })
+        : outcome({ end: "timeout", finish_reason: null, usage: null, timings: null }),
+    };
+  const record = { ...buildRequestRecord(fix, input).record, id };
+  if (options.decodeTps !== undefined) record.metrics = { ...record.metrics, decode_tps: options.decodeTps };
+  if (options.firstAnswerS !== undefined) record.timings = { ...record.timings, first_answer_s: options.firstAnswerS };
+  if (options.cachedTokens !== undefined) record.tokens = { ...record.tokens, cached_tokens: options.cachedTokens };
+  if (options.outputTokens !== undefined) record.tokens = { ...record.tokens, output_tokens: options.outputTokens };
+  if (options.passed !== undefined && record.evaluation !== null) {
+    record.evaluation = { ...record.evaluation, passed: options.passed };
+  }
+  return record;
 }

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { buildConcurrencyRounds } from "../../../score/mod.ts";
+import type { RequestRecord } from "../../../report/contract.ts";
+import { rec } from "./_helpers.ts";
+
+function burst(
+  round: number,
+  c: number,
+  status: "completed" | "truncated" | "failed" | "skipped",
+  outputTokens?: number | null,
+) {
+  return rec(`concurrency-r${round}-c${c}`, "concurrency", "short-burst", status, {
+    round,
+    ...(outputTokens === undefined ? {} : { outputTokens }),
+  });
+}
+
+Deno.test("a round's aggregate is accepted output tokens over the executor's wall time", () => {
+  // Round 1: 512 + 512 + 300 + 400 = 1724 tokens in 20 s = 86.2 tok/s. Round 2: c2 failed; 3 x 512 = 1536 in 25.6 s = 60.
+  const records: RequestRecord[] = [
+    burst(1, 3, "completed", 300),
+    burst(1, 1, "truncated", 512),
+    burst(1, 4, "completed", 400),
+    burst(1, 2, "truncated", 512),
+    burst(2, 1, "truncated", 512),
+    burst(2, 2, "failed"),
+    burst(2, 3, "truncated", 512),
+    burst(2, 4, "truncated", 512),
+    rec("performance-short-r1", "performance", "short", "completed"),
+  ];
+  const { rounds, missing } = buildConcurrencyRounds(records, [20, 25.6]);
+  assert.equal(rounds.length, 2);
+  assert.deepEqual(rounds[0], {
+    round: 1,
+    request_ids: ["concurrency-r1-c1", "concurrency-r1-c2", "concurrency-r1-c3", "concurrency-r1-c4"],
+    wall_s: 20,
+    output_tokens: 1724,
+    aggregate_tps: 86.2,
+    failed: 0,
+  });
+  assert.equal(rounds[1]?.output_tokens, 1536);
+  assert.ok(Math.abs((rounds[1]?.aggregate_tps as number) - 60) < 1e-9);
+  assert.equal(rounds[1]?.failed, 1);
+  assert.deepEqual(missing, {});
+});
+
+Deno.test("a round where an accepted request lacks its output count has null tokens and rate", () => {
+  const records = [
+    burst(3, 1, "completed", 100),
+    burst(3, 2, "completed", null),
+    burst(3, 3, "completed", 1),
+    burst(3, 4, "failed"),
+  ];
+  const { rounds, missing } = buildConcurrencyRounds(records, [10, 10, 10]);
+  const third = rounds.find((r) => r.round === 3);
+  assert.equal(third?.output_tokens, null);
+  assert.equal(third?.aggregate_tps, null);
+  const index = rounds.findIndex((r) => r.round === 3);
+  assert.equal(missing[`/concurrency_rounds/${index}/output_tokens`], "output_tokens is null for concurrency-r3-c2");
+  assert.equal(missing[`/concurrency_rounds/${index}/aggregate_tps`], "output_tokens of the round is null");
+  // Rounds 1 and 2 have a wall time but no records: zero accepted tokens, null rate with the reason.
+  assert.equal(rounds[0]?.output_tokens, 0);
+  assert.equal(
+    missing["/concurrency_rounds/0/aggregate_tps"],
+    "no output tokens were accepted in this round (0 completed or capped, 0 failed, 0 skipped)",
+  );
+});
+
+Deno.test("a skipped round has no wall time and says why", () => {
+  const records = [1, 2, 3, 4].map((c) => burst(2, c, "skipped"));
+  const { rounds, missing } = buildConcurrencyRounds(records, [12, null]);
+  assert.equal(rounds.length, 2);
+  assert.deepEqual(rounds[1], {
+    round: 2,
+    request_ids: ["concurrency-r2-c1", "concurrency-r2-c2", "concurrency-r2-c3", "concurrency-r2-c4"],
+    wall_s: null,
+    output_tokens: 0,
+    aggregate_tps: null,
+    failed: 0,
+  });
+  assert.equal(missing["/concurrency_rounds/1/wall_s"], "the round was not run: all its requests were skipped");
+  assert.equal(
+    missing["/concurrency_rounds/1/aggregate_tps"],
+    "no output tokens were accepted in this round (0 completed or capped, 0 failed, 4 skipped)",
+  );
+});
+
+Deno.test("an invalid or zero wall time never produces Infinity", () => {
+  const records = [burst(1, 1, "completed", 10)];
+  const zero = buildConcurrencyRounds(records, [0]);
+  assert.equal(zero.rounds[0]?.aggregate_tps, null);
+  assert.equal(zero.missing["/concurrency_rounds/0/aggregate_tps"], "wall_s of the round is 0");
+  const invalid = buildConcurrencyRounds(records, [Number.NaN]);
+  assert.equal(invalid.rounds[0]?.wall_s, null);
+  assert.match(invalid.missing["/concurrency_rounds/0/wall_s"] ?? "", /NaN is not a nonnegative finite number/);
+});
+
+Deno.test("no optional stage means no rounds", () => {
+  assert.deepEqual(buildConcurrencyRounds([rec("warmup", "warmup", "short", "completed")], []), {
+    rounds: [],
+    missing: {},
+  });
+});
