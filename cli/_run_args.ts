@@ -15,6 +15,7 @@ export interface RunArgs {
   optionalConcurrency: boolean;
   track: "default" | "custom";
   trackNotes: string | null;
+  modelId: string | null;
   modelRevision: string | null;
   sourceRevision: string | null;
   tokenizerRevision: string | null;
@@ -63,6 +64,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
         "optional-concurrency": { type: "boolean" },
         track: { type: "string" },
         "track-notes": { type: "string" },
+        "model-id": { type: "string" },
         "model-revision": { type: "string" },
         "source-revision": { type: "string" },
         "tokenizer-revision": { type: "string" },
@@ -99,6 +101,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     optionalConcurrency: values["optional-concurrency"] ?? false,
     track,
     trackNotes: text(values["track-notes"], "--track-notes"),
+    modelId: text(values["model-id"], "--model-id"),
     modelRevision: text(values["model-revision"], "--model-revision"),
     sourceRevision: text(values["source-revision"], "--source-revision"),
     tokenizerRevision: text(values["tokenizer-revision"], "--tokenizer-revision"),

@@ -7,7 +7,7 @@ import type { Fixture } from "../fixtures/types.ts";
 import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
 import { planRun } from "../runner/plan.ts";
 import { classifyServerUrl } from "../runner/_loopback.ts";
-import { assembleResult, type ProvenanceSections, recordOf } from "../report/assemble.ts";
+import { assembleResult, recordOf } from "../report/assemble.ts";
 import {
   chooseResultsRoot,
   gpuSlug,
@@ -21,7 +21,7 @@ import {
 } from "../report/result_folder.ts";
 import type { Artifact, ChatTemplateKwargs, RequestRecord, Result, Sampling } from "../report/contract.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
-import type { ServerDialect, ServerFacts } from "../probe/server.ts";
+import type { Provenance, ServerDialect, ServerFacts } from "../probe/mod.ts";
 
 /** Settings spelling the runner chose for the server (the probe's reading of what the server exposes). */
 export type Dialect = ServerDialect;
@@ -34,6 +34,7 @@ export interface RunOptions {
   trackNotes: string | null;
   /** Provenance flags as given (null when unset). */
   declared: {
+    modelId: string | null;
     modelRevision: string | null;
     sourceRevision: string | null;
     tokenizerRevision: string | null;
@@ -64,8 +65,8 @@ export interface RunDeps extends ExecutorDeps {
     dialect: Dialect,
   ): { body: Record<string, unknown>; settings: { reasoning_budget_tokens: number; why: string } };
   probeServer(baseUrl: string): Promise<ServerFacts>;
-  collectProvenance(server: ServerFacts, options: RunOptions): Promise<ProvenanceSections>;
-  protocolCommit(): Promise<{ commit: string | null; reason: string | null }>;
+  /** The probe's provenance for this server (hardware, software, model, configuration, missing, reasons). */
+  collectProvenance(server: ServerFacts, options: RunOptions): Promise<Provenance>;
   sampling: Sampling;
   chatTemplateKwargs: ChatTemplateKwargs;
   files: ResultFiles;
@@ -129,7 +130,6 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   }
   const server = await deps.probeServer(options.baseUrl);
   const provenance = await deps.collectProvenance(server, options);
-  const commit = await deps.protocolCommit();
 
   const plan = planRun(bundle.fixtures, { optionalConcurrency: options.optionalConcurrency });
   const bodies = new Map(plan.fixtures.map((f) => [f.id, deps.buildChatBody(f, server.dialect)]));
@@ -202,19 +202,15 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   };
   artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
   let templateArtifact: Artifact | null = null;
-  if (server.chatTemplate !== null) {
-    templateArtifact = await folder.writeArtifact("provenance", RESULT_FILES.template, server.chatTemplate.text);
+  if (provenance.templateText !== null) {
+    templateArtifact = await folder.writeArtifact("provenance", RESULT_FILES.template, provenance.templateText);
     artifacts.push(templateArtifact);
   }
-  // configuration.template points to the attached copy of the template the server actually uses.
+  // configuration.template points to the attached copy of the template the server actually uses (hash of the
+  // bytes written); without a template the probe already gave the reason and the nonconforming reason.
   if (templateArtifact !== null) {
     provenance.configuration.template = { path: templateArtifact.path, sha256: templateArtifact.sha256 };
     delete provenance.missing["/configuration/template"];
-  } else {
-    provenance.configuration.template = null;
-    provenance.missing["/configuration/template"] = server.missing["/configuration/template"] ??
-      server.endpointProblems["/props"] ?? "the server did not expose its chat template in /props";
-    reasons.push("the effective chat template could not be read from the server, so it is not attached");
   }
 
   const assembled = assembleResult({
@@ -224,13 +220,21 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     optionalConcurrency: options.optionalConcurrency,
     execution,
     protocol: {
-      gitCommit: commit.commit,
-      gitCommitReason: commit.reason,
+      // The protocol definition (fixtures, scoring) is this toolkit's commit.
+      gitCommit: provenance.software.runner_commit,
+      gitCommitReason: provenance.missing["/software/runner_commit"] ?? null,
       corpusSha256: bundle.corpusSha256,
       modelCardRevision: null,
       modelCardRevisionReason: "the protocol is a draft: the model-card revision is not pinned until activation",
     },
-    provenance,
+    provenance: {
+      hardware: provenance.hardware,
+      software: provenance.software,
+      model: provenance.model,
+      configuration: provenance.configuration,
+      missing: provenance.missing,
+      nonconformingReasons: provenance.nonconformingReasons,
+    },
     track: options.track,
     trackNotes: options.trackNotes,
     sampling: deps.sampling,
@@ -249,6 +253,13 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
         reason: prior.reason,
       },
       server_endpoint_problems: server.endpointProblems,
+      kernel: provenance.kernel,
+      other_engine_options: provenance.otherEngineOptions,
+      model_hashing: {
+        hashed_bytes: provenance.modelFiles.hashedBytes,
+        hash_seconds: provenance.modelFiles.hashSeconds,
+        cache_problem: provenance.modelFiles.cacheProblem,
+      },
     },
   });
   const resultValue = deps.sanitizers.json(assembled.result) as Result;
