@@ -282,11 +282,30 @@ function failuresSection(result: Result): Section {
   };
 }
 
+/** Request fields whose null is a missing measurement (the others are null because they do not apply). */
+const MEASURED_GROUPS = ["tokens", "timings", "metrics"];
+
+/**
+ * Where a null of `missing` is shown: run-level pointers as they are, request measurements as "<request id>
+ * <field>", and not-applicable request fields (error of a completed request, round outside the optional stage...)
+ * not at all; they stay in results.json.
+ */
+function limitationPlace(result: Result, pointer: string): string | null {
+  const match = /^\/requests\/(\d+)\/([a-z_]+)(?:\/([a-z_]+))?$/.exec(pointer);
+  if (!match) return pointer;
+  const [, index, group = "", field] = match;
+  if (!MEASURED_GROUPS.includes(group) || field === undefined) return null;
+  return `${result.requests[Number(index)]?.id ?? `request ${index}`} ${field}`;
+}
+
 function limitationsSection(result: Result): Section {
   const byReason = new Map<string, string[]>();
-  for (const [pointer, reason] of Object.entries(result.missing)) {
+  const entries = Object.entries(result.missing).sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }));
+  for (const [pointer, reason] of entries) {
+    const place = limitationPlace(result, pointer);
+    if (place === null) continue;
     const key = f.oneLine(reason);
-    byReason.set(key, [...(byReason.get(key) ?? []), pointer]);
+    byReason.set(key, [...(byReason.get(key) ?? []), place]);
   }
   const notMeasured = [...byReason].map(([reason, pointers]) => {
     const shown = pointers.slice(0, 4).join(", ");
@@ -298,7 +317,9 @@ function limitationsSection(result: Result): Section {
     items: [
       `Protocol ${result.protocol.id} is a draft; its results are pilot data, not approved standard results.`,
       "A fixed seed does not make outputs identical across hardware or engine versions.",
-      "Three concurrency rounds are too few for a stable p95; per-round aggregates are reported instead.",
+      ...(result.run.optional_concurrency
+        ? ["Three concurrency rounds are too few for a stable p95; per-round aggregates are reported instead."]
+        : []),
       ...notMeasured,
     ],
   };

@@ -113,13 +113,13 @@ export async function validateResult(value: unknown, options: ValidateOptions): 
   }
   if (optionalKnown && sound("/request_counts")) checkCountIdentities(result.request_counts, optional, problems);
 
-  if (sound("/requests", "/run")) {
+  if (sound("/requests", "/run/optional_concurrency")) {
     const facts = options.maxSharedPrefixTokens;
     if (sound("/request_counts")) guarded("/request_counts", problems, () => checkCountsMatchRecords(result, problems));
     if (sound("/summaries")) guarded("/summaries", problems, () => checkSummaries(result, facts, problems));
     if (sound("/concurrency_rounds")) guarded("/concurrency_rounds", problems, () => checkRounds(result, problems));
     if (sound("/quality")) guarded("/quality", problems, () => checkQuality(result, problems));
-    if (sound("/configuration", "/extensions")) {
+    if (sound("/configuration", "/extensions", "/run/status", "/run/optional_duration_s")) {
       guarded("/run/status", problems, () => checkRunStatus(result, facts, problems));
     }
   }
