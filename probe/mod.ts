@@ -25,7 +25,7 @@ import {
 } from "../runtime/mod.ts";
 import type { ProbeDeps } from "./_deps.ts";
 
-export type { MissingMap, ProbeDeps } from "./_deps.ts";
+export type { CommandOutput, FileFacts, FileReader, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
 export { type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
 export {
   engineCommitFromBuildInfo,
