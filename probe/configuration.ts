@@ -64,7 +64,7 @@ const TABLE: Array<[aliases: string, arity: Arity, category: Category]> = [
   ["-cb --cont-batching", 0, "prefill"],
   ["-nocb --no-cont-batching", 0, "prefill"],
   ["-md --model-draft", 1, "mtp"],
-  ["--draft --draft-n --draft-max", 1, "mtp"],
+  ["--draft-max --draft --draft-n", 1, "mtp"],
   ["--draft-min --draft-n-min", 1, "mtp"],
   ["--draft-p-min", 1, "mtp"],
   ["-ngld --gpu-layers-draft --n-gpu-layers-draft", 1, "mtp"],
