@@ -37,6 +37,8 @@ export interface ValidateOptions {
   maxSharedPrefixTokens: Readonly<Record<string, number>>;
   /** Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked. */
   readArtifact?: ArtifactReader;
+  /** corpus_sha256 of the fixture bundle the facts came from; when given, protocol.corpus_sha256 must equal it. */
+  corpusSha256?: string;
 }
 
 function isUnder(pointer: string, prefix: string): boolean {
@@ -124,6 +126,15 @@ export async function validateResult(value: unknown, options: ValidateOptions): 
     }
   }
 
+  if (options.corpusSha256 !== undefined && sound("/protocol/corpus_sha256")) {
+    if (result.protocol.corpus_sha256 !== options.corpusSha256) {
+      problems.push({
+        pointer: "/protocol/corpus_sha256",
+        message: `differs from the fixture bundle this check uses (${options.corpusSha256}): the run sent other ` +
+          "fixtures, or this strata-bench is a different version",
+      });
+    }
+  }
   if (sound("/artifacts")) {
     checkArtifactList(result.artifacts, sound("/configuration") ? result.configuration.template : null, problems);
   }
