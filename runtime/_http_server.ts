@@ -15,7 +15,7 @@ export interface HttpServerRequest {
 export interface HttpServerResponse {
   /** Sends the status line and headers now (nothing goes out before this or the first write). */
   writeHead(status: number, headers: Record<string, string>): void;
-  /** Writes text; resolves once the runtime accepted it (after `drain` when its buffer was full). */
+  /** Writes text; resolves once it was handed to the socket (or the connection closed), so writes never pile up. */
   write(text: string): Promise<void>;
   /** Ends the response normally (chunked terminator), optionally with last text. */
   end(text?: string): Promise<void>;
@@ -119,15 +119,13 @@ async function handle(
     },
     write(text) {
       if (closed) return Promise.resolve();
-      if (res.write(text)) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = () => {
-          res.off("drain", done);
           res.off("close", done);
           resolve();
         };
-        res.on("drain", done);
         res.on("close", done);
+        res.write(text, done);
       });
     },
     end(text) {
