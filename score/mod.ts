@@ -35,3 +35,10 @@ export { SANITY_CATEGORY_TOTAL, SANITY_TOTAL, scoreQuality } from "./quality.ts"
 export { decideRunStatus, nonconformingReasonsOf, REQUIRED_PHASES, reuseNonconformingReason } from "./status.ts";
 export type { RunStatusInput } from "./status.ts";
 export { median, orderStatistics } from "./stats.ts";
+export * from "./percentiles.ts";
+export * from "./bootstrap.ts";
+export * from "./load_prng.ts";
+export * from "./load_metrics.ts";
+export * from "./load_summary.ts";
+export * from "./load_aggregate.ts";
+export * from "./load_compare.ts";

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { parseLoadArgs, requireLoopback, UsageError } from "../../../cli/load.ts";
+import { parseCompareArgs } from "../../../cli/compare.ts";
+
+const URL = ["--url", "http://127.0.0.1:8080"];
+
+Deno.test("load refuses every target that is not loopback", () => {
+  for (const url of ["http://10.0.0.5:8080", "http://example.com", "http://[::2]:80", "http://0.0.0.0:8080"]) {
+    assert.throws(() => parseLoadArgs(["--url", url, "--concurrency", "1", "--requests", "1"]), UsageError, url);
+  }
+  for (const url of ["http://127.0.0.1:1", "http://127.9.9.9:1/", "http://localhost:1", "http://[::1]:1"]) {
+    assert.ok(requireLoopback(url).length > 0);
+  }
+  assert.equal(requireLoopback("http://127.0.0.1:8080/"), "http://127.0.0.1:8080");
+});
+
+Deno.test("load needs a bound and exactly one loop mode", () => {
+  assert.throws(() => parseLoadArgs([...URL, "--concurrency", "2"]), /unbounded/);
+  assert.throws(() => parseLoadArgs([...URL, "--requests", "2"]), /--concurrency N/);
+  assert.throws(() => parseLoadArgs([...URL, "--concurrency", "2", "--rate", "3", "--requests", "2"]), /exclude/);
+  assert.throws(() => parseLoadArgs([...URL, "--concurrency", "2", "--requests", "2", "--max-concurrency", "3"]), /--rate/);
+  assert.throws(() => parseLoadArgs([...URL, "--concurrency", "0", "--requests", "2"]), /integer >= 1/);
+  assert.throws(() => parseLoadArgs([...URL, "--concurrency", "1", "--requests", "2", "--bogus"]), UsageError);
+});
+
+Deno.test("open-loop flags become an open plan with milliseconds converted to seconds", () => {
+  const o = parseLoadArgs([
+    ...URL,
+    "--rate",
+    "50",
+    "--arrival",
+    "constant",
+    "--max-concurrency",
+    "16",
+    "--drop-late-after-ms",
+    "250",
+    "--duration",
+    "10",
+    "--slo-ttft-ms",
+    "500",
+    "--osl-target",
+    "64",
+    "--osl-stat",
+    "median",
+  ]);
+  assert.equal(o.plan.mode, "open");
+  assert.equal(o.plan.ratePerS, 50);
+  assert.equal(o.plan.arrival, "constant");
+  assert.equal(o.plan.maxConcurrency, 16);
+  assert.equal(o.plan.dropLateAfterS, 0.25);
+  assert.equal(o.plan.durationS, 10);
+  assert.equal(o.plan.warmupRequests, 4);
+  assert.deepEqual(o.slo, { ttftS: 0.5 });
+  assert.deepEqual(o.osl, { target: 64, tolerance: 0.1, stat: "median" });
+  assert.deepEqual(o.workload.source, { kind: "profile", name: "chat-short" });
+});
+
+Deno.test("closed loop warms up with as many requests as its concurrency unless told otherwise", () => {
+  assert.equal(parseLoadArgs([...URL, "--concurrency", "8", "--requests", "9"]).plan.warmupRequests, 8);
+  assert.equal(
+    parseLoadArgs([...URL, "--concurrency", "8", "--requests", "9", "--warmup-requests", "0"]).plan.warmupRequests,
+    0,
+  );
+});
+
+Deno.test("an OSL target on a prompt file needs --max-tokens; self-check needs no URL and refuses one", () => {
+  assert.throws(
+    () => parseLoadArgs([...URL, "--concurrency", "1", "--requests", "1", "--prompts", "p.jsonl", "--osl-target", "9"]),
+    /--max-tokens/,
+  );
+  const self = parseLoadArgs(["--self-check"]);
+  assert.equal(self.selfCheck, true);
+  assert.equal(self.plan.concurrency, 64);
+  assert.equal(self.plan.requests, 2000);
+  assert.throws(() => parseLoadArgs(["--self-check", ...URL]), /--self-check/);
+});
+
+Deno.test("compare takes two loopback URLs, default points 1, 8, 32, and refuses profiles for now", () => {
+  const o = parseCompareArgs(["--baseline", "http://127.0.0.1:1", "--candidate", "http://127.0.0.1:2"]);
+  assert.deepEqual(o.points, [1, 8, 32]);
+  assert.equal(o.rounds, 2);
+  assert.equal(o.tolerance, 0.05);
+  assert.throws(() => parseCompareArgs(["--baseline", "http://127.0.0.1:1"]), /both/);
+  assert.throws(
+    () => parseCompareArgs(["--baseline", "http://127.0.0.1:1", "--candidate", "http://192.168.1.2:2"]),
+    /not on loopback/,
+  );
+  assert.throws(() => parseCompareArgs(["--baseline-profile", "a", "--candidate-profile", "b"]), /not available yet/);
+  const floors = parseCompareArgs([
+    "--baseline",
+    "http://127.0.0.1:1",
+    "--candidate",
+    "http://127.0.0.1:2",
+    "--noise-floor",
+    "1=0.03,8=0.07",
+    "--concurrency",
+    "1,8",
+  ]);
+  assert.deepEqual(floors.noiseFloor, { 1: 0.03, 8: 0.07 });
+});
