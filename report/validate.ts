@@ -3,6 +3,17 @@
  * with a JSON Pointer. It checks the contract's shape (the same rules `result.schema.json` publishes), every null
  * explained in `missing`, the request schedule, status consistency, count identities, the derived parts rebuilt
  * from the request records with score/'s functions, the run status, and the artifacts' bytes.
+ *
+ * Decisions where the contract leaves room:
+ * - `missing`: every null outside /missing and /extensions (engine option objects included) needs an entry, and
+ *   every entry must resolve to a null; an entry that points at a value or at nothing is stale and a problem.
+ * - Git commits are 40 or 64 lowercase hex characters; artifact and model file paths are relative, without a
+ *   leading / or ~, drive letter, backslash, control character or `..` segment.
+ * - An "outputs" artifact is required; the configuration template must be attached as an artifact.
+ * - A run that is not "nonconforming" must use the profile's sampling values, must have no performance request
+ *   with unexpected cache reuse and no listed extensions.nonconforming_reasons, and must have the status its
+ *   records give (partial when required work was skipped).
+ * - Derived parts are rebuilt only from structurally valid records; the first differing pointer is reported.
  */
 import type { Artifact, Result } from "./contract.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";

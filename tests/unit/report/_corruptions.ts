@@ -101,6 +101,32 @@ export const CORRUPTIONS: Corruption[] = [
     value: (r) => (r.missing["/hardware/cpu"] = "not read"),
   },
   {
+    name: "a missing entry whose pointer resolves to nothing",
+    pointer: "/missing/~1hardware~1gpu",
+    schema: false,
+    says: "points at nothing",
+    value: (r) => (r.missing["/hardware/gpu"] = "no GPU probe"),
+  },
+  {
+    name: "a missing key that is not a JSON Pointer",
+    pointer: "/missing/hardware~1storage",
+    schema: false,
+    says: "not a JSON Pointer",
+    value: (r) => (r.missing["hardware/storage"] = "lsblk missing"),
+  },
+  {
+    name: "a null inside an engine option object without a reason",
+    pointer: "/configuration/kv_cache/cache_type_v",
+    schema: false,
+    value: (r) => (r.configuration.kv_cache!["cache_type_v"] = null),
+  },
+  {
+    name: "an empty reason in missing",
+    pointer: "/missing/~1hardware~1storage",
+    schema: true,
+    value: (r) => (r.missing["/hardware/storage"] = "  "),
+  },
+  {
     name: "an unknown top-level field",
     pointer: "/notes",
     schema: true,
@@ -178,6 +204,26 @@ export const CORRUPTIONS: Corruption[] = [
     pointer: "/requests/1/finish_reason",
     schema: false,
     value: (r) => (request(r, 1).finish_reason = "length"),
+  },
+  {
+    name: "a failed request without an error object",
+    pointer: "/requests/2/error",
+    schema: false,
+    value: (r) => {
+      request(r, 2).status = "failed";
+      r.request_counts.performance.truncated -= 1;
+      r.request_counts.performance.failed += 1;
+    },
+  },
+  {
+    name: "a passing verdict on a sanity request that reached its cap",
+    pointer: "/requests/13/evaluation/passed",
+    schema: false,
+    value: (r) => {
+      Object.assign(request(r, 13), { status: "truncated", finish_reason: "length" });
+      r.request_counts.sanity.completed -= 1;
+      r.request_counts.sanity.truncated += 1;
+    },
   },
   {
     name: "a sanity verdict in the wrong category",

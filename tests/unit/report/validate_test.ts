@@ -137,3 +137,16 @@ Deno.test("validating without a complete maxSharedPrefixTokens map is a TypeErro
     );
   });
 });
+
+Deno.test("unknown fields are accepted under extensions and inside engine option objects", async () => {
+  await withResults(async (required) => {
+    const value = JSON.parse(required.text) as Mutable;
+    value.extensions = { ...value.extensions, vendor: { anything: [1, "two", { three: true }] } };
+    value.configuration.offloading = { n_gpu_layers: 99, tensor_split: [0.5, 0.5], override_kv: "x=1" };
+    const problems = await validateResult(value, {
+      maxSharedPrefixTokens: required.maxSharedPrefixTokens,
+      readArtifact: required.readArtifact,
+    });
+    assert.deepEqual(problems, [], show(problems));
+  });
+});
