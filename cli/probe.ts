@@ -1,11 +1,136 @@
-/** `probe` command (not implemented yet). */
-import { writeStderr } from "../runtime/mod.ts";
+/** `probe`: prints the hardware, software, server and model-file facts the runner would record, as JSON. */
+import { parseArgs } from "node:util";
+import { stderrIsTerminal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { collectProvenance, defaultProbeDeps, type HashProgress, toolkitDirFromModule } from "../probe/mod.ts";
+import { createSanitizer } from "../report/sanitize.ts";
 import { EXIT } from "./exit_codes.ts";
 
-export const HELP = "Usage: strata-bench probe\n\nNot implemented yet.\n";
+export const HELP = `Usage: strata-bench probe [--url URL] [options]
+
+Prints what the runner would record about this machine, the server and the model files, as one JSON object on
+stdout: hardware (GPUs, CPU, RAM, storage), software (OS, drivers, runtimes, commits), model files with SHA-256,
+configuration facts, and "missing": a JSON Pointer for every null with the reason. Facts that cannot be read
+(a tool not installed, a permission refused) are null with a reason; the probe does not stop for them.
+Home folders, user and host names, private addresses and secrets are replaced in the output.
+
+Options:
+  --url URL          also ask this server: /props, /v1/status, /slots, /metrics (and hash its model_path files)
+  --model FILE       a model file to hash (repeatable; every shard of a split GGUF is included)
+  --pack-dir DIR     name model files relative to DIR instead of by their base names
+  --rehash           hash every model file again even when the hash cache has it
+  --no-cache         neither read nor write the hash cache
+                     (the cache: $XDG_CACHE_HOME/strata-bench/hashes.json, else ~/.cache/strata-bench/)
+  -h, --help         this text
+
+Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers --allow-read --allow-sys
+--allow-env --allow-net=127.0.0.1 and --allow-write for the hash cache; each one refused only nulls its facts.
+
+Exit codes:
+  ${EXIT.ok}  the facts were printed
+  ${EXIT.usage}  usage error (unknown flag, missing value)
+  ${EXIT.environment}  --url was given but the server did not answer /props (the facts are still printed)
+`;
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+function progressRenderer(): (p: HashProgress & { fileIndex: number; fileCount: number }) => void {
+  const terminal = stderrIsTerminal();
+  let lastLineMs = -Infinity;
+  return (p) => {
+    const name = p.path.slice(Math.max(p.path.lastIndexOf("/"), p.path.lastIndexOf("\\")) + 1);
+    const rate = p.rateBytesPerS === null ? "" : ` ${formatBytes(p.rateBytesPerS)}/s`;
+    const eta = p.etaS === null ? "" : ` ETA ${Math.ceil(p.etaS)} s`;
+    const line = `hashing ${p.fileIndex + 1}/${p.fileCount} ${name} ${formatBytes(p.bytesDone)}/${
+      formatBytes(p.bytesTotal)
+    }${rate}${eta}`;
+    const done = p.bytesDone >= p.bytesTotal;
+    if (terminal) writeStderr(`\r\x1b[K${line}${done ? "\n" : ""}`);
+    else if (done || performance.now() - lastLineMs > 5000) {
+      lastLineMs = performance.now();
+      writeStderr(`${line}\n`);
+    }
+  };
+}
 
 /** Entry point of `probe`. */
-export function main(_argv: string[]): Promise<number> {
-  writeStderr("Cannot run probe: not implemented yet.\n");
-  return Promise.resolve(EXIT.environment);
+export async function main(argv: string[]): Promise<number> {
+  let values: { url?: string; model?: string[]; "pack-dir"?: string; rehash?: boolean; "no-cache"?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        url: { type: "string" },
+        model: { type: "string", multiple: true },
+        "pack-dir": { type: "string" },
+        rehash: { type: "boolean" },
+        "no-cache": { type: "boolean" },
+      },
+    }));
+  } catch (error) {
+    writeStderr(`Cannot run probe: ${(error as Error).message}. Run with --help to list the options.\n`);
+    return EXIT.usage;
+  }
+  if (values.url !== undefined && !URL.canParse(values.url)) {
+    writeStderr(`Cannot run probe: --url "${values.url}" is not a URL (e.g. http://127.0.0.1:8080)\n`);
+    return EXIT.usage;
+  }
+  const deps = defaultProbeDeps();
+  const executable = deps.execPath();
+  const facts = await collectProvenance({
+    deps,
+    baseUrl: values.url ?? null,
+    engineArgs: null,
+    extraModelFiles: values.model ?? [],
+    packDir: values["pack-dir"] ?? null,
+    ...(values["no-cache"] ? { cacheDir: null } : {}),
+    rehash: values.rehash ?? false,
+    toolkitDir: toolkitDirFromModule(),
+    executableDir: executable.ok ? executable.value.replace(/[\\/][^\\/]*$/, "") : null,
+    onHashProgress: progressRenderer(),
+  });
+  const server = facts.server;
+  const report = {
+    hardware: facts.hardware,
+    software: facts.software,
+    model: facts.model,
+    configuration: facts.configuration,
+    server: server && {
+      url: server.baseUrl,
+      dialect: server.dialect,
+      dialect_evidence: server.dialectEvidence,
+      model_alias: server.modelAlias,
+      prior_requests: {
+        served: server.priorRequests.served,
+        at_least: server.priorRequests.atLeast,
+        freshly_loaded: server.priorRequests.freshlyLoaded,
+        evidence: server.priorRequests.evidence,
+        reason: server.priorRequests.reason,
+      },
+      default_generation_params: server.defaultGenerationParams,
+      endpoint_problems: server.endpointProblems,
+    },
+    model_file_hashing: {
+      files: facts.modelFiles.details.map((d) => ({ path: d.path, size_bytes: d.sizeBytes, from_cache: d.fromCache })),
+      hashed_bytes: facts.modelFiles.hashedBytes,
+      hash_seconds: Number(facts.modelFiles.hashSeconds.toFixed(3)),
+      cache_problem: facts.modelFiles.cacheProblem,
+    },
+    kernel: facts.kernel,
+    missing: facts.missing,
+    nonconforming_reasons: facts.nonconformingReasons,
+  };
+  const username = sys.username();
+  const hostname = sys.hostname();
+  const home = sys.homeDir();
+  const sanitizer = createSanitizer({
+    username: username.ok ? username.value : null,
+    hostname: hostname.ok ? hostname.value : null,
+    homeDir: home.ok ? home.value : null,
+  });
+  writeStdout(`${JSON.stringify(sanitizer.json(report), null, 2)}\n`);
+  return values.url !== undefined && !server?.props ? EXIT.environment : EXIT.ok;
 }

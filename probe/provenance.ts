@@ -49,6 +49,8 @@ export interface CollectProvenanceOptions {
   server?: ServerFacts | null;
   /** The engine argv without the program name, when the runner starts the engine from a profile. */
   engineArgs?: readonly string[] | null;
+  /** More model files to hash besides the server's model_path and the engine arguments' -m files. */
+  extraModelFiles?: readonly string[];
   /** Folder model files are named relative to (else base names). */
   packDir?: string | null;
   /** Hash cache folder; undefined uses the default ($XDG_CACHE_HOME/strata-bench), null disables it. */
@@ -121,7 +123,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
   }
   const modelFiles = await findAndHashModelFiles({
     modelPath: server?.modelPath ?? null,
-    engineArgFiles: reading?.modelFiles ?? [],
+    engineArgFiles: [...(reading?.modelFiles ?? []), ...(options.extraModelFiles ?? [])],
     packDir: options.packDir ?? null,
     cacheDir,
     rehash: options.rehash ?? false,
