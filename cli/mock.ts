@@ -2,7 +2,13 @@
 import { parseArgs } from "node:util";
 import { onTerminationSignal, readTextFile, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
-import { type MockEngineOptions, type MockScript, parseMockScript, startMockEngine } from "../mock/mod.ts";
+import {
+  type MockEngineOptions,
+  type MockScript,
+  parseMockScript,
+  startMockEngine,
+  tokenCountsFrom,
+} from "../mock/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench mock [options]
@@ -123,7 +129,7 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
   if (parsed.bundle) {
     try {
       const { fixtures } = await loadBundle();
-      options.tokenCounts = Object.fromEntries(fixtures.map((fixture) => [fixture.id, fixture.input_tokens]));
+      options.tokenCounts = tokenCountsFrom(fixtures);
     } catch (error) {
       io.stderr(`mock: prompt tokens count as characters/4 (${(error as Error).message.split("\n")[0]})\n`);
     }

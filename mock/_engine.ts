@@ -219,6 +219,7 @@ export async function startMockEngine(options: MockEngineOptions = {}): Promise<
       behaviour,
       limitTokens: limit,
       newToolCallId: () => randomId(32),
+      reasoningBudget: chat.reasoningBudget,
     });
     const promptN = counted.tokens - cachedTokens;
     const timings = timingsOf({

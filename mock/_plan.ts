@@ -56,19 +56,25 @@ export interface PlanInput {
   limitTokens: number;
   /** Produces the 32-character id of a tool call. */
   newToolCallId: () => string;
+  /**
+   * Most reasoning tokens the request allows: 0 when thinking is off, the request's reasoning budget when it set
+   * one (llama-server: 0 ends thinking at once), null for no limit. Tokens cut from reasoning become answer text.
+   */
+  reasoningBudget?: number | null;
 }
 
 /** Builds the token plan of one request. */
 export function planTokens(input: PlanInput): TokenPlan {
   const limit = Math.max(0, input.limitTokens);
+  const budget = input.reasoningBudget ?? Infinity;
   const answer = resolveAnswer(input.behaviour.answer ?? { kind: "right" }, sanityCaseOf(input.requestId));
   if (answer.kind === "cap") {
-    return { tokens: reasoning(limit), completionTokens: limit, finishReason: "length" };
+    return { tokens: reasoningThenFiller(limit, budget), completionTokens: limit, finishReason: "length" };
   }
   if (answer.kind === "early_eos") {
-    return finish(reasoning(answer.tokens - 1), false, limit);
+    return finish(reasoningThenFiller(answer.tokens - 1, budget), false, limit);
   }
-  const tokens = reasoning(input.behaviour.reasoningTokens ?? 24);
+  const tokens = reasoning(Math.min(input.behaviour.reasoningTokens ?? 24, budget));
   if (answer.kind === "text") {
     for (const piece of textPieces(answer.text)) tokens.push({ kind: "content", text: piece });
     return finish(tokens, false, limit);
@@ -118,6 +124,18 @@ function resolveAnswer(answer: Answer, caseId: string | null): ResolvedAnswer {
         fragments: answer.fragments ?? 3,
       };
   }
+}
+
+const FILLER_WORDS = "A hash table maps each key to a bucket and compares keys within that bucket".split(" ");
+
+/** `count` tokens: reasoning up to the budget, then answer text (a long answer that runs into the cap). */
+function reasoningThenFiller(count: number, budget: number): PlannedToken[] {
+  const tokens = reasoning(Math.min(count, budget));
+  for (let i = 0; tokens.length < count; i++) {
+    const word = FILLER_WORDS[i % FILLER_WORDS.length]!;
+    tokens.push({ kind: "content", text: i === 0 ? word : ` ${word}` });
+  }
+  return tokens;
 }
 
 function reasoning(count: number): PlannedToken[] {

@@ -84,3 +84,10 @@ export function cachedTokensOf(cache: SlotCache | null, prompt: string, tokens: 
   if (shared === prompt.length) return tokens - 1;
   return Math.min(tokens - 1, Math.floor((shared / prompt.length) * tokens));
 }
+
+/** Token counts by request id from fixtures (the bundle's input_tokens), for MockEngineOptions.tokenCounts. */
+export function tokenCountsFrom(
+  fixtures: ReadonlyArray<{ id: string; input_tokens: number }>,
+): Record<string, number> {
+  return Object.fromEntries(fixtures.map((fixture) => [fixture.id, fixture.input_tokens]));
+}

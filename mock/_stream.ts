@@ -169,6 +169,12 @@ export async function completeAnswer(ctx: AnswerContext): Promise<MockRequestOut
   return "finished";
 }
 
+/**
+ * Real milliseconds between the last bytes and a scripted connection drop. Some clients (Bun's fetch) discard
+ * bytes that arrive in the same read as the reset; a process that dies a moment after writing looks like this.
+ */
+const DROP_DELAY_MS = 25;
+
 /** Token position where a mid-stream fault fires (clamped to the end), or -1. */
 function faultPosition(fault: Fault | null, completionTokens: number): number {
   if (fault === null) return -1;
@@ -194,6 +200,7 @@ async function applyFault(
     case "http_error":
       return "continue";
     case "die":
+      await waitUntil(performance.now() + DROP_DELAY_MS, ctx.signal);
       ctx.kill();
       return "killed";
     case "stall":
@@ -204,6 +211,7 @@ async function applyFault(
       const token = ctx.plan.tokens[position];
       const next = (token && tokenEvent(ctx.envelope, token)) ?? finishEvent(ctx.envelope, ctx.plan.finishReason, null);
       await ctx.response.write(next.slice(0, Math.ceil(next.length / 2)));
+      await waitUntil(performance.now() + DROP_DELAY_MS, ctx.signal);
       ctx.response.destroy();
       return "cut";
     }

@@ -13,6 +13,11 @@ export interface ChatRequest {
   /** Requested slot (llama-server takes it modulo the slot count), or null. */
   idSlot: number | null;
   cachePrompt: boolean;
+  /**
+   * Reasoning tokens allowed: 0 when enable_thinking is false or reasoning_effort is "none", else
+   * reasoning_budget_tokens / thinking_budget_tokens when >= 0 (llama-server: 0 ends thinking at once), else null.
+   */
+  reasoningBudget: number | null;
 }
 
 export type ReadChatResult =
@@ -62,6 +67,17 @@ export function readChatRequest(text: string): ReadChatResult {
   }
   const idSlot = b.id_slot;
   if (idSlot !== undefined && idSlot !== null && !Number.isInteger(idSlot)) return fail("'id_slot' must be an integer");
+  let reasoningBudget: number | null = null;
+  for (const name of ["reasoning_budget_tokens", "thinking_budget_tokens"]) {
+    const value = b[name];
+    if (value === undefined || value === null) continue;
+    if (!Number.isInteger(value) || (value as number) < -1) return fail(`'${name}' must be an integer >= -1`);
+    if ((value as number) >= 0) reasoningBudget = value as number;
+    break;
+  }
+  const thinkingOff = (kwargs as { enable_thinking?: unknown } | null | undefined)?.enable_thinking === false ||
+    b.reasoning_effort === "none";
+  if (thinkingOff) reasoningBudget = 0;
   const streamOptions = b.stream_options as { include_usage?: unknown } | null | undefined;
   return {
     ok: true,
@@ -73,6 +89,7 @@ export function readChatRequest(text: string): ReadChatResult {
       maxTokens,
       idSlot: typeof idSlot === "number" && idSlot >= 0 ? idSlot : null,
       cachePrompt: b.cache_prompt !== false,
+      reasoningBudget,
     },
   };
 }

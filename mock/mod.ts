@@ -22,4 +22,4 @@ export {
   type ScriptedToolCall,
 } from "./_behaviour.ts";
 export { KNOWN_ANSWERS } from "./_plan.ts";
-export type { PromptTokenSource } from "./_prompt.ts";
+export { type PromptTokenSource, tokenCountsFrom } from "./_prompt.ts";

@@ -199,3 +199,24 @@ Deno.test("script precedence: exact id, then the longest prefix, then *", async 
     await engine.close();
   }
 });
+
+Deno.test("a reasoning budget ends thinking like llama-server: 0 at once, n after n tokens, -1 never", async () => {
+  const reasoningCount = (result: SseResult) =>
+    result.events.filter((event) => deltaOf(event)?.reasoning_content !== undefined).length;
+  const zero = await answer({}, "performance-short-r1", { max_tokens: 20, reasoning_budget_tokens: 0 });
+  assert.equal(reasoningCount(zero), 0);
+  assert.equal(joined(zero.events, "content").split(" ").length, 20, "the cap is spent on answer text");
+  assert.equal(finishReasonOf(zero.events), "length");
+  const five = await answer({}, "performance-short-r1", { max_tokens: 20, reasoning_budget_tokens: 5 });
+  assert.equal(reasoningCount(five), 5);
+  const unlimited = await answer({}, "performance-short-r1", { max_tokens: 20, reasoning_budget_tokens: -1 });
+  assert.equal(reasoningCount(unlimited), 20);
+});
+
+Deno.test("thinking switched off (enable_thinking false or reasoning_effort none) sends no reasoning", async () => {
+  for (const extra of [{ chat_template_kwargs: { enable_thinking: false } }, { reasoning_effort: "none" }]) {
+    const result = await answer({}, "sanity-I3", extra);
+    assert.equal(joined(result.events, "reasoning_content"), "");
+    assert.equal(joined(result.events, "content"), '{"project":"Orion","build":17}');
+  }
+});
