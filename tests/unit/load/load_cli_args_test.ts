@@ -18,7 +18,10 @@ Deno.test("load needs a bound and exactly one loop mode", () => {
   assert.throws(() => parseLoadArgs([...URL, "--concurrency", "2"]), /unbounded/);
   assert.throws(() => parseLoadArgs([...URL, "--requests", "2"]), /--concurrency N/);
   assert.throws(() => parseLoadArgs([...URL, "--concurrency", "2", "--rate", "3", "--requests", "2"]), /exclude/);
-  assert.throws(() => parseLoadArgs([...URL, "--concurrency", "2", "--requests", "2", "--max-concurrency", "3"]), /--rate/);
+  assert.throws(
+    () => parseLoadArgs([...URL, "--concurrency", "2", "--requests", "2", "--max-concurrency", "3"]),
+    /--rate/,
+  );
   assert.throws(() => parseLoadArgs([...URL, "--concurrency", "0", "--requests", "2"]), /integer >= 1/);
   assert.throws(() => parseLoadArgs([...URL, "--concurrency", "1", "--requests", "2", "--bogus"]), UsageError);
 });
