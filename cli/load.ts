@@ -551,7 +551,7 @@ export const SELF_CHECK_ENGINE: MockEngineOptions = {
   slots: 512,
   script: {
     "*": {
-      answer: { kind: "text", text: Array.from({ length: 63 }, (_, i) => `w${i}`).join(" ") },
+      answer: { kind: "text", text: Array.from({ length: 63 }, () => "tok").join(" ") },
       reasoningTokens: 0,
     },
   },

@@ -107,17 +107,26 @@ export function validateLoadPlan(plan: LoadPlan): void {
 }
 
 function defaultSleepUntil(nowS: () => number): (targetS: number, cancel?: AbortSignal) => Promise<void> {
-  return (targetS, cancel) => {
-    const remainingMs = (targetS - nowS()) * 1000;
-    if (remainingMs <= 0 || cancel?.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, remainingMs);
-      cancel?.addEventListener("abort", () => {
+  // Timers may round their delay down; re-arm until the clock has reached the target, so nothing goes out early.
+  return (targetS, cancel) =>
+    new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = () => {
         clearTimeout(timer);
         resolve();
-      }, { once: true });
+      };
+      const arm = () => {
+        const remainingMs = (targetS - nowS()) * 1000;
+        if (remainingMs <= 0 || cancel?.aborted) {
+          cancel?.removeEventListener("abort", onAbort);
+          resolve();
+          return;
+        }
+        timer = setTimeout(arm, Math.ceil(remainingMs));
+      };
+      cancel?.addEventListener("abort", onAbort, { once: true });
+      arm();
     });
-  };
 }
 
 /** A counter of outstanding requests; every release wakes all current listeners, which re-check the count. */
