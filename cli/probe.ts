@@ -45,7 +45,7 @@ function progressRenderer(): (p: HashProgress & { fileIndex: number; fileCount: 
     const line = `hashing ${p.fileIndex + 1}/${p.fileCount} ${name} ${formatBytes(p.bytesDone)}/${
       formatBytes(p.bytesTotal)
     }${rate}${eta}`;
-    const done = p.bytesDone >= p.bytesTotal;
+    const done = p.done;
     if (terminal) writeStderr(`\r\x1b[K${line}${done ? "\n" : ""}`);
     else if (done || performance.now() - lastLineMs > 5000) {
       lastLineMs = performance.now();

@@ -14,6 +14,8 @@ export interface HashProgress {
   rateBytesPerS: number | null;
   /** Seconds left at the current rate, null when unknown. */
   etaS: number | null;
+  /** True on the one final report of a file (hash complete), false before. */
+  done: boolean;
 }
 
 /** What hashFile needs. */
@@ -57,7 +59,7 @@ export async function hashFile(
     const elapsedS = (now - startedMs) / 1000;
     const rate = elapsedS > 0 ? bytesDone / elapsedS : null;
     const eta = rate && total > 0 ? Math.max(0, (total - bytesDone) / rate) : null;
-    options.onProgress({ path, bytesDone, bytesTotal: total, rateBytesPerS: rate, etaS: eta });
+    options.onProgress({ path, bytesDone, bytesTotal: total, rateBytesPerS: rate, etaS: eta, done: force });
   };
   try {
     let current = 0;

@@ -71,6 +71,7 @@ Deno.test("hashFile reports progress with bytes, total, rate and ETA, and always
       progressIntervalMs: 0,
     });
     assert.deepEqual(seen.map((p) => p.bytesDone), [100_000, 200_000, 300_000, 300_000]);
+    assert.deepEqual(seen.map((p) => p.done), [false, false, false, true]);
     const last = seen.at(-1)!;
     assert.equal(last.bytesTotal, 300_000);
     assert.equal(last.etaS, 0);
