@@ -67,8 +67,6 @@ export interface RunDeps extends ExecutorDeps {
   probeServer(baseUrl: string): Promise<ServerFacts>;
   /** The probe's provenance for this server (hardware, software, model, configuration, missing, reasons). */
   collectProvenance(server: ServerFacts, options: RunOptions): Promise<Provenance>;
-  sampling: Sampling;
-  chatTemplateKwargs: ChatTemplateKwargs;
   files: ResultFiles;
   sanitizers: Sanitizers;
   validateResultText(
@@ -133,6 +131,8 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
 
   const plan = planRun(bundle.fixtures, { optionalConcurrency: options.optionalConcurrency });
   const bodies = new Map(plan.fixtures.map((f) => [f.id, deps.buildChatBody(f, server.dialect)]));
+  // Read back before anything is sent: a body without the profile settings is a defect, not a run.
+  const { sampling, chatTemplateKwargs } = profileSettingsOf(bodies.get(plan.fixtures[0]?.id ?? "")?.body ?? {});
   const startedAtDate = deps.now();
   const startedAt = startedAtDate.toISOString();
   const runId = newRunId(startedAtDate);
@@ -196,8 +196,8 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     declared: options.declared,
     simulated,
     ...sentSettings,
-    sampling: deps.sampling,
-    chat_template_kwargs: deps.chatTemplateKwargs,
+    sampling,
+    chat_template_kwargs: chatTemplateKwargs,
     request_settings_example: firstSettings === null ? null : withoutMessages(bodies.get(plan.fixtures[0]!.id)!.body),
   };
   artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
@@ -237,8 +237,8 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     },
     track: options.track,
     trackNotes: options.trackNotes,
-    sampling: deps.sampling,
-    chatTemplateKwargs: deps.chatTemplateKwargs,
+    sampling,
+    chatTemplateKwargs,
     artifacts,
     nonconformingReasons: reasons,
     extensions: {
@@ -277,4 +277,42 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
 function withoutMessages(body: Record<string, unknown>): Record<string, unknown> {
   const { messages: _messages, tools: _tools, ...settings } = body;
   return settings;
+}
+
+/**
+ * The contract's sampling and chat_template_kwargs objects, read from a body that was actually sent, so the result
+ * records exactly what the server was asked for.
+ * @throws {TypeError} when the body lacks a profile setting (a defect in the request-body builder).
+ */
+export function profileSettingsOf(
+  body: Record<string, unknown>,
+): { sampling: Sampling; chatTemplateKwargs: ChatTemplateKwargs } {
+  const num = (key: string): number => {
+    const value = body[key];
+    if (typeof value !== "number") throw new TypeError(`Cannot record the settings: the body has no number ${key}`);
+    return value;
+  };
+  const effort = body["reasoning_effort"];
+  const kwargs = body["chat_template_kwargs"] as Record<string, unknown> | undefined;
+  if (
+    typeof effort !== "string" || typeof kwargs?.["enable_thinking"] !== "boolean" ||
+    typeof kwargs["preserve_thinking"] !== "boolean"
+  ) {
+    throw new TypeError("Cannot record the settings: the body lacks reasoning_effort or the thinking flags");
+  }
+  return {
+    sampling: {
+      temperature: num("temperature"),
+      top_p: num("top_p"),
+      top_k: num("top_k"),
+      min_p: num("min_p"),
+      presence_penalty: num("presence_penalty"),
+      repetition_penalty: num("repetition_penalty"),
+      reasoning_effort: effort,
+    },
+    chatTemplateKwargs: {
+      enable_thinking: kwargs["enable_thinking"] as boolean,
+      preserve_thinking: kwargs["preserve_thinking"] as boolean,
+    },
+  };
 }
