@@ -20,6 +20,7 @@ export {
   writeTextOutcome,
 } from "./_file_access.ts";
 export { onTerminationSignal, type TerminationSignal } from "./_signals.ts";
+export { type ProcessExit, type SpawnedProcess, spawnProcess, type SpawnProcessOptions } from "./_spawn.ts";
 export { type ResultFiles, resultFiles } from "./_result_files.ts";
 export {
   type HttpServerHandle,
