@@ -1,0 +1,158 @@
+/**
+ * Reads the data of each SSE event of a chat-completions stream: `[DONE]`, an `error` object, or a chunk whose
+ * deltas are accumulated (reasoning text, answer text, tool calls by index) while the first nonempty delta and the
+ * first answer delta are noted. Every event is parsed as JSON, so a malformed chunk anywhere fails the stream.
+ */
+import type { DeltaKind } from "../report/contract.ts";
+import type { ToolCallRecord } from "./types.ts";
+
+/** What one event meant to the stream. */
+export type ChunkVerdict =
+  | "continue"
+  | "done"
+  | "error_event"
+  | "malformed";
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function preview(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 160)}...` : text;
+}
+
+/** Accumulated facts of one stream. */
+export class ChunkReader {
+  reasoningText = "";
+  answerText = "";
+  finishReason: string | null = null;
+  usage: unknown = null;
+  timings: unknown = null;
+  firstDeltaKind: DeltaKind | null = null;
+  /** Set by the event that carried the first counted delta / first answer delta; the caller stamps it. */
+  sawFirstDelta = false;
+  sawFirstAnswer = false;
+  events = 0;
+  errorMessage: string | null = null;
+  #tools = new Map<number, ToolCallRecord>();
+
+  /** Tool calls in index order. */
+  toolCalls(): ToolCallRecord[] {
+    return [...this.#tools.values()].sort((a, b) => a.index - b.index);
+  }
+
+  /** Reads one event's data. */
+  read(data: string): ChunkVerdict {
+    this.events++;
+    if (data === "[DONE]") return "done";
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      this.errorMessage = `Cannot parse a stream chunk as JSON: ${preview(data)}`;
+      return "malformed";
+    }
+    if (!isObject(chunk)) {
+      this.errorMessage = `Cannot read a stream chunk: not a JSON object: ${preview(data)}`;
+      return "malformed";
+    }
+    const error = chunk.error;
+    if (error !== undefined && error !== null) {
+      this.errorMessage = isObject(error) && typeof error.message === "string"
+        ? error.message
+        : typeof error === "string"
+        ? error
+        : JSON.stringify(error);
+      return "error_event";
+    }
+    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
+    if (chunk.timings !== undefined && chunk.timings !== null) this.timings = chunk.timings;
+    const choices = chunk.choices;
+    if (choices === undefined || choices === null) {
+      if (chunk.usage != null || chunk.timings != null) return "continue";
+      this.errorMessage = `Cannot read a stream chunk: no choices array: ${preview(data)}`;
+      return "malformed";
+    }
+    if (!Array.isArray(choices)) {
+      this.errorMessage = `Cannot read a stream chunk: choices is not an array: ${preview(data)}`;
+      return "malformed";
+    }
+    for (const choice of choices) {
+      if (!isObject(choice)) {
+        this.errorMessage = `Cannot read a stream chunk: a choice is not an object: ${preview(data)}`;
+        return "malformed";
+      }
+      const delta = choice.delta;
+      if (isObject(delta)) {
+        if (!this.#readDelta(delta)) {
+          this.errorMessage = `Cannot read a stream chunk: bad tool_calls delta: ${preview(data)}`;
+          return "malformed";
+        }
+      } else if (delta !== undefined && delta !== null) {
+        this.errorMessage = `Cannot read a stream chunk: delta is not an object: ${preview(data)}`;
+        return "malformed";
+      }
+      const finish = choice.finish_reason;
+      if (typeof finish === "string" && finish !== "") this.finishReason = finish;
+    }
+    return "continue";
+  }
+
+  /** Returns false when the delta is malformed. */
+  #readDelta(delta: Json): boolean {
+    let kind: DeltaKind | null = null;
+    let reasoning = delta.reasoning_content;
+    if (reasoning === undefined || reasoning === null) reasoning = delta.reasoning;
+    if (typeof reasoning === "string" && reasoning !== "") {
+      this.reasoningText += reasoning;
+      kind = "reasoning";
+    }
+    const content = delta.content;
+    if (typeof content === "string" && content !== "") {
+      this.answerText += content;
+      kind ??= "answer";
+      this.sawFirstAnswer = true;
+    }
+    const calls = delta.tool_calls;
+    if (calls !== undefined && calls !== null) {
+      if (!Array.isArray(calls)) return false;
+      for (let i = 0; i < calls.length; i++) {
+        const call = calls[i];
+        if (!isObject(call)) return false;
+        if (this.#readToolCall(call, i)) {
+          kind ??= "tool_call";
+          this.sawFirstAnswer = true;
+        }
+      }
+    }
+    if (kind !== null && this.firstDeltaKind === null) {
+      this.firstDeltaKind = kind;
+      this.sawFirstDelta = true;
+    }
+    return true;
+  }
+
+  /** Returns whether the fragment carried a name or argument bytes. */
+  #readToolCall(call: Json, position: number): boolean {
+    const index = typeof call.index === "number" ? call.index : position;
+    const fn = isObject(call.function) ? call.function : {};
+    const name = typeof fn.name === "string" ? fn.name : "";
+    const args = typeof fn.arguments === "string" ? fn.arguments : "";
+    const id = typeof call.id === "string" ? call.id : null;
+    const type = typeof call.type === "string" ? call.type : null;
+    let record = this.#tools.get(index);
+    if (record === undefined) {
+      record = { index, id, type, name, arguments: "" };
+      this.#tools.set(index, record);
+    } else if (name !== "") {
+      // A grown name is sent whole again, with its id: replace, never append.
+      record.name = name;
+      if (id !== null) record.id = id;
+      if (type !== null) record.type = type;
+    }
+    record.arguments += args;
+    return name !== "" || args !== "";
+  }
+}

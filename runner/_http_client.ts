@@ -1,0 +1,315 @@
+/**
+ * A small HTTP/1.1 client over `node:net` (Deno and Bun both provide it): one request per connection at a time,
+ * keep-alive connections pooled per host, large socket reads handed over whole. Deno's fetch delivers one read per
+ * HTTP chunk (one per SSE event), which caps a streaming reader near 40-60k events/s; raw socket reads carry many
+ * events each. Every read is timestamped once, on arrival, with the caller's monotonic clock.
+ */
+import net from "node:net";
+import tls from "node:tls";
+import type { HttpTarget } from "./_http_target.ts";
+import { HttpFramingError, ResponseDecoder, type ResponseHead } from "./_http_response.ts";
+
+export type { ResponseHead } from "./_http_response.ts";
+
+/** How an exchange ended, when it ended on its own (not by cancel or stop). */
+export type ExchangeEnd =
+  /** The response body's framing completed (or a close-delimited body reached its close). */
+  | { kind: "complete" }
+  /** The connection closed or failed before the body was complete. */
+  | { kind: "cut"; message: string }
+  /** No connection, or the request could not be written. */
+  | { kind: "connect_error"; message: string }
+  /** The bytes were not an HTTP/1.x response. */
+  | { kind: "framing_error"; message: string };
+
+/** Callbacks of one exchange. `tMs` is the caller's clock at the network read (or event) that caused the call. */
+export interface ExchangeHandlers {
+  /** Just before the request bytes are written (again after a retry on a fresh connection). */
+  dispatch(tMs: number): void;
+  /** First byte of the response. */
+  firstByte(tMs: number): void;
+  head(head: ResponseHead, tMs: number): void;
+  /** Body bytes of one read; valid only during the call. */
+  body(bytes: Uint8Array, tMs: number): void;
+  /** Called at most once, and never after cancel() or stop(). */
+  end(end: ExchangeEnd, tMs: number): void;
+}
+
+/** A request in flight. */
+export interface Exchange {
+  /** Closes the connection now; no further callbacks. */
+  cancel(): void;
+  /**
+   * The caller has what it needs: no further callbacks. The rest of the body is read and dropped so that the
+   * connection can be reused; it is closed instead when the rest does not come promptly.
+   */
+  stop(): void;
+}
+
+/** One request to send. */
+export interface ExchangeRequest {
+  target: HttpTarget;
+  method: "GET" | "POST";
+  /** Path after the target's base path, starting with "/". */
+  path: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  now: () => number;
+}
+
+type Socket = net.Socket;
+
+/** A socket and the exchange currently using it. */
+class Connection {
+  readonly socket: Socket;
+  readonly key: string;
+  owner: ExchangeImpl | null = null;
+  connected = false;
+  closed = false;
+  /** Requests this connection has carried. */
+  uses = 0;
+
+  constructor(target: HttpTarget) {
+    this.key = target.key;
+    this.socket = target.tls
+      ? tls.connect({ host: target.host, port: target.port, servername: target.host })
+      : net.connect({ host: target.host, port: target.port });
+    this.socket.setNoDelay(true);
+    this.socket.on(target.tls ? "secureConnect" : "connect", () => {
+      this.connected = true;
+      this.owner?.onConnect();
+    });
+    this.socket.on("data", (bytes: Uint8Array) => {
+      const owner = this.owner;
+      if (owner !== null) owner.onData(bytes);
+      else this.socket.destroy(); // bytes on an idle connection: it cannot be trusted for another request
+    });
+    this.socket.on("error", (error: Error) => {
+      this.closed = true;
+      this.owner?.onClose(error);
+    });
+    this.socket.on("close", () => {
+      this.closed = true;
+      dropIdle(this);
+      this.owner?.onClose(null);
+    });
+  }
+}
+
+const idle = new Map<string, Connection[]>();
+
+function takeIdle(key: string): Connection | null {
+  const list = idle.get(key);
+  while (list && list.length > 0) {
+    const conn = list.pop()!;
+    if (!conn.closed && !conn.socket.destroyed) {
+      conn.socket.ref();
+      return conn;
+    }
+  }
+  return null;
+}
+
+function putIdle(conn: Connection): void {
+  if (conn.closed || conn.socket.destroyed) return;
+  conn.owner = null;
+  conn.socket.unref();
+  let list = idle.get(conn.key);
+  if (!list) idle.set(conn.key, list = []);
+  list.push(conn);
+}
+
+function dropIdle(conn: Connection): void {
+  const list = idle.get(conn.key);
+  if (!list) return;
+  const i = list.indexOf(conn);
+  if (i !== -1) list.splice(i, 1);
+}
+
+/** Closes every pooled idle connection (tests and shutdown). */
+export function closeIdleConnections(): void {
+  for (const list of idle.values()) {
+    for (const conn of list.splice(0)) conn.socket.destroy();
+  }
+  idle.clear();
+}
+
+function describeSocketError(error: Error | null, target: HttpTarget): string {
+  if (error === null) return "the server closed the connection";
+  const code = (error as { code?: string }).code;
+  const where = `${target.host}:${target.port}`;
+  if (code === "ECONNREFUSED") return `Cannot connect to ${where}: connection refused; is the server running?`;
+  if (code === "ECONNRESET") return `the server reset the connection (${where})`;
+  return `${error.message}${code && !error.message.includes(code) ? ` (${code})` : ""}`;
+}
+
+const encoder = new TextEncoder();
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+const DRAIN_TIMEOUT_MS = 2000;
+
+class ExchangeImpl implements Exchange {
+  #request: ExchangeRequest;
+  #handlers: ExchangeHandlers;
+  #bytes: Uint8Array;
+  #conn: Connection | null = null;
+  #decoder: ResponseDecoder;
+  #gotByte = false;
+  #retried = false;
+  /** 0 live, 1 stopped (draining), 2 finished. */
+  #state = 0;
+  #drained = 0;
+  #drainTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Clock reading of the read being decoded. */
+  #readAtMs = 0;
+  #reused = false;
+
+  constructor(request: ExchangeRequest, handlers: ExchangeHandlers) {
+    this.#request = request;
+    this.#handlers = handlers;
+    this.#bytes = this.#serialize();
+    this.#decoder = this.#newDecoder();
+  }
+
+  #newDecoder(): ResponseDecoder {
+    return new ResponseDecoder({
+      head: (head) => {
+        if (this.#state === 0) this.#handlers.head(head, this.#readAtMs);
+      },
+      body: (bytes) => {
+        if (this.#state === 0) this.#handlers.body(bytes, this.#readAtMs);
+        else this.#drained += bytes.length;
+      },
+    });
+  }
+
+  #serialize(): Uint8Array {
+    const { target, method, path, headers, body } = this.#request;
+    let head = `${method} ${target.basePath}${path} HTTP/1.1\r\nHost: ${target.hostHeader}\r\n`;
+    const names = new Set<string>();
+    for (const [name, value] of Object.entries(headers ?? {})) {
+      if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) {
+        throw new TypeError(`Cannot send header "${name}": names and values must not contain line breaks`);
+      }
+      names.add(name.toLowerCase());
+      head += `${name}: ${value}\r\n`;
+    }
+    if (body !== undefined) {
+      if (!names.has("content-type")) head += "Content-Type: application/json\r\n";
+      head += `Content-Length: ${body.length}\r\n`;
+    }
+    head += "\r\n";
+    const headBytes = encoder.encode(head);
+    if (body === undefined || body.length === 0) return headBytes;
+    const all = new Uint8Array(headBytes.length + body.length);
+    all.set(headBytes);
+    all.set(body, headBytes.length);
+    return all;
+  }
+
+  start(): void {
+    const reused = takeIdle(this.#request.target.key);
+    this.#attach(reused ?? new Connection(this.#request.target), reused !== null);
+  }
+
+  #attach(conn: Connection, reused: boolean): void {
+    this.#conn = conn;
+    conn.owner = this;
+    this.#reused = reused;
+    if (conn.connected) this.onConnect();
+  }
+
+  onConnect(): void {
+    if (this.#state !== 0) return;
+    const conn = this.#conn!;
+    conn.uses++;
+    this.#handlers.dispatch(this.#request.now());
+    conn.socket.write(this.#bytes);
+  }
+
+  onData(bytes: Uint8Array): void {
+    const t = this.#request.now();
+    this.#readAtMs = t;
+    if (!this.#gotByte) {
+      this.#gotByte = true;
+      if (this.#state === 0) this.#handlers.firstByte(t);
+    }
+    try {
+      this.#decoder.feed(bytes);
+    } catch (error) {
+      if (error instanceof HttpFramingError) {
+        this.#finish({ kind: "framing_error", message: error.message }, t, false);
+        return;
+      }
+      throw error;
+    }
+    if (this.#state === 2) return;
+    if (this.#decoder.done) {
+      this.#finish({ kind: "complete" }, t, this.#decoder.reusable);
+    } else if (this.#state === 1 && this.#drained > DRAIN_LIMIT_BYTES) {
+      this.#finish(null, t, false);
+    }
+  }
+
+  onClose(error: Error | null): void {
+    if (this.#state === 2) return;
+    const t = this.#request.now();
+    const conn = this.#conn!;
+    if (!this.#gotByte && this.#reused && !this.#retried && this.#state === 0) {
+      // A pooled connection the server had already closed: send once more on a fresh one.
+      this.#retried = true;
+      conn.owner = null;
+      conn.socket.destroy();
+      this.#attach(new Connection(this.#request.target), false);
+      return;
+    }
+    if (this.#decoder.closeDelimited && error === null) {
+      this.#finish({ kind: "complete" }, t, false);
+      return;
+    }
+    const message = describeSocketError(error, this.#request.target);
+    const end: ExchangeEnd = conn.uses === 0 || (!conn.connected && !this.#gotByte)
+      ? { kind: "connect_error", message }
+      : { kind: "cut", message };
+    this.#finish(end, t, false);
+  }
+
+  #finish(end: ExchangeEnd | null, t: number, reusable: boolean): void {
+    const notify = this.#state === 0;
+    this.#state = 2;
+    if (this.#drainTimer !== null) clearTimeout(this.#drainTimer);
+    const conn = this.#conn;
+    if (conn !== null) {
+      conn.owner = null;
+      if (reusable) putIdle(conn);
+      else conn.socket.destroy();
+    }
+    if (notify && end !== null) this.#handlers.end(end, t);
+  }
+
+  cancel(): void {
+    if (this.#state === 2) return;
+    this.#finish(null, 0, false);
+  }
+
+  stop(): void {
+    if (this.#state !== 0) return;
+    this.#state = 1;
+    if (this.#decoder.done) {
+      this.#finish(null, 0, this.#decoder.reusable);
+      return;
+    }
+    this.#drainTimer = setTimeout(() => this.#finish(null, 0, false), DRAIN_TIMEOUT_MS);
+    (this.#drainTimer as { unref?: () => void }).unref?.();
+  }
+}
+
+/**
+ * Sends one request on a pooled or new connection; the handlers receive the response as it arrives. Failures
+ * (refused connection, reset, bad framing) arrive as `end` calls, never as exceptions.
+ * @throws {TypeError} when a header name or value holds a line break.
+ */
+export function startExchange(request: ExchangeRequest, handlers: ExchangeHandlers): Exchange {
+  const exchange = new ExchangeImpl(request, handlers);
+  exchange.start();
+  return exchange;
+}

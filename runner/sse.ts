@@ -1,0 +1,187 @@
+/**
+ * Server-sent events parsed at the byte level. Bytes may be split anywhere (inside a line, a CRLF pair, a UTF-8
+ * sequence or the BOM): a line is decoded only once all of its bytes are in, and line terminators (LF, CR, CRLF)
+ * never occur inside a UTF-8 sequence. Only `data` fields matter to chat streams; `event`, `id` and `retry` are
+ * read and ignored, comment lines (`:` first) are counted as keep-alives.
+ */
+
+/** Callbacks and limits of one parser. */
+export interface SseParserOptions {
+  /** One complete event's data (its `data` lines joined by "\n"). */
+  onEvent(data: string): void;
+  /** A comment line (keep-alive). */
+  onComment?(): void;
+  /** Longest line, and largest event, accepted; default 16 MiB. */
+  maxLineBytes?: number;
+}
+
+const LF = 10;
+const CR = 13;
+const COLON = 58;
+const SPACE = 32;
+const BOM = [0xef, 0xbb, 0xbf] as const;
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Incremental SSE parser: feed it bytes with `push`, in any split. */
+export class SseParser {
+  #onEvent: (data: string) => void;
+  #onComment: (() => void) | undefined;
+  #maxLineBytes: number;
+  #decoder = new TextDecoder();
+  /** Bytes of an unfinished line carried to the next push. */
+  #carry = new Uint8Array(0);
+  #carryLength = 0;
+  /** The previous push ended on CR: a leading LF now belongs to that line end. */
+  #skipLf = false;
+  /** BOM bytes matched so far at the stream start; -1 once the start is past. */
+  #bomMatched = 0;
+  #data: string | null = null;
+  #dataBytes = 0;
+
+  constructor(options: SseParserOptions) {
+    this.#onEvent = options.onEvent;
+    this.#onComment = options.onComment;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!(this.#maxLineBytes > 0)) {
+      throw new RangeError(`Cannot create an SSE parser: maxLineBytes ${this.#maxLineBytes} is not positive`);
+    }
+  }
+
+  /** Whether bytes of an unfinished line or event are waiting (a stream ending now is cut mid-event). */
+  get pending(): boolean {
+    return this.#carryLength > 0 || this.#data !== null || (this.#bomMatched > 0 && this.#bomMatched < 3);
+  }
+
+  /**
+   * Feeds the next bytes. Events complete in them are delivered before this returns.
+   * @throws {RangeError} when a line or an event grows past maxLineBytes.
+   */
+  push(bytes: Uint8Array): void {
+    let pos = 0;
+    const end = bytes.length;
+    if (this.#bomMatched >= 0) {
+      const before = this.#bomMatched;
+      while (this.#bomMatched < 3 && pos < end && bytes[pos] === BOM[this.#bomMatched]) {
+        this.#bomMatched++;
+        pos++;
+      }
+      if (this.#bomMatched === 3) {
+        this.#bomMatched = -1;
+      } else if (pos === end) {
+        return; // still a BOM prefix: wait for more bytes
+      } else {
+        // Not a BOM after all: the bytes matched so far are ordinary data.
+        const matched = this.#bomMatched;
+        this.#bomMatched = -1;
+        if (before === 0) {
+          pos = 0;
+        } else {
+          const joined = new Uint8Array(matched + (end - pos));
+          joined.set(BOM.slice(0, matched));
+          joined.set(bytes.subarray(pos), matched);
+          this.#scan(joined, 0, joined.length);
+          return;
+        }
+      }
+    }
+    this.#scan(bytes, pos, end);
+  }
+
+  #scan(buf: Uint8Array, start: number, end: number): void {
+    let pos = start;
+    if (this.#skipLf && pos < end) {
+      if (buf[pos] === LF) pos++;
+      this.#skipLf = false;
+    }
+    let nextCr = buf.indexOf(CR, pos);
+    while (pos < end) {
+      let lineEnd = buf.indexOf(LF, pos);
+      if (nextCr !== -1 && nextCr < pos) nextCr = buf.indexOf(CR, pos);
+      let isCr = false;
+      if (nextCr !== -1 && (lineEnd === -1 || nextCr < lineEnd)) {
+        lineEnd = nextCr;
+        isCr = true;
+      }
+      if (lineEnd === -1) {
+        this.#keep(buf, pos, end);
+        return;
+      }
+      if (this.#carryLength > 0) {
+        this.#keep(buf, pos, lineEnd);
+        const carried = this.#carry;
+        const length = this.#carryLength;
+        this.#carryLength = 0;
+        this.#line(carried, 0, length);
+      } else {
+        this.#line(buf, pos, lineEnd);
+      }
+      pos = lineEnd + 1;
+      if (isCr) {
+        if (pos < end) {
+          if (buf[pos] === LF) pos++;
+        } else {
+          this.#skipLf = true;
+        }
+      }
+    }
+  }
+
+  /** Appends an unfinished line's bytes to the carry. */
+  #keep(buf: Uint8Array, from: number, to: number): void {
+    const add = to - from;
+    if (add === 0) return;
+    const need = this.#carryLength + add;
+    if (need > this.#maxLineBytes) {
+      this.#carryLength = 0;
+      throw new RangeError(
+        `Cannot parse the event stream: a line is longer than ${this.#maxLineBytes} bytes; the stream is malformed`,
+      );
+    }
+    if (need > this.#carry.length) {
+      const grown = new Uint8Array(Math.max(need, this.#carry.length * 2, 1024));
+      grown.set(this.#carry.subarray(0, this.#carryLength));
+      this.#carry = grown;
+    }
+    this.#carry.set(buf.subarray(from, to), this.#carryLength);
+    this.#carryLength = need;
+  }
+
+  /** One complete line, without its terminator. */
+  #line(buf: Uint8Array, s: number, e: number): void {
+    if (s === e) {
+      const data = this.#data;
+      if (data !== null) {
+        this.#data = null;
+        this.#dataBytes = 0;
+        this.#onEvent(data);
+      }
+      return;
+    }
+    const first = buf[s];
+    if (first === COLON) {
+      this.#onComment?.();
+      return;
+    }
+    // Field name "data", followed by the end of the line or a colon (and one optional space).
+    if (
+      first !== 100 || e - s < 4 || buf[s + 1] !== 97 || buf[s + 2] !== 116 || buf[s + 3] !== 97 ||
+      (e - s > 4 && buf[s + 4] !== COLON)
+    ) {
+      return; // event, id, retry or an unknown field: nothing a chat stream needs
+    }
+    let v = s + 5;
+    if (v < e && buf[v] === SPACE) v++;
+    if (v > e) v = e;
+    const size = e - v;
+    this.#dataBytes += size + 1;
+    if (this.#dataBytes > this.#maxLineBytes) {
+      this.#data = null;
+      this.#dataBytes = 0;
+      throw new RangeError(
+        `Cannot parse the event stream: an event is larger than ${this.#maxLineBytes} bytes; the stream is malformed`,
+      );
+    }
+    const value = size === 0 ? "" : this.#decoder.decode(buf.subarray(v, e));
+    this.#data = this.#data === null ? value : this.#data + "\n" + value;
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * One streamed chat completion: dispatch, read, timestamp, end. The single HTTP client of `run` and `load`.
+ *
+ * Clock: offsets are milliseconds of the caller's monotonic clock, turned into seconds from dispatch (the moment
+ * just before the request bytes are written). Every network read is stamped once on arrival; an event is stamped
+ * with the read that completed it.
+ *
+ * End rules: "finished" needs a finish_reason and a normal end: `data: [DONE]`, or the response ending after the
+ * finish (and usage) chunks with no event left half-read: the HTTP body's own end (chunked terminator,
+ * Content-Length reached) or the server closing the connection there. `[DONE]` without a finish_reason is
+ * "no_finish"; an end without a finish_reason, or inside an event, is "cut".
+ * An `error` event ends the stream as "error_event" at once, whatever came before it.
+ */
+import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
+import { parseBaseUrl } from "./_http_target.ts";
+import { ChunkReader } from "./_chunk_reader.ts";
+import { SseParser } from "./sse.ts";
+import type { StreamEnd, StreamOutcome } from "./types.ts";
+
+export { closeIdleConnections };
+
+/** Options of one streamed request. */
+export interface StreamChatOptions {
+  /** Server base URL, e.g. "http://127.0.0.1:8080"; "/v1/chat/completions" is appended. */
+  baseUrl: string;
+  /** The JSON body, as an object or already serialized. */
+  body: Record<string, unknown> | string;
+  /** Deadline in seconds from dispatch (default 1800); when it passes the connection is closed: "timeout". */
+  deadlineS?: number;
+  /** Aborting ends the request as "cancelled" and closes the connection. */
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** Monotonic clock in milliseconds; default performance.now. */
+  now?: () => number;
+  /** Called once, at the first counted delta, with its offset from dispatch in seconds. */
+  onFirstDelta?: (offsetS: number) => void;
+}
+
+const CHAT_PATH = "/v1/chat/completions";
+const DEFAULT_DEADLINE_S = 1800;
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const encoder = new TextEncoder();
+const defaultNow = () => performance.now();
+
+function errorBodyMessage(status: number, bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes).trim();
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const error = parsed.error;
+    if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
+      return (error as { message: string }).message;
+    }
+    if (typeof error === "string") return error;
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    // not JSON: the raw text below
+  }
+  return text === "" ? `HTTP ${status} with an empty body` : text.slice(0, 2000);
+}
+
+/** The state of one request while it streams. */
+class StreamRequest {
+  #options: StreamChatOptions;
+  #resolve: (outcome: StreamOutcome) => void;
+  #now: () => number;
+  #reader = new ChunkReader();
+  #parser: SseParser;
+  #exchange: Exchange | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #onAbort: (() => void) | null = null;
+  #startMs: number;
+  #dispatchMs: number | null = null;
+  #dispatchedAtEpochMs = Date.now();
+  #readMs = 0;
+  #httpStatus: number | null = null;
+  #headersMs: number | null = null;
+  #firstByteMs: number | null = null;
+  #firstDeltaMs: number | null = null;
+  #firstAnswerMs: number | null = null;
+  #keepalives = 0;
+  #errorBody: Uint8Array[] | null = null;
+  #errorBodyBytes = 0;
+  #ended = false;
+  #verdict: "continue" | "done" | "error_event" | "malformed" = "continue";
+
+  constructor(options: StreamChatOptions, resolve: (outcome: StreamOutcome) => void) {
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#now = options.now ?? defaultNow;
+    this.#startMs = this.#now();
+    this.#parser = new SseParser({
+      onEvent: (data) => this.#onEvent(data),
+      onComment: () => this.#keepalives++,
+    });
+  }
+
+  start(): void {
+    const options = this.#options;
+    const signal = options.signal;
+    if (signal?.aborted) return this.#end("cancelled", this.#startMs, "cancelled before dispatch");
+    let target;
+    let body: Uint8Array;
+    try {
+      target = parseBaseUrl(options.baseUrl);
+      body = encoder.encode(typeof options.body === "string" ? options.body : JSON.stringify(options.body));
+    } catch (error) {
+      return this.#end("connect_error", this.#startMs, (error as Error).message);
+    }
+    const deadlineS = options.deadlineS ?? DEFAULT_DEADLINE_S;
+    if (!(deadlineS > 0)) return this.#end("timeout", this.#startMs, `deadline ${deadlineS} s is not positive`);
+    // Covers connecting; re-armed at dispatch so that the deadline counts from there.
+    this.#armDeadline(deadlineS);
+    if (signal) {
+      this.#onAbort = () => this.#abort("cancelled", "cancelled by the caller");
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+    try {
+      this.#exchange = startExchange({
+        target,
+        method: "POST",
+        path: CHAT_PATH,
+        headers: { Accept: "text/event-stream", ...options.headers },
+        body,
+        now: this.#now,
+      }, {
+        dispatch: (tMs) => {
+          this.#dispatchMs = tMs;
+          this.#dispatchedAtEpochMs = Date.now();
+          this.#armDeadline(deadlineS);
+        },
+        firstByte: (tMs) => this.#firstByteMs = tMs,
+        head: (head, tMs) => {
+          this.#headersMs = tMs;
+          this.#httpStatus = head.status;
+          if (head.status < 200 || head.status > 299) {
+            this.#errorBody = [];
+            return;
+          }
+          const type = head.headers.get("content-type");
+          if (type !== undefined && !type.toLowerCase().includes("text/event-stream")) {
+            this.#abort("malformed", `expected an event stream, got Content-Type "${type}"`, tMs);
+          }
+        },
+        body: (bytes, tMs) => this.#onBody(bytes, tMs),
+        end: (end, tMs) => this.#onExchangeEnd(end, tMs),
+      });
+    } catch (error) {
+      this.#end("connect_error", this.#now(), (error as Error).message);
+    }
+  }
+
+  #armDeadline(deadlineS: number): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#abort("timeout", `no normal end within the ${deadlineS} s deadline; the connection was closed`);
+    }, deadlineS * 1000);
+  }
+
+  #onBody(bytes: Uint8Array, tMs: number): void {
+    if (this.#errorBody !== null) {
+      if (this.#errorBodyBytes < MAX_ERROR_BODY_BYTES) {
+        const take = bytes.subarray(0, MAX_ERROR_BODY_BYTES - this.#errorBodyBytes);
+        this.#errorBody.push(take.slice());
+        this.#errorBodyBytes += take.length;
+      }
+      return;
+    }
+    this.#readMs = tMs;
+    try {
+      this.#parser.push(bytes);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      this.#verdict = "malformed";
+      this.#reader.errorMessage = error.message;
+    }
+    switch (this.#verdict) {
+      case "continue":
+        return;
+      case "done":
+        this.#exchange?.stop();
+        return this.#end(
+          this.#reader.finishReason !== null ? "finished" : "no_finish",
+          tMs,
+          this.#reader.finishReason !== null ? null : "the stream ended ([DONE]) without a finish_reason",
+        );
+      case "error_event":
+        this.#exchange?.stop();
+        return this.#end("error_event", tMs, this.#reader.errorMessage);
+      case "malformed":
+        this.#exchange?.cancel();
+        return this.#end("malformed", tMs, this.#reader.errorMessage);
+    }
+  }
+
+  #onEvent(data: string): void {
+    if (this.#verdict !== "continue") return; // events after the end are not read
+    const reader = this.#reader;
+    this.#verdict = reader.read(data);
+    if (reader.sawFirstDelta && this.#firstDeltaMs === null) {
+      this.#firstDeltaMs = this.#readMs;
+      this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+    }
+    if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
+  }
+
+  #onExchangeEnd(end: ExchangeEnd, tMs: number): void {
+    if (this.#ended) return;
+    if (this.#errorBody !== null) {
+      const all = new Uint8Array(this.#errorBodyBytes);
+      let at = 0;
+      for (const part of this.#errorBody) {
+        all.set(part, at);
+        at += part.length;
+      }
+      return this.#end("http_error", tMs, errorBodyMessage(this.#httpStatus ?? 0, all));
+    }
+    switch (end.kind) {
+      case "complete":
+        if (this.#reader.finishReason !== null && !this.#parser.pending) return this.#end("finished", tMs, null);
+        return this.#end(
+          "cut",
+          tMs,
+          this.#parser.pending
+            ? "the response ended inside an event"
+            : "the response ended without a finish_reason or [DONE]",
+        );
+      case "cut":
+        if (this.#reader.finishReason !== null && !this.#parser.pending && this.#httpStatus !== null) {
+          // The server closed right after the finish (and usage) chunks without [DONE]: a normal end.
+          return this.#end("finished", tMs, null);
+        }
+        return this.#end("cut", tMs, `${end.message} before the stream finished`);
+      case "connect_error":
+        return this.#end("connect_error", tMs, end.message);
+      case "framing_error":
+        return this.#end("malformed", tMs, end.message);
+    }
+  }
+
+  #abort(end: StreamEnd, message: string, tMs?: number): void {
+    if (this.#ended) return;
+    this.#exchange?.cancel();
+    this.#end(end, tMs ?? this.#now(), message);
+  }
+
+  #end(end: StreamEnd, tMs: number, message: string | null): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#onAbort !== null) this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    const zero = this.#dispatchMs ?? this.#startMs;
+    const offset = (ms: number | null) => ms === null ? null : (ms - zero) / 1000;
+    const reader = this.#reader;
+    this.#resolve({
+      dispatched_at_epoch_ms: this.#dispatchedAtEpochMs,
+      end,
+      http_status: this.#httpStatus,
+      finish_reason: reader.finishReason,
+      error_message: end === "finished" ? null : message,
+      first_delta_kind: reader.firstDeltaKind,
+      reasoning_text: reader.reasoningText,
+      answer_text: reader.answerText,
+      tool_calls: reader.toolCalls(),
+      usage: reader.usage,
+      timings: reader.timings,
+      offsets: {
+        headers_s: offset(this.#headersMs),
+        first_byte_s: offset(this.#firstByteMs),
+        first_delta_s: offset(this.#firstDeltaMs),
+        first_answer_s: offset(this.#firstAnswerMs),
+        end_s: Math.max(0, (tMs - zero) / 1000),
+      },
+      events: reader.events,
+      keepalives: this.#keepalives,
+    });
+  }
+}
+
+/**
+ * Sends one streamed chat completion and resolves with its raw facts. Never rejects for a failed request: refused
+ * connections, HTTP errors, error events, malformed or cut streams, the deadline and cancellation are outcomes.
+ */
+export function streamChat(options: StreamChatOptions): Promise<StreamOutcome> {
+  return new Promise((resolve) => new StreamRequest(options, resolve).start());
+}
