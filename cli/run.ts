@@ -1,11 +1,157 @@
-/** `run` command (not implemented yet). */
-import { writeStderr } from "../runtime/mod.ts";
+/** `run`: the standard benchmark protocol against a local server, written to a result folder. */
+import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { EXIT } from "./exit_codes.ts";
+import { DEFAULT_URL, parseRunArgs, type RunArgs, RunUsageError } from "./_run_args.ts";
+import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "./_run_protocol.ts";
+import type { RequestRecord } from "../report/contract.ts";
 
-export const HELP = "Usage: strata-bench run\n\nNot implemented yet.\n";
+export const HELP = `Usage: strata-bench run [--url URL] [options]
+
+Runs the standard benchmark protocol (warm-up, 9 performance requests, 12 sanity checks, and optionally 3 rounds
+of 4 concurrent requests) against a running OpenAI-compatible server on loopback, then writes a result folder:
+bench/results/<UTC-date>-standard-<gpu>-<run-id>/ when the current folder has bench/results, else
+./bench-results/<same name>/. Progress goes to stderr; the summary and the folder path go to stdout.
+
+Server:
+  --url URL                 server base URL (default ${DEFAULT_URL}); must be loopback to conform
+  --profile NAME            start the engine a profile describes (not available yet)
+  --no-start                never start an engine (the default while profiles are not available)
+  --optional-concurrency    add the optional stage: 3 rounds of 4 short requests released together
+
+What the engine cannot tell the runner (unset values are null with a reason, never guessed):
+  --track default|custom    default: an unmodified release's setup defaults; custom (the default): anything else
+  --track-notes TEXT        the setup choices (default track) or the changes (custom track)
+  --model-id ID             model repository id (e.g. Qwen/Qwen3.8-Flash-Next-GGUF)
+  --model-revision REV      immutable revision of the quantized model repository
+  --source-revision REV     revision of the source model the quantization was made from
+  --tokenizer-revision REV  revision of the tokenizer
+  --quantization TEXT       quantization name (e.g. Q4_K_M)
+  --custom-pack TEXT        description of a custom pack or its preparation
+  --background TEXT         other work running on the machine (repeatable)
+  --build-options TEXT      an engine build option, for a source build (repeatable)
+  --engine-commit SHA       the engine's full 40-character commit when the server does not report it
+
+Output:
+  --out DIR                 put the result folder under DIR instead
+  --simulated               label the result as a simulation (the server is the scripted engine)
+
+Refused, because they would change the workload: --concurrency, --repeat, --request-timeout.
+Ctrl-C (or SIGTERM) cancels the request in flight, skips the rest and still writes the result.
+
+Exit codes:
+  ${EXIT.ok}  complete, conforming and valid result
+  ${EXIT.resultNotOk}  result written, but partial, nonconforming or invalid
+  ${EXIT.usage}  usage error (unknown flag, bad value, refused workload-changing flag)
+  ${EXIT.environment}  environment: server unreachable, fixture bundle differs, permission refused, folder not writable
+`;
 
 /** Entry point of `run`. */
-export function main(_argv: string[]): Promise<number> {
-  writeStderr("Cannot run run: not implemented yet.\n");
-  return Promise.resolve(EXIT.environment);
+export async function main(argv: string[]): Promise<number> {
+  let args: RunArgs;
+  try {
+    args = parseRunArgs(argv);
+  } catch (error) {
+    if (error instanceof RunUsageError) {
+      writeStderr(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  if (args.profile !== null) {
+    writeStderr(
+      `Cannot start profile "${args.profile}": profiles are not available yet; start the server yourself and ` +
+        "pass --url\n",
+    );
+    return EXIT.environment;
+  }
+  const controller = new AbortController();
+  const stopListening = onTerminationSignal((signal) => {
+    if (controller.signal.aborted) return;
+    writeStderr(`\n${signal}: cancelling the request in flight; the result will still be written\n`);
+    controller.abort(signal);
+  });
+  try {
+    const { realRunDeps } = await import("./_run_deps.ts");
+    const report = await runProtocol(runOptionsOf(args, argv, controller.signal), realRunDeps());
+    return printReport(report);
+  } catch (error) {
+    return environmentFailure(error);
+  } finally {
+    stopListening();
+  }
+}
+
+function runOptionsOf(args: RunArgs, argv: readonly string[], signal: AbortSignal): RunOptions {
+  return {
+    baseUrl: args.url,
+    optionalConcurrency: args.optionalConcurrency,
+    track: args.track,
+    trackNotes: args.trackNotes,
+    declared: {
+      modelId: args.modelId,
+      modelRevision: args.modelRevision,
+      sourceRevision: args.sourceRevision,
+      tokenizerRevision: args.tokenizerRevision,
+      quantization: args.quantization,
+      customPack: args.customPack,
+      background: args.background,
+      buildOptions: args.buildOptions,
+      engineCommit: args.engineCommit,
+    },
+    simulated: args.simulated,
+    ...(args.out === null ? {} : { outRoot: args.out }),
+    signal,
+    command: ["strata-bench", "run", ...argv].map(quoteArg).join(" "),
+    onRequestEnd: (record, position) => writeStderr(`[${position.index}/${position.total}] ${progressLine(record)}\n`),
+  };
+}
+
+function quoteArg(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/** "performance-prompt-4k-r1 ... completed 512 tok, decode 41.2 tok/s" from a record's own values. */
+export function progressLine(record: RequestRecord): string {
+  const parts: string[] = [record.status];
+  if (record.status === "skipped" || record.status === "failed") {
+    if (record.error) parts.push(`(${record.error.message})`);
+  } else {
+    if (record.tokens.output_tokens !== null) parts.push(`${record.tokens.output_tokens} tok`);
+    if (record.metrics.decode_tps !== null) parts.push(`decode ${record.metrics.decode_tps.toFixed(1)} tok/s`);
+    if (record.evaluation) parts.push(record.evaluation.passed ? "pass" : `FAIL: ${record.evaluation.reason}`);
+  }
+  const [first, ...rest] = parts;
+  return `${record.id} ... ${first}${rest.length > 0 ? ` ${rest.join(", ")}` : ""}`;
+}
+
+async function printReport(report: RunReport): Promise<number> {
+  const { renderConsoleSummary } = await import("../report/render.ts");
+  writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
+  let ok = report.result.run.status === "complete";
+  if (report.unexplainedNulls.length > 0) {
+    writeStderr(`WARNING: nulls with only a generic reason (a runner defect): ${report.unexplainedNulls.join(", ")}\n`);
+  }
+  if (report.validationProblems.length > 0) {
+    ok = false;
+    writeStderr(`ERROR: the written results.json fails strict validation (${report.validationProblems.length}):\n`);
+    for (const p of report.validationProblems) writeStderr(`  ${p.pointer || "/"}: ${p.message}\n`);
+  }
+  return ok ? EXIT.ok : EXIT.resultNotOk;
+}
+
+function environmentFailure(error: unknown): number {
+  const name = (error as { name?: unknown } | null)?.name;
+  if (error instanceof RunRefusedError) {
+    writeStderr(`${error.message}\n`);
+    return EXIT.environment;
+  }
+  if (name === "NotCapable" || name === "PermissionDenied") {
+    const detail = error instanceof Error ? error.message : String(error);
+    writeStderr(
+      `Cannot run: a permission was refused (${detail}). Run through "deno task bench" or grant the flag the ` +
+        "message names (e.g. --allow-net=127.0.0.1, --allow-write=bench-results)\n",
+    );
+    return EXIT.environment;
+  }
+  throw error;
 }

@@ -1,0 +1,97 @@
+/** `mod.ts run` as a person runs it: a child deno process with narrow permissions, in a fresh folder. */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { loadBundle } from "../../fixtures/mod.ts";
+import { startMockEngine } from "../../mock/mod.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const DENO = Deno.execPath();
+
+async function strataBench(cwd: string, writable: string[], args: string[]) {
+  const output = await new Deno.Command(DENO, {
+    args: [
+      "run",
+      "--no-prompt",
+      "--allow-net=127.0.0.1,localhost,[::1]",
+      "--allow-read",
+      `--allow-write=${writable.join(",")}`,
+      "--allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl",
+      "--allow-env",
+      "--allow-sys",
+      join(REPO, "mod.ts"),
+      ...args,
+    ],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+Deno.test("run against the scripted engine writes a labelled simulated result under ./bench-results, and report reads it", async () => {
+  const bundle = await loadBundle();
+  const engine = await startMockEngine({
+    timeScale: 0,
+    tokenCounts: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.input_tokens])),
+  });
+  const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });
+  try {
+    const run = await strataBench(cwd, [cwd], ["run", "--url", engine.url, "--simulated", "--track-notes", "e2e"]);
+    assert.equal(run.code, 1, `a simulated run is nonconforming (exit 1)\n${run.stderr}`);
+    assert.match(run.stderr, /\[1\/22\] warmup \.\.\./);
+    assert.match(run.stderr, /\[22\/22\] sanity-T4 \.\.\./);
+    assert.doesNotMatch(run.stderr, /fails strict validation|generic reason/);
+    const folder = run.stdout.trim().split("\n").at(-1)!;
+    assert.ok(folder.startsWith(join(cwd, "bench-results")), folder);
+    assert.match(folder, /\/\d{4}-\d{2}-\d{2}-standard-[a-z0-9-]+-\d{8}T\d{6}Z-[a-z0-9]{6}$/);
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(folder)) names.push(entry.name);
+    assert.deepEqual(names.sort(), ["README.md", "config.json", "outputs.jsonl", "results.json", "template.jinja"]);
+    const result = JSON.parse(await Deno.readTextFile(join(folder, "results.json")));
+    assert.equal(result.run.status, "nonconforming");
+    assert.equal(result.extensions.simulated_engine, true);
+    assert.equal(engine.requests.length, 22);
+
+    const report = await strataBench(cwd, [cwd], ["report", folder]);
+    assert.match(report.stdout, new RegExp(result.run.id));
+    assert.doesNotMatch(report.stdout + report.stderr, /invalid|problem/i);
+  } finally {
+    await engine.close();
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("run refuses workload-changing flags and unknown flags with the usage exit code, sending nothing", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });
+  try {
+    const refused = await strataBench(cwd, [cwd], ["run", "--repeat", "5"]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--repeat: it would change the protocol's workload/);
+    const unknown = await strataBench(cwd, [cwd], ["run", "--fast"]);
+    assert.equal(unknown.code, 2);
+    const profile = await strataBench(cwd, [cwd], ["run", "--profile", "qwen"]);
+    assert.equal(profile.code, 3);
+    assert.match(profile.stderr, /profiles are not available yet/);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("run exits 3 when nothing answers at the URL, before any result folder exists", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });
+  try {
+    const engine = await startMockEngine({ timeScale: 0 });
+    const url = engine.url;
+    await engine.close();
+    const run = await strataBench(cwd, [cwd], ["run", "--url", url]);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /did not answer \/health/);
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(cwd)) names.push(entry.name);
+    assert.deepEqual(names, []);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
