@@ -12,3 +12,22 @@ export {
 } from "./request_body.ts";
 export { SseParser, type SseParserOptions } from "./sse.ts";
 export type { ClientOffsets, StreamEnd, StreamOutcome, ToolCallRecord } from "./types.ts";
+export {
+  type ExecutedRequest,
+  type ExecuteOptions,
+  executeRun,
+  type ExecutionFacts,
+  type ExecutorDeps,
+  type ExecutorStreamOptions,
+  type HealthAnswer,
+  type SchedulePosition,
+} from "./executor.ts";
+export {
+  CLIENTS_PER_ROUND,
+  type PlannedBatch,
+  planRun,
+  REPETITIONS,
+  type RunPlan,
+  scheduledRequestIds,
+} from "./plan.ts";
+export { classifyServerUrl, type LoopbackVerdict } from "./_loopback.ts";
