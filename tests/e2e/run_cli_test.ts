@@ -8,20 +8,22 @@ import { startMockEngine } from "../../mock/mod.ts";
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const DENO = Deno.execPath();
 
+function permissionFlags(writable: string[]): string[] {
+  return [
+    "--no-prompt",
+    "--allow-net=127.0.0.1,localhost,[::1]",
+    "--allow-read",
+    `--allow-write=${writable.join(",")}`,
+    "--allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl",
+    // Exactly what the probes and the sanitizer read; anything refused degrades to null with a reason.
+    "--allow-env=HOME,XDG_CACHE_HOME,LOCALAPPDATA,ROCM_PATH,NO_COLOR",
+    "--allow-sys=hostname,osRelease,systemMemoryInfo,cpus,userInfo,homedir,uid",
+  ];
+}
+
 async function strataBench(cwd: string, writable: string[], args: string[]) {
   const output = await new Deno.Command(DENO, {
-    args: [
-      "run",
-      "--no-prompt",
-      "--allow-net=127.0.0.1,localhost,[::1]",
-      "--allow-read",
-      `--allow-write=${writable.join(",")}`,
-      "--allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl",
-      "--allow-env",
-      "--allow-sys",
-      join(REPO, "mod.ts"),
-      ...args,
-    ],
+    args: ["run", ...permissionFlags(writable), join(REPO, "mod.ts"), ...args],
     cwd,
     stdout: "piped",
     stderr: "piped",
@@ -92,6 +94,44 @@ Deno.test("run exits 3 when nothing answers at the URL, before any result folder
     for await (const entry of Deno.readDir(cwd)) names.push(entry.name);
     assert.deepEqual(names, []);
   } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("SIGINT during a request cancels it, skips the rest, and still writes a valid partial result", async () => {
+  const bundle = await loadBundle();
+  const engine = await startMockEngine({
+    timeScale: 0,
+    tokenCounts: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.input_tokens])),
+    script: { "performance-prompt-4k-r1": { fault: { kind: "stall", afterTokens: 1, ms: 20_000 } } },
+  });
+  const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });
+  try {
+    const child = new Deno.Command(DENO, {
+      args: ["run", ...permissionFlags([cwd]), join(REPO, "mod.ts"), "run", "--url", engine.url, "--simulated"],
+      cwd,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    await engine.waitFor((e) => e.requests.some((r) => r.requestId === "performance-prompt-4k-r1"), 30_000);
+    child.kill("SIGINT");
+    const output = await child.output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 1, stderr);
+    assert.match(stderr, /SIGINT: cancelling/);
+    const folder = stdout.trim().split("\n").at(-1)!;
+    const result = JSON.parse(await Deno.readTextFile(join(folder, "results.json")));
+    const byId = new Map(result.requests.map((r: { id: string }) => [r.id, r]));
+    assert.equal((byId.get("performance-prompt-4k-r1") as { error: { kind: string } }).error.kind, "cancelled");
+    assert.equal(result.request_counts.sanity.skipped, 12);
+    assert.equal(result.requests.length, 22);
+    const lines = (await Deno.readTextFile(join(folder, "outputs.jsonl"))).trim().split("\n");
+    assert.equal(lines.length, 22);
+    const report = await strataBench(cwd, [cwd], ["report", folder]);
+    assert.doesNotMatch(report.stdout + report.stderr, /invalid|problem/i);
+  } finally {
+    await engine.close();
     await Deno.remove(cwd, { recursive: true });
   }
 });
