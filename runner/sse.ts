@@ -27,7 +27,7 @@ export class SseParser {
   #onEvent: (data: string) => void;
   #onComment: (() => void) | undefined;
   #maxLineBytes: number;
-  #decoder = new TextDecoder();
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /** Bytes of an unfinished line carried to the next push. */
   #carry = new Uint8Array(0);
   #carryLength = 0;

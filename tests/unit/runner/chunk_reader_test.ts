@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { ChunkReader } from "../../../runner/_chunk_reader.ts";
+import { deltaEvent, eventsOf, LLAMA_STREAM } from "./_streams.ts";
+
+function data(event: string): string {
+  return eventsOf(event)[0]!;
+}
+
+Deno.test("role-only, empty, null and empty-string deltas never count as the first delta", () => {
+  const reader = new ChunkReader();
+  for (
+    const delta of [
+      `{"role":"assistant","content":null}`,
+      `{}`,
+      `{"content":""}`,
+      `{"reasoning_content":null}`,
+      `{"reasoning_content":""}`,
+      `{"tool_calls":[]}`,
+      `{"tool_calls":[{"index":0,"function":{"arguments":""}}]}`,
+    ]
+  ) {
+    assert.equal(reader.read(data(deltaEvent(delta))), "continue");
+    assert.equal(reader.sawFirstDelta, false, delta);
+    assert.equal(reader.firstDeltaKind, null);
+  }
+  assert.equal(reader.read(data(deltaEvent(`{"content":"x"}`))), "continue");
+  assert.equal(reader.sawFirstDelta, true);
+  assert.equal(reader.sawFirstAnswer, true);
+  assert.equal(reader.firstDeltaKind, "answer");
+});
+
+Deno.test("reasoning alone is a first delta but not a first answer", () => {
+  const reader = new ChunkReader();
+  reader.read(data(deltaEvent(`{"reasoning_content":"hmm"}`)));
+  assert.equal(reader.firstDeltaKind, "reasoning");
+  assert.equal(reader.sawFirstAnswer, false);
+});
+
+Deno.test("a tool-call delta with only a name counts as first delta and first answer", () => {
+  const reader = new ChunkReader();
+  reader.read(data(deltaEvent(`{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f"}}]}`)));
+  assert.equal(reader.firstDeltaKind, "tool_call");
+  assert.equal(reader.sawFirstAnswer, true);
+});
+
+Deno.test("the whole llama.cpp stream reads to done with the final usage and timings kept raw", () => {
+  const reader = new ChunkReader();
+  const verdicts = eventsOf(LLAMA_STREAM).map((d) => reader.read(d));
+  assert.deepEqual(verdicts.slice(0, -1).every((v) => v === "continue"), true);
+  assert.equal(verdicts.at(-1), "done");
+  assert.equal(reader.finishReason, "tool_calls");
+  assert.deepEqual((reader.usage as { prompt_tokens_details: unknown }).prompt_tokens_details, { cached_tokens: 236 });
+  assert.equal((reader.timings as { predicted_ms: number }).predicted_ms, 661);
+});
+
+Deno.test("timings on the finish chunk are kept when the usage chunk has none", () => {
+  const reader = new ChunkReader();
+  reader.read('{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"timings":{"predicted_n":3}}');
+  reader.read('{"choices":[],"usage":{"completion_tokens":3}}');
+  assert.deepEqual(reader.timings, { predicted_n: 3 });
+  assert.deepEqual(reader.usage, { completion_tokens: 3 });
+});
+
+Deno.test("malformed chunks are named: not JSON, not an object, bad choices, bad delta, bad tool_calls", () => {
+  for (
+    const bad of [
+      "{oops",
+      "[1,2]",
+      '"text"',
+      '{"choices":"x"}',
+      '{"choices":[1]}',
+      '{"choices":[{"delta":"x"}]}',
+      '{"choices":[{"delta":{"tool_calls":{"index":0}}}]}',
+      '{"id":"x"}',
+    ]
+  ) {
+    const reader = new ChunkReader();
+    assert.equal(reader.read(bad), "malformed", bad);
+    assert.ok(reader.errorMessage !== null && reader.errorMessage.startsWith("Cannot"), bad);
+  }
+});
+
+Deno.test("an error object is an error event; its message, a plain string, or the JSON is kept", () => {
+  const cases: [string, string][] = [
+    ['{"error":{"code":500,"message":"boom","type":"server_error"}}', "boom"],
+    ['{"error":"plain"}', "plain"],
+    ['{"error":{"code":7}}', '{"code":7}'],
+  ];
+  for (const [text, message] of cases) {
+    const reader = new ChunkReader();
+    assert.equal(reader.read(text), "error_event");
+    assert.equal(reader.errorMessage, message);
+  }
+});

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { checkHealth } from "../../../runner/health.ts";
+import { closeIdleConnections } from "../../../runner/stream_client.ts";
+import { startRawServer, within, writePieces } from "./_raw_server.ts";
+
+async function answer(response: string) {
+  const server = await startRawServer((ex) => writePieces(ex.socket, [response]));
+  try {
+    const result = await within(checkHealth(server.baseUrl, 2000), 5000, "the health answer");
+    return { result, request: server.requests[0]?.head ?? "" };
+  } finally {
+    closeIdleConnections();
+    await server.close();
+  }
+}
+
+Deno.test("/health 200 is ok", async () => {
+  const body = '{"status":"ok"}';
+  const { result, request } = await answer(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  assert.deepEqual(result, { ok: true, status: 200, message: "ok" });
+  assert.match(request, /^GET \/health HTTP\/1\.1\r\n/);
+});
+
+Deno.test("/health 503 while loading is not ok and carries the server's message", async () => {
+  const body = '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}';
+  const { result } = await answer(`HTTP/1.1 503 Service Unavailable\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  assert.deepEqual(result, { ok: false, status: 503, message: "Loading model" });
+});
+
+Deno.test("a refused connection is not ok, with no status", async () => {
+  const server = await startRawServer(() => {});
+  await server.close();
+  const result = await within(checkHealth(server.baseUrl, 2000), 5000, "the health answer");
+  assert.equal(result.ok, false);
+  assert.equal(result.status, null);
+  assert.match(result.message, /refused/);
+});
+
+Deno.test("a server that never answers times out as not ok", async () => {
+  const server = await startRawServer(() => {});
+  try {
+    const result = await within(checkHealth(server.baseUrl, 100), 5000, "the health answer");
+    assert.equal(result.ok, false);
+    assert.match(result.message, /within 100 ms/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a malformed base URL is not ok, and says so", async () => {
+  const result = await checkHealth("not a url");
+  assert.equal(result.ok, false);
+  assert.match(result.message, /Cannot parse base URL/);
+});

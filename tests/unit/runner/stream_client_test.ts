@@ -1,0 +1,365 @@
+import assert from "node:assert/strict";
+import { closeIdleConnections, streamChat } from "../../../runner/stream_client.ts";
+import type { StreamOutcome } from "../../../runner/types.ts";
+import { type RawExchange, type RawServer, SSE_HEAD, startRawServer, within, writePieces } from "./_raw_server.ts";
+import { chunked, chunkEvent, deltaEvent, LLAMA_STREAM, USAGE_EXTRA } from "./_streams.ts";
+
+const BODY = { messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true };
+
+async function withServer(
+  script: (exchange: RawExchange) => void | Promise<void>,
+  test: (server: RawServer) => Promise<void>,
+): Promise<void> {
+  const server = await startRawServer(script);
+  try {
+    await test(server);
+  } finally {
+    closeIdleConnections();
+    await server.close();
+  }
+}
+
+/** Answers with one chunked SSE response made of the given events. */
+function sse(events: string[]) {
+  return (ex: RawExchange) => writePieces(ex.socket, [SSE_HEAD, chunked(events)]);
+}
+
+function ask(server: RawServer, extra: Partial<Parameters<typeof streamChat>[0]> = {}): Promise<StreamOutcome> {
+  return within(streamChat({ baseUrl: server.baseUrl, body: BODY, ...extra }), 5000, "the stream outcome");
+}
+
+Deno.test("a complete llama.cpp stream finishes with text, tool call, usage, timings and ordered offsets", async () => {
+  await withServer(sse(LLAMA_STREAM.split(/(?<=\n\n)/)), async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "finished");
+    assert.equal(o.http_status, 200);
+    assert.equal(o.finish_reason, "tool_calls");
+    assert.equal(o.error_message, null);
+    assert.equal(o.first_delta_kind, "reasoning");
+    assert.equal(o.reasoning_text, "Let me think: caf\u00e9 \u65e5\u672c \u{1F642} done.");
+    assert.equal(o.answer_text, "Hello \u00fcber");
+    assert.deepEqual(o.tool_calls, [
+      { index: 0, id: "call0", type: "function", name: "get_weather", arguments: '{"city":"Paris"}' },
+    ]);
+    assert.equal((o.usage as { prompt_tokens: number }).prompt_tokens, 237);
+    assert.equal((o.timings as { predicted_n: number }).predicted_n, 35);
+    assert.equal(o.events, 9);
+    const { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s } = o.offsets;
+    assert.ok(headers_s !== null && first_byte_s !== null && first_delta_s !== null && first_answer_s !== null);
+    assert.ok(0 <= first_byte_s && first_byte_s <= headers_s && headers_s <= first_delta_s);
+    assert.ok(first_delta_s <= first_answer_s && first_answer_s <= end_s);
+    // The request carried the body as JSON on the chat path.
+    const request = server.requests[0]!;
+    assert.match(request.head, /^POST \/v1\/chat\/completions HTTP\/1\.1\r\n/);
+    assert.deepEqual(JSON.parse(request.body), BODY);
+  });
+});
+
+Deno.test("a role-only first chunk, empty deltas and null content do not count as the first delta", async () => {
+  await withServer(
+    sse([
+      deltaEvent(`{"role":"assistant","content":null}`),
+      deltaEvent(`{}`),
+      deltaEvent(`{"content":""}`),
+      deltaEvent(`{"reasoning_content":""}`),
+      deltaEvent(`{"tool_calls":[]}`),
+      deltaEvent(`{"reasoning_content":"R"}`),
+      deltaEvent(`{"content":"A"}`),
+      deltaEvent(`{}`, "stop"),
+      "data: [DONE]\n\n",
+    ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "finished");
+      assert.equal(o.first_delta_kind, "reasoning");
+      assert.equal(o.answer_text, "A");
+      assert.equal(o.reasoning_text, "R");
+      assert.equal(o.events, 9);
+    },
+  );
+});
+
+Deno.test("the first delta is stamped with the read that carried it, and onFirstDelta reports that offset", async () => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  let arrived!: () => void;
+  const headSent = new Promise<void>((resolve) => arrived = resolve);
+  const clock = { t: 1000 };
+  let hookOffset: number | null = null;
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"role":"assistant","content":null}`)]).slice(0, -5)]);
+    arrived();
+    await released;
+    await writePieces(ex.socket, [chunked([deltaEvent(`{"reasoning_content":"r"}`), deltaEvent(`{}`, "stop")])]);
+  }, async (server) => {
+    const pending = ask(server, {
+      now: () => clock.t,
+      onFirstDelta: (offsetS) => hookOffset = offsetS,
+    });
+    // Dispatch happened at 1000; once the server has the request, move the clock and let the delta go.
+    await within(headSent, 2000, "the request to reach the server");
+    clock.t = 1250;
+    release();
+    const o = await pending;
+    assert.equal(o.end, "finished");
+    assert.equal(o.first_delta_kind, "reasoning");
+    assert.equal(o.offsets.first_delta_s, 0.25);
+    assert.equal(o.offsets.first_answer_s, null);
+    assert.equal(hookOffset, 0.25);
+  });
+});
+
+Deno.test("tool-call fragments aggregate by index; a re-sent name replaces name and id", async () => {
+  await withServer(
+    sse([
+      deltaEvent(
+        `{"tool_calls":[{"index":0,"id":"a1","type":"function","function":{"name":"get_w","arguments":""}}]}`,
+      ),
+      deltaEvent(
+        `{"tool_calls":[{"index":0,"id":"a2","type":"function","function":{"name":"get_weather","arguments":"{\\"x\\""}}]}`,
+      ),
+      deltaEvent(`{"tool_calls":[{"index":1,"id":"b1","type":"function","function":{"name":"lookup"}}]}`),
+      deltaEvent(`{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}`),
+      deltaEvent(`{"tool_calls":[{"index":1,"function":{"arguments":"{}"}}]}`),
+      deltaEvent(`{}`, "tool_calls"),
+      "data: [DONE]\n\n",
+    ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "finished");
+      assert.equal(o.first_delta_kind, "tool_call");
+      assert.deepEqual(o.tool_calls, [
+        { index: 0, id: "a2", type: "function", name: "get_weather", arguments: '{"x":1}' },
+        { index: 1, id: "b1", type: "function", name: "lookup", arguments: "{}" },
+      ]);
+      assert.ok(o.offsets.first_answer_s !== null);
+    },
+  );
+});
+
+Deno.test("an error event after the first delta ends the stream as error_event with its message", async () => {
+  await withServer(
+    sse([
+      deltaEvent(`{"reasoning_content":"thinking"}`),
+      'data: {"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}\n\n',
+    ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "error_event");
+      assert.equal(o.error_message, "Context size has been exceeded.");
+      assert.equal(o.first_delta_kind, "reasoning");
+      assert.equal(o.reasoning_text, "thinking");
+    },
+  );
+});
+
+Deno.test("HTTP 400 with a JSON error body is http_error with the server's message", async () => {
+  const body = JSON.stringify({
+    error: { code: 400, message: "the request exceeds the available context size", type: "exceed_context_size_error" },
+  });
+  await withServer(
+    (ex) =>
+      writePieces(ex.socket, [
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "http_error");
+      assert.equal(o.http_status, 400);
+      assert.equal(o.error_message, "the request exceeds the available context size");
+      assert.equal(o.offsets.first_delta_s, null);
+    },
+  );
+});
+
+Deno.test("HTTP 500 with a chunked plain-text body is http_error with that text", async () => {
+  await withServer(
+    (ex) =>
+      writePieces(ex.socket, [
+        "HTTP/1.1 500 Internal Server Error\r\nTransfer-Encoding: chunked\r\n\r\n",
+        chunked(["engine ", "crashed"]),
+      ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "http_error");
+      assert.equal(o.http_status, 500);
+      assert.equal(o.error_message, "engine crashed");
+    },
+  );
+});
+
+Deno.test("a connection closed before any finish_reason is cut", async () => {
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"partial"}`)]).slice(0, -5)]);
+    ex.socket.end();
+  }, async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "cut");
+    assert.equal(o.answer_text, "partial");
+    assert.equal(o.finish_reason, null);
+    assert.match(o.error_message ?? "", /closed|reset/);
+  });
+});
+
+Deno.test("a close inside an event is cut even after a finish_reason", async () => {
+  const usage = chunkEvent("[]", USAGE_EXTRA);
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{}`, "stop"), usage.slice(0, 40)]).slice(0, -5)]);
+    ex.socket.end();
+  }, async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "cut");
+    assert.equal(o.finish_reason, "stop");
+  });
+});
+
+Deno.test("a close right after the finish and usage chunks, without [DONE], is finished", async () => {
+  await withServer(async (ex) => {
+    const events = [deltaEvent(`{"content":"x"}`), deltaEvent(`{}`, "stop"), chunkEvent("[]", USAGE_EXTRA)];
+    await writePieces(ex.socket, [SSE_HEAD, chunked(events).slice(0, -5)]);
+    ex.socket.end();
+  }, async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "finished");
+    assert.ok(o.usage !== null);
+  });
+});
+
+Deno.test("[DONE] without any finish_reason is no_finish", async () => {
+  await withServer(sse([deltaEvent(`{"content":"x"}`), "data: [DONE]\n\n"]), async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "no_finish");
+    assert.equal(o.answer_text, "x");
+  });
+});
+
+Deno.test("a chunk that is not JSON ends the stream as malformed", async () => {
+  await withServer(
+    sse([deltaEvent(`{"content":"x"}`), "data: {not json}\n\n", deltaEvent(`{}`, "stop")]),
+    async (s) => {
+      const o = await ask(s);
+      assert.equal(o.end, "malformed");
+      assert.match(o.error_message ?? "", /not json/);
+    },
+  );
+});
+
+Deno.test("a chunk whose choices is not an array is malformed", async () => {
+  await withServer(sse(['data: {"choices":{"0":{}}}\n\n']), async (server) => {
+    assert.equal((await ask(server)).end, "malformed");
+  });
+});
+
+Deno.test("a 200 answer that is not an event stream is malformed", async () => {
+  const body = '{"choices":[{"message":{"content":"hi"}}]}';
+  await withServer(
+    (ex) =>
+      writePieces(ex.socket, [
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "malformed");
+      assert.match(o.error_message ?? "", /application\/json/);
+    },
+  );
+});
+
+Deno.test("the deadline closes the connection and reports timeout", async () => {
+  let exchange: RawExchange | null = null;
+  await withServer(async (ex) => {
+    exchange = ex;
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"x"}`)]).slice(0, -5)]);
+  }, async (server) => {
+    const o = await ask(server, { deadlineS: 0.2 });
+    assert.equal(o.end, "timeout");
+    assert.equal(o.answer_text, "x");
+    assert.ok(o.offsets.end_s >= 0.2);
+    await within(exchange!.closed, 2000, "the client to close the connection");
+  });
+});
+
+Deno.test("aborting the signal cancels the stream and closes the connection", async () => {
+  let exchange: RawExchange | null = null;
+  const controller = new AbortController();
+  await withServer(async (ex) => {
+    exchange = ex;
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"reasoning_content":"r"}`)]).slice(0, -5)]);
+  }, async (server) => {
+    const o = await ask(server, { signal: controller.signal, onFirstDelta: () => controller.abort() });
+    assert.equal(o.end, "cancelled");
+    assert.equal(o.reasoning_text, "r");
+    await within(exchange!.closed, 2000, "the client to close the connection");
+  });
+});
+
+Deno.test("an already aborted signal is cancelled without sending", async () => {
+  await withServer(sse([]), async (server) => {
+    const o = await ask(server, { signal: AbortSignal.abort() });
+    assert.equal(o.end, "cancelled");
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+Deno.test("a refused connection is connect_error", async () => {
+  const server = await startRawServer(() => {});
+  const url = server.baseUrl;
+  await server.close();
+  const o = await within(streamChat({ baseUrl: url, body: BODY }), 5000, "the outcome");
+  assert.equal(o.end, "connect_error");
+  assert.match(o.error_message ?? "", /refused/);
+  assert.equal(o.http_status, null);
+});
+
+Deno.test("chunked framing split at odd places (inside sizes, CRLFs and JSON) still reads the whole stream", async () => {
+  const bytes = new TextEncoder().encode(SSE_HEAD + chunked(LLAMA_STREAM.split(/(?<=\n\n)/)));
+  const cuts = [10, 60, 85, 86, 87, 120, 121, 300, 301, 302, 700, 1100, bytes.length - 3, bytes.length - 1];
+  await withServer(async (ex) => {
+    let from = 0;
+    for (const cut of cuts) {
+      await writePieces(ex.socket, [bytes.slice(from, cut)]);
+      from = cut;
+    }
+    await writePieces(ex.socket, [bytes.slice(from)]);
+  }, async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "finished");
+    assert.equal(o.events, 9);
+    assert.equal(o.tool_calls[0]?.arguments, '{"city":"Paris"}');
+  });
+});
+
+Deno.test("a Content-Length event stream and keep-alive comments are read", async () => {
+  const text = `:\n\n${deltaEvent(`{"content":"y"}`)}: ping\n\n${deltaEvent(`{}`, "length")}data: [DONE]\n\n`;
+  const length = new TextEncoder().encode(text).length;
+  await withServer(
+    (ex) =>
+      writePieces(ex.socket, [
+        `HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: ${length}\r\n\r\n`,
+        text,
+      ]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "finished");
+      assert.equal(o.finish_reason, "length");
+      assert.equal(o.keepalives, 2);
+    },
+  );
+});
+
+Deno.test("keep-alive connections are reused, and a pooled connection the server closed is replaced", async () => {
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked(stream)]);
+  }, async (server) => {
+    assert.equal((await ask(server)).end, "finished");
+    assert.equal((await ask(server)).end, "finished");
+    const first = server.requests[0]!.socket;
+    assert.equal(server.requests[1]!.socket, first);
+    // The server drops the idle connection; the next request still succeeds on a fresh one.
+    first.destroy();
+    await within(server.requests[0]!.closed, 2000, "the server-side close");
+    assert.equal((await ask(server)).end, "finished");
+    assert.notEqual(server.requests[2]!.socket, first);
+  });
+});
