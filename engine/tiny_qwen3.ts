@@ -3,14 +3,19 @@
  * llama-server can load and serve it: prompt processing, decoding, caching, slots, queueing and the HTTP API are
  * real, the text is gibberish. Same options and tokenizer -> same bytes.
  *
- * Two hidden channels are reserved so the random model behaves like a thinking model:
- * - channel 0 is nonzero only in the embedding of the "\n" token, which ends every generation prompt of the
- *   template ("<|im_start|>assistant\n"); the output row of `<think>` reads only that channel, so the first
- *   generated token is `<think>` and the rest of the answer is reasoning.
- * - channel 1 is a constant in every embedding; the end-of-turn row reads it (`eosBias`) and has a wider random
- *   part (`eosScale`), which sets how soon a generation ends on its own.
- * No layer writes channels 0 and 1 (those rows of attn_output and ffn_down are zero), so they reach the output
- * unchanged.
+ * Four hidden channels are reserved so the random model behaves like a thinking model whose output llama.cpp's
+ * Qwen3 parser accepts (`<think>` reasoning `</think>` answer, end of turn):
+ * - channel 0 is nonzero only in the embedding of "\n", which ends every generation prompt of the template
+ *   ("<|im_start|>assistant\n"); the `<think>` output row reads it, so the first generated token is `<think>`.
+ * - channel 1 is a constant in every embedding; the end-of-turn row reads it negatively, so a turn cannot end
+ *   while reasoning is open (an unclosed `<think>` at the end of a turn is a parse error in llama-server).
+ * - channel 2 is nonzero only in the embedding of `</think>`.
+ * - channel 3 says "reasoning has ended": layer 0's first attention head has a query that only matches keys
+ *   carrying channel 2 (on the head's last dimension, which RoPE rotates slowest, so it ignores distance) and
+ *   copies channel 2 into channel 3. After `</think>` the end-of-turn row turns positive and `<think>` and
+ *   `</think>` are suppressed, so a short answer follows and the turn ends.
+ * `thinkEndScale` widens the `</think>` row's random part (larger: shorter reasoning); `eosAfterThink` sets how
+ * quickly the answer ends. No other weight writes channels 0-3 (those rows of attn_output and ffn_down are zero).
  */
 import { createHash } from "node:crypto";
 import type { GgufContent, GgufTensor, GgufValue } from "./gguf_writer.ts";
@@ -25,10 +30,10 @@ export interface TinyQwen3Options {
   headDim: number;
   feedForwardLength: number;
   contextLength: number;
-  /** Width of the end-of-turn output row relative to the others (larger: earlier natural stops). */
-  eosScale: number;
-  /** Weight of the end-of-turn row on the constant channel. */
-  eosBias: number;
+  /** Width of the `</think>` output row's random part relative to the others (larger: shorter reasoning). */
+  thinkEndScale: number;
+  /** Weight of the end-of-turn row on the "reasoning has ended" channel (larger: shorter answers). */
+  eosAfterThink: number;
 }
 
 /** The defaults `engine:model` writes: 2 layers, width 64, 4 query heads of 16, about 45 MB. */
@@ -41,8 +46,8 @@ export const TINY_QWEN3_DEFAULTS: Readonly<TinyQwen3Options> = {
   headDim: 16,
   feedForwardLength: 128,
   contextLength: 40960,
-  eosScale: 2.2,
-  eosBias: 0,
+  thinkEndScale: 2.4,
+  eosAfterThink: 2.4,
 };
 
 /** The tokenizer files the model takes its vocabulary and template from, parsed, with their SHA-256s. */
@@ -56,7 +61,7 @@ export interface TokenizerSource {
 }
 
 /** Version of this generator; part of the file name so a changed generator never reuses an old file. */
-export const TINY_QWEN3_GENERATOR_VERSION = 1;
+export const TINY_QWEN3_GENERATOR_VERSION = 3;
 
 /** File name of the model for these options and tokenizer: `tiny-qwen3-<12 hex>.gguf`. */
 export function tinyQwen3FileName(
@@ -144,12 +149,13 @@ function generator(seed: number, name: string): () => number {
   };
 }
 
-/** Float32 -> IEEE half bits, round to nearest even (finite inputs of moderate size). */
+const f32Scratch = new Float32Array(1);
+const u32Scratch = new Uint32Array(f32Scratch.buffer);
+
+/** Float32 -> IEEE half bits, round to nearest even (subnormals, overflow to infinity, NaN kept). */
 export function float16Bits(value: number): number {
-  const f32 = new Float32Array(1);
-  const u32 = new Uint32Array(f32.buffer);
-  f32[0] = value;
-  const x = u32[0]!;
+  f32Scratch[0] = value;
+  const x = u32Scratch[0]!;
   const sign = (x >>> 16) & 0x8000;
   const exponent = (x >>> 23) & 0xff;
   let mantissa = x & 0x7fffff;
@@ -208,9 +214,38 @@ function uniform(random: () => number, std: number): number {
   return (random() * 2 - 1) * std * Math.sqrt(3);
 }
 
+/** GPT-2 byte-level alphabet: the character each byte is written as in a byte-level BPE vocabulary. */
+function byteLevelDecoder(): Map<number, number> {
+  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  const map = new Map<number, number>();
+  let next = 256;
+  for (let b = 0; b < 256; b++) map.set(printable(b) ? b : next++, b);
+  return map;
+}
+
+/** Whether a byte-level token's bytes are complete UTF-8 on their own (no split multibyte character). */
+function isWholeUtf8(token: string, alphabet: Map<number, number>): boolean {
+  const bytes: number[] = [];
+  for (const ch of token) {
+    const b = alphabet.get(ch.codePointAt(0)!);
+    if (b === undefined) return true;
+    bytes.push(b);
+  }
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const ones = () => 1;
+/** Reserved hidden channels (see the module comment). */
 const TRIGGER = 0;
 const CONSTANT = 1;
+const END_MARK = 2;
+const ENDED = 3;
+const RESERVED = 4;
 
 /**
  * Builds the GGUF content (metadata and tensors) of the tiny model.
@@ -238,50 +273,92 @@ export function buildTinyQwen3(options: TinyQwen3Options, source: TokenizerSourc
   const pad = idOf(config.pad_token, "padding (pad_token)");
   const newline = idOf("\u010a", 'newline ("\\u010a")');
   const think = idOf("<think>", "<think>");
+  const thinkEnd = idOf("</think>", "</think>");
   const n = o.embeddingLength;
+  const d = o.headDim;
   const nVocab = vocab.tokens.length;
-  const qWidth = o.headCount * o.headDim;
-  const kvWidth = o.headCountKv * o.headDim;
+  const qWidth = o.headCount * d;
+  const kvWidth = o.headCountKv * d;
   const ff = o.feedForwardLength;
-  const free = (row: number) => row === TRIGGER || row === CONSTANT;
-  const outStd = 1 / Math.sqrt(n - 2);
-  const controlIds = new Set(vocab.types.flatMap((t, id) => (t === TOKEN_TYPE.control && id !== eos ? [id] : [])));
+  /** The head dimension RoPE rotates slowest under both pairings (NEOX pairs i with i+d/2, NORM pairs 2i, 2i+1). */
+  const slow = d - 1;
+  const outStd = 1 / Math.sqrt(n - RESERVED);
+  // Rows that must never win a sampling step: every added token except <think>, </think> and end of turn, text
+  // tokens that llama.cpp treats as control or end-of-generation because of how they look, and tokens holding
+  // part of a multibyte character (random sequences of those are invalid UTF-8, which llama-server's output
+  // parser rejects mid-stream; a trained model practically never produces them).
+  const silent = new Set<number>();
+  const alphabet = byteLevelDecoder();
+  for (const [id, text] of vocab.tokens.entries()) {
+    if (id === eos || id === think || id === thinkEnd) continue;
+    const added = vocab.types[id] !== TOKEN_TYPE.normal;
+    if (added || /^<\/?s>$|^<\|.*\|>$/.test(text) || !isWholeUtf8(text, alphabet)) silent.add(id);
+  }
 
   const tensors: GgufTensor[] = [
     matrix("token_embd.weight", n, nVocab, "f16", o.seed, (row, col, random) => {
+      const r = uniform(random, 1);
       if (col === TRIGGER) return row === newline ? 8 : 0;
       if (col === CONSTANT) return 1;
-      return uniform(random, 1);
+      if (col === END_MARK) return row === thinkEnd ? 8 : 0;
+      if (col === ENDED) return 0;
+      return r;
     }),
     matrix("output_norm.weight", n, 1, "f32", o.seed, ones),
     matrix("output.weight", n, nVocab, "f16", o.seed, (row, col, random) => {
       const r = uniform(random, outStd);
-      if (row === think) return col === TRIGGER ? 10 : 0;
-      if (controlIds.has(row)) return 0;
-      if (col === TRIGGER) return 0;
-      if (row === eos) return col === CONSTANT ? o.eosBias : r * o.eosScale;
-      return col === CONSTANT ? 0 : r;
+      if (silent.has(row)) return 0;
+      if (row === think) return col === TRIGGER ? 10 : col === ENDED ? -10 : 0;
+      if (row === thinkEnd) return col === ENDED ? -10 : col < RESERVED ? 0 : r * o.thinkEndScale;
+      if (row === eos) return col === CONSTANT ? -8 : col === ENDED ? o.eosAfterThink : col < RESERVED ? 0 : r;
+      return col < RESERVED ? 0 : r;
     }),
   ];
   for (let layer = 0; layer < o.blockCount; layer++) {
     const p = `blk.${layer}.`;
-    const dense = (name: string, cols: number, rows: number, std: number, keepFree = false) =>
-      matrix(p + name, cols, rows, "f16", o.seed, (row, _col, random) => {
-        const v = uniform(random, std);
-        return keepFree && free(row) ? 0 : v;
+    const first = layer === 0;
+    const random = (
+      name: string,
+      cols: number,
+      rows: number,
+      std: number,
+      rule: (row: number, col: number) => number | null,
+    ) =>
+      matrix(p + name, cols, rows, "f16", o.seed, (row, col, rnd) => {
+        const v = uniform(rnd, std);
+        return rule(row, col) ?? v;
       });
+    const normWithSlow = (name: string) =>
+      matrix(p + name, d, 1, "f32", o.seed, (_row, col) => (first && col === slow ? 8 : 1));
     tensors.push(
       matrix(`${p}attn_norm.weight`, n, 1, "f32", o.seed, ones),
-      dense("attn_q.weight", n, qWidth, 1 / Math.sqrt(n)),
-      dense("attn_k.weight", n, kvWidth, 1 / Math.sqrt(n)),
-      dense("attn_v.weight", n, kvWidth, 1 / Math.sqrt(n)),
-      dense("attn_output.weight", qWidth, n, 0.5 / Math.sqrt(qWidth), true),
-      matrix(`${p}attn_q_norm.weight`, o.headDim, 1, "f32", o.seed, ones),
-      matrix(`${p}attn_k_norm.weight`, o.headDim, 1, "f32", o.seed, ones),
+      // Query of head 0 (layer 0): only the slow dimension, from the constant channel. No other head uses it.
+      random("attn_q.weight", n, qWidth, 1 / Math.sqrt(n), (row, col) => {
+        if (!first) return null;
+        if (row < d) return row === slow && col === CONSTANT ? 1 : 0;
+        return row % d === slow ? 0 : null;
+      }),
+      // Keys: the slow dimension carries only the `</think>` mark.
+      random("attn_k.weight", n, kvWidth, 1 / Math.sqrt(n), (row, col) => {
+        if (!first || row % d !== slow) return null;
+        return col === END_MARK ? 1 : 0;
+      }),
+      // Values of kv head 0, dimension 0: the `</think>` mark.
+      random("attn_v.weight", n, kvWidth, 1 / Math.sqrt(n), (row, col) => {
+        if (!first || row !== 0) return null;
+        return col === END_MARK ? 1 : 0;
+      }),
+      // Output: channels 0-3 stay untouched except "reasoning has ended" <- head 0, dimension 0 (layer 0).
+      random("attn_output.weight", qWidth, n, 0.5 / Math.sqrt(qWidth), (row, col) => {
+        if (first && row === ENDED) return col === 0 ? 1 : 0;
+        return row < RESERVED ? 0 : null;
+      }),
+      normWithSlow("attn_q_norm.weight"),
+      normWithSlow("attn_k_norm.weight"),
       matrix(`${p}ffn_norm.weight`, n, 1, "f32", o.seed, ones),
-      dense("ffn_gate.weight", n, ff, 1 / Math.sqrt(n)),
-      dense("ffn_up.weight", n, ff, 1 / Math.sqrt(n)),
-      dense("ffn_down.weight", ff, n, 0.5 / Math.sqrt(ff), true),
+      random("ffn_gate.weight", n, ff, 1 / Math.sqrt(n), () => null),
+      random("ffn_up.weight", n, ff, 1 / Math.sqrt(n), () => null),
+      random("ffn_down.weight", ff, n, 0.5 / Math.sqrt(ff), (row) => (row < RESERVED ? 0 : null)),
     );
   }
 

@@ -1,0 +1,244 @@
+/**
+ * Engine process control for `run --profile`: use a server already listening on the profile's port (and leave it
+ * running), or start the profile's engine on loopback, capture its log, wait until /health says ready, and stop
+ * it afterwards (SIGTERM, then SIGKILL after the grace period). Startup failures carry the log's tail.
+ */
+import { type ProcessExit, spawnProcess } from "../runtime/mod.ts";
+import { engineArgv, type EngineProfile, profileBaseUrl } from "./profile.ts";
+
+/** Why the engine could not be used. */
+export class EngineStartError extends Error {
+  readonly code: "no-start" | "spawn" | "exited" | "not-ready" | "cancelled";
+  constructor(code: EngineStartError["code"], message: string) {
+    super(message);
+    this.name = "EngineStartError";
+    this.code = code;
+  }
+}
+
+/** A server the run talks to, started here or found running. */
+export interface EngineHandle {
+  baseUrl: string;
+  /** True when this process started the engine (and will stop it). */
+  started: boolean;
+  /** The engine's argv without the program name, when started here; null for a server found running. */
+  engineArgs: string[] | null;
+  /** Process id of the started engine, else null. */
+  pid: number | null;
+  /** Everything the engine wrote to stdout and stderr so far ("" for a server found running). */
+  log(): string;
+  /** The started engine's exit, once it ended; null while it runs or when it was not started here. */
+  exitStatus(): ProcessExit | null;
+  /** Sends a signal to the started engine (tests kill it mid-run); false when not started here or ended. */
+  kill(signal: "SIGTERM" | "SIGKILL"): boolean;
+  /** Stops a started engine (SIGTERM, SIGKILL after the grace period) and resolves with its exit; no-op otherwise. */
+  stop(): Promise<ProcessExit | null>;
+}
+
+/** Options of startEngine. */
+export interface StartEngineOptions {
+  /** Never start an engine: a server must already listen on the profile's port. */
+  noStart?: boolean;
+  /** Aborting stops waiting (and the started engine). */
+  signal?: AbortSignal;
+  /** Called with each progress sentence (starting, waiting, ready). */
+  progress?: (line: string) => void;
+  /** Bytes of log kept in memory (default 32 MiB; beyond that the middle is dropped with a marker). */
+  maxLogBytes?: number;
+  fetch?: typeof fetch;
+}
+
+/** Result of one /health probe: no answer, answering but not ready (503 while loading), or ready. */
+type HealthState = "down" | "loading" | "ready";
+
+async function health(baseUrl: string, fetchFn: typeof fetch, timeoutMs: number): Promise<HealthState> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const response = await fetchFn(`${baseUrl}/health`, { signal: controller.signal });
+    await response.body?.cancel();
+    return response.status === 200 ? "ready" : "loading";
+  } catch {
+    return "down";
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The last `lines` lines of a log, indented, for an error message. */
+export function logTail(log: string, lines = 20): string {
+  const tail = log.trimEnd().split("\n").slice(-lines);
+  return tail.length === 0 || (tail.length === 1 && tail[0] === "")
+    ? "  (the engine wrote nothing)"
+    : tail.map((l) => `  | ${l}`).join("\n");
+}
+
+/** Grows a text log, keeping the first and last halves of `maxBytes` when it gets longer. */
+function logBuffer(maxBytes: number) {
+  const decoder = new TextDecoder();
+  let head = "";
+  let tail = "";
+  let dropped = 0;
+  return {
+    append(chunk: Uint8Array) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (head.length < maxBytes / 2) {
+        head += text;
+        return;
+      }
+      tail += text;
+      if (tail.length > maxBytes / 2) {
+        const cut = tail.length - Math.floor(maxBytes / 2);
+        dropped += cut;
+        tail = tail.slice(cut);
+      }
+    },
+    text: () => (dropped > 0 ? `${head}\n[... ${dropped} characters of engine log dropped ...]\n${tail}` : head + tail),
+  };
+}
+
+function foundRunning(baseUrl: string): EngineHandle {
+  return {
+    baseUrl,
+    started: false,
+    engineArgs: null,
+    pid: null,
+    log: () => "",
+    exitStatus: () => null,
+    kill: () => false,
+    stop: () => Promise.resolve(null),
+  };
+}
+
+/**
+ * Returns a ready server for the profile: the one already listening on its port, or the engine started now.
+ * @throws {EngineStartError} when starting is forbidden, the engine cannot start, exits, never gets ready, or the
+ * wait is cancelled; the message carries the log's tail.
+ */
+export async function startEngine(profile: EngineProfile, options: StartEngineOptions = {}): Promise<EngineHandle> {
+  const fetchFn = options.fetch ?? fetch;
+  const progress = options.progress ?? (() => {});
+  if (profile.port !== 0) {
+    const url = profileBaseUrl(profile.host, profile.port);
+    const state = await health(url, fetchFn, 2_000);
+    if (state !== "down") {
+      progress(`a server already answers at ${url}; using it and leaving it running`);
+      if (state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "");
+      return foundRunning(url);
+    }
+    if (options.noStart) {
+      throw new EngineStartError(
+        "no-start",
+        `Cannot use profile "${profile.name}": nothing answers at ${url} and --no-start forbids starting ` +
+          `${profile.engine}; start it yourself or leave out --no-start`,
+      );
+    }
+  } else if (options.noStart) {
+    throw new EngineStartError(
+      "no-start",
+      `Cannot use profile "${profile.name}" with --no-start: its port is 0, so there is no running server to find`,
+    );
+  }
+
+  const log = logBuffer(options.maxLogBytes ?? 32 * 1024 * 1024);
+  let listening: string | null = null;
+  const argv = engineArgv(profile);
+  progress(`starting ${profile.label}`);
+  const spawned = await spawnProcess(profile.engine, argv, {
+    env: profile.env,
+    onOutput: (chunk) => {
+      log.append(chunk);
+      if (listening === null) {
+        listening = /listening on (https?:\/\/[^\s/]+)/.exec(log.text())?.[1] ?? null;
+      }
+    },
+  });
+  if (!spawned.ok) {
+    const hint = spawned.kind === "not_found" ? " (build it with `deno task engine:build`)" : "";
+    throw new EngineStartError("spawn", `Cannot start ${profile.engine}: ${spawned.reason}${hint}`);
+  }
+  const child = spawned.value;
+  const stop = async (): Promise<ProcessExit> => {
+    if (child.exitStatus() === null) {
+      child.kill("SIGTERM");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const graceOver = new Promise<"grace">((resolve) => {
+        timer = setTimeout(() => resolve("grace"), profile.stopGraceS * 1000);
+      });
+      const first = await Promise.race([child.exited, graceOver]);
+      clearTimeout(timer);
+      if (first === "grace") child.kill("SIGKILL");
+    }
+    return await child.exited;
+  };
+  const fixedUrl = profile.port === 0 ? null : profileBaseUrl(profile.host, profile.port);
+  try {
+    const url = await waitReady(fixedUrl, () => listening, profile, options, fetchFn, log.text, child);
+    progress(`engine ready at ${url} (pid ${child.pid})`);
+    return {
+      baseUrl: url,
+      started: true,
+      engineArgs: argv,
+      pid: child.pid,
+      log: log.text,
+      exitStatus: child.exitStatus,
+      kill: (signal) => child.kill(signal),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Waits until /health answers 200, the engine exits, the deadline passes, or the signal aborts. */
+async function waitReady(
+  fixedUrl: string | null,
+  learnedUrl: (() => string | null) | null,
+  profile: EngineProfile,
+  options: StartEngineOptions,
+  fetchFn: typeof fetch,
+  logText: () => string,
+  child?: { exited: Promise<ProcessExit>; exitStatus(): ProcessExit | null },
+): Promise<string> {
+  const deadline = performance.now() + profile.readyTimeoutS * 1000;
+  let exited: ProcessExit | null = null;
+  child?.exited.then((status) => {
+    exited = status;
+  });
+  for (;;) {
+    if (options.signal?.aborted) {
+      throw new EngineStartError("cancelled", `Cancelled while waiting for ${profile.engine} to get ready`);
+    }
+    const status = exited ?? child?.exitStatus() ?? null;
+    if (status !== null) {
+      const how = status.signal !== null ? `was ended by ${status.signal}` : `exited with code ${status.code}`;
+      throw new EngineStartError(
+        "exited",
+        `Cannot start profile "${profile.name}": ${profile.engine} ${how} before it was ready. Its log ends:\n` +
+          logTail(logText()),
+      );
+    }
+    const url = fixedUrl ?? learnedUrl?.() ?? null;
+    if (url !== null && (await health(url, fetchFn, 2_000)) === "ready") return url;
+    if (performance.now() > deadline) {
+      throw new EngineStartError(
+        "not-ready",
+        `Cannot start profile "${profile.name}": not ready after ${profile.readyTimeoutS} s (raise ` +
+          `"ready_timeout_s" for a large model). Its log ends:\n${logTail(logText())}`,
+      );
+    }
+    // Wake on whichever comes first: the engine exiting, the abort, or the next probe time.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, 200);
+      const onAbort = () => done();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      child?.exited.then(() => done());
+      function done() {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }
+    });
+  }
+}
