@@ -22,6 +22,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import("./cli/probe.ts"),
   },
   mock: { summary: "start the scripted llama.cpp-compatible engine on loopback", load: () => import("./cli/mock.ts") },
+  demo: {
+    summary: "run the whole protocol against the scripted engine (a labelled simulation)",
+    load: () => import("./cli/demo.ts"),
+  },
   load: {
     summary: "load-test a server (closed or open loop) by the performance methodology",
     load: () => import("./cli/load.ts"),
