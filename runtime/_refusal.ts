@@ -25,6 +25,8 @@ function flagFor(message: string, fallbackKind: string): string {
   const kind = match?.[1] ?? fallbackKind;
   const what = match?.[2] ?? "";
   // Paths are left out of the hint: a reason may end up in a published result.
+  // Deno reads /sys and some /proc paths only under --allow-all, which takes no value.
+  if (kind === "all") return "--allow-all";
   if (kind === "read" || kind === "write" || what === "") return `--allow-${kind}`;
   return `--allow-${kind}=${what}`;
 }
@@ -40,7 +42,10 @@ export function refusalFrom(error: unknown, action: string, permissionKind: stri
   const message = typeof err?.message === "string" ? err.message : String(error);
   if (name === "NotCapable" || (name === "PermissionDenied" && /--allow-/.test(message))) {
     const flag = flagFor(message, permissionKind);
-    return { ok: false, kind: "permission", reason: `permission to ${action} refused (add ${flag})`, flag };
+    const hint = flag === "--allow-all"
+      ? "Deno grants this path only with --allow-all, which the narrow permission sets never use"
+      : `add ${flag}`;
+    return { ok: false, kind: "permission", reason: `permission to ${action} refused (${hint})`, flag };
   }
   if (name === "NotFound" || code === "ENOENT") {
     return { ok: false, kind: "not_found", reason: `cannot ${action}: not found` };
