@@ -516,7 +516,7 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
 /** Console text of a run summary: per endpoint, then the pooled mixture when there are several. */
 export function renderLoadSummary(summary: LoadSummary): string {
   const head = `load: ${summary.mode} loop, effective max concurrency ${summary.effective_max_concurrency}, ` +
-    "percentiles Hyndman-Fan type 7 (* = unreliable at this n), connect time unavailable through fetch\n";
+    "percentiles Hyndman-Fan type 7 (* = unreliable at this n)\n";
   const parts = summary.endpoints.map(renderEndpointSummary);
   if (summary.endpoints.length > 1) parts.push(renderEndpointSummary(summary.overall));
   return head + parts.join("");
@@ -587,7 +587,6 @@ export async function runLoadCommand(options: LoadCommandOptions, deps: LoadComm
       osl: osl ?? null,
       bin_s: options.binS,
       late_after_s: options.lateAfterS,
-      connect_s: "unavailable: the fetch-based client cannot observe connector time or pooled-connection reuse",
     };
     lines.push(JSON.stringify(config));
     const runs: LoadRunResult[] = [];

@@ -64,4 +64,9 @@ export interface StreamOutcome {
    * tool-call delta), seconds from dispatch, in arrival order. Absent when the client does not record it.
    */
   chunk_offsets_s?: number[];
+  /**
+   * Optional (load tests: connect): seconds from the streamChat call to dispatch, i.e. connection setup; 0 when a
+   * pooled connection was reused. Absent when the client does not record it.
+   */
+  connect_s?: number;
 }

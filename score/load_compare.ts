@@ -1,8 +1,10 @@
 /**
  * Release gate between a baseline and a candidate server (performance methodology, release validation): at each
  * concurrency point, system output tokens/s and TPOT p50 of the candidate must lie within the tolerance (5%) of
- * the baseline's, or within the point's noise floor when that is wider. A missing point fails. TTFT p50 is
- * reported, never gated. Values per side are means over interleaved rounds; intervals are seeded bootstraps.
+ * the baseline's, or within the point's noise floor when that is wider. The noise floor is this project's reading:
+ * a recorded floor if given, else the run-to-run spread either side shows over its own rounds. A missing point
+ * fails. TTFT p50 is reported, never gated. Values per side are means over interleaved rounds; intervals are
+ * seeded bootstraps.
  */
 import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta } from "./bootstrap.ts";
 import type { EndpointLoadSummary } from "./load_summary.ts";
@@ -33,7 +35,10 @@ export interface MetricDelta {
   /** candidate / baseline - 1. */
   delta_fraction: number | null;
   delta_interval: BootstrapInterval | null;
-  /** Relative half-width of the baseline's bootstrap interval over its rounds; null with one round. */
+  /**
+   * Measured noise: the wider of the two sides' bootstrap 95% interval half-widths over their own rounds,
+   * relative to the baseline value (or the recorded floor when wider); null with one round a side and none recorded.
+   */
   noise_floor_fraction: number | null;
   /** max(gate tolerance, noise floor) for gated metrics. */
   allowed_fraction: number | null;
@@ -103,9 +108,10 @@ function metricDelta(
   const delta = cMean / bMean - 1;
   const interval = b.length >= 2 || c.length >= 2 ? bootstrapRelativeDelta(b, c, { seed }) : null;
   let noise: number | null = null;
-  if (b.length >= 2) {
-    const iv = bootstrapInterval(b, { seed: (seed + 1) >>> 0 });
-    noise = (iv.upper - iv.lower) / 2 / bMean;
+  for (const [side, values] of [[1, b], [2, c]] as const) {
+    if (values.length < 2) continue;
+    const iv = bootstrapInterval(values, { seed: (seed + side) >>> 0 });
+    noise = Math.max(noise ?? 0, (iv.upper - iv.lower) / 2 / bMean);
   }
   const recorded = options.recordedNoiseFloor?.[point.concurrency];
   const floor = Math.max(noise ?? 0, recorded ?? 0);
@@ -119,7 +125,7 @@ function metricDelta(
     candidate: cMean,
     delta_fraction: delta,
     delta_interval: interval,
-    noise_floor_fraction: noise ?? recorded ?? null,
+    noise_floor_fraction: noise === null && recorded === undefined ? null : floor,
     allowed_fraction: gated ? allowed : null,
     pass: gated ? within : null,
     reason: gated

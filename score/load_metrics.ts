@@ -62,8 +62,9 @@ export interface LoadRowOptions {
   lateAfterS?: number;
 }
 
-/** Connect time cannot be read through fetch: it neither exposes connector time nor says when a pooled connection was reused. */
-export const CONNECT_UNAVAILABLE = "the fetch-based client cannot observe connector time or pooled-connection reuse";
+/** Why connect_s is null when the client's outcome carries no connect time. */
+export const CONNECT_UNAVAILABLE =
+  "the stream client did not report connect time (its offsets count from dispatch, after any connection setup)";
 
 function nonNegativeInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : null;
@@ -180,15 +181,26 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
   }
 
   const ok = outcome.end === "finished";
-  const o = outcome.offsets;
+  // Offsets from the client count from dispatch; the methodology counts from the send, connection setup included.
+  const connect = outcome.connect_s ?? null;
+  const shift = connect ?? 0;
+  const at = (x: number | null): number | null => (x === null ? null : x + shift);
+  const o = {
+    headers_s: at(outcome.offsets.headers_s),
+    first_delta_s: at(outcome.offsets.first_delta_s),
+    first_answer_s: at(outcome.offsets.first_answer_s),
+    end_s: outcome.offsets.end_s + shift,
+  };
   const tokens = serverTokenCounts(outcome);
   if (tokens.output === null) missing.output_tokens = "the server reported neither usage nor timings token counts";
   if (tokens.input === null) missing.input_tokens = "the server reported no prompt token count";
   if (tokens.source === null) missing.token_source = "no server token count arrived";
   if (lateness === null) missing.lateness_s = "closed loop: no schedule";
   if (o.headers_s === null) missing.first_byte_s = "no response headers arrived";
-  missing.connect_s = CONNECT_UNAVAILABLE;
-  missing.prefill_s = "needs connect_s, which is unavailable";
+  if (connect === null) {
+    missing.connect_s = CONNECT_UNAVAILABLE;
+    missing.prefill_s = "needs connect_s, which is unavailable";
+  }
 
   const latency = ok ? o.end_s : null;
   if (!ok) missing.latency_s = `failed request (${outcome.end}): E2E counts successes only`;
@@ -208,6 +220,8 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
       : "reasoning arrived after visible output; the client records only the first delta's kind";
   }
   if (o.first_answer_s === null) missing.first_answer_s = "no visible output arrived";
+  const prefill = connect !== null && ttft !== null ? ttft - connect : null;
+  if (connect !== null && prefill === null) missing.prefill_s = "no TTFT";
 
   let tpot: number | null = null;
   if (!ok) missing.tpot_s = "failed request";
@@ -233,8 +247,8 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
     co_latency_s: coLatency,
     ttft_s: ttft,
     first_byte_s: o.headers_s,
-    connect_s: null,
-    prefill_s: null,
+    connect_s: connect,
+    prefill_s: prefill,
     first_reasoning_s: firstReasoning,
     first_answer_s: o.first_answer_s,
     tpot_s: tpot,

@@ -103,3 +103,16 @@ Deno.test("repeated runs aggregate to mean, sample sd and a seeded bootstrap int
   assert.equal(single.metrics[0]!.interval, null);
   assert.match(single.metrics[0]!.missing as string, /two runs/);
 });
+
+Deno.test("the candidate's own round-to-round spread also counts as noise", () => {
+  const r = compareLoad([{
+    concurrency: 1,
+    baseline: [summary(100, 0.02), summary(100, 0.02)],
+    candidate: [summary(100, 0.02), summary(100, 0.02), summary(82, 0.02)],
+  }], { seed: 1, expectedConcurrency: [1] });
+  const tps = r.points[0]!.metrics[0]!;
+  // Resampled candidate means are 82, 88, 94, 100 with p 1/27, 6/27, 12/27, 8/27: the 95% interval is [82, 100].
+  assert.ok(Math.abs((tps.noise_floor_fraction as number) - 0.09) < 1e-9);
+  assert.ok(Math.abs((tps.delta_fraction as number) + 0.06) < 1e-9);
+  assert.equal(tps.pass, true);
+});

@@ -125,7 +125,7 @@ Deno.test("ITL is every gap between successive visible-output chunks", () => {
 Deno.test("connect time is null with a reason because fetch cannot see connector time or reuse", () => {
   const row = buildLoadRow(sample(outcome({ endS: 1 })));
   assert.equal(row.connect_s, null);
-  assert.match(row.missing.connect_s as string, /pooled-connection reuse/);
+  assert.match(row.missing.connect_s as string, /did not report connect time/);
   assert.equal(row.prefill_s, null);
 });
 
@@ -150,4 +150,20 @@ Deno.test("a dropped request is a row with status dropped and its scheduled time
   assert.equal(row.scheduled_offset_s, 4);
   assert.equal(row.latency_s, null);
   assert.match(row.missing.latency_s as string, /too late/);
+});
+
+Deno.test("a reported connect time moves every offset to count from the send and gives the prefill proxy", () => {
+  const o = outcome({ endS: 1, headersS: 0.05, firstDeltaS: 0.2, completionTokens: 5 });
+  o.connect_s = 0.03;
+  const row = buildLoadRow(sample(o));
+  assert.equal(row.connect_s, 0.03);
+  assert.ok(close(row.latency_s, 1.03));
+  assert.ok(close(row.ttft_s, 0.23));
+  assert.ok(close(row.first_byte_s, 0.08));
+  assert.ok(close(row.prefill_s, 0.2));
+  assert.ok(close(row.end_offset_s, 3.03));
+  assert.ok(close(row.tpot_s, (1.03 - 0.23) / 4));
+  const reused = outcome({ endS: 1 });
+  reused.connect_s = 0;
+  assert.equal(buildLoadRow(sample(reused)).connect_s, 0);
 });

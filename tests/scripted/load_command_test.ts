@@ -1,0 +1,124 @@
+/** The `load` command end to end in-process: JSONL lines, console numbers from the same summary, self-check. */
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { startMockEngine } from "../../mock/mod.ts";
+import { type LoadCommandDeps, parseLoadArgs, realLoadDeps, runLoadCommand, UsageError } from "../../cli/load.ts";
+import { EXIT } from "../../cli/exit_codes.ts";
+
+async function captured(): Promise<{ deps: LoadCommandDeps; out: string[]; err: string[] }> {
+  const out: string[] = [], err: string[] = [];
+  const deps = { ...(await realLoadDeps()), stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) };
+  return { deps, out, err };
+}
+
+Deno.test("load writes versioned JSONL whose summary the console prints number for number", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: { "*": { answer: { kind: "text", text: "alpha beta gamma delta" }, reasoningTokens: 2 } },
+  });
+  try {
+    const prompts = ["one", "two", "three", "four", "five"].map((p) => JSON.stringify({ prompt: `say ${p}` })).join(
+      "\n",
+    );
+    await writeFile(join(dir, "p.jsonl"), prompts);
+    const out = join(dir, "run.jsonl");
+    const options = parseLoadArgs([
+      "--url",
+      engine.url,
+      "--concurrency",
+      "3",
+      "--requests",
+      "12",
+      "--warmup-requests",
+      "2",
+      "--prompts",
+      join(dir, "p.jsonl"),
+      "--max-tokens",
+      "32",
+      "--osl-target",
+      "7",
+      "--fail-on-osl-mismatch",
+      "--out",
+      out,
+    ]);
+    const { deps, out: stdout } = await captured();
+    assert.equal(await runLoadCommand(options, deps), EXIT.ok);
+    const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    assert.ok(lines.every((l) => typeof l.format === "string" && l.version === 1));
+    assert.equal(lines[0].kind, "config");
+    assert.equal(lines[0].workload.prompt_set_sha256, createHash("sha256").update(prompts).digest("hex"));
+    const rows = lines.filter((l) => l.format === "strata-load-request");
+    assert.equal(rows.length, 14);
+    assert.equal(rows.filter((r) => r.phase === "warmup").length, 2);
+    const summary = lines.find((l) => l.format === "strata-load-summary");
+    assert.equal(summary.overall.counts.succeeded, 12);
+    assert.equal(summary.overall.osl.achieved, 7); // 2 reasoning + 4 answer + EOS, from usage
+    assert.equal(summary.overall.osl.mismatches, 0);
+    const text = stdout.join("");
+    assert.ok(text.includes(`${summary.overall.requests_per_s.toFixed(2)} req/s`), text);
+    assert.ok(text.includes(`${(summary.overall.distributions.ttft_s.p50 * 1000).toFixed(2)}`), text);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("--fail-on-osl-mismatch exits 1 when outputs miss the target", async () => {
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: { "*": { answer: { kind: "text", text: "alpha beta" }, reasoningTokens: 0 } },
+  });
+  try {
+    const options = parseLoadArgs([
+      "--url",
+      engine.url,
+      "--concurrency",
+      "2",
+      "--requests",
+      "4",
+      "--osl-target",
+      "64",
+      "--fail-on-osl-mismatch",
+    ]);
+    const { deps } = await captured();
+    assert.equal(await runLoadCommand(options, deps), EXIT.resultNotOk);
+  } finally {
+    await engine.close();
+  }
+});
+
+Deno.test("one literal prompt repeated is refused before any request is sent", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    await writeFile(join(dir, "same.jsonl"), '{"prompt":"same"}\n{"prompt":"same"}\n');
+    const options = parseLoadArgs([
+      "--url",
+      engine.url,
+      "--concurrency",
+      "2",
+      "--requests",
+      "4",
+      "--prompts",
+      join(dir, "same.jsonl"),
+    ]);
+    const { deps } = await captured();
+    await assert.rejects(runLoadCommand(options, deps), UsageError);
+    assert.equal(engine.requests.length, 0);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("self-check loads the in-process scripted engine and reports the client's ceiling", async () => {
+  const options = parseLoadArgs(["--self-check", "--concurrency", "8", "--requests", "40", "--warmup-requests", "4"]);
+  const { deps, out } = await captured();
+  assert.equal(await runLoadCommand(options, deps), EXIT.ok);
+  const text = out.join("");
+  assert.match(text, /client ceiling: [\d.]+ req\/s, \d+ output tok\/s, \d+ SSE events\/s at 8 concurrent streams/);
+});
