@@ -6,6 +6,7 @@
 import type { Fixture } from "../fixtures/types.ts";
 import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
 import { planRun } from "../runner/plan.ts";
+import { SCRIPTED_ENGINE_PROP } from "../mock/mod.ts";
 import { classifyServerUrl } from "../runner/_loopback.ts";
 import { assembleResult, recordOf } from "../report/assemble.ts";
 import {
@@ -53,6 +54,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The command line as typed (sanitized before it is written). */
   command: string;
+  /** The engine's argv (without the program) when the runner started it from a profile; its model files are hashed. */
+  engineArgs?: readonly string[] | null;
+  /** More model files a profile names besides the -m files of `engineArgs`. */
+  engineModelFiles?: readonly string[];
+  /** The started engine's log so far; attached as the engine_log artifact. */
+  engineLog?: () => string;
   onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
   onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
 }
@@ -159,7 +166,9 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
         "spelling could not be chosen",
     );
   }
-  const simulated = options.simulated;
+  // The scripted engine announces itself in /props; a run against it is a simulation whether or not the
+  // operator said so.
+  const simulated = options.simulated || server.props?.[SCRIPTED_ENGINE_PROP] === true;
   if (simulated) reasons.push("the server is the scripted engine (a simulation); nothing real was measured");
 
   const execution = await executeRun({
@@ -180,6 +189,9 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   }, deps);
 
   const artifacts: Artifact[] = [folder.outputsArtifact()];
+  if (options.engineLog) {
+    artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, options.engineLog()));
+  }
   const firstSettings = bodies.get(plan.fixtures[0]?.id ?? "")?.settings ?? null;
   const sentSettings = {
     dialect: server.dialect,

@@ -10,6 +10,7 @@ export interface EngineIdentity {
   chatTemplate: string;
   nCtx: number;
   createdUnix: number;
+  announceScripted: boolean;
 }
 
 /** Server-side sampling defaults, as if read from the model's metadata (a client must override them). */
@@ -58,6 +59,9 @@ function slotJson(slot: Slot, nCtx: number): Record<string, unknown> {
   };
 }
 
+/** Key of /props that marks the scripted engine (see runner's simulated-engine check). */
+export const SCRIPTED_ENGINE_PROP = "strata_bench_scripted_engine";
+
 /** GET /props. */
 export function propsJson(identity: EngineIdentity, slots: Slot[]): Record<string, unknown> {
   return {
@@ -73,6 +77,9 @@ export function propsJson(identity: EngineIdentity, slots: Slot[]): Record<strin
     eos_token: "<|im_end|>",
     build_info: identity.buildInfo,
     is_sleeping: false,
+    // Not a llama.cpp field: it lets a run recognise the scripted engine and label its result simulated even
+    // when nobody passed --simulated.
+    ...(identity.announceScripted ? { [SCRIPTED_ENGINE_PROP]: true } : {}),
   };
 }
 

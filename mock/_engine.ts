@@ -84,6 +84,7 @@ export async function startMockEngine(options: MockEngineOptions = {}): Promise<
     chatTemplate: options.chatTemplate ?? DEFAULT_TEMPLATE,
     nCtx,
     createdUnix: Math.floor(Date.now() / 1000),
+    announceScripted: options.announceScripted ?? true,
   };
   const requests: MockRequestLog[] = [];
   const listeners = new Set<() => void>();

@@ -39,6 +39,11 @@ export interface MockEngineOptions {
   buildInfo?: string;
   /** /props chat_template. Default: a short ChatML template. */
   chatTemplate?: string;
+  /**
+   * Announce the scripted engine in /props (default true), so a run against it is labelled simulated. Tests
+   * that exercise a conforming run's logic set false to look exactly like llama-server.
+   */
+  announceScripted?: boolean;
   /** Serve /metrics (llama-server --metrics). Default true; false answers 501. */
   metrics?: boolean;
   /** Serve /slots. Default true; false answers 501 (llama-server --no-slots). */

@@ -54,6 +54,8 @@ export async function runScripted(options: ScriptedRunOptions = {}): Promise<Scr
   const { fixtures } = await sharedBundle();
   const engine = options.engine ?? await startMockEngine({
     timeScale: 0,
+    // Look exactly like llama-server, so these tests exercise a conforming run's logic.
+    announceScripted: false,
     modelPath,
     tokenCounts: Object.fromEntries(fixtures.map((f) => [f.id, f.input_tokens])),
     ...options.mock,

@@ -44,6 +44,20 @@ Deno.test("a complete run with right answers is complete, 12/12, 22 records, one
   }
 });
 
+Deno.test("a run against the scripted engine is labelled simulated and nonconforming even without --simulated", async () => {
+  let run: ScriptedRun | undefined;
+  try {
+    run = await runScripted({ mock: { announceScripted: true } });
+    assertValid(run);
+    assert.equal(run.result.run.status, "nonconforming");
+    assert.equal(run.result.extensions?.simulated_engine, true);
+    const reasons = run.result.extensions?.nonconforming_reasons as string[];
+    assert.ok(reasons.some((r) => /scripted engine/.test(r)), JSON.stringify(reasons));
+  } finally {
+    await cleanup(run);
+  }
+});
+
 Deno.test("early EOS, cap truncation, wrong answers, malformed JSON, duplicate keys and prose tool calls are each recorded", async () => {
   let run: ScriptedRun | undefined;
   try {
