@@ -17,7 +17,6 @@ import {
 import {
   type Artifact,
   type ChatTemplateKwargs,
-  type Configuration,
   type Hardware,
   type Model,
   PROFILE_ID,
@@ -30,20 +29,9 @@ import {
   type Software,
 } from "./contract.ts";
 
-/** Engine-side configuration facts the provenance probe supplies. */
-export type ProbedConfiguration = Pick<
-  Configuration,
-  | "context_tokens"
-  | "server_capacity"
-  | "kv_cache"
-  | "expert_cache"
-  | "offloading"
-  | "prefill"
-  | "mtp"
-  | "calibration"
-  | "experimental_options"
-  | "template"
->;
+/** Engine-side configuration facts the provenance probe supplies (the probe defines the shape). */
+export type { ProbedConfiguration } from "../probe/mod.ts";
+import type { ProbedConfiguration } from "../probe/mod.ts";
 
 /** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */
 export interface ProvenanceSections {
