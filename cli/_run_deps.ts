@@ -41,6 +41,8 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
       collectProvenance({
         deps: probeDeps,
         server,
+        engineArgs: options.engineArgs ?? null,
+        ...(options.engineModelFiles === undefined ? {} : { extraModelFiles: options.engineModelFiles }),
         toolkitDir: toolkitDirFromModule(),
         executableDir: executableDir(probeDeps.execPath()),
         backgroundWorkloads: options.declared.background,

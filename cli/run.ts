@@ -14,8 +14,10 @@ bench/results/<UTC-date>-standard-<gpu>-<run-id>/ when the current folder has be
 
 Server:
   --url URL                 server base URL (default ${DEFAULT_URL}); must be loopback to conform
-  --profile NAME            start the engine a profile describes (not available yet)
-  --no-start                never start an engine (the default while profiles are not available)
+  --profile NAME|FILE       use the engine a JSONC profile describes (profiles/NAME.jsonc or a path): a server
+                            already on its port is used and left running; otherwise the runner starts it on
+                            loopback, waits for /health, attaches its log as engine.log, and stops it at the end
+  --no-start                with --profile: never start an engine, only use one already running
   --optional-concurrency    add the optional stage: 3 rounds of 4 short requests released together
 
 What the engine cannot tell the runner (unset values are null with a reason, never guessed):
@@ -57,26 +59,42 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  if (args.profile !== null) {
-    writeStderr(
-      `Cannot start profile "${args.profile}": profiles are not available yet; start the server yourself and ` +
-        "pass --url\n",
-    );
-    return EXIT.environment;
-  }
   const controller = new AbortController();
   const stopListening = onTerminationSignal((signal) => {
     if (controller.signal.aborted) return;
     writeStderr(`\n${signal}: cancelling the request in flight; the result will still be written\n`);
     controller.abort(signal);
   });
+  let engine: import("../engine/mod.ts").EngineHandle | null = null;
   try {
+    if (args.profile !== null) {
+      const { startProfileEngine } = await import("../engine/mod.ts");
+      try {
+        engine = await startProfileEngine(args.profile, {
+          noStart: args.noStart,
+          signal: controller.signal,
+          progress: (line) => writeStderr(`${line}\n`),
+        });
+      } catch (error) {
+        writeStderr(`${error instanceof Error ? error.message : String(error)}\n`);
+        return EXIT.environment;
+      }
+    }
     const { realRunDeps } = await import("./_run_deps.ts");
-    const report = await runProtocol(runOptionsOf(args, argv, controller.signal), realRunDeps());
+    const options = runOptionsOf(args, argv, controller.signal);
+    if (engine !== null) {
+      options.baseUrl = engine.baseUrl;
+      if (engine.started) {
+        options.engineArgs = engine.engineArgs;
+        options.engineLog = engine.log;
+      }
+    }
+    const report = await runProtocol(options, realRunDeps());
     return printReport(report);
   } catch (error) {
     return environmentFailure(error);
   } finally {
+    if (engine?.started) writeStderr(`stopping the engine (exit: ${JSON.stringify(await engine.stop())})\n`);
     stopListening();
   }
 }

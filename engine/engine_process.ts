@@ -123,7 +123,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
     const state = await health(url, fetchFn, 2_000);
     if (state !== "down") {
       progress(`a server already answers at ${url}; using it and leaving it running`);
-      if (state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "");
+      if (state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
       return foundRunning(url);
     }
     if (options.noStart) {
@@ -200,6 +200,7 @@ async function waitReady(
   fetchFn: typeof fetch,
   logText: () => string,
   child?: { exited: Promise<ProcessExit>; exitStatus(): ProcessExit | null },
+  failWhenDown = false,
 ): Promise<string> {
   const deadline = performance.now() + profile.readyTimeoutS * 1000;
   let exited: ProcessExit | null = null;
@@ -220,7 +221,14 @@ async function waitReady(
       );
     }
     const url = fixedUrl ?? learnedUrl?.() ?? null;
-    if (url !== null && (await health(url, fetchFn, 2_000)) === "ready") return url;
+    const state = url === null ? "down" : await health(url, fetchFn, 2_000);
+    if (state === "ready" && url !== null) return url;
+    if (state === "down" && failWhenDown) {
+      throw new EngineStartError(
+        "exited",
+        `Cannot use the server at ${url}: it stopped answering while it was loading; start it again`,
+      );
+    }
     if (performance.now() > deadline) {
       throw new EngineStartError(
         "not-ready",
