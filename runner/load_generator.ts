@@ -7,6 +7,7 @@
  */
 import type { StreamOutcome } from "./types.ts";
 import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample } from "./load_types.ts";
+import { setImmediate } from "node:timers";
 import { arrivalOffsets } from "./load_schedule.ts";
 
 /** Hard bounds on one run, so that no command line can start unbounded load. */
@@ -107,22 +108,27 @@ export function validateLoadPlan(plan: LoadPlan): void {
 }
 
 function defaultSleepUntil(nowS: () => number): (targetS: number, cancel?: AbortSignal) => Promise<void> {
-  // Timers may round their delay down; re-arm until the clock has reached the target, so nothing goes out early.
+  // Timers have millisecond granularity and may fire late: sleep on a timer until about 2 ms before the target,
+  // then poll with setImmediate (which lets I/O run in between) until the clock reaches it. Never early.
   return (targetS, cancel) =>
     new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let stopped = false;
       const onAbort = () => {
+        stopped = true;
         clearTimeout(timer);
         resolve();
       };
       const arm = () => {
+        if (stopped) return;
         const remainingMs = (targetS - nowS()) * 1000;
         if (remainingMs <= 0 || cancel?.aborted) {
           cancel?.removeEventListener("abort", onAbort);
           resolve();
           return;
         }
-        timer = setTimeout(arm, Math.ceil(remainingMs));
+        if (remainingMs > 2) timer = setTimeout(arm, Math.floor(remainingMs - 2));
+        else setImmediate(arm);
       };
       cancel?.addEventListener("abort", onAbort, { once: true });
       arm();
