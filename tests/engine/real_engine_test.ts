@@ -1,0 +1,248 @@
+/**
+ * Tier 3: the whole protocol against llama-server (built from node-llama-cpp's bundled llama.cpp) serving the
+ * tiny random-weight qwen3 model on one slot. Nothing here is scripted: counts, timings, caching, queueing and
+ * failures are the engine's own.
+ */
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { buildChatBody, closeIdleConnections, streamChat } from "../../runner/mod.ts";
+import { validateResultText } from "../../report/validate.ts";
+import type { RequestRecord } from "../../report/contract.ts";
+import { writeStderr } from "../../runtime/mod.ts";
+import type { EngineHandle } from "../../engine/mod.ts";
+import {
+  decodeTimingLines,
+  type EngineRun,
+  promptTimingLines,
+  runAgainst,
+  sharedBundle,
+  startTinyEngine,
+  tempDir,
+} from "./_engine.ts";
+
+const options = { sanitizeOps: false, sanitizeResources: false };
+
+interface RawUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+interface RawTimings {
+  cache_n: number;
+  prompt_n: number;
+  prompt_ms: number;
+  predicted_n: number;
+  predicted_ms: number;
+  predicted_per_second: number;
+}
+
+function measured(record: RequestRecord): boolean {
+  return record.status === "completed" || record.status === "truncated";
+}
+
+Deno.test("real engine: fresh run, then a second run on the same server", options, async (t) => {
+  const dir = await tempDir();
+  let engine: EngineHandle | null = null;
+  try {
+    engine = await startTinyEngine();
+    const { fixtures } = await sharedBundle();
+    const byId = new Map(fixtures.map((f) => [f.id, f]));
+    let first: EngineRun | null = null;
+
+    await t.step("the whole protocol with the optional stage gives a result the strict validator accepts", async () => {
+      first = await runAgainst(engine!, join(dir.path, "first"), { optionalConcurrency: true });
+      assert.deepEqual(first.report.validationProblems, []);
+      const text = new TextDecoder().decode(await readFile(join(first.folder, "results.json")));
+      const problems = await validateResultText(text, {
+        maxSharedPrefixTokens: Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
+        readArtifact: (path) => readFile(join(first!.folder, path)).catch(() => null),
+      });
+      assert.deepEqual(problems, []);
+      const ext = first.result.extensions as Record<string, unknown>;
+      assert.equal(
+        first.result.run.status,
+        "complete",
+        JSON.stringify(ext.nonconforming_reasons ?? ext.status_reasons),
+      );
+      assert.equal(first.result.requests.length, 34);
+      assert.ok(first.result.artifacts.some((a) => a.kind === "engine_log" && a.path === "engine.log"));
+      assert.equal(first.result.model.files?.length, 1);
+    });
+
+    await t.step("each request's usage.prompt_tokens equals its fixture's frozen input_tokens", () => {
+      for (const record of first!.result.requests) {
+        assert.ok(measured(record), `${record.id} ${record.status} ${record.error?.message}`);
+        assert.equal(record.tokens.input_tokens, byId.get(record.id)!.input_tokens, record.id);
+      }
+    });
+
+    await t.step("accounting identities hold on the engine's own fields", () => {
+      for (const record of first!.result.requests) {
+        const line = first!.outputs.get(record.id)!;
+        const usage = line.usage as RawUsage;
+        const timings = line.timings as RawTimings;
+        assert.equal(timings.prompt_n + timings.cache_n, usage.prompt_tokens, `${record.id}: prompt_n + cache_n`);
+        assert.equal(usage.prompt_tokens_details?.cached_tokens, timings.cache_n, `${record.id}: cached_tokens`);
+        assert.equal(usage.completion_tokens, timings.predicted_n, `${record.id}: completion_tokens`);
+        // predicted_per_second is (n-1)/predicted_ms here: one token off, inside the agreement tolerance.
+        assert.equal(record.tokens.decode_tokens, timings.predicted_n, `${record.id}: decode_tokens`);
+        assert.equal(record.sources.decode_tokens, "timings.predicted_n");
+        assert.equal(record.tokens.read_tokens, timings.prompt_n);
+        assert.equal(record.token_accounting_note, null);
+      }
+    });
+
+    await t.step("thinking is not cut short: -1 is sent, reasoning runs until the model closes it", async () => {
+      const ext = first!.result.extensions as Record<string, unknown>;
+      assert.equal(ext.dialect, "llama.cpp");
+      assert.equal(ext.reasoning_budget_tokens_sent, -1);
+      let naturalEnds = 0;
+      for (const record of first!.result.requests) {
+        const line = first!.outputs.get(record.id)!;
+        assert.equal((line.request as Record<string, unknown>).reasoning_budget_tokens, -1);
+        assert.equal(record.first_delta_kind, "reasoning", record.id);
+        if (record.finish_reason === "stop") {
+          assert.notEqual(line.reasoning_text, "", record.id);
+          naturalEnds++;
+        }
+      }
+      assert.ok(naturalEnds > 0);
+      // Control: the same request with budget 0 has its reasoning ended at once, so the setting is live.
+      const warmup = byId.get("warmup")!;
+      const body = { ...buildChatBody(warmup, "llama.cpp").body, reasoning_budget_tokens: 0 };
+      const cut = await streamChat({ baseUrl: engine!.baseUrl, body, deadlineS: 60 });
+      assert.equal(cut.end, "finished");
+      assert.equal(cut.reasoning_text, "");
+      assert.equal(cut.first_delta_kind, "answer");
+    });
+
+    await t.step("four clients on a one-slot server queue: capacity 1, each waits for the one before", () => {
+      assert.equal(first!.result.configuration.server_capacity, 1);
+      assert.equal(first!.result.concurrency_rounds.length, 3);
+      for (const round of [1, 2, 3]) {
+        const records = first!.result.requests.filter((r) => r.phase === "concurrency" && r.round === round)
+          .sort((a, b) => a.timings.total_s! - b.timings.total_s!);
+        assert.equal(records.length, 4);
+        for (let i = 1; i < records.length; i++) {
+          // Dispatches are released together; with one slot the next first token comes after the previous end.
+          assert.ok(
+            records[i]!.timings.ttft_s! >= records[i - 1]!.timings.total_s! - 0.05,
+            `round ${round}: ${records[i]!.id} ttft ${records[i]!.timings.ttft_s} before ${
+              records[i - 1]!.id
+            } ended at ${records[i - 1]!.timings.total_s}`,
+          );
+        }
+        assert.notEqual(first!.result.concurrency_rounds[round - 1]!.aggregate_tps, null);
+      }
+    });
+
+    await t.step("sanity checks fail honestly, each with its own reason", () => {
+      const sanity = first!.result.requests.filter((r) => r.phase === "sanity");
+      assert.equal(sanity.length, 12);
+      for (const record of sanity) {
+        assert.equal(record.evaluation?.passed, false, record.id);
+        assert.match(record.evaluation!.reason, new RegExp(`^${record.case_id}: `));
+      }
+      assert.equal(first!.result.quality.passed, 0);
+    });
+
+    await t.step("the tool's rates match llama-server's own log; decode differs by n/(n-1)", () => {
+      const log = first!.engineLog!;
+      const decodeLines = decodeTimingLines(log);
+      const promptLines = promptTimingLines(log);
+      const table: string[] = [
+        "request              read  prompt_tps(tool) (log)   n  decode_tps(tool) (log)  n/(n-1)",
+      ];
+      for (const record of first!.result.requests.filter((r) => r.phase === "performance")) {
+        const n = record.tokens.decode_tokens!;
+        const decode = decodeLines.find((l) =>
+          l.tokens === n && Math.abs(l.ms - record.timings.decode_s! * 1000) < 0.01
+        );
+        const prompt = promptLines.find((l) =>
+          l.tokens === record.tokens.read_tokens && Math.abs(l.ms - record.timings.prompt_s! * 1000) < 0.01
+        );
+        assert.ok(decode && prompt, `${record.id}: no matching print_timing lines`);
+        assert.ok(Math.abs(record.metrics.prompt_tps! - prompt.perSecond) <= 0.01 + 1e-6 * prompt.perSecond);
+        // The engine prints (n-1)/t; the protocol's decode_tps is n/t.
+        assert.ok(Math.abs(record.metrics.decode_tps! - decode.perSecond * n / (n - 1)) <= 0.02 * n / (n - 1));
+        table.push(
+          `${record.id.padEnd(26)} ${String(record.tokens.read_tokens).padStart(5)} ${
+            record.metrics.prompt_tps!.toFixed(1).padStart(9)
+          } ${prompt.perSecond.toFixed(2).padStart(9)} ${String(n).padStart(4)} ${
+            record.metrics.decode_tps!.toFixed(2).padStart(9)
+          } ${decode.perSecond.toFixed(2).padStart(9)}  ${(n / (n - 1)).toFixed(4)}`,
+        );
+      }
+      writeStderr(`${table.join("\n")}\n`);
+    });
+
+    await t.step("a second run on the same server is flagged for payload reuse and is nonconforming", async () => {
+      const controller = new AbortController();
+      const second = await runAgainst(engine!, join(dir.path, "second"), {
+        signal: controller.signal,
+        onRequestEnd: (_record, position) => {
+          if (position.index >= 4) controller.abort("enough evidence");
+        },
+      });
+      assert.deepEqual(second.report.validationProblems, []);
+      assert.equal(second.result.run.status, "nonconforming");
+      const ext = second.result.extensions as Record<string, unknown>;
+      const prior = ext.server_prior_requests as { freshly_loaded: boolean | null; served: number | null };
+      assert.equal(prior.freshly_loaded, false);
+      const reused = second.result.requests.filter((r) =>
+        r.phase === "performance" && r.tokens.cached_tokens !== null &&
+        r.tokens.cached_tokens > byId.get(r.id)!.max_shared_prefix_tokens + 8
+      );
+      assert.ok(reused.length > 0, "no performance request read its payload from the cache");
+      const excluded = second.result.summaries.flatMap((s) => s.excluded.map((e) => e.request_id));
+      for (const record of reused) assert.ok(excluded.includes(record.id), `${record.id} not excluded`);
+      assert.ok(
+        (ext.nonconforming_reasons as string[]).some((r) => /reuse|cache/i.test(r)),
+        JSON.stringify(ext.nonconforming_reasons),
+      );
+    });
+  } finally {
+    await engine?.stop();
+    closeIdleConnections();
+    await dir.remove();
+  }
+});
+
+Deno.test("real engine: killed mid-run, the result is partial and keeps every measurement", options, async () => {
+  const dir = await tempDir();
+  const engine = await startTinyEngine();
+  try {
+    let killer: ReturnType<typeof setTimeout> | undefined;
+    const run = await runAgainst(engine, dir.path, {
+      onRequestStart: (fixture) => {
+        // The 16K prompt takes seconds to read: the engine dies while it is busy with it.
+        if (fixture.id === "performance-prompt-16k-r1") killer = setTimeout(() => engine.kill("SIGKILL"), 500);
+      },
+    });
+    clearTimeout(killer);
+    assert.equal(engine.exitStatus()?.signal, "SIGKILL");
+    assert.deepEqual(run.report.validationProblems, []);
+    assert.equal(run.result.run.status, "partial");
+    const records = run.result.requests;
+    const killedAt = records.findIndex((r) => r.id === "performance-prompt-16k-r1");
+    for (const record of records.slice(0, killedAt)) {
+      assert.ok(measured(record), record.id);
+      assert.notEqual(record.metrics.decode_tps, null, record.id);
+      assert.notEqual(run.outputs.get(record.id)?.timings, null, record.id);
+    }
+    assert.equal(records[killedAt]!.status, "failed");
+    assert.ok(records[killedAt]!.error?.message);
+    for (const record of records.slice(killedAt + 1)) {
+      assert.equal(record.status, "skipped", record.id);
+      assert.ok(record.error && record.error.message.length > 0, record.id);
+    }
+    assert.equal(run.result.request_counts.sanity.skipped, 12);
+    assert.equal(run.outputs.size, records.length);
+    assert.match(run.engineLog ?? "", /print_timing/);
+  } finally {
+    await engine.stop();
+    closeIdleConnections();
+    await dir.remove();
+  }
+});
