@@ -127,6 +127,15 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   }
   const health = await deps.checkHealth(options.baseUrl, 10_000);
   if (!health.ok) {
+    // Deno's refusal reads 'Requires net access to "HOST:PORT", run again with the --allow-net flag'.
+    const refusedHost = /Requires net access to "([^"]+)"/.exec(health.message)?.[1];
+    if (refusedHost !== undefined) {
+      throw new RunRefusedError(
+        "unreachable",
+        `Cannot run the protocol: permission to connect to ${refusedHost} refused (missing flag ` +
+          `--allow-net=${refusedHost}); "deno task bench" allows loopback servers only`,
+      );
+    }
     throw new RunRefusedError(
       "unreachable",
       `Cannot run the protocol: the server at ${options.baseUrl} did not answer /health (${health.message}); ` +

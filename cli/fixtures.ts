@@ -1,7 +1,13 @@
 /** `fixtures` command: rebuild the frozen bundle byte for byte, or verify a bundle against its manifest. */
 import { parseArgs } from "node:util";
 import { writeStderr, writeStdout } from "../runtime/mod.ts";
-import { buildBundle, BUNDLE_DIR, MANIFEST_FILE, STANDARD_V1_CORPUS_SHA256, verifyBundle } from "../fixtures/mod.ts";
+import {
+  buildBundle,
+  defaultBundleSource,
+  MANIFEST_FILE,
+  STANDARD_V1_CORPUS_SHA256,
+  verifyBundle,
+} from "../fixtures/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench fixtures build [--out DIR]
@@ -68,9 +74,9 @@ async function verify(argv: string[]): Promise<number> {
   if (positionals.length > 1) {
     return usage(`Cannot verify fixtures: expected at most one folder, got ${positionals.length}`);
   }
-  const dir = positionals[0] ?? BUNDLE_DIR;
+  const dir = positionals[0] ?? defaultBundleSource().location;
   try {
-    const result = await verifyBundle(dir);
+    const result = await verifyBundle(positionals[0]);
     const problems = [...result.problems];
     if (positionals.length === 0 && result.ok && result.corpusSha256 !== STANDARD_V1_CORPUS_SHA256) {
       problems.push({

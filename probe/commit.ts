@@ -99,11 +99,27 @@ export async function readGitHead(checkoutDir: string, deps: CommitDeps): Promis
   return resolveRef(gitDir, commonDir, ref, deps);
 }
 
+let bakedCommit: string | null = null;
+
 /**
- * The toolkit's commit: from its .git (build kind "source") or a COMMIT file beside the executable or in the
- * toolkit folder (build kind "release"). Neither gives nulls with reasons; the run is then nonconforming.
+ * Records the commit a release build wrote into the executable (the COMMIT file, carried inside the binary).
+ * A compiled strata-bench calls this once at start; readRunnerCommit then reports it with build kind "release".
+ * @throws {RangeError} when `commit` is not a full 40- or 64-digit lowercase hex id.
+ */
+export function bakeRunnerCommit(commit: string): void {
+  if (!FULL_ID.test(commit)) {
+    throw new RangeError(`Cannot bake the runner commit: "${commit}" is not a full lowercase commit id`);
+  }
+  bakedCommit = commit;
+}
+
+/**
+ * The toolkit's commit: baked into a compiled binary (build kind "release"), else from its .git (build kind
+ * "source") or a COMMIT file beside the executable or in the toolkit folder (build kind "release"). None of them
+ * gives nulls with reasons; the run is then nonconforming.
  */
 export async function readRunnerCommit(options: RunnerCommitOptions, deps: CommitDeps): Promise<RunnerCommit> {
+  if (bakedCommit !== null) return { runnerCommit: bakedCommit, buildKind: "release", source: "COMMIT", missing: {} };
   const problems: string[] = [];
   if (options.toolkitDir) {
     const dotGit = await deps.stat(join(options.toolkitDir, ".git"));

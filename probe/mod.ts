@@ -55,7 +55,13 @@ export {
 } from "./model_files.ts";
 export { hashFile, type HashFileDeps, type HashFileOptions, type HashProgress } from "./hash_file.ts";
 export { defaultCacheDir, type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
-export { readGitHead, readRunnerCommit, type RunnerCommit, type RunnerCommitOptions } from "./commit.ts";
+export {
+  bakeRunnerCommit,
+  readGitHead,
+  readRunnerCommit,
+  type RunnerCommit,
+  type RunnerCommitOptions,
+} from "./commit.ts";
 export {
   collectProvenance,
   type CollectProvenanceOptions,

@@ -1,0 +1,70 @@
+/** deno.json: every task the README names exists, runs with a named permission set, and none grants everything. */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { permissionSetFrom } from "../../../release/permissions.ts";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const CONFIG_TEXT = await Deno.readTextFile(`${REPO}deno.json`);
+const CONFIG = JSON.parse(CONFIG_TEXT) as { tasks: Record<string, string>; permissions: Record<string, unknown> };
+
+const README_TASKS = [
+  "bench",
+  "bench:profile",
+  "demo",
+  "report",
+  "probe",
+  "mock",
+  "load",
+  "compare",
+  "fixtures",
+  "test",
+  "test:engine",
+  "bench:client",
+  "bench:hash",
+  "bench:open-loop",
+  "engine:build",
+  "engine:model",
+  "compile",
+  "check",
+];
+
+Deno.test("deno.json has every task the README names", () => {
+  for (const name of README_TASKS) assert.ok(CONFIG.tasks[name], `task ${name} is missing`);
+});
+
+Deno.test("no task grants all permissions", () => {
+  for (const [name, command] of Object.entries(CONFIG.tasks)) {
+    assert.doesNotMatch(command, /(^|\s)(-A|--allow-all)(\s|$)/, `task ${name}: ${command}`);
+  }
+});
+
+Deno.test("every deno run or deno test task uses a permission set that exists, never prompts, and names a file that exists", () => {
+  for (const [name, command] of Object.entries(CONFIG.tasks)) {
+    for (const invocation of command.split("&&").map((part) => part.trim())) {
+      const words = invocation.split(/\s+/);
+      const sub = words[1];
+      if (sub !== "run" && sub !== "test") continue;
+      const set = words.find((w) => w.startsWith("-P="))?.slice(3);
+      assert.ok(set, `task ${name} runs without a named permission set`);
+      assert.ok(CONFIG.permissions[set], `task ${name} uses the unknown set ${set}`);
+      assert.doesNotThrow(() => permissionSetFrom(CONFIG_TEXT, set));
+      assert.ok(words.includes("--no-prompt"), `task ${name} may prompt`);
+      const target = words.find((w, i) => i > 1 && !w.startsWith("-"));
+      assert.ok(target && existsSync(`${REPO}${target}`), `task ${name} names a missing file: ${target}`);
+    }
+  }
+});
+
+Deno.test("the run set used by bench keeps net on loopback and names every program it may start", () => {
+  const run = permissionSetFrom(CONFIG_TEXT, "run");
+  assert.deepEqual(run.net, ["127.0.0.1", "localhost", "[::1]"]);
+  assert.deepEqual(run.run, ["nvidia-smi", "rocm-smi", "amd-smi", "sysctl", "sw_vers"]);
+  assert.match(
+    CONFIG.tasks.bench!,
+    /-P=run .*--allow-write=bench-results,bench\/results,\$HOME\/\.cache\/strata-bench .*mod\.ts run$/,
+  );
+  const profile = permissionSetFrom(CONFIG_TEXT, "run-profile");
+  assert.ok((profile.run as string[]).includes("llama-server"));
+  assert.deepEqual(profile.net, run.net);
+});
