@@ -87,8 +87,11 @@ export function spawnProcess(
           exitStatus: () => status,
           kill(signal) {
             if (status !== null) return false;
+            // process.kill, not child.kill: Deno's child_process refuses a second kill (SIGKILL after SIGTERM)
+            // once the first one was sent.
             try {
-              return child.kill(signal);
+              process.kill(pid, signal);
+              return true;
             } catch {
               return false;
             }
