@@ -250,7 +250,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       progress: (line) => writeStderr(`${line}\n`),
     });
     const version = await runCommand(result.llamaServer, ["--version"], { timeoutMs: 30_000 });
-    const versionText = version.ok ? `${version.value.stdout}${version.value.stderr}`.trim().split("\n").pop() : "";
+    const versionText = version.ok
+      ? `${version.value.stdout}${version.value.stderr}`.split("\n").find((l) => l.startsWith("version:")) ?? ""
+      : "";
     writeStderr(
       `${result.built ? `built in ${result.buildSeconds} s` : "reusing"} ${result.llamaServer}` +
         `${versionText ? ` (${versionText})` : ""}\n`,

@@ -75,7 +75,7 @@ Deno.test("run refuses workload-changing flags and unknown flags with the usage 
     assert.equal(unknown.code, 2);
     const profile = await strataBench(cwd, [cwd], ["run", "--profile", "qwen"]);
     assert.equal(profile.code, 3);
-    assert.match(profile.stderr, /profiles are not available yet/);
+    assert.match(profile.stderr, /Cannot find profile "qwen"/);
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }
