@@ -24,9 +24,12 @@ function isPath(ref: string): boolean {
  * @throws {SyntaxError} when the profile is malformed or a placeholder cannot be resolved.
  */
 export async function loadProfile(ref: string, options: LoadProfileOptions): Promise<EngineProfile> {
+  // A Set: run from the toolkit's own folder, both places are one file, and the error names it once.
   const candidates = isPath(ref) ? [isAbsolute(ref) ? ref : resolvePath(options.cwd, ref)] : [
-    ...(options.toolkitDir === null ? [] : [join(options.toolkitDir, "profiles", `${ref}.jsonc`)]),
-    join(options.cwd, "profiles", `${ref}.jsonc`),
+    ...new Set([
+      ...(options.toolkitDir === null ? [] : [join(options.toolkitDir, "profiles", `${ref}.jsonc`)]),
+      join(options.cwd, "profiles", `${ref}.jsonc`),
+    ]),
   ];
   const reasons: string[] = [];
   for (const path of candidates) {
