@@ -84,6 +84,7 @@ export async function main(argv: string[]): Promise<number> {
     const options = runOptionsOf(args, argv, controller.signal);
     if (engine !== null) {
       options.baseUrl = engine.baseUrl;
+      options.engineModelFiles = engine.modelFiles;
       if (engine.started) {
         options.engineArgs = engine.engineArgs;
         options.engineLog = engine.log;

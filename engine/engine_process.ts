@@ -23,6 +23,8 @@ export interface EngineHandle {
   started: boolean;
   /** The engine's argv without the program name, when started here; null for a server found running. */
   engineArgs: string[] | null;
+  /** Model files the profile names besides the -m files of its arguments (hashed by the probe). */
+  modelFiles: string[];
   /** Process id of the started engine, else null. */
   pid: number | null;
   /** Everything the engine wrote to stdout and stderr so far ("" for a server found running). */
@@ -97,11 +99,12 @@ function logBuffer(maxBytes: number) {
   };
 }
 
-function foundRunning(baseUrl: string): EngineHandle {
+function foundRunning(baseUrl: string, modelFiles: string[]): EngineHandle {
   return {
     baseUrl,
     started: false,
     engineArgs: null,
+    modelFiles,
     pid: null,
     log: () => "",
     exitStatus: () => null,
@@ -124,7 +127,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
     if (state !== "down") {
       progress(`a server already answers at ${url}; using it and leaving it running`);
       if (state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
-      return foundRunning(url);
+      return foundRunning(url, profile.modelFiles);
     }
     if (options.noStart) {
       throw new EngineStartError(
@@ -179,6 +182,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
       baseUrl: url,
       started: true,
       engineArgs: argv,
+      modelFiles: profile.modelFiles,
       pid: child.pid,
       log: log.text,
       exitStatus: child.exitStatus,
