@@ -1,5 +1,6 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
 import { parseArgs } from "node:util";
+import { classifyServerUrl } from "../runner/_loopback.ts";
 
 /** Default server: llama-server's default address on loopback. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";
@@ -94,6 +95,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     return value;
   };
   const url = values.url ?? DEFAULT_URL;
+  checkUrlShape(url);
   return {
     url,
     profile: text(values.profile, "--profile"),
@@ -115,4 +117,25 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     out: text(values.out, "--out"),
     simulated: values.simulated ?? false,
   };
+}
+
+/**
+ * A malformed --url (not a URL, not http(s), a port out of range) is a usage error, exit 2; a well-formed URL
+ * where nothing answers is an environment failure found later (exit 3).
+ */
+function checkUrlShape(url: string): void {
+  const port = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/.exec(url)?.[1];
+  if (port !== undefined && Number(port) > 65535) {
+    throw new RunUsageError(
+      `Cannot use server URL "${url}": port ${port} is above 65535, the highest TCP port; pass e.g. --url ${DEFAULT_URL}`,
+    );
+  }
+  try {
+    classifyServerUrl(url);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new RunUsageError(
+      `${detail.replace(/\.$/, "")}${/pass e\.g\./.test(detail) ? "" : `; pass e.g. --url ${DEFAULT_URL}`}`,
+    );
+  }
 }

@@ -47,3 +47,19 @@ Deno.test("run collects repeatable background and build options and validates tr
   assert.throws(() => parseRunArgs(["--engine-commit", "80fb11a"]), /full 40-character/);
   assert.throws(() => parseRunArgs(["--track-notes", "  "]), /empty --track-notes/);
 });
+
+Deno.test("run rejects a malformed --url as a usage error with a hint, and accepts a well-formed one", () => {
+  const cases: Array<[string, RegExp]> = [
+    ["notaurl", /"notaurl": not a URL/],
+    ["ftp://127.0.0.1:21", /only http and https are supported/],
+    ["http://127.0.0.1:99999", /port 99999 is above 65535/],
+  ];
+  for (const [url, message] of cases) {
+    assert.throws(
+      () => parseRunArgs(["--url", url]),
+      (e: unknown) =>
+        e instanceof RunUsageError && message.test(e.message) && /--url http:\/\/127\.0\.0\.1/.test(e.message),
+    );
+  }
+  assert.equal(parseRunArgs(["--url", "http://10.1.2.3:9"]).url, "http://10.1.2.3:9");
+});
