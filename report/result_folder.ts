@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { ResultFiles } from "../runtime/mod.ts";
+import { refusalFrom, type ResultFiles } from "../runtime/mod.ts";
 import type { ExecutedRequest } from "../runner/executor.ts";
 import type { Artifact, ArtifactKind, RequestStatus } from "./contract.ts";
 
@@ -102,7 +102,14 @@ export async function openResultFolder(
   try {
     await files.makeDirectory(path);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    // The runtime's refusal words name the write flag (or, under /proc and /sys, say no narrow flag helps);
+    // Deno's own message would suggest --allow-all for those folders.
+    const refusal = refusalFrom(error, "write there", "write");
+    const detail = refusal.kind === "permission"
+      ? refusal.reason
+      : error instanceof Error
+      ? error.message
+      : String(error);
     throw new Error(`Cannot create the result folder "${path}": ${detail}; pass --out DIR to write elsewhere`, {
       cause: error,
     });

@@ -42,8 +42,13 @@ export function refusalFrom(error: unknown, action: string, permissionKind: stri
   const message = typeof err?.message === "string" ? err.message : String(error);
   if (name === "NotCapable" || (name === "PermissionDenied" && /--allow-/.test(message))) {
     const flag = flagFor(message, permissionKind);
+    // Writing under /proc or /sys: no narrow flag grants it, and --allow-all is never the fix, so say to write
+    // elsewhere rather than point at a flag.
     const hint = flag === "--allow-all"
-      ? "Deno grants this path only with --allow-all, which the narrow permission sets never use"
+      ? permissionKind === "write"
+        ? "Deno allows writing there only with --allow-all, which the narrow permission sets never use; choose " +
+          "another folder"
+        : "Deno grants this path only with --allow-all, which the narrow permission sets never use"
       : `add ${flag}`;
     return { ok: false, kind: "permission", reason: `permission to ${action} refused (${hint})`, flag };
   }

@@ -75,3 +75,33 @@ Deno.test("a folder that cannot be created is reported with a hint", async () =>
   };
   await assert.rejects(openResultFolder(failing, "root", "x", plain), /Cannot create the result folder.*--out DIR/);
 });
+
+function refusal(message: string): Error {
+  const error = new Error(message);
+  error.name = "NotCapable";
+  return error;
+}
+
+Deno.test("a refused write under /proc says to choose another folder instead of suggesting --allow-all", async () => {
+  const failing: ResultFiles = {
+    ...resultFiles,
+    makeDirectory: () =>
+      Promise.reject(refusal('Requires all access to "/proc/nope/x", run again with the --allow-all flag')),
+  };
+  await assert.rejects(openResultFolder(failing, "/proc/nope", "x", plain), (error: unknown) => {
+    const message = error instanceof Error ? error.message : "";
+    assert.doesNotMatch(message, /run again with the --allow-all flag/);
+    assert.match(message, /^Cannot create the result folder "\/proc\/nope\/x": permission to write there refused/);
+    assert.match(message, /choose another folder.*--out DIR/);
+    return true;
+  });
+});
+
+Deno.test("a refused write elsewhere names --allow-write", async () => {
+  const failing: ResultFiles = {
+    ...resultFiles,
+    makeDirectory: () =>
+      Promise.reject(refusal('Requires write access to "/srv/out/x", run again with the --allow-write flag')),
+  };
+  await assert.rejects(openResultFolder(failing, "/srv/out", "x", plain), /refused \(add --allow-write\).*--out DIR/);
+});
