@@ -154,7 +154,8 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     if (stopReason === null && signal?.aborted) stopReason = cancelReason();
     if (stopReason !== null) {
       for (const fixture of batch.fixtures) {
-        await record({ kind: "skipped", fixture, concurrency: batch.concurrency, reason: `skipped: ${stopReason}` });
+        // The reason alone: the record's status already says skipped, and readers print "skipped: <reason>".
+        await record({ kind: "skipped", fixture, concurrency: batch.concurrency, reason: stopReason });
       }
       if (batch.phase === "concurrency") {
         roundWallsS.push(null);

@@ -69,6 +69,7 @@ Deno.test("a failed warm-up skips every later request without asking /health", a
   const skipped = facts.requests.filter((r) => r.kind === "skipped");
   assert.equal(skipped.length, 33);
   assert.ok(skipped.every((r) => r.kind === "skipped" && /warm-up request failed/.test(r.reason)));
+  assert.ok(skipped.every((r) => r.kind === "skipped" && r.reason === facts.stopReason), "no doubled prefix");
   assert.equal(facts.requiredDurationS, null);
   assert.deepEqual(facts.roundWallsS, [null, null, null]);
   assert.equal(deps.healthAsked, 0);
