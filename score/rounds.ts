@@ -4,7 +4,8 @@
  * Per-client rates are never averaged into a throughput.
  *
  * `failed` counts requests with status failed only; skipped requests (never dispatched) are visible in the
- * records and request_counts, not here.
+ * records and request_counts, not here. A round whose requests were all skipped has output_tokens null with a
+ * reason, not 0: nothing was measured.
  */
 import type { ConcurrencyRound, RequestRecord } from "../report/contract.ts";
 
@@ -49,15 +50,25 @@ export function buildConcurrencyRounds(
 
     const accepted = records.filter((r) => r.status === "completed" || r.status === "truncated");
     const lacking = accepted.filter((r) => r.tokens.output_tokens === null).map((r) => r.id);
+    // A round none of whose requests was sent measured nothing: 0 would read as a measured "no tokens".
+    const notRun = records.length === skipped;
     let outputTokens: number | null = null;
-    if (lacking.length > 0) {
+    if (notRun) {
+      const why = records.length === 0
+        ? "no request of this round was recorded"
+        : `the round was not run: all ${records.length} of its requests were skipped ` +
+          `(${records[0]?.error?.message ?? "no reason recorded"})`;
+      missing[`${pointer}/output_tokens`] = why;
+      missing[`${pointer}/aggregate_tps`] = why;
+    } else if (lacking.length > 0) {
       missing[`${pointer}/output_tokens`] = `output_tokens is null for ${lacking.join(", ")}`;
     } else {
       outputTokens = accepted.reduce((sum, r) => sum + (r.tokens.output_tokens as number), 0);
     }
 
     let aggregateTps: number | null = null;
-    if (outputTokens === null) missing[`${pointer}/aggregate_tps`] = "output_tokens of the round is null";
+    if (notRun) aggregateTps = null;
+    else if (outputTokens === null) missing[`${pointer}/aggregate_tps`] = "output_tokens of the round is null";
     else if (outputTokens === 0) {
       missing[`${pointer}/aggregate_tps`] = `no output tokens were accepted in this round (${accepted.length} ` +
         `completed or capped, ${failed} failed, ${skipped} skipped)`;

@@ -4,6 +4,7 @@ import type { Fixture } from "../../../fixtures/types.ts";
 import { KNOWN_ANSWERS } from "../../../mock/mod.ts";
 import { type AssembleInput, assembleResult, nullPointers } from "../../../report/assemble.ts";
 import { validateResult } from "../../../report/validate.ts";
+import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
 import { executeRun } from "../../../runner/executor.ts";
 import { planRun } from "../../../runner/plan.ts";
 import type { StreamOutcome } from "../../../runner/types.ts";
@@ -199,6 +200,36 @@ Deno.test("optional rounds assemble into three concurrency rounds and twenty sum
   assert.equal(result.concurrency_rounds.length, 3);
   assert.equal(result.summaries.length, 20);
   assert.ok(result.run.optional_duration_s !== null);
+  const max = Object.fromEntries(f.fixtures.map((x) => [x.id, x.max_shared_prefix_tokens]));
+  assert.deepEqual(await validateResult(JSON.parse(JSON.stringify(result)), { maxSharedPrefixTokens: max }), []);
+});
+
+Deno.test("skipped work reads 'skipped: <reason>' once, in exclusions, record reasons and the README", async () => {
+  const f = await facts((fx) => fx.id === "performance-short-r2" ? outcome("cut") : answerFor(fx));
+  const { result } = assembleResult(input(f));
+  const exclusions = result.summaries.flatMap((s) => s.excluded.map((e) => e.reason));
+  const skippedReasons = exclusions.filter((r) => r.startsWith("skipped:"));
+  assert.ok(skippedReasons.length > 0);
+  for (const reason of skippedReasons) {
+    assert.match(reason, /^skipped: the engine did not answer \/health after performance-short-r2 failed/);
+  }
+  const text = JSON.stringify(result) + renderReadme(result) + renderConsoleSummary(result);
+  assert.doesNotMatch(text, /skipped: skipped/);
+  assert.doesNotMatch(text, /request was skipped: skipped/);
+});
+
+Deno.test("concurrency rounds that never ran (engine died earlier) have null output tokens with a reason", async () => {
+  const f = await facts((fx) => fx.id === "sanity-T4" ? outcome("cut") : answerFor(fx), true);
+  const { result, unexplainedNulls } = assembleResult(input(f, true));
+  assert.deepEqual(unexplainedNulls, []);
+  assert.equal(result.concurrency_rounds.length, 3);
+  result.concurrency_rounds.forEach((round, i) => {
+    assert.equal(round.output_tokens, null);
+    assert.match(
+      result.missing[`/concurrency_rounds/${i}/output_tokens`] ?? "",
+      /^the round was not run: all 4 of its requests were skipped \(the engine did not answer/,
+    );
+  });
   const max = Object.fromEntries(f.fixtures.map((x) => [x.id, x.max_shared_prefix_tokens]));
   assert.deepEqual(await validateResult(JSON.parse(JSON.stringify(result)), { maxSharedPrefixTokens: max }), []);
 });

@@ -58,15 +58,14 @@ Deno.test("a round where an accepted request lacks its output count has null tok
   const index = rounds.findIndex((r) => r.round === 3);
   assert.equal(missing[`/concurrency_rounds/${index}/output_tokens`], "output_tokens is null for concurrency-r3-c2");
   assert.equal(missing[`/concurrency_rounds/${index}/aggregate_tps`], "output_tokens of the round is null");
-  // Rounds 1 and 2 have a wall time but no records: zero accepted tokens, null rate with the reason.
-  assert.equal(rounds[0]?.output_tokens, 0);
-  assert.equal(
-    missing["/concurrency_rounds/0/aggregate_tps"],
-    "no output tokens were accepted in this round (0 completed or capped, 0 failed, 0 skipped)",
-  );
+  // Rounds 1 and 2 have a wall time but no records: nothing was measured, so tokens and rate are null, not 0.
+  assert.equal(rounds[0]?.output_tokens, null);
+  assert.equal(rounds[0]?.aggregate_tps, null);
+  assert.equal(missing["/concurrency_rounds/0/output_tokens"], "no request of this round was recorded");
+  assert.equal(missing["/concurrency_rounds/0/aggregate_tps"], "no request of this round was recorded");
 });
 
-Deno.test("a skipped round has no wall time and says why", () => {
+Deno.test("a round that never ran (all requests skipped) has null wall time, tokens and rate, each with why", () => {
   const records = [1, 2, 3, 4].map((c) => burst(2, c, "skipped"));
   const { rounds, missing } = buildConcurrencyRounds(records, [12, null]);
   assert.equal(rounds.length, 2);
@@ -74,14 +73,24 @@ Deno.test("a skipped round has no wall time and says why", () => {
     round: 2,
     request_ids: ["concurrency-r2-c1", "concurrency-r2-c2", "concurrency-r2-c3", "concurrency-r2-c4"],
     wall_s: null,
-    output_tokens: 0,
+    output_tokens: null,
     aggregate_tps: null,
     failed: 0,
   });
   assert.equal(missing["/concurrency_rounds/1/wall_s"], "the round was not run: all its requests were skipped");
+  const why = "the round was not run: all 4 of its requests were skipped (the engine died)";
+  assert.equal(missing["/concurrency_rounds/1/output_tokens"], why);
+  assert.equal(missing["/concurrency_rounds/1/aggregate_tps"], why);
+});
+
+Deno.test("a round with one failed request and the rest skipped ran: 0 accepted tokens is a measurement", () => {
+  const records = [burst(1, 1, "failed"), ...[2, 3, 4].map((c) => burst(1, c, "skipped"))];
+  const { rounds, missing } = buildConcurrencyRounds(records, [3]);
+  assert.equal(rounds[0]?.output_tokens, 0);
+  assert.equal(rounds[0]?.failed, 1);
   assert.equal(
-    missing["/concurrency_rounds/1/aggregate_tps"],
-    "no output tokens were accepted in this round (0 completed or capped, 0 failed, 4 skipped)",
+    missing["/concurrency_rounds/0/aggregate_tps"],
+    "no output tokens were accepted in this round (0 completed or capped, 1 failed, 3 skipped)",
   );
 });
 
