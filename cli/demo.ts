@@ -6,6 +6,7 @@ import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { renderConsoleSummary } from "../report/render.ts";
 import { realRunDeps } from "./_run_deps.ts";
+import { sanitizeCommand } from "../report/sanitize.ts";
 import { runProtocol, RunRefusedError } from "./_run_protocol.ts";
 import { progressLine } from "./run.ts";
 
@@ -75,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
       simulated: true,
       ...(values.out === undefined ? {} : { outRoot: values.out }),
       signal: controller.signal,
-      command: ["strata-bench", "demo", ...argv].join(" "),
+      command: sanitizeCommand(["strata-bench", "demo", ...argv]),
       onRequestEnd: (record, position) =>
         writeStderr(`[${position.index}/${position.total}] ${progressLine(record)}\n`),
     }, realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null }));

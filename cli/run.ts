@@ -4,6 +4,7 @@ import { EXIT } from "./exit_codes.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs, RunUsageError } from "./_run_args.ts";
 import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "./_run_protocol.ts";
 import type { RequestRecord } from "../report/contract.ts";
+import { sanitizeCommand } from "../report/sanitize.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL] [options]
 
@@ -120,13 +121,10 @@ function runOptionsOf(args: RunArgs, argv: readonly string[], signal: AbortSigna
     simulated: args.simulated,
     ...(args.out === null ? {} : { outRoot: args.out }),
     signal,
-    command: ["strata-bench", "run", ...argv].map(quoteArg).join(" "),
+    // No machine paths in the folder: absolute paths (--out /srv/x/c) keep only their last part.
+    command: sanitizeCommand(["strata-bench", "run", ...argv]),
     onRequestEnd: (record, position) => writeStderr(`[${position.index}/${position.total}] ${progressLine(record)}\n`),
   };
-}
-
-function quoteArg(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 /** "performance-prompt-4k-r1 ... completed 512 tok, decode 41.2 tok/s" from a record's own values. */

@@ -205,3 +205,39 @@ export function createSanitizer(context: SanitizeContext): Sanitizer {
   const shared: SanitizeContext = { ...context, addressNumbers: context.addressNumbers ?? new Map() };
   return { text: (text) => sanitizeText(text, shared), json: (value) => sanitizeJson(value, shared) };
 }
+
+/** What an absolute path becomes in a published command line; the path's last part follows it ("<abs-path>/c"). */
+export const ABSOLUTE_PATH_PLACEHOLDER = "<abs-path>";
+
+// An absolute path starting an argument or following whitespace, "=" or ",": POSIX (/...), Windows drive
+// (C:\... or C:/...) or UNC (\\server\share). A ":" before the slash is not a start, so URLs
+// (http://127.0.0.1:8080/v1) stay as they are.
+const ABSOLUTE_PATH = /(^|[\s=,])(\/[^\s,;"'`]*|[A-Za-z]:[\\/][^\s,;"'`]*|\\\\[^\s,;"'`]+)/g;
+/** Stands in for the placeholder while an argument is quoted: only characters a shell leaves alone. */
+const PLACEHOLDER_SENTINEL = "@@strata-abs-path@@";
+
+function redactAbsolutePaths(arg: string, placeholder: string): string {
+  return arg.replace(ABSOLUTE_PATH, (_m, before: string, path: string) => {
+    const last = path.split(/[\\/]+/).filter((part) => part !== "" && !/^[A-Za-z]:$/.test(part)).at(-1);
+    return `${before}${placeholder}${last === undefined ? "" : `/${last}`}`;
+  });
+}
+
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The command line of a run as a result may publish it: each argument with its absolute paths replaced by
+ * "<abs-path>/<last part>" (as an argument, a --flag=value or inside a value), then shell-quoted where needed, and
+ * joined with spaces. Relative paths and URLs stay. Run the result through the text sanitizer as well (user and
+ * host names, secrets).
+ */
+export function sanitizeCommand(argv: readonly string[]): string {
+  return argv.map((arg) =>
+    shellQuote(redactAbsolutePaths(arg, PLACEHOLDER_SENTINEL)).replaceAll(
+      PLACEHOLDER_SENTINEL,
+      ABSOLUTE_PATH_PLACEHOLDER,
+    )
+  ).join(" ");
+}
