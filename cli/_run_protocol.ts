@@ -168,6 +168,10 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
 
   const reasons: string[] = [];
   if (!where.loopback) reasons.push(where.reason);
+  // A server that had already answered requests is reported (extensions.server_prior_requests; README Status and
+  // Limitations), not made nonconforming by itself: the protocol runs against an already-serving profile and asks
+  // only that the report say how many requests it had answered. Reuse of a user payload left in its cache is what
+  // breaks a measurement, and the unexpected-reuse rule catches that per request.
   const prior = server.priorRequests;
   if (server.dialect === "unknown") {
     reasons.push(

@@ -59,13 +59,80 @@ export function gpuTitle(result: Result): string {
   return [...counted].map(([name, n]) => (n > 1 ? `${n}x ${name}` : name)).join(" + ");
 }
 
+/** `extensions.server_prior_requests` as the run recorded it (the server probe's reading), or null. */
+interface PriorRequestsReading {
+  served: number | null;
+  atLeast: number;
+  freshlyLoaded: boolean | null;
+  evidence: string[];
+  reason: string | null;
+}
+
+function priorRequests(result: Result): PriorRequestsReading | null {
+  const raw = result.extensions?.["server_prior_requests"];
+  if (typeof raw !== "object" || raw === null) return null;
+  const r = raw as Record<string, unknown>;
+  return {
+    served: typeof r["served"] === "number" ? r["served"] : null,
+    atLeast: typeof r["at_least"] === "number" ? r["at_least"] : 0,
+    freshlyLoaded: typeof r["freshly_loaded"] === "boolean" ? r["freshly_loaded"] : null,
+    evidence: Array.isArray(r["evidence"]) ? r["evidence"].filter((e): e is string => typeof e === "string") : [],
+    reason: typeof r["reason"] === "string" ? r["reason"] : null,
+  };
+}
+
+/**
+ * "not freshly loaded: the server had already answered at least 1 request(s) before this run (evidence: ...)",
+ * "not known to be freshly loaded: ...", or null for a freshly loaded server. The protocol asks for a newly loaded engine
+ * and, when the server was already serving, for the report to say how many requests it had answered.
+ */
+function priorRequestsLine(result: Result): string | null {
+  const prior = priorRequests(result);
+  if (prior === null || prior.freshlyLoaded === true) return null;
+  const evidence = prior.evidence.length > 0 ? ` (evidence: ${prior.evidence.map(f.oneLine).join("; ")})` : "";
+  if (prior.freshlyLoaded === null) {
+    return `not known to be freshly loaded: the runner could not tell whether the server had answered requests ` +
+      `before this run${prior.reason === null ? "" : ` (${f.oneLine(prior.reason)})`}${evidence}`;
+  }
+  const count = prior.served !== null ? `${prior.served}` : `at least ${prior.atLeast}`;
+  return `not freshly loaded: the server had already answered ${count} request(s) before this run${evidence}; ` +
+    "restart the engine before a run to measure a newly loaded one";
+}
+
+/** "partial: 13 of 22 required requests were skipped (warmup 0, performance 1, sanity 12)", from request_counts. */
+function skippedLines(result: Result): string[] {
+  const counts = result.request_counts;
+  const phases = ["warmup", "performance", "sanity"] as const;
+  const skipped = phases.reduce((sum, phase) => sum + counts[phase].skipped, 0);
+  const planned = phases.reduce((sum, phase) => sum + counts[phase].planned, 0);
+  const lines: string[] = [];
+  if (skipped > 0) {
+    lines.push(
+      `partial: ${skipped} of ${planned} required requests were skipped (` +
+        `${phases.map((phase) => `${phase} ${counts[phase].skipped}`).join(", ")}); this is not a full-suite result`,
+    );
+  }
+  if (counts.concurrency.skipped > 0) {
+    lines.push(
+      `optional stage incomplete: ${counts.concurrency.skipped} of ${counts.concurrency.planned} concurrency ` +
+        "requests were skipped",
+    );
+  }
+  return lines;
+}
+
 function statusSection(result: Result): Section {
-  const reasons = nonconformingReasons(result);
+  const items = [
+    ...nonconformingReasons(result).map((r) => `nonconforming: ${f.oneLine(r)}`),
+    // Also under nonconforming: a run that stopped early must not read like a full suite with a rule broken.
+    ...skippedLines(result),
+    ...[priorRequestsLine(result)].filter((line): line is string => line !== null),
+  ];
   return {
     title: "Status",
     paragraphs: [`${result.run.status}: ${STATUS_MEANING[result.run.status]}.`],
     ...(isSimulated(result) ? { notes: [SIMULATED_LABEL] } : {}),
-    ...(reasons.length > 0 ? { items: reasons.map((r) => `nonconforming: ${f.oneLine(r)}`) } : {}),
+    ...(items.length > 0 ? { items } : {}),
   };
 }
 
@@ -320,6 +387,7 @@ function limitationsSection(result: Result): Section {
       ...(result.run.optional_concurrency
         ? ["Three concurrency rounds are too few for a stable p95; per-round aggregates are reported instead."]
         : []),
+      ...[priorRequestsLine(result)].filter((line): line is string => line !== null),
       ...notMeasured,
     ],
   };

@@ -88,7 +88,7 @@ Deno.test("README includes the concurrency rounds only when the optional stage r
   const readme = renderReadme(await realistic(true));
   assert.match(readme, /## Concurrency rounds/);
   assert.match(tableRow(readme, "short-burst"), /^\| short-burst \| 4 \| 1\/12 \|/);
-  assert.match(readme, /\| 2 \| 4 \| 48\.305 \|/);
+  assert.match(readme, /\| 2 \| 4 \| 40\.591 \| 1486 \| 36\.6 \| 0 \|/);
 });
 
 Deno.test("README keeps table and list structure when values hold pipes, newlines or Markdown", async () => {
@@ -109,4 +109,72 @@ Deno.test("console summary carries the same facts in plain text", async () => {
   assert.match(text, /R3 \(retrieval, completed\)/);
   assert.match(text, /Storage:\s+not measured/);
   for (const word of ["NaN", "undefined", "**", "| ---"]) assert.ok(!text.includes(word), word);
+});
+
+function section(text: string, heading: string): string {
+  const start = text.indexOf(heading);
+  assert.ok(start >= 0, `no ${heading}`);
+  const next = text.indexOf("\n## ", start + heading.length);
+  return text.slice(start, next < 0 ? undefined : next);
+}
+
+Deno.test("README and console say a reused server had already answered requests, with the count and evidence", async () => {
+  const result = clone(await realistic());
+  const evidence = "/slots: slot 0 has handled 3 tasks (counted since the server started)";
+  result.extensions = {
+    ...result.extensions,
+    server_prior_requests: { served: null, at_least: 1, freshly_loaded: false, evidence: [evidence], reason: "x" },
+  };
+  const line = "not freshly loaded: the server had already answered at least 1 request(s) before this run " +
+    `(evidence: ${evidence})`;
+  const readme = renderReadme(result);
+  assert.ok(section(readme, "## Status").includes(line), section(readme, "## Status"));
+  assert.ok(section(readme, "## Limitations").includes(line));
+  assert.ok(renderConsoleSummary(result).includes(line));
+  assert.match(readme, /Status \*\*complete\*\*/, "the renderer reports the status, it does not change it");
+
+  result.extensions.server_prior_requests = {
+    served: 7,
+    at_least: 7,
+    freshly_loaded: false,
+    evidence: [],
+    reason: null,
+  };
+  assert.match(section(renderReadme(result), "## Status"), /already answered 7 request\(s\) before this run;/);
+});
+
+Deno.test("README says nothing about prior requests for a freshly loaded server and says so when unknown", async () => {
+  const result = clone(await realistic());
+  result.extensions = {
+    ...result.extensions,
+    server_prior_requests: { served: 0, at_least: 0, freshly_loaded: true, evidence: ["counters 0"], reason: null },
+  };
+  assert.doesNotMatch(renderReadme(result), /freshly loaded/);
+  result.extensions.server_prior_requests = {
+    served: null,
+    at_least: 0,
+    freshly_loaded: null,
+    evidence: [],
+    reason: "the server exposes neither /metrics nor /slots",
+  };
+  assert.match(
+    section(renderReadme(result), "## Status"),
+    /not known to be freshly loaded: .* \(the server exposes neither \/metrics nor \/slots\)/,
+  );
+});
+
+Deno.test("a nonconforming run that also skipped required work says both in Status, with counts", async () => {
+  const result = clone(await realistic());
+  result.run.status = "nonconforming";
+  result.extensions = { ...result.extensions, nonconforming_reasons: ["the server is not on loopback"] };
+  result.request_counts.performance = { ...result.request_counts.performance, attempted: 5, completed: 3, skipped: 4 };
+  result.request_counts.sanity = { ...result.request_counts.sanity, attempted: 0, completed: 0, skipped: 12 };
+  const status = section(renderReadme(result), "## Status");
+  assert.match(status, /- nonconforming: the server is not on loopback/);
+  assert.match(
+    status,
+    /- partial: 16 of 22 required requests were skipped \(warmup 0, performance 4, sanity 12\); this is not a full-suite result/,
+  );
+  assert.match(renderConsoleSummary(result), /partial: 16 of 22 required requests were skipped/);
+  assert.doesNotMatch(section(renderReadme(await realistic()), "## Status"), /partial:/);
 });
