@@ -23,6 +23,11 @@ export interface RecordFlags {
   unexpectedReuse: boolean;
   /** A 4K/16K performance request whose input_tokens is more than 2% off its target. */
   promptLengthOutOfRange: boolean;
+  /**
+   * A 4K/16K performance request that ended normally (completed or capped) without input_tokens: the 2% rule could
+   * not be checked, because the server left out the usage every request asks for (stream_options.include_usage).
+   */
+  promptLengthUnverified: boolean;
   /** The server answered HTTP 400 or 422: it refused a required setting. */
   refusedSetting: boolean;
 }
@@ -118,7 +123,16 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
       evaluation: isSanity ? scoreSanityRequest(fixture, "skipped", null, input.reason) : null,
     };
     fillMissing(record, missing, why);
-    return { record, missing, flags: { unexpectedReuse: false, promptLengthOutOfRange: false, refusedSetting: false } };
+    return {
+      record,
+      missing,
+      flags: {
+        unexpectedReuse: false,
+        promptLengthOutOfRange: false,
+        promptLengthUnverified: false,
+        refusedSetting: false,
+      },
+    };
   }
 
   const outcome = input.outcome;
@@ -132,6 +146,10 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
   const unexpectedReuse = isUnexpectedReuse(cachedTokens, fixture.max_shared_prefix_tokens);
   const promptLengthOutOfRange = fixture.phase === "performance" &&
     isPromptLengthOutOfRange(fixture.case_id, accounting.input.value);
+  // A failed request's missing usage is part of its failure; a normal ending without it is a refused setting.
+  const promptLengthUnverified = fixture.phase === "performance" &&
+    PROMPT_LENGTH_TARGETS[fixture.case_id] !== undefined && accounting.input.value === null &&
+    (status === "completed" || status === "truncated");
   const notes = [...accounting.notes];
   if (promptLengthOutOfRange) {
     const target = PROMPT_LENGTH_TARGETS[fixture.case_id] as number;
@@ -188,7 +206,11 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
   explainOutcomeNulls(record, accounting, outcome, error, missing);
   fillMissing(record, missing, "no value was recorded");
   const refusedSetting = outcome.end === "http_error" && (outcome.http_status === 400 || outcome.http_status === 422);
-  return { record, missing, flags: { unexpectedReuse, promptLengthOutOfRange, refusedSetting } };
+  return {
+    record,
+    missing,
+    flags: { unexpectedReuse, promptLengthOutOfRange, promptLengthUnverified, refusedSetting },
+  };
 }
 
 function engineTimingsSource(accounting: Accounting): string | null {

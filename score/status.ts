@@ -31,7 +31,10 @@ export function reuseNonconformingReason(
     "cache (restart the engine between runs)";
 }
 
-/** Nonconforming reasons a built record's flags carry (refused setting, prompt length, performance reuse). */
+/**
+ * Nonconforming reasons a built record's flags carry (refused setting, prompt length off or unverifiable,
+ * performance reuse).
+ */
 export function nonconformingReasonsOf(built: BuiltRecord, maxSharedPrefixTokens: number): string[] {
   const { record, flags } = built;
   const reasons: string[] = [];
@@ -46,6 +49,17 @@ export function nonconformingReasonsOf(built: BuiltRecord, maxSharedPrefixTokens
     reasons.push(
       `${record.id}: input_tokens ${record.tokens.input_tokens} is more than 2% off ${target}; the tokenizer or ` +
         "template differs from the one the fixtures were built with",
+    );
+  }
+  // The 2% rule is a "must"; a normally ended 4K/16K request without usage.prompt_tokens leaves it unchecked, and
+  // the missing usage means the server ignored stream_options.include_usage, a setting every request carries.
+  // Unsupported settings make a run nonconforming, so an unverifiable prompt length does too (not just a
+  // limitation). Failed requests are left to their failure.
+  if (flags.promptLengthUnverified) {
+    const target = PROMPT_LENGTH_TARGETS[record.case_id];
+    reasons.push(
+      `${record.id}: the prompt length could not be checked against ${target} +/- 2%: the server sent no ` +
+        "usage.prompt_tokens although the request asked for usage (stream_options.include_usage)",
     );
   }
   if (flags.unexpectedReuse && record.phase === "performance" && record.tokens.cached_tokens !== null) {

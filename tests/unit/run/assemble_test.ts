@@ -233,3 +233,18 @@ Deno.test("concurrency rounds that never ran (engine died earlier) have null out
   const max = Object.fromEntries(f.fixtures.map((x) => [x.id, x.max_shared_prefix_tokens]));
   assert.deepEqual(await validateResult(JSON.parse(JSON.stringify(result)), { maxSharedPrefixTokens: max }), []);
 });
+
+Deno.test("a 4K performance request whose server sent no usage makes the run nonconforming, with the reason", async () => {
+  const f = await facts((fx) =>
+    fx.id === "performance-prompt-4k-r2" ? { ...answerFor(fx), usage: null } : answerFor(fx)
+  );
+  const { result, unexplainedNulls } = assembleResult(input(f));
+  assert.deepEqual(unexplainedNulls, []);
+  assert.equal(result.run.status, "nonconforming");
+  assert.deepEqual(result.extensions?.nonconforming_reasons, [
+    "performance-prompt-4k-r2: the prompt length could not be checked against 4096 +/- 2%: the server sent no " +
+    "usage.prompt_tokens although the request asked for usage (stream_options.include_usage)",
+  ]);
+  const max = Object.fromEntries(f.fixtures.map((x) => [x.id, x.max_shared_prefix_tokens]));
+  assert.deepEqual(await validateResult(JSON.parse(JSON.stringify(result)), { maxSharedPrefixTokens: max }), []);
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildRequestRecord, isUnexpectedReuse } from "../../../score/mod.ts";
+import { buildRequestRecord, isUnexpectedReuse, nonconformingReasonsOf } from "../../../score/mod.ts";
 import type { StreamOutcome } from "../../../runner/types.ts";
 import type { Fixture } from "../../../fixtures/types.ts";
 import {
@@ -71,7 +71,12 @@ Deno.test("record from llama-server's reference final chunk maps every field to 
   assert.equal(record.first_delta_kind, "reasoning");
   assert.equal(record.token_accounting_note, null);
   assert.equal(record.evaluation, null);
-  assert.deepEqual(flags, { unexpectedReuse: false, promptLengthOutOfRange: false, refusedSetting: false });
+  assert.deepEqual(flags, {
+    unexpectedReuse: false,
+    promptLengthOutOfRange: false,
+    promptLengthUnverified: false,
+    refusedSetting: false,
+  });
 });
 
 Deno.test("record copies identity from the fixture and concurrency from the input", () => {
@@ -117,7 +122,12 @@ Deno.test("a capped 4K request is truncated, keeps predicted_n and has no first-
     missing["/timings/first_answer_s"],
     "no answer text or tool call arrived: the request reached its 512-token cap while reasoning",
   );
-  assert.deepEqual(flags, { unexpectedReuse: false, promptLengthOutOfRange: false, refusedSetting: false });
+  assert.deepEqual(flags, {
+    unexpectedReuse: false,
+    promptLengthOutOfRange: false,
+    promptLengthUnverified: false,
+    refusedSetting: false,
+  });
 });
 
 Deno.test("the (n-1)/ms rate quirk passes the agreement rule at 2 and at 512 tokens", () => {
@@ -329,6 +339,26 @@ Deno.test("HTTP 400 and 422 flag a refused setting; other HTTP errors do not", (
   assert.equal(record.timings.total_s, 0.02);
 });
 
+Deno.test("a normally ended 4K/16K request without usage cannot be length-checked and is a nonconforming reason", () => {
+  const fix = fixture({ id: "performance-prompt-4k-r1", case_id: "prompt-4k", max_shared_prefix_tokens: 14 });
+  const noUsage = build(outcome({ ...CAPPED_4K, usage: null }), fix);
+  assert.ok(noUsage.record.status === "completed" || noUsage.record.status === "truncated", noUsage.record.status);
+  assert.equal(noUsage.record.tokens.input_tokens, null);
+  assert.equal(noUsage.flags.promptLengthUnverified, true);
+  assert.equal(noUsage.flags.promptLengthOutOfRange, false);
+  assert.deepEqual(nonconformingReasonsOf(noUsage, 14), [
+    "performance-prompt-4k-r1: the prompt length could not be checked against 4096 +/- 2%: the server sent no " +
+    "usage.prompt_tokens although the request asked for usage (stream_options.include_usage)",
+  ]);
+  // With usage the rule is checked; a short case has no length rule; a failed request is left to its failure.
+  assert.equal(build(outcome(CAPPED_4K), fix).flags.promptLengthUnverified, false);
+  const short = fixture({ id: "performance-short-r1", case_id: "short", max_shared_prefix_tokens: 14 });
+  assert.equal(build(outcome({ ...CAPPED_4K, usage: null }), short).flags.promptLengthUnverified, false);
+  const failed = build(outcome({ ...CAPPED_4K, usage: null, end: "cut", finish_reason: null }), fix);
+  assert.equal(failed.record.status, "failed");
+  assert.equal(failed.flags.promptLengthUnverified, false);
+});
+
 Deno.test("prompt-4k and prompt-16k input lengths more than 2% off their target are flagged and noted", () => {
   const fix = fixture({ id: "performance-prompt-4k-r1", case_id: "prompt-4k", max_shared_prefix_tokens: 14 });
   const out = (input: number) => outcome({ ...CAPPED_4K, usage: { ...CAPPED_4K.usage, prompt_tokens: input } });
@@ -362,7 +392,12 @@ Deno.test("a skipped request has every measurement null with the skip reason and
   assert.equal(record.tokens.input_tokens, null);
   assert.equal(record.sources.client_timings, null);
   assert.equal(missing["/timings/total_s"], "request was skipped: the server stopped answering /health");
-  assert.deepEqual(flags, { unexpectedReuse: false, promptLengthOutOfRange: false, refusedSetting: false });
+  assert.deepEqual(flags, {
+    unexpectedReuse: false,
+    promptLengthOutOfRange: false,
+    promptLengthUnverified: false,
+    refusedSetting: false,
+  });
 });
 
 Deno.test("sanity records carry their verdict; a skipped sanity case fails with the skip reason", () => {
