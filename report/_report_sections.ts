@@ -340,9 +340,12 @@ function sanitySection(result: Result): Section {
 }
 
 function failuresSection(result: Result): Section {
-  const failures = result.requests.filter((r) => r.status === "failed" || r.status === "skipped").map((r) =>
-    `${r.id}: ${r.status}${r.error ? `, ${f.oneLine(r.error.kind)}: ${f.oneLine(r.error.message)}` : ""}`
-  );
+  // "sanity-I1: skipped: <reason>" (the error kind of a skip is "skipped" again), "x: failed, timeout: <message>".
+  const failures = result.requests.filter((r) => r.status === "failed" || r.status === "skipped").map((r) => {
+    if (!r.error) return `${r.id}: ${r.status}`;
+    const kind = r.error.kind === r.status ? "" : `, ${f.oneLine(r.error.kind)}`;
+    return `${r.id}: ${r.status}${kind}: ${f.oneLine(r.error.message)}`;
+  });
   return {
     title: "Failures",
     items: failures.length > 0 ? failures : ["none: every scheduled request completed or reached its cap"],
