@@ -13,8 +13,9 @@ export const HELP = `Usage: strata-bench report DIR
 
 Reads DIR/results.json, validates it strictly against the result contract (every field and type, every null
 explained in "missing", the request schedule and counts, summaries, rounds and the sanity score rebuilt from the
-request records, the run status, and the SHA-256 of every artifact file in DIR), prints the summary on stdout
-and every problem, with its JSON Pointer, on stderr.
+request records, the run status, the SHA-256 of every artifact file in DIR, and the evidence: every request
+record rebuilt from its line in outputs.jsonl, the stage durations and round wall times from the lines' dispatch
+stamps and end offsets), prints the summary on stdout and every problem, with its JSON Pointer, on stderr.
 
 Options:
   -h, --help  print this help
@@ -127,6 +128,7 @@ export async function main(argv: string[]): Promise<number> {
     maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
     readArtifact: artifactReader(dir),
     corpusSha256: bundle.corpusSha256,
+    fixtures: bundle.fixtures,
   });
   const summary = summaryOf(text);
   if (summary !== null) writeStdout(summary);

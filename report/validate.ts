@@ -2,7 +2,9 @@
  * The strict result validator: takes a results.json (text or parsed value) and returns every problem at once, each
  * with a JSON Pointer. It checks the contract's shape (the same rules `result.schema.json` publishes), every null
  * explained in `missing`, the request schedule, status consistency, count identities, the derived parts rebuilt
- * from the request records with score/'s functions, the run status, and the artifacts' bytes.
+ * from the request records with score/'s functions, the run status, the artifacts' bytes, and the outputs evidence
+ * (every request record rebuilt from its outputs.jsonl line, stage durations and round wall times from the lines'
+ * dispatch stamps and end offsets).
  *
  * Decisions where the contract leaves room:
  * - `missing`: every null outside /missing and /extensions (engine option objects included) needs an entry, and
@@ -14,8 +16,12 @@
  *   with unexpected cache reuse and no listed extensions.nonconforming_reasons, and must have the status its
  *   records give (partial when required work was skipped).
  * - Derived parts are rebuilt only from structurally valid records; the first differing pointer is reported.
+ * - Evidence: the first "outputs" artifact is the evidence; every field of a record that differs from the record
+ *   rebuilt from its line is reported (not only the first). Without `fixtures` the records are not rebuilt, but
+ *   the lines, their order and the durations still are checked.
  */
 import type { Artifact, Result } from "./contract.ts";
+import type { Fixture } from "../fixtures/types.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { scheduleIds } from "../fixtures/mod.ts";
 import { type ArtifactReader, checkArtifactBytes, checkArtifactList } from "./_checks_artifacts.ts";
@@ -28,6 +34,7 @@ import {
   checkSummaries,
 } from "./_checks_derived.ts";
 import { checkMissing } from "./_checks_missing.ts";
+import { checkEvidence } from "./_checks_evidence.ts";
 import {
   type CheckedRecord,
   checkEvaluations,
@@ -50,6 +57,11 @@ export interface ValidateOptions {
   readArtifact?: ArtifactReader;
   /** corpus_sha256 of the fixture bundle the facts came from; when given, protocol.corpus_sha256 must equal it. */
   corpusSha256?: string;
+  /**
+   * Fixtures of the bundle; with `readArtifact`, every request record is rebuilt from its outputs.jsonl line and
+   * compared field by field. Without them only the evidence's lines, order and durations are checked.
+   */
+  fixtures?: readonly Fixture[];
 }
 
 function isUnder(pointer: string, prefix: string): boolean {
@@ -65,7 +77,25 @@ function checkOptions(options: ValidateOptions): void {
           "pass the max_shared_prefix_tokens of every fixture in the bundle",
       );
     }
+    if (options.fixtures && !options.fixtures.some((fixture) => fixture.id === id)) {
+      throw new TypeError(
+        `Cannot validate a result: fixtures has no fixture "${id}"; pass every fixture of the bundle`,
+      );
+    }
   }
+}
+
+/** `read` that reads each path once (the artifact hash and the evidence check share the bytes). */
+function readOnce(read: ArtifactReader): ArtifactReader {
+  const cache = new Map<string, Promise<Uint8Array | null>>();
+  return (relativePath) => {
+    let bytes = cache.get(relativePath);
+    if (bytes === undefined) {
+      bytes = read(relativePath);
+      cache.set(relativePath, bytes);
+    }
+    return bytes;
+  };
 }
 
 /** Runs one rebuild-and-compare check; a score function that throws on odd input becomes a problem, not a crash. */
@@ -150,11 +180,53 @@ export async function validateResult(value: unknown, options: ValidateOptions): 
     checkArtifactList(result.artifacts, sound("/configuration") ? result.configuration.template : null, problems);
   }
   if (options.readArtifact && Array.isArray(value["artifacts"])) {
+    const read = readOnce(options.readArtifact);
     const readable: { index: number; artifact: Artifact }[] = [];
     (value["artifacts"] as unknown[]).forEach((artifact, index) => {
       if (sound(childPointer("/artifacts", index))) readable.push({ index, artifact: artifact as Artifact });
     });
-    await checkArtifactBytes(readable, options.readArtifact, problems);
+    await checkArtifactBytes(readable, read, problems);
+    const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
+    if (outputs && Array.isArray(value["requests"])) {
+      // Unreadable or absent bytes were reported by the hash check.
+      const bytes = await read(outputs.artifact.path).catch(() => null);
+      if (bytes !== null) checkOutputsEvidence(value, result, { ...outputs, bytes }, options, sound, problems);
+    }
   }
   return problems;
+}
+
+/** The evidence check on the sound parts of the result. */
+function checkOutputsEvidence(
+  value: Record<string, unknown>,
+  result: Result,
+  evidence: { index: number; artifact: Artifact; bytes: Uint8Array },
+  options: ValidateOptions,
+  sound: (...pointers: string[]) => boolean,
+  problems: Problem[],
+): void {
+  const requests = value["requests"] as unknown[];
+  const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
+  const records: CheckedRecord[] = [];
+  requests.forEach((record, index) => {
+    if (sound(childPointer("/requests", index))) records.push({ index, record: record as Result["requests"][0] });
+  });
+  const runSound = isJsonObject(value["run"]) &&
+    sound("/run/required_duration_s", "/run/optional_duration_s", "/run/optional_concurrency");
+  checkEvidence({
+    evidence,
+    ids,
+    records,
+    fixtures: options.fixtures ? new Map(options.fixtures.map((fixture) => [fixture.id, fixture])) : null,
+    run: runSound
+      ? {
+        requiredDurationS: result.run.required_duration_s,
+        optionalDurationS: result.run.optional_duration_s,
+        optionalConcurrency: result.run.optional_concurrency,
+      }
+      : null,
+    rounds: Array.isArray(value["concurrency_rounds"]) && sound("/concurrency_rounds")
+      ? result.concurrency_rounds
+      : null,
+  }, problems);
 }

@@ -10,6 +10,7 @@ export async function validateFolder(folder: string, bundle: LoadedBundle): Prom
   return await validateResultText(text, {
     maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
     corpusSha256: bundle.corpusSha256,
+    fixtures: bundle.fixtures,
     readArtifact: async (path) => {
       try {
         return new Uint8Array(await readFile(join(folder, path)));

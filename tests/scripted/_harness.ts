@@ -99,6 +99,7 @@ async function runAndRead(engine: MockEngine, dir: string, options: ScriptedRunO
   const text = await Deno.readTextFile(join(report.folder, "results.json"));
   const problems = await validateResultText(text, {
     maxSharedPrefixTokens: await maxSharedPrefixTokens(),
+    fixtures,
     readArtifact: async (path) => {
       try {
         return await Deno.readFile(join(report.folder, path));

@@ -1,7 +1,9 @@
 /**
  * A realistic, complete results.json for tests, built the way a run builds one: real fixtures of the committed
  * bundle, llama.cpp-shaped stream outcomes, request records, summaries, counts, rounds, quality and status from
- * score/, artifacts written to a fresh temporary folder and hashed. It passes the validator with zero problems.
+ * score/, outputs.jsonl written line by line with the run's own `outputLine` (stage durations and round wall times
+ * agree with its dispatch stamps and end offsets), artifacts written to a fresh temporary folder and hashed. It
+ * passes the validator with zero problems.
  *
  * What it holds (required suite): warm-up capped at 128; performance short r1 completed, r2 capped, r3
  * completed; every 4K and 16K request capped except prompt-4k r2 (completed); eleven sanity answers correct
@@ -23,6 +25,8 @@ import {
   summarizeRequests,
 } from "../../../score/mod.ts";
 import type { StreamOutcome, ToolCallRecord } from "../../../runner/types.ts";
+import type { ExecutedRequest } from "../../../runner/executor.ts";
+import { outputLine } from "../../../report/result_folder.ts";
 import type { Artifact, RequestRecord, Result } from "../../../report/contract.ts";
 import { PROFILE_ID, PROTOCOL_ID, RESULT_FORMAT, SCHEMA_VERSION } from "../../../report/contract.ts";
 
@@ -35,6 +39,8 @@ export interface RealisticResult {
   dir: string;
   /** max_shared_prefix_tokens of every request ID of the bundle. */
   maxSharedPrefixTokens: Record<string, number>;
+  /** Every fixture of the bundle (the validator's `fixtures`). */
+  fixtures: Fixture[];
   /** Reads a file of `dir` by relative path; null when absent (the validator's readArtifact). */
   readArtifact: (relativePath: string) => Promise<Uint8Array | null>;
   /** Removes `dir`. */
@@ -64,6 +70,26 @@ function sha256(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+/** The request body a run sends for a fixture (llama-server dialect). */
+function bodyOf(fixture: Fixture): Record<string, unknown> {
+  return {
+    messages: fixture.messages,
+    ...(fixture.tools === null ? {} : { tools: fixture.tools, tool_choice: fixture.tool_choice }),
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: fixture.max_output_tokens,
+    seed: fixture.seed,
+    temperature: 1.0,
+    top_p: 0.95,
+    top_k: 20,
+    min_p: 0.0,
+    presence_penalty: 0.0,
+    repetition_penalty: 1.0,
+    reasoning_effort: "xhigh",
+    chat_template_kwargs: { enable_thinking: true, preserve_thinking: true },
+  };
+}
+
 /** The answer a correct model gives to a sanity fixture (or the scripted wrong one). */
 function answerOf(fixture: Fixture): { answer: string; toolCalls: ToolCallRecord[] } {
   const wrong = WRONG_ANSWERS[fixture.id];
@@ -84,8 +110,11 @@ function answerOf(fixture: Fixture): { answer: string; toolCalls: ToolCallRecord
   return { answer: "", toolCalls: [call] };
 }
 
-/** A llama.cpp-shaped outcome: prompt at ~900 tok/s (fresh tokens), decode at ~42 tok/s, one token re-evaluated. */
-function outcomeOf(fixture: Fixture, index: number, queuedS: number): StreamOutcome {
+/**
+ * A llama.cpp-shaped outcome dispatched at `dispatchedMs`: prompt at ~900 tok/s (fresh tokens), decode at ~42 tok/s,
+ * one token re-evaluated; `queuedS` is the time it waited for the server's one slot.
+ */
+function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedMs: number): StreamOutcome {
   const capped = CAPPED.has(fixture.id);
   const { answer, toolCalls } = answerOf(fixture);
   const outputTokens = capped ? fixture.max_output_tokens : 180 + (index * 37) % 200;
@@ -97,7 +126,7 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number): StreamOutc
   const end = queuedS + promptMs / 1000 + predictedMs / 1000 + 0.004;
   const answered = !capped;
   return {
-    dispatched_at_epoch_ms: STARTED_EPOCH_MS + 2000 + index * 15000,
+    dispatched_at_epoch_ms: dispatchedMs,
     end: "finished",
     http_status: 200,
     finish_reason: capped ? "length" : toolCalls.length > 0 ? "tool_calls" : "stop",
@@ -218,20 +247,33 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   const fixtures = bundle.fixtures.filter((f) => optional || f.phase !== "concurrency");
   const missing: Record<string, string> = {};
   const requests: RequestRecord[] = [];
-  const outcomes: { id: string; outcome: StreamOutcome }[] = [];
+  const executed: (ExecutedRequest & { kind: "outcome" })[] = [];
+  // The executor's clock as the run sees it: sequential requests back to back (50 ms apart), the four clients of a
+  // round released together, the next round after the slowest client of the last one.
+  let clockMs = STARTED_EPOCH_MS + 2000;
+  let roundStartMs: number | null = null;
   fixtures.forEach((fixture, index) => {
     const burst = fixture.phase === "concurrency";
+    const client = burst ? Number(/-c(\d+)$/.exec(fixture.id)?.[1] ?? 1) - 1 : 0;
+    if (burst && client === 0) roundStartMs = clockMs;
+    const dispatchedMs = burst && roundStartMs !== null ? roundStartMs + client : clockMs;
     // One slot: client j of a round waits for the j-1 before it.
-    const queuedS = burst ? (((fixture.seed - 1) % 4) * 11.5) : 0;
-    const outcome = outcomeOf(fixture, index, queuedS);
-    outcomes.push({ id: fixture.id, outcome });
-    const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency: burst ? 4 : 1 });
+    const outcome = outcomeOf(fixture, index, client * 11.5, dispatchedMs);
+    clockMs = Math.max(clockMs, Math.ceil(dispatchedMs + outcome.offsets.end_s * 1000) + 50);
+    const concurrency = burst ? 4 : 1;
+    executed.push({ kind: "outcome", fixture, concurrency, body: bodyOf(fixture), outcome, startedS: 0, endedS: 0 });
+    const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
     requests.push(built.record);
     for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
   });
+  const spanS = (group: readonly (ExecutedRequest & { kind: "outcome" })[]) =>
+    (Math.max(...group.map((r) => r.outcome.dispatched_at_epoch_ms + r.outcome.offsets.end_s * 1000)) -
+      Math.min(...group.map((r) => r.outcome.dispatched_at_epoch_ms))) / 1000;
+  const burstRequests = executed.filter((r) => r.fixture.phase === "concurrency");
+  const roundWallsS = [1, 2, 3].map((round) => spanS(burstRequests.filter((r) => r.fixture.round === round)));
   const summaries = summarizeRequests(requests, { maxSharedPrefixTokens, optionalConcurrency: optional });
   Object.assign(missing, summaries.missing);
-  const rounds = optional ? buildConcurrencyRounds(requests, [47.912, 48.305, 45.77]) : { rounds: [], missing: {} };
+  const rounds = optional ? buildConcurrencyRounds(requests, roundWallsS) : { rounds: [], missing: {} };
   Object.assign(missing, rounds.missing);
   const status = decideRunStatus({ nonconformingReasons: [], requests, maxSharedPrefixTokens });
 
@@ -242,7 +284,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     [
       "outputs",
       "outputs.jsonl",
-      outcomes.map((o) => JSON.stringify({ request_id: o.id, ...o.outcome })).join("\n") + "\n",
+      executed.map((r) => JSON.stringify(outputLine(r, requests[executed.indexOf(r)]!.status))).join("\n") + "\n",
     ],
     ["provenance", "chat_template.jinja", "{%- for message in messages %}{{ message.content }}{%- endfor %}\n"],
   ];
@@ -257,8 +299,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   if (!optional) missing["/run/optional_duration_s"] = "the optional concurrency stage was not selected";
   missing["/protocol/model_card_revision"] = "the model-card revision is not pinned until the protocol is activated";
 
-  const lastSanity = outcomes.filter((o) => o.id.startsWith("sanity-")).at(-1)?.outcome;
-  const requiredEndMs = (lastSanity?.dispatched_at_epoch_ms ?? 0) + (lastSanity?.offsets.end_s ?? 0) * 1000;
+  const required = executed.filter((r) => r.fixture.phase !== "concurrency");
   const result: Result = {
     format: RESULT_FORMAT,
     schema_version: SCHEMA_VERSION,
@@ -273,8 +314,8 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
       id: "20261129T140307Z-3f9a",
       started_at: new Date(STARTED_EPOCH_MS).toISOString(),
       status: status.status,
-      required_duration_s: Math.round(requiredEndMs - STARTED_EPOCH_MS - 2000) / 1000,
-      optional_duration_s: optional ? 142.087 : null,
+      required_duration_s: Math.round(spanS(required) * 1000) / 1000,
+      optional_duration_s: optional ? Math.round(spanS(burstRequests) * 1000) / 1000 : null,
       optional_concurrency: optional,
       command: `strata-bench run --url http://127.0.0.1:8080 --track custom${
         optional ? " --optional-concurrency" : ""
@@ -297,6 +338,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     text,
     dir,
     maxSharedPrefixTokens,
+    fixtures: bundle.fixtures,
     readArtifact: async (relativePath) => {
       try {
         return new Uint8Array(await readFile(join(dir, relativePath)));

@@ -82,8 +82,9 @@ Deno.test("mod.ts report prints the summary on stdout and each problem with its 
     assert.equal(output.code, EXIT.resultNotOk, stderr);
     assert.match(stdout, /^Standard benchmark: NVIDIA GeForce RTX 3060/);
     assert.match(stdout, /Capped/);
-    assert.match(stderr, /results\.json is invalid: 1 problem\(s\)/);
+    assert.match(stderr, /results\.json is invalid: 2 problem\(s\)/);
     assert.match(stderr, /\/artifacts\/2\/sha256: does not match the bytes of "outputs\.jsonl"/);
+    assert.match(stderr, /\/artifacts\/2: outputs\.jsonl line 23: not strict JSON/);
   });
 });
 

@@ -25,6 +25,7 @@ Deno.test("the realistic results (22 and 34 records) validate with zero problems
       const problems = await validateResultText(r.text, {
         maxSharedPrefixTokens: r.maxSharedPrefixTokens,
         readArtifact: r.readArtifact,
+        fixtures: r.fixtures,
       });
       assert.deepEqual(problems, [], show(problems));
     }
@@ -51,6 +52,7 @@ Deno.test("each single-field corruption is reported at its JSON Pointer", async 
         const read = corruption.read;
         const problems = await validateResultText(text, {
           maxSharedPrefixTokens: base.maxSharedPrefixTokens,
+          fixtures: base.fixtures,
           readArtifact: read ? async (path) => read(path, await base.readArtifact(path)) : base.readArtifact,
         });
         const hit = problems.find((p) => p.pointer === corruption.pointer);

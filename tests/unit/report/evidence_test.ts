@@ -1,0 +1,286 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { validateResultText } from "../../../report/validate.ts";
+import type { Problem } from "../../../report/validate.ts";
+import type { RequestRecord, Result } from "../../../report/contract.ts";
+import { buildConcurrencyRounds, buildRequestRecord, summarizeRequests } from "../../../score/mod.ts";
+import { buildRealisticResult, type RealisticResult } from "./_realistic_result.ts";
+
+function show(problems: Problem[]): string {
+  return problems.map((p) => `${p.pointer || "(root)"}: ${p.message}`).join("\n");
+}
+
+type Line = Record<string, unknown>;
+
+/** A folder edit: results.json as a value and outputs.jsonl as parsed lines, either may change. */
+interface Edit {
+  result?: (result: Result, r: RealisticResult) => void;
+  lines?: (lines: Line[]) => void;
+  /** Keep outputs.jsonl's recorded sha256 equal to the edited bytes (a careful forger). Default true. */
+  rehash?: boolean;
+}
+
+const OUTPUTS_INDEX = 2;
+
+async function validateEdited(r: RealisticResult, edit: Edit): Promise<Problem[]> {
+  const result = JSON.parse(r.text) as Result;
+  const original = new TextDecoder().decode((await r.readArtifact("outputs.jsonl"))!);
+  const lines = original.trim().split("\n").map((line) => JSON.parse(line) as Line);
+  edit.lines?.(lines);
+  const outputs = new TextEncoder().encode(lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+  assert.equal(result.artifacts[OUTPUTS_INDEX]?.path, "outputs.jsonl");
+  if (edit.rehash ?? true) {
+    result.artifacts[OUTPUTS_INDEX]!.sha256 = createHash("sha256").update(outputs).digest("hex");
+  }
+  edit.result?.(result, r);
+  return await validateResultText(JSON.stringify(result, null, 2), {
+    maxSharedPrefixTokens: r.maxSharedPrefixTokens,
+    fixtures: r.fixtures,
+    readArtifact: async (path) => (path === "outputs.jsonl" ? outputs : await r.readArtifact(path)),
+  });
+}
+
+async function withRealistic(optional: boolean, body: (r: RealisticResult) => Promise<void>): Promise<void> {
+  const r = await buildRealisticResult({ optionalConcurrency: optional });
+  try {
+    await body(r);
+  } finally {
+    await r.cleanup();
+  }
+}
+
+function indexOf(r: RealisticResult, id: string): number {
+  const index = r.result.requests.findIndex((record) => record.id === id);
+  assert.ok(index >= 0, id);
+  return index;
+}
+
+function lineOf(lines: Line[], id: string): Line {
+  const line = lines.find((l) => l["request_id"] === id);
+  assert.ok(line, id);
+  return line;
+}
+
+/** Rebuilds summaries from the (edited) records with score/, as a careful forger would. */
+function resummarize(result: Result, r: RealisticResult): void {
+  result.summaries = summarizeRequests(result.requests, {
+    maxSharedPrefixTokens: r.maxSharedPrefixTokens,
+    optionalConcurrency: result.run.optional_concurrency,
+  }).summaries;
+}
+
+Deno.test("untouched realistic folders (22 and 34 records) give zero problems with the evidence checked", async () => {
+  for (const optional of [false, true]) {
+    await withRealistic(optional, async (r) => {
+      const problems = await validateEdited(r, {});
+      assert.deepEqual(problems, [], show(problems));
+      assert.ok(r.result.run.required_duration_s !== null && r.result.run.required_duration_s > 100);
+    });
+  }
+});
+
+Deno.test("a record's output_tokens that the evidence contradicts is reported with the evidence's field", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "performance-short-r1");
+    const stated = r.result.requests[i]!.tokens.output_tokens!;
+    const problems = await validateEdited(r, {
+      result: (result) => (result.requests[i]!.tokens.output_tokens = stated + 12),
+    });
+    const hit = problems.find((p) => p.pointer === `/requests/${i}/tokens/output_tokens`);
+    assert.ok(hit, show(problems));
+    assert.equal(
+      hit.message,
+      `results.json says ${stated + 12}, the evidence (outputs.jsonl line ${i + 1}: usage.completion_tokens) ` +
+        `gives ${stated}`,
+    );
+  });
+});
+
+Deno.test("evidence usage and timings edited (hash recomputed) while results.json is unchanged are reported", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "performance-short-r3");
+    const problems = await validateEdited(r, {
+      lines: (lines) => {
+        const line = lineOf(lines, "performance-short-r3");
+        const usage = line["usage"] as Record<string, number>;
+        const timings = line["timings"] as Record<string, number>;
+        usage["completion_tokens"] = usage["completion_tokens"]! + 40;
+        timings["predicted_n"] = timings["predicted_n"]! + 40;
+        timings["predicted_ms"] = timings["predicted_ms"]! * 2;
+      },
+    });
+    assert.ok(!problems.some((p) => p.pointer.startsWith("/artifacts/")), "the hash was recomputed");
+    for (const sub of ["tokens/output_tokens", "tokens/decode_tokens", "timings/decode_s", "metrics/decode_tps"]) {
+      const hit = problems.find((p) => p.pointer === `/requests/${i}/${sub}`);
+      assert.ok(hit, `${sub}:\n${show(problems)}`);
+      assert.match(hit.message, new RegExp(`^results\\.json says .*, the evidence \\(outputs\\.jsonl line ${i + 1}:`));
+    }
+  });
+});
+
+Deno.test("a wrong I1 answer in the evidence contradicts a passed verdict", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "sanity-I1");
+    assert.equal(r.result.requests[i]!.evaluation?.passed, true);
+    const problems = await validateEdited(r, {
+      lines: (lines) => (lineOf(lines, "sanity-I1")["final_answer"] = "certainly not the expected answer"),
+    });
+    const hit = problems.find((p) => p.pointer === `/requests/${i}/evaluation/passed`);
+    assert.ok(hit, show(problems));
+    assert.match(
+      hit.message,
+      /^results\.json says true, the evidence \(outputs\.jsonl line \d+: final_answer, tool_calls\) gives false$/,
+    );
+    assert.ok(problems.some((p) => p.pointer === `/requests/${i}/evaluation/reason`));
+  });
+});
+
+Deno.test("decode_s and decode_tps edited consistently with the summaries are caught by predicted_ms", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "performance-short-r1");
+    const problems = await validateEdited(r, {
+      result: (result, folder) => {
+        const record: RequestRecord = result.requests[i]!;
+        record.timings.decode_s = record.timings.decode_s! / 1.5;
+        record.metrics.decode_tps = record.tokens.decode_tokens! / record.timings.decode_s;
+        resummarize(result, folder);
+      },
+    });
+    assert.deepEqual(
+      problems.map((p) => p.pointer).sort(),
+      [`/requests/${i}/metrics/decode_tps`, `/requests/${i}/timings/decode_s`],
+      `only the evidence check can see this edit:\n${show(problems)}`,
+    );
+    assert.match(problems.find((p) => p.pointer.endsWith("decode_s"))!.message, /timings\.predicted_ms/);
+  });
+});
+
+Deno.test("required_duration_s that the dispatch stamps and end offsets contradict is reported", async () => {
+  await withRealistic(false, async (r) => {
+    const stated = r.result.run.required_duration_s!;
+    const problems = await validateEdited(r, { result: (result) => (result.run.required_duration_s = stated - 2.5) });
+    assert.deepEqual(problems.map((p) => p.pointer), ["/run/required_duration_s"], show(problems));
+    assert.match(
+      problems[0]!.message,
+      new RegExp(
+        `^results\\.json says ${stated - 2.5}, the evidence \\(outputs\\.jsonl lines 1 and 22: .*\\) gives ` +
+          `${stated} s \\(tolerance ±\\d+ ms`,
+      ),
+    );
+    // Within the stated tolerance (10 ms plus 500 ppm) a duration is accepted.
+    const near = await validateEdited(r, { result: (result) => (result.run.required_duration_s = stated + 0.009) });
+    assert.deepEqual(near, [], show(near));
+  });
+});
+
+Deno.test("a round's wall_s and the optional duration are rebuilt from the evidence", async () => {
+  await withRealistic(true, async (r) => {
+    const problems = await validateEdited(r, {
+      result: (result) => {
+        // A forger shortens round 2 and keeps aggregate_tps consistent with score/'s own rounds.
+        const walls = result.concurrency_rounds.map((round) => round.wall_s);
+        walls[1] = walls[1]! - 5;
+        result.concurrency_rounds = buildConcurrencyRounds(result.requests, walls).rounds;
+        result.run.optional_duration_s = result.run.optional_duration_s! + 1;
+      },
+    });
+    assert.deepEqual(
+      problems.map((p) => p.pointer).sort(),
+      ["/concurrency_rounds/1/wall_s", "/run/optional_duration_s"],
+      show(problems),
+    );
+  });
+});
+
+Deno.test("a skipped line must carry the skip reason its record states", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "sanity-T4");
+    const fixture = r.fixtures.find((f) => f.id === "sanity-T4")!;
+    const problems = await validateEdited(r, {
+      result: (result) => {
+        const reason = "skipped: the engine did not answer /health after sanity-T3 failed";
+        result.requests[i] = buildRequestRecord(fixture, { kind: "skipped", reason, concurrency: 1 }).record;
+      },
+      lines: (lines) => {
+        lines[i] = { request_id: "sanity-T4", status: "skipped", skip_reason: "skipped: the run was cancelled" };
+      },
+    });
+    const hit = problems.find((p) => p.pointer === `/requests/${i}/error/message`);
+    assert.ok(hit, show(problems));
+    assert.match(hit.message, /outputs\.jsonl line 22: skip_reason\) gives "skipped: the run was cancelled"$/);
+    // The last sanity request was never sent, so there is no required duration.
+    assert.ok(problems.some((p) => p.pointer === "/run/required_duration_s" && /must be null/.test(p.message)));
+  });
+});
+
+Deno.test("malformed, repeated, missing and misordered evidence lines are problems at the artifact", async () => {
+  await withRealistic(false, async (r) => {
+    const at = `/artifacts/${OUTPUTS_INDEX}`;
+    const cases: [string, Edit, RegExp][] = [
+      ["not JSON", { lines: (l) => (l[2] = "{" as unknown as Line) }, /^outputs\.jsonl line 3: must be one JSON/],
+      ["a field of the wrong type", {
+        lines: (l) => (l[4]!["client_offsets_s"] = "soon"),
+      }, /^outputs\.jsonl line 5: request "performance-short-r2": client_offsets_s must be/],
+      [
+        "a repeated line",
+        { lines: (l) => l.push({ ...l[0]! }) },
+        /line 23 repeats request "warmup" \(first on line 1\)/,
+      ],
+      ["a missing line", { lines: (l) => l.splice(5, 1) }, /has no line for request "performance-prompt-4k-r2"/],
+      ["swapped lines", {
+        lines: (l) => l.splice(1, 2, l[2]!, l[1]!),
+      }, /line 3 \("performance-short-r1"\) comes after line 2 \("performance-prompt-4k-r1"\)/],
+      ["a line for an unknown request", {
+        lines: (l) => l.push({ ...l[1]!, request_id: "performance-short-r9" }),
+      }, /line 23 is for request "performance-short-r9", which has no record/],
+    ];
+    for (const [name, edit, says] of cases) {
+      const problems = await validateEdited(r, edit);
+      assert.ok(problems.some((p) => p.pointer === at && says.test(p.message)), `${name}:\n${show(problems)}`);
+    }
+  });
+});
+
+Deno.test("a line that is not strict JSON is reported with its line number", async () => {
+  await withRealistic(false, async (r) => {
+    const outputs = new TextDecoder().decode((await r.readArtifact("outputs.jsonl"))!);
+    const lines = outputs.split("\n");
+    lines[6] = lines[6]!.replace('"request_id":', '"request_id":"x","request_id":');
+    const bytes = new TextEncoder().encode(lines.join("\n"));
+    const problems = await validateResultText(r.text, {
+      maxSharedPrefixTokens: r.maxSharedPrefixTokens,
+      fixtures: r.fixtures,
+      readArtifact: async (path) => (path === "outputs.jsonl" ? bytes : await r.readArtifact(path)),
+    });
+    const hit = problems.find((p) => p.pointer === `/artifacts/${OUTPUTS_INDEX}` && /line 7:/.test(p.message));
+    assert.ok(hit, show(problems));
+    assert.match(hit.message, /not strict JSON/);
+  });
+});
+
+Deno.test("fixtures without a scheduled request are a TypeError naming it", async () => {
+  await withRealistic(false, async (r) => {
+    await assert.rejects(
+      validateResultText(r.text, {
+        maxSharedPrefixTokens: r.maxSharedPrefixTokens,
+        fixtures: r.fixtures.filter((f) => f.id !== "concurrency-r3-c4"),
+      }),
+      (error: unknown) =>
+        error instanceof TypeError && /fixtures has no fixture "concurrency-r3-c4"/.test(error.message),
+    );
+  });
+});
+
+Deno.test("without fixtures the records are not rebuilt, but the lines and durations still are checked", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "performance-short-r1");
+    const result = JSON.parse(r.text) as Result;
+    result.requests[i]!.tokens.output_tokens = 1;
+    result.run.required_duration_s = 1;
+    const problems = await validateResultText(JSON.stringify(result), {
+      maxSharedPrefixTokens: r.maxSharedPrefixTokens,
+      readArtifact: r.readArtifact,
+    });
+    assert.deepEqual(problems.map((p) => p.pointer), ["/run/required_duration_s"], show(problems));
+  });
+});
