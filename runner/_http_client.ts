@@ -7,6 +7,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { HttpTarget } from "./_http_target.ts";
+import { enqueueRead } from "./_read_queue.ts";
 import { HttpFramingError, ResponseDecoder, type ResponseHead } from "./_http_response.ts";
 
 export type { ResponseHead } from "./_http_response.ts";
@@ -81,19 +82,42 @@ class Connection {
     });
     this.socket.on("data", (bytes: Uint8Array) => {
       const owner = this.owner;
-      if (owner !== null) owner.onData(bytes);
-      else this.socket.destroy(); // bytes on an idle connection: it cannot be trusted for another request
+      if (owner === null) {
+        this.socket.destroy(); // bytes on an idle connection: it cannot be trusted for another request
+        return;
+      }
+      const tMs = owner.stamp();
+      this.#queuedBytes += bytes.length;
+      if (this.#queuedBytes > HIGH_WATER_BYTES && !this.#paused) {
+        this.#paused = true;
+        this.socket.pause();
+      }
+      enqueueRead(() => {
+        this.#queuedBytes -= bytes.length;
+        if (this.#paused && this.#queuedBytes < LOW_WATER_BYTES) {
+          this.#paused = false;
+          this.socket.resume();
+        }
+        // Bytes for an exchange that already ended: the connection is out of step; close it.
+        if (this.owner !== owner) this.socket.destroy();
+        else owner.onData(bytes, tMs);
+      });
     });
     this.socket.on("error", (error: Error) => {
       this.closed = true;
-      this.owner?.onClose(error);
+      const tMs = this.owner?.stamp() ?? 0;
+      enqueueRead(() => this.owner?.onClose(error, tMs));
     });
     this.socket.on("close", () => {
       this.closed = true;
       dropIdle(this);
-      this.owner?.onClose(null);
+      const tMs = this.owner?.stamp() ?? 0;
+      enqueueRead(() => this.owner?.onClose(null, tMs));
     });
   }
+
+  #queuedBytes = 0;
+  #paused = false;
 }
 
 const idle = new Map<string, Connection[]>();
@@ -144,6 +168,9 @@ function describeSocketError(error: Error | null, target: HttpTarget): string {
 }
 
 const encoder = new TextEncoder();
+/** A connection with this much read but not yet decoded stops reading until it is below the low mark. */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const LOW_WATER_BYTES = 1024 * 1024;
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
 const DRAIN_TIMEOUT_MS = 2000;
 
@@ -226,8 +253,12 @@ class ExchangeImpl implements Exchange {
     conn.socket.write(this.#bytes);
   }
 
-  onData(bytes: Uint8Array): void {
-    const t = this.#request.now();
+  /** The caller's clock now (a read's arrival time). */
+  stamp(): number {
+    return this.#request.now();
+  }
+
+  onData(bytes: Uint8Array, t: number): void {
     this.#readAtMs = t;
     if (!this.#gotByte) {
       this.#gotByte = true;
@@ -250,9 +281,8 @@ class ExchangeImpl implements Exchange {
     }
   }
 
-  onClose(error: Error | null): void {
+  onClose(error: Error | null, t: number): void {
     if (this.#state === 2) return;
-    const t = this.#request.now();
     const conn = this.#conn!;
     if (!this.#gotByte && this.#reused && !this.#retried && this.#state === 0) {
       // A pooled connection the server had already closed: send once more on a fresh one.

@@ -32,8 +32,11 @@ export interface StreamChatOptions {
   headers?: Record<string, string>;
   /** Monotonic clock in milliseconds; default performance.now. */
   now?: () => number;
-  /** Called once, at the first counted delta, with its offset from dispatch in seconds. */
-  onFirstDelta?: (offsetS: number) => void;
+  /**
+   * Called once, at the first counted delta, with its offset from dispatch in seconds and the clock reading (ms)
+   * of the network read that carried it.
+   */
+  onFirstDelta?: (offsetS: number, atMs: number) => void;
 }
 
 const CHAT_PATH = "/v1/chat/completions";
@@ -199,7 +202,7 @@ class StreamRequest {
     this.#verdict = reader.read(data);
     if (reader.sawFirstDelta && this.#firstDeltaMs === null) {
       this.#firstDeltaMs = this.#readMs;
-      this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+      this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000, this.#readMs);
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
   }

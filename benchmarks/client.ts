@@ -1,0 +1,265 @@
+/**
+ * Streaming-client ceiling: the project's streamChat against a zero-latency llama.cpp-shaped SSE server
+ * (shared/tools/sse-ceiling, compiled into .bench/), beside `curl -sN` (transport ceiling) and a C reader that does
+ * no parsing, at the same concurrency points in the same run. Per point: token events/s, ratio to curl, client CPU
+ * seconds, RSS, and the first-token stamping error (client read time of the first content delta minus the server's
+ * logged completion of that delta's send(), epoch microseconds; monotonic clock calibrated to epoch at start and end).
+ *
+ *   deno run --allow-read --allow-write=.bench --allow-run --allow-net=127.0.0.1 --allow-sys benchmarks/client.ts
+ *   bun benchmarks/client.ts
+ *   options: --points 1,16,64,256  --tokens 2000  --events 400000 (per point)  --alternatives (fetch, node:http)
+ */
+import net from "node:net";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { args, readFile, resourceUsage, runCommand, spawnProcess, writeStdout } from "../runtime/mod.ts";
+import { closeIdleConnections, streamChat } from "../runner/stream_client.ts";
+import { type BenchClient, closeAltClients, fetchClient, nodeHttpClient } from "./_alt_clients.ts";
+import { calibrateEpochOffsetMs, parseSendLog, quantileType7 } from "./_client_measure.ts";
+
+const { values } = parseArgs({
+  args: args(),
+  options: {
+    points: { type: "string", default: "1,16,64,256" },
+    tokens: { type: "string", default: "2000" },
+    events: { type: "string", default: "400000" },
+    alternatives: { type: "boolean", default: false },
+  },
+  strict: true,
+});
+const points = values.points.split(",").map(Number);
+const tokens = Number(values.tokens);
+const eventsPerPoint = Number(values.events);
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const sources = `${repo}../shared/tools/sse-ceiling`;
+const bench = `${repo}.bench`;
+
+function say(text: string): void {
+  writeStdout(`${text}\n`);
+}
+
+async function must(command: string, argv: string[], timeoutMs = 120_000): Promise<string> {
+  const result = await runCommand(command, argv, { timeoutMs });
+  if (!result.ok) throw new Error(`Cannot run ${command}: ${result.reason}`);
+  if (result.value.code !== 0) throw new Error(`Cannot run ${command} ${argv.join(" ")}: ${result.value.stderr}`);
+  return result.value.stdout;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface PointResult {
+  reader: string;
+  concurrency: number;
+  eventsPerS: number;
+  wallS: number;
+  cpuS: number | null;
+  rssBytes: number | null;
+  bad: number;
+  firstDelta: { id: string; atMs: number }[];
+}
+
+/** Requests per stream so that a point moves about `eventsPerPoint` token events (at least 1 per stream). */
+function perStream(concurrency: number): number {
+  return Math.max(1, Math.round(eventsPerPoint / tokens / concurrency));
+}
+
+async function runOurs(name: string, port: number, concurrency: number, client: BenchClient | null) {
+  const url = `http://127.0.0.1:${port}`;
+  const body = JSON.stringify({ messages: [{ role: "user", content: "hi" }], max_tokens: tokens, stream: true });
+  const n = perStream(concurrency);
+  const firstDelta: { id: string; atMs: number }[] = [];
+  let tokenEvents = 0, bad = 0, counter = 0, peakRss = 0;
+  const sampler = setInterval(() => peakRss = Math.max(peakRss, resourceUsage().rssBytes), 100);
+  const before = resourceUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (let i = 0; i < n; i++) {
+      const id = `${name}-c${concurrency}-${counter++}`;
+      if (client === null) {
+        let atMs: number | null = null;
+        const o = await streamChat({
+          baseUrl: url,
+          body,
+          headers: { "x-request-id": id },
+          onFirstDelta: (_offsetS, readAtMs) => atMs = readAtMs,
+        });
+        if (o.end !== "finished") bad++;
+        else tokenEvents += tokens;
+        if (atMs !== null) firstDelta.push({ id, atMs });
+      } else {
+        const r = await client(`${url}/v1/chat/completions`, body, id);
+        if (!r.ok) bad++;
+        else tokenEvents += tokens;
+        if (r.firstDeltaAtMs !== null) firstDelta.push({ id, atMs: r.firstDeltaAtMs });
+      }
+    }
+  }));
+  const wallS = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  const after = resourceUsage();
+  peakRss = Math.max(peakRss, after.rssBytes);
+  return {
+    reader: name,
+    concurrency,
+    eventsPerS: tokenEvents / wallS,
+    wallS,
+    cpuS: after.cpuS - before.cpuS,
+    rssBytes: peakRss,
+    bad,
+    firstDelta,
+  } satisfies PointResult;
+}
+
+async function runCurl(port: number, concurrency: number): Promise<PointResult> {
+  const n = Math.min(perStream(concurrency), 50);
+  const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+  const urls = Array.from({ length: n }, () => url).join(" ");
+  // Children's CPU comes from the shell's own /proc stat after wait (cutime + cstime, clock ticks).
+  const script =
+    `for i in $(seq ${concurrency}); do curl -sN -d '{"max_tokens":${tokens}}' ${urls} >/dev/null & done; ` +
+    `wait; awk '{print $16+$17}' /proc/$$/stat; getconf CLK_TCK`;
+  const t0 = performance.now();
+  const out = await must("sh", ["-c", script], 600_000);
+  const wallS = (performance.now() - t0) / 1000;
+  const [ticks, hz] = out.trim().split("\n").map(Number);
+  return {
+    reader: "curl -sN",
+    concurrency,
+    eventsPerS: (n * concurrency * tokens) / wallS,
+    wallS,
+    cpuS: ticks !== undefined && hz ? ticks / hz : null,
+    rssBytes: null,
+    bad: 0,
+    firstDelta: [],
+  };
+}
+
+async function runCReader(port: number, concurrency: number): Promise<PointResult> {
+  const count = perStream(concurrency) * concurrency;
+  const outFile = `${bench}/c_reader_${concurrency}.json`;
+  await must(`${bench}/c_reader`, [
+    "-p",
+    `${port}`,
+    "-c",
+    `${concurrency}`,
+    "-r",
+    `${count}`,
+    "-n",
+    `${tokens}`,
+    "-o",
+    outFile,
+    "-t",
+    `c${concurrency}`,
+  ], 600_000);
+  const report = JSON.parse(new TextDecoder().decode(await readFile(outFile))) as {
+    duration_s: number;
+    cpu_s: number;
+    tokens: number;
+    bad: number;
+  };
+  return {
+    reader: "C reader (no parsing)",
+    concurrency,
+    eventsPerS: report.tokens / report.duration_s,
+    wallS: report.duration_s,
+    cpuS: report.cpu_s,
+    rssBytes: null,
+    bad: report.bad,
+    firstDelta: [],
+  };
+}
+
+function loadAverage(): string {
+  try {
+    return os.loadavg().map((v) => v.toFixed(2)).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
+async function main(): Promise<void> {
+  await must("mkdir", ["-p", bench]);
+  await must("cc", ["-O2", "-o", `${bench}/sse_server`, `${sources}/sse_server.c`]);
+  await must("cc", ["-O2", "-o", `${bench}/c_reader`, `${sources}/c_reader.c`]);
+  const port = await freePort();
+  const logPath = `${bench}/client-send-log.bin`;
+  let serverText = "";
+  let listening!: () => void;
+  const ready = new Promise<void>((resolve) => listening = resolve);
+  const spawned = await spawnProcess(`${bench}/sse_server`, ["-p", `${port}`, "-l", logPath, "-n", `${tokens}`], {
+    onOutput: (chunk) => {
+      serverText += new TextDecoder().decode(chunk);
+      if (serverText.includes("listening")) listening();
+    },
+  });
+  if (!spawned.ok) throw new Error(`Cannot start sse_server: ${spawned.reason}`);
+  const server = spawned.value;
+  await Promise.race([ready, server.exited.then(() => Promise.reject(new Error(`sse_server exited: ${serverText}`)))]);
+
+  const loadBefore = loadAverage();
+  const offsetStart = calibrateEpochOffsetMs();
+  const results: PointResult[] = [];
+  const designs: [string, BenchClient | null][] = [["streamChat", null]];
+  if (values.alternatives) designs.push(["fetch+getReader", fetchClient], ["node:http", nodeHttpClient]);
+  for (const c of points) {
+    if (c <= 64) results.push(await runCurl(port, c));
+    results.push(await runCReader(port, c));
+    for (const [name, client] of designs) {
+      if (client !== null && c > 64) continue;
+      results.push(await runOurs(name, port, c, client));
+    }
+    closeIdleConnections();
+    closeAltClients();
+  }
+  const offsetEnd = calibrateEpochOffsetMs();
+  const loadAfter = loadAverage();
+  server.kill("SIGTERM");
+  await server.exited;
+
+  const sendLog = parseSendLog(await readFile(logPath));
+  const offsetMs = (offsetStart + offsetEnd) / 2;
+  const runtime = (globalThis as { Bun?: unknown }).Bun ? "bun" : "deno";
+  say(`client ceiling (${runtime}), ${tokens} token events per request, loopback, sse_server on port ${port}`);
+  say(
+    `load average before ${loadBefore}, after ${loadAfter}; clock calibration drift ${
+      ((offsetEnd - offsetStart) * 1000).toFixed(0)
+    } us`,
+  );
+  say("");
+  say(
+    "| reader | c | token events/s | x curl | wall s | client CPU s | RSS MB | bad | stamp err p50 ms | p99 ms | n |",
+  );
+  say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of results) {
+    const curl = results.find((x) => x.reader === "curl -sN" && x.concurrency === r.concurrency);
+    const errors: number[] = [];
+    for (const f of r.firstDelta) {
+      const sent = sendLog.get(f.id);
+      if (sent !== undefined) errors.push((f.atMs + offsetMs) - sent / 1000);
+    }
+    errors.sort((a, b) => a - b);
+    const cell = (v: number | null, digits: number) => v === null ? "-" : v.toFixed(digits);
+    say(
+      `| ${r.reader} | ${r.concurrency} | ${Math.round(r.eventsPerS)} | ${
+        curl ? (r.eventsPerS / curl.eventsPerS).toFixed(2) : "-"
+      } | ${r.wallS.toFixed(2)} | ${cell(r.cpuS, 2)} | ${
+        r.rssBytes === null ? "-" : (r.rssBytes / 1e6).toFixed(0)
+      } | ${r.bad} | ${errors.length ? quantileType7(errors, 0.5).toFixed(3) : "-"} | ${
+        errors.length ? quantileType7(errors, 0.99).toFixed(3) : "-"
+      } | ${errors.length} |`,
+    );
+  }
+  say("");
+  say("Stamping error: client read time of the first content delta minus the server's post-send() time of that");
+  say("delta (epoch); percentiles are Hyndman-Fan type 7. RSS is the peak of the whole process, sampled every 100 ms.");
+}
+
+await main();
