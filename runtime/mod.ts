@@ -29,3 +29,4 @@ export {
   serveHttp,
   type ServeHttpOptions,
 } from "./_http_server.ts";
+export { resourceUsage } from "./_usage.ts";
