@@ -88,6 +88,36 @@ Deno.test("mod.ts report prints the summary on stdout and each problem with its 
   });
 });
 
+Deno.test("the demo's result folder passes report with zero problems, evidence included (exit 1: simulated)", async () => {
+  const out = await mkdtemp(join(tmpdir(), "strata-report-demo-"));
+  const command = (...args: string[]) =>
+    new Deno.Command(Deno.execPath(), { args, cwd: REPO_ROOT, stdout: "piped", stderr: "piped" }).output();
+  try {
+    const demo = await command(
+      "run",
+      "-P=test",
+      "--no-prompt",
+      "mod.ts",
+      "demo",
+      "--optional-concurrency",
+      "--time-scale",
+      "0.01",
+      "--out",
+      out,
+    );
+    assert.equal(demo.code, EXIT.ok, new TextDecoder().decode(demo.stderr));
+    const [folder] = await Array.fromAsync(Deno.readDir(out));
+    assert.ok(folder?.isDirectory);
+    const report = await command("run", "-P=report", "--no-prompt", "mod.ts", "report", join(out, folder.name));
+    const stderr = new TextDecoder().decode(report.stderr);
+    assert.equal(report.code, EXIT.resultNotOk, stderr);
+    assert.match(stderr, /results\.json is valid, but the run is nonconforming/);
+    assert.doesNotMatch(stderr, /invalid|problem/);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
 Deno.test("mod.ts report names the missing file and gives a hint", async () => {
   const dir = await mkdtemp(join(tmpdir(), "strata-report-cli-"));
   try {
