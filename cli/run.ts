@@ -86,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
     if (engine !== null) {
       options.baseUrl = engine.baseUrl;
       options.engineModelFiles = engine.modelFiles;
+      // --engine-commit wins; else the profile's declared commit (llama-server itself reports a short one).
+      if (options.declared.engineCommit === null) options.declared.engineCommit = engine.engineCommit;
       if (engine.started) {
         options.engineArgs = engine.engineArgs;
         options.engineLog = engine.log;

@@ -25,6 +25,8 @@ export interface EngineHandle {
   engineArgs: string[] | null;
   /** Model files the profile names besides the -m files of its arguments (hashed by the probe). */
   modelFiles: string[];
+  /** The engine's full commit as the profile declares it, else null. */
+  engineCommit: string | null;
   /** Process id of the started engine, else null. */
   pid: number | null;
   /** Everything the engine wrote to stdout and stderr so far ("" for a server found running). */
@@ -99,12 +101,13 @@ function logBuffer(maxBytes: number) {
   };
 }
 
-function foundRunning(baseUrl: string, modelFiles: string[]): EngineHandle {
+function foundRunning(baseUrl: string, modelFiles: string[], engineCommit: string | null): EngineHandle {
   return {
     baseUrl,
     started: false,
     engineArgs: null,
     modelFiles,
+    engineCommit,
     pid: null,
     log: () => "",
     exitStatus: () => null,
@@ -127,7 +130,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
     if (state !== "down") {
       progress(`a server already answers at ${url}; using it and leaving it running`);
       if (state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
-      return foundRunning(url, profile.modelFiles);
+      return foundRunning(url, profile.modelFiles, profile.engineCommit);
     }
     if (options.noStart) {
       throw new EngineStartError(
@@ -183,6 +186,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
       started: true,
       engineArgs: argv,
       modelFiles: profile.modelFiles,
+      engineCommit: profile.engineCommit,
       pid: child.pid,
       log: log.text,
       exitStatus: child.exitStatus,

@@ -1,7 +1,7 @@
 /** Finds a profile by name or path, reads it and resolves its placeholders against this machine's cache. */
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import { env, readTextOutcome } from "../runtime/mod.ts";
-import { cacheDir, enginePaths } from "./paths.ts";
+import { cacheDir, enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
 import { type EngineProfile, parseProfile } from "./profile.ts";
 import { defaultTinyQwen3Path } from "./tiny_model_file.ts";
 
@@ -44,6 +44,7 @@ export async function loadProfile(ref: string, options: LoadProfileOptions): Pro
       llama_server: cache.ok ? enginePaths(cache.value).llamaServer : undefined,
       tiny_qwen3: undefined,
       profile_dir: dirname(path),
+      llama_cpp_commit: LLAMA_CPP_COMMIT,
     };
     if (cache.ok && text.value.includes("${tiny_qwen3}")) vars.tiny_qwen3 = await defaultTinyQwen3Path(cache.value);
     return parseProfile(text.value, ref, { vars, env });

@@ -7,6 +7,7 @@
  * - `${llama_server}`: the llama-server binary `deno task engine:build` provisions
  * - `${tiny_qwen3}`: the tiny model `deno task engine:model` writes
  * - `${profile_dir}`: the folder holding the profile file
+ * - `${llama_cpp_commit}`: the full llama.cpp commit `deno task engine:build` builds
  * - `${env:NAME}`: an environment variable (an error when unset)
  *
  * `--host` and `--port` are added by the runner from `host` and `port`; the arguments must not set them.
@@ -34,6 +35,11 @@ export interface EngineProfile {
   readyTimeoutS: number;
   /** Seconds between SIGTERM and SIGKILL when stopping (default 10). */
   stopGraceS: number;
+  /**
+   * The engine's full 40-hex commit, when the profile knows it (llama-server reports only a short one). Used as
+   * the result's strata_commit unless --engine-commit is given. Null when the profile has none.
+   */
+  engineCommit: string | null;
 }
 
 /** Values the placeholders resolve to; a placeholder whose value is missing is an error when used. */
@@ -53,6 +59,7 @@ const KNOWN_KEYS = new Set([
   "model_files",
   "ready_timeout_s",
   "stop_grace_s",
+  "engine_commit",
   "$schema",
   "notes",
 ]);
@@ -149,6 +156,14 @@ export function parseProfile(text: string, name: string, context: ProfileContext
   const modelFiles = strings("model_files");
   const readyTimeoutS = seconds("ready_timeout_s", 300);
   const stopGraceS = seconds("stop_grace_s", 10);
+  let engineCommit: string | null = null;
+  if (raw.engine_commit !== undefined) {
+    const commit = typeof raw.engine_commit === "string"
+      ? resolve(raw.engine_commit, "/engine_commit", context, problems)
+      : "";
+    if (/^[0-9a-f]{40}$/.test(commit)) engineCommit = commit;
+    else problems.push("/engine_commit: must be the engine's full 40-character lowercase hex commit");
+  }
   if (problems.length > 0) {
     throw new SyntaxError(`Cannot use profile "${name}":\n  ${problems.join("\n  ")}`);
   }
@@ -163,6 +178,7 @@ export function parseProfile(text: string, name: string, context: ProfileContext
     modelFiles,
     readyTimeoutS,
     stopGraceS,
+    engineCommit,
   };
 }
 

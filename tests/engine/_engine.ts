@@ -46,6 +46,7 @@ export async function tinyProfile(overrides: Partial<EngineProfile> = {}): Promi
     modelFiles: [],
     readyTimeoutS: 120,
     stopGraceS: 10,
+    engineCommit: LLAMA_CPP_COMMIT,
     ...overrides,
   };
 }

@@ -53,6 +53,7 @@ function profile(script: string, mode: string, overrides: Partial<EngineProfile>
     modelFiles: [],
     readyTimeoutS: 30,
     stopGraceS: 0.5,
+    engineCommit: null,
     ...overrides,
   };
 }

@@ -30,6 +30,19 @@ Deno.test("a JSONC profile with comments, trailing commas and placeholders resol
   assert.deepEqual(engineArgv(profile).slice(-4), ["--host", "127.0.0.1", "--port", "8090"]);
 });
 
+Deno.test("a profile's engine_commit resolves its placeholder and must be a full 40-hex commit", () => {
+  const commit = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
+  const withCommit = { vars: { ...context.vars, llama_cpp_commit: commit }, env: context.env };
+  const base = { label: "x", engine: "/e", args: [], port: 8090 };
+  const good = parseProfile(JSON.stringify({ ...base, engine_commit: "${llama_cpp_commit}" }), "x", withCommit);
+  assert.equal(good.engineCommit, commit);
+  assert.equal(parseProfile(JSON.stringify(base), "x", withCommit).engineCommit, null);
+  assert.throws(
+    () => parseProfile(JSON.stringify({ ...base, engine_commit: "80fb11a" }), "x", withCommit),
+    /\/engine_commit: must be the engine's full 40-character/,
+  );
+});
+
 Deno.test("every problem of a bad profile is reported at once with its pointer", () => {
   const text = JSON.stringify({
     label: "x",
