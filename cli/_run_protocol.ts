@@ -81,6 +81,8 @@ export interface RunDeps extends ExecutorDeps {
     options: {
       maxSharedPrefixTokens: Readonly<Record<string, number>>;
       readArtifact?: (relativePath: string) => Promise<Uint8Array | null>;
+      fixtures?: readonly Fixture[];
+      corpusSha256?: string;
     },
   ): Promise<{ pointer: string; message: string }[]>;
   readArtifact(folder: string, relativePath: string): Promise<Uint8Array | null>;
@@ -304,6 +306,9 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const maxSharedPrefixTokens = Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
   const validationProblems = await deps.validateResultText(text, {
     maxSharedPrefixTokens,
+    // The self-check is the same check `report` runs: records rebuilt from the evidence, corpus pinned.
+    fixtures: bundle.fixtures,
+    corpusSha256: bundle.corpusSha256,
     readArtifact: (relativePath) => deps.readArtifact(folder.path, relativePath),
   });
   return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
