@@ -1,8 +1,10 @@
 /**
  * Starts a long-running program (an inference engine, a compiler) whose output is streamed to a callback while
- * it runs, and which the caller can signal and await. node:child_process is native in Deno and Bun, so one
- * implementation serves both. Starting never throws: a missing program or a refused run permission comes back
- * as a Refusal.
+ * it runs, and which the caller can signal and await. Under Deno it uses Deno.Command: its child can be signalled
+ * twice (SIGTERM, then SIGKILL) with only the narrow --allow-run for that program, and passing extra variables
+ * does not need the env permission. (node:child_process under Deno needs all of --allow-run to send a second
+ * signal and all of --allow-env to spawn.) Under Bun it uses node:child_process. Starting never throws: a missing
+ * program or a refused run permission comes back as a Refusal.
  */
 import { spawn } from "node:child_process";
 import process from "node:process";
@@ -37,11 +39,91 @@ export interface SpawnedProcess {
   kill(signal: "SIGTERM" | "SIGKILL" | "SIGINT"): boolean;
 }
 
+interface DenoChild {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly status: Promise<{ code: number; signal: string | null }>;
+  kill(signal: string): void;
+}
+interface DenoCommandApi {
+  Command: new (command: string, options: {
+    args: string[];
+    env?: Record<string, string>;
+    cwd?: string;
+    stdin: "null";
+    stdout: "piped";
+    stderr: "piped";
+  }) => { spawn(): DenoChild };
+}
+
 /** Starts `command args...` with stdin closed and stdout/stderr piped to `onOutput`. */
 export function spawnProcess(
   command: string,
   args: readonly string[],
   options: SpawnProcessOptions = {},
+): Promise<Outcome<SpawnedProcess>> {
+  const deno = (globalThis as { Deno?: DenoCommandApi }).Deno;
+  if (deno) return Promise.resolve(spawnWithDeno(deno, command, args, options));
+  return spawnWithNode(command, args, options);
+}
+
+function spawnWithDeno(
+  deno: DenoCommandApi,
+  command: string,
+  args: readonly string[],
+  options: SpawnProcessOptions,
+): Outcome<SpawnedProcess> {
+  let child: DenoChild;
+  try {
+    child = new deno.Command(command, {
+      args: [...args],
+      ...(options.env === undefined ? {} : { env: { ...options.env } }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    return spawnRefusal(error, command);
+  }
+  const pump = async (stream: ReadableStream<Uint8Array>, name: "stdout" | "stderr") => {
+    try {
+      for await (const chunk of stream) options.onOutput?.(chunk, name);
+    } catch {
+      // The pipe broke because the program died; its exit status says how.
+    }
+  };
+  let status: ProcessExit | null = null;
+  const exited = Promise.all([child.status, pump(child.stdout, "stdout"), pump(child.stderr, "stderr")]).then(
+    ([s]) => {
+      status = { code: s.signal === null ? s.code : null, signal: s.signal };
+      return status;
+    },
+  );
+  return {
+    ok: true,
+    value: {
+      pid: child.pid,
+      exited,
+      exitStatus: () => status,
+      kill(signal) {
+        if (status !== null) return false;
+        try {
+          child.kill(signal);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    },
+  };
+}
+
+function spawnWithNode(
+  command: string,
+  args: readonly string[],
+  options: SpawnProcessOptions,
 ): Promise<Outcome<SpawnedProcess>> {
   let env: Record<string, string | undefined> | undefined;
   if (options.env !== undefined && Object.keys(options.env).length > 0) {
@@ -87,13 +169,11 @@ export function spawnProcess(
           exitStatus: () => status,
           kill(signal) {
             if (status !== null) return false;
-            // process.kill, not child.kill: Deno's child_process refuses a second kill (SIGKILL after SIGTERM)
-            // once the first one was sent.
             try {
               process.kill(pid, signal);
               return true;
             } catch {
-              return false;
+              return child.kill(signal);
             }
           },
         },
