@@ -286,7 +286,7 @@ function performanceSection(result: Result): Section {
     table: { head: ["Case", "Concurrency", "Capped", ...METRICS.map((m) => METRIC_HEADINGS[m])], rows },
     ...(excluded.length > 0 ? { items: excluded } : {}),
     notes: [
-      "(*) The short prompt is about 80 tokens, so its prompt rate measures the fixed cost of a request rather " +
+      "(*) The short prompt is only a few dozen tokens, so its prompt rate measures the fixed cost of a request rather " +
       "than prompt processing; it is kept in results.json and left out of this readout.",
     ],
   };
