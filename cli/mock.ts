@@ -1,6 +1,6 @@
 /** `mock`: starts the scripted llama.cpp-compatible engine on loopback until SIGINT/SIGTERM. */
 import { parseArgs } from "node:util";
-import { onTerminationSignal, readTextFile, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { onTerminationSignal, readTextFile, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import {
   type MockEngineOptions,
@@ -27,11 +27,13 @@ Options:
   --prompt-tps N     prompt processing speed, tokens/s (default 1500)
   --instant          do not wait: answer as fast as possible (timings still follow the configured speeds)
   --no-bundle        count prompt tokens as characters/4 instead of reading input_tokens from the fixture bundle
+  --log FILE         on stop, write every chat request's log (arrival, first-delta and end send times in epoch
+                     microseconds, outcome, tokens) as a JSON array to FILE; "-" writes it to stdout after the URL
 
 Exit codes:
   ${EXIT.ok}  stopped by a signal
   ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback host, invalid script)
-  ${EXIT.environment}  environment failure (script file unreadable, port in use)
+  ${EXIT.environment}  environment failure (script file unreadable, port in use, request log unwritable)
 `;
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -57,7 +59,9 @@ function count(name: string, text: string | undefined, fallback: number, positiv
 }
 
 /** Parses the command line into engine options (the script file is read separately). */
-function parseMockArgs(argv: string[]): { options: MockEngineOptions; scriptPath: string | null; bundle: boolean } {
+function parseMockArgs(
+  argv: string[],
+): { options: MockEngineOptions; scriptPath: string | null; bundle: boolean; logPath: string | null } {
   let values;
   try {
     ({ values } = parseArgs({
@@ -73,11 +77,13 @@ function parseMockArgs(argv: string[]): { options: MockEngineOptions; scriptPath
         "prompt-tps": { type: "string" },
         instant: { type: "boolean" },
         "no-bundle": { type: "boolean" },
+        log: { type: "string" },
       },
     }));
   } catch (error) {
     throw new UsageError(`Cannot start mock: ${error instanceof Error ? error.message : String(error)}`);
   }
+  if (values.log === "") throw new UsageError('Cannot start mock: --log needs a file path or "-" for stdout');
   const hostname = values.host ?? "127.0.0.1";
   if (!LOOPBACK.has(hostname)) {
     throw new UsageError(`Cannot start mock: host "${hostname}" is not loopback; use 127.0.0.1 or ::1`);
@@ -97,6 +103,7 @@ function parseMockArgs(argv: string[]): { options: MockEngineOptions; scriptPath
     },
     scriptPath: values.script ?? null,
     bundle: values["no-bundle"] !== true,
+    logPath: values.log ?? null,
   };
 }
 
@@ -150,6 +157,17 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
     await io.stopped;
   } finally {
     await engine.close();
+  }
+  if (parsed.logPath !== null) {
+    const text = `${JSON.stringify(engine.requests)}\n`;
+    if (parsed.logPath === "-") io.stdout(text);
+    else {
+      const written = await writeTextOutcome(parsed.logPath, text);
+      if (!written.ok) {
+        io.stderr(`Cannot write the request log "${parsed.logPath}": ${written.reason}\n`);
+        return EXIT.environment;
+      }
+    }
   }
   return EXIT.ok;
 }

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { HELP, runMockCommand } from "../../../cli/mock.ts";
 import { EXIT } from "../../../cli/exit_codes.ts";
+import type { MockRequestLog } from "../../../mock/mod.ts";
 import { chatBody, joined, postChat } from "./_client.ts";
 
 /** Runs the command in-process until `stop` is called; stdout/stderr are captured. */
@@ -119,8 +120,60 @@ Deno.test("mod.ts mock runs as a process and exits 0 on SIGTERM", async () => {
   }
 });
 
+Deno.test("mock --log writes every chat request's send times as JSON to a file, or to stdout after the URL", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "mock-cli-"));
+  try {
+    const logPath = join(dir, "nested", "requests.json");
+    const toFile = start(["--port", "0", "--instant", "--no-bundle", "--log", logPath]);
+    const url = await toFile.url;
+    const result = await postChat(url, chatBody("performance-short-r1", { max_tokens: 5 }));
+    assert.equal(result.done, true);
+    toFile.stop();
+    assert.equal(await toFile.exit, EXIT.ok);
+    const logged = JSON.parse(await readFile(logPath, "utf8")) as MockRequestLog[];
+    assert.equal(logged.length, 1);
+    const entry = logged[0]!;
+    assert.equal(entry.requestId, "performance-short-r1");
+    assert.equal(entry.outcome, "finished");
+    assert.equal(entry.completionTokens, 5);
+    assert.ok(entry.arrivedAtEpochUs <= entry.firstDeltaSentAtEpochUs!);
+    assert.ok(entry.firstDeltaSentAtEpochUs! <= entry.lastDeltaSentAtEpochUs!);
+    assert.ok(entry.lastDeltaSentAtEpochUs! <= entry.endedAtEpochUs!);
+
+    const toStdout = start(["--port", "0", "--instant", "--no-bundle", "--log", "-"]);
+    await postChat(await toStdout.url, chatBody("performance-short-r2", { max_tokens: 3 }));
+    toStdout.stop();
+    assert.equal(await toStdout.exit, EXIT.ok);
+    assert.equal(toStdout.out.length, 2);
+    const printed = JSON.parse(toStdout.out[1]!) as MockRequestLog[];
+    assert.deepEqual(printed.map((r) => [r.requestId, r.completionTokens]), [["performance-short-r2", 3]]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("mock --log refuses an empty path and reports an unwritable one as an environment failure", async () => {
+  const empty = start(["--port", "0", "--log", ""]);
+  assert.equal(await empty.exit, EXIT.usage);
+  assert.match(empty.err.join(""), /--log needs a file path/);
+  const dir = await mkdtemp(join(tmpdir(), "mock-cli-"));
+  try {
+    const blocker = join(dir, "file");
+    await writeFile(blocker, "not a folder");
+    const run = start(["--port", "0", "--instant", "--no-bundle", "--log", join(blocker, "requests.json")]);
+    await run.url;
+    run.stop();
+    assert.equal(await run.exit, EXIT.environment);
+    assert.match(run.err.join(""), /^Cannot write the request log /m);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Deno.test("mock --help names every flag", () => {
-  for (const flag of ["--port", "--host", "--slots", "--script", "--decode-tps", "--prompt-tps", "--instant"]) {
+  for (
+    const flag of ["--port", "--host", "--slots", "--script", "--decode-tps", "--prompt-tps", "--instant", "--log"]
+  ) {
     assert.ok(HELP.includes(flag), flag);
   }
 });
