@@ -6,9 +6,18 @@
  */
 import { parseArgs } from "node:util";
 import { onTerminationSignal, writeStderr } from "../runtime/mod.ts";
+import { sanitizeCommand } from "../report/sanitize.ts";
 import { compareLoad, type ComparePointInput, type CompareResult } from "../score/load_compare.ts";
 import type { EndpointLoadSummary } from "../score/load_summary.ts";
 import { EXIT } from "./exit_codes.ts";
+import {
+  compareSchedule,
+  type CompareSide,
+  type CompareTarget,
+  isProfileTarget,
+  type ProfileStarter,
+  runCompareSessions,
+} from "./_compare_sessions.ts";
 import {
   executeLoad,
   type LoadCommandDeps,
@@ -24,18 +33,27 @@ import {
 
 export const COMPARE_FORMAT_LINE = "strata-load-compare-run" as const;
 
-export const HELP = `Usage: strata-bench compare --baseline URL --candidate URL [options]
+export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME)
+                             (--candidate URL | --candidate-profile NAME) [options]
 
-Gates a candidate server against a baseline on this machine (loopback URLs only). At each concurrency point both
-are measured in interleaved rounds: warm-up, then measured issuance, the first side alternating per round. The
-gate holds when the candidate's output tokens/s and TPOT p50 are within --tolerance of the baseline's at every
+Gates a candidate server against a baseline on this machine (loopback only). Each side is a running server's URL
+or an engine profile (a name under profiles/ or a .jsonc path) started here; the two may be mixed. Every
+measurement is a warm-up, then measured issuance. "Interleaved" means:
+  two URLs      at each concurrency point the sides alternate round by round, the first side alternating per
+                round (B C, C B, ...)
+  any profile   the engines run in turn, never together (two may not fit one GPU): each round starts the
+                baseline, measures every point, stops it, then does the same for the candidate; rounds repeat
+                (B, C, B, C, ...) so drift touches both sides alike. A profile whose port already answers is used
+                as it is and left running; every engine started here is stopped, also on error or Ctrl-C.
+The gate holds when the candidate's output tokens/s and TPOT p50 are within --tolerance of the baseline's at every
 point, or within the point's noise floor when that is wider (measured from the baseline's own rounds, or given
-with --noise-floor). A point without a value fails. TTFT is reported, not gated. Engine profiles (starting the
-servers from a profile) are not available yet: start both servers yourself and pass their URLs.
+with --noise-floor). A point without a value fails. TTFT is reported, not gated.
 
 Options:
-  --baseline URL            the reference server
-  --candidate URL           the server under test
+  --baseline URL            the reference server, already running
+  --baseline-profile NAME   or: start the reference from an engine profile for each of its turns
+  --candidate URL           the server under test, already running
+  --candidate-profile NAME  or: start the server under test from an engine profile for each of its turns
   --concurrency LIST        closed-loop points, comma-separated (default 1,8,32)
   --rounds R                measured rounds per side and point (default 2; >= 2 gives intervals and a noise floor)
   --requests N              measured requests per round and side (default: 4 x the point's concurrency, >= 8)
@@ -43,9 +61,10 @@ Options:
   --warmup-requests N       warm-up requests before each measured round (default: the point's concurrency)
   --tolerance F             gate tolerance as a fraction (default 0.05)
   --noise-floor LIST        recorded noise floors, e.g. 1=0.03,8=0.04 (fraction per point)
-  --out FILE.jsonl          config line, every round's summary, and the verdict as versioned JSONL
+  --out FILE.jsonl          config line, each turn's server (URL, or profile and sanitized engine arguments),
+                            every round's summary, and the verdict as versioned JSONL
 
-Workload (same bytes for both sides; default --profile chat-short):
+Workload (same bytes for both sides; default --profile chat-short; --profile names a workload, not an engine):
   --profile NAME | --prompts FILE.jsonl | --sharegpt FILE.json, --sample N, --seed N, --max-tokens N,
   --ignore-eos, --model NAME, --allow-repeated-prompt, --request-timeout S   (see load --help)
 
@@ -53,7 +72,9 @@ Exit codes:
   ${EXIT.ok}  the gate holds at every point
   ${EXIT.resultNotOk}  the gate fails (a metric outside tolerance, or a missing point)
   ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback URL)
-  ${EXIT.environment}  environment failure (file unreadable, output not writable)
+  ${EXIT.environment}  environment failure (file unreadable, output not writable, engine failed to start)
+
+Starting a profile's engine needs permission to run its program (as \`deno task bench:profile\` grants llama-server).
 `;
 
 const OPTIONS = {
@@ -73,8 +94,8 @@ const OPTIONS = {
 } as const;
 
 export interface CompareCommandOptions {
-  baseline: string;
-  candidate: string;
+  baseline: CompareTarget;
+  candidate: CompareTarget;
   points: number[];
   rounds: number;
   requests: number | undefined;
@@ -86,6 +107,27 @@ export interface CompareCommandOptions {
   out: string | undefined;
 }
 
+function targetOf(values: Record<string, unknown>, side: CompareSide): CompareTarget {
+  const url = values[side], profile = values[`${side}-profile`];
+  if (url !== undefined && profile !== undefined) {
+    throw new UsageError(`Cannot compare: pass --${side} URL or --${side}-profile NAME, not both`);
+  }
+  if (typeof profile === "string") {
+    if (profile.trim() === "") throw new UsageError(`Cannot use --${side}-profile: the profile name is empty`);
+    return { profile };
+  }
+  if (typeof url === "string") return { url: requireLoopback(url) };
+  throw new UsageError(
+    "Cannot compare: pass both sides, each as a URL or a profile: --baseline URL | --baseline-profile NAME, and " +
+      "--candidate URL | --candidate-profile NAME",
+  );
+}
+
+/** How a side is written into the JSONL: its URL, or its profile reference with machine paths redacted. */
+function targetStamp(target: CompareTarget): { url: string } | { profile: string } {
+  return isProfileTarget(target) ? { profile: sanitizeCommand([target.profile]) } : { url: target.url };
+}
+
 /** Parses the `compare` command line. @throws UsageError. */
 export function parseCompareArgs(argv: string[]): CompareCommandOptions {
   let values: Record<string, unknown>;
@@ -94,15 +136,8 @@ export function parseCompareArgs(argv: string[]): CompareCommandOptions {
   } catch (error) {
     throw new UsageError(`Cannot read the command line: ${(error as Error).message}`);
   }
-  if (values["baseline-profile"] !== undefined || values["candidate-profile"] !== undefined) {
-    throw new UsageError(
-      "Cannot compare engine profiles: starting servers from a profile is not available yet; start both servers " +
-        "and pass --baseline URL --candidate URL",
-    );
-  }
-  if (typeof values.baseline !== "string" || typeof values.candidate !== "string") {
-    throw new UsageError("Cannot compare: pass both --baseline URL and --candidate URL");
-  }
+  const baseline = targetOf(values, "baseline");
+  const candidate = targetOf(values, "candidate");
   const points = ((values.concurrency as string | undefined) ?? "1,8,32").split(",").map((x) => {
     const n = Number(x.trim());
     if (!Number.isInteger(n) || n < 1 || n > 4096) throw new UsageError(`Cannot use --concurrency point "${x}"`);
@@ -126,8 +161,8 @@ export function parseCompareArgs(argv: string[]): CompareCommandOptions {
     throw new UsageError("Cannot compare: pass --requests or --duration, not both");
   }
   return {
-    baseline: requireLoopback(values.baseline),
-    candidate: requireLoopback(values.candidate),
+    baseline,
+    candidate,
     points,
     rounds: numberFlag(values, "rounds", { integer: true, min: 1, max: 50 }) ?? 2,
     requests,
@@ -140,10 +175,19 @@ export function parseCompareArgs(argv: string[]): CompareCommandOptions {
   };
 }
 
-/** Measures every point in interleaved rounds and returns the gate verdict with the JSONL lines. */
+/** What `compare` touches outside itself: load's dependencies, plus the engine starter for profile sides. */
+export interface CompareDeps extends LoadCommandDeps {
+  /** Required when a side is a profile (the CLI passes engine/mod.ts's startProfileEngine). */
+  startProfile?: ProfileStarter;
+}
+
+/**
+ * Measures every point in interleaved rounds (see HELP for the two readings) and returns the gate verdict with
+ * the JSONL lines. Engines started for profile sides are stopped before this returns or throws.
+ */
 export async function runCompare(
   options: CompareCommandOptions,
-  deps: LoadCommandDeps,
+  deps: CompareDeps,
 ): Promise<{ result: CompareResult; lines: string[] }> {
   const perRound = (c: number) => options.requests ?? Math.max(8, 4 * c);
   const workload = await prepareWorkload(
@@ -151,12 +195,15 @@ export async function runCompare(
     options.requests ?? Math.max(...options.points.map(perRound)),
     deps.readText,
   );
+  const targets = { baseline: options.baseline, candidate: options.candidate };
+  const sessions = compareSchedule(targets, options.points, options.rounds);
   const lines = [JSON.stringify({
     format: COMPARE_FORMAT_LINE,
     version: 1,
     kind: "config",
-    baseline: options.baseline,
-    candidate: options.candidate,
+    baseline: targetStamp(options.baseline),
+    candidate: targetStamp(options.candidate),
+    schedule: sessions.some((s) => s.points.length > 1) ? "engines-in-turn" : "alternate-per-point",
     points: options.points,
     rounds: options.rounds,
     requests_per_round: options.requests ?? null,
@@ -165,38 +212,41 @@ export async function runCompare(
     noise_floor: options.noiseFloor,
     workload: workload.stamp,
   })];
-  const inputs: ComparePointInput[] = [];
-  for (const concurrency of options.points) {
-    const sides: Record<"baseline" | "candidate", EndpointLoadSummary[]> = { baseline: [], candidate: [] };
-    for (let round = 0; round < options.rounds && !deps.signal?.aborted; round++) {
-      const order = round % 2 === 0 ? ["baseline", "candidate"] as const : ["candidate", "baseline"] as const;
-      for (const side of order) {
-        if (deps.signal?.aborted) break;
-        deps.stderr(`compare: concurrency ${concurrency}, round ${round + 1}/${options.rounds}, ${side}\n`);
-        const plan: Parameters<typeof executeLoad>[0]["plan"] = {
-          mode: "closed",
-          concurrency,
-          warmupRequests: options.warmupRequests ?? concurrency,
-          requestDeadlineS: options.workload.requestTimeoutS,
-        };
-        if (options.durationS !== undefined) plan.durationS = options.durationS;
-        else plan.requests = perRound(concurrency);
-        const run = await executeLoad({
-          urls: [options[side]],
-          plan,
-          workload,
-          seed: (options.workload.seed + round) >>> 0,
-          lateAfterS: 0.002,
-          binS: 1,
-          slo: {},
-          ...(deps.signal ? { signal: deps.signal } : {}),
-        }, deps);
-        sides[side].push(run.summary.overall);
-        lines.push(JSON.stringify({ side, concurrency, round, ...run.summary }));
-      }
-    }
-    inputs.push({ concurrency, baseline: sides.baseline, candidate: sides.candidate });
-  }
+  const rounds = new Map<number, Record<CompareSide, EndpointLoadSummary[]>>(
+    options.points.map((c) => [c, { baseline: [], candidate: [] }]),
+  );
+  await runCompareSessions(targets, sessions, {
+    ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    progress: (line) => deps.stderr(`${line}\n`),
+    record: (line) => lines.push(JSON.stringify({ format: COMPARE_FORMAT_LINE, version: 1, ...line })),
+    measure: async (side, url, concurrency, round) => {
+      const plan: Parameters<typeof executeLoad>[0]["plan"] = {
+        mode: "closed",
+        concurrency,
+        warmupRequests: options.warmupRequests ?? concurrency,
+        requestDeadlineS: options.workload.requestTimeoutS,
+      };
+      if (options.durationS !== undefined) plan.durationS = options.durationS;
+      else plan.requests = perRound(concurrency);
+      const run = await executeLoad({
+        urls: [url],
+        plan,
+        workload,
+        seed: (options.workload.seed + round) >>> 0,
+        lateAfterS: 0.002,
+        binS: 1,
+        slo: {},
+        ...(deps.signal ? { signal: deps.signal } : {}),
+      }, deps);
+      rounds.get(concurrency)![side].push(run.summary.overall);
+      lines.push(JSON.stringify({ side, concurrency, round, ...run.summary }));
+    },
+  });
+  const inputs: ComparePointInput[] = options.points.map((concurrency) => ({
+    concurrency,
+    ...rounds.get(concurrency)!,
+  }));
   const result = compareLoad(inputs, {
     seed: options.workload.seed,
     expectedConcurrency: options.points,
@@ -256,9 +306,18 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const controller = new AbortController();
-  const stop = onTerminationSignal(() => controller.abort());
+  const stop = onTerminationSignal((signal) => {
+    if (controller.signal.aborted) return;
+    writeStderr(`\n${signal}: stopping; engines started here are stopped before exit\n`);
+    controller.abort(signal);
+  });
   try {
-    const deps = await realLoadDeps(controller.signal);
+    const deps: CompareDeps = await realLoadDeps(controller.signal);
+    if (isProfileTarget(options.baseline) || isProfileTarget(options.candidate)) {
+      // Loaded only when needed, as `run --profile` does: URL-only comparisons never touch the engine part.
+      const { startProfileEngine } = await import("../engine/mod.ts");
+      deps.startProfile = startProfileEngine;
+    }
     const { result, lines } = await runCompare(options, deps);
     deps.stdout(renderCompare(result));
     if (options.out !== undefined) {

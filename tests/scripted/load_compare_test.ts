@@ -1,8 +1,9 @@
-/** The compare gate between two scripted engines: identical ones pass, a 10% slower decode fails. */
+/** The compare gate between scripted engines: identical ones pass, a 10% slower decode fails, profiles run in turn. */
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseCompareArgs, runCompare } from "../../cli/compare.ts";
 import { realLoadDeps } from "../../cli/load.ts";
+import type { ProfileStarter } from "../../cli/_compare_sessions.ts";
 
 // 16 answer tokens at 50 tok/s reported, run 4x faster: about 5 ms a token, 80 ms a request.
 const ENGINE = {
@@ -67,4 +68,62 @@ Deno.test("compare fails when the candidate decodes 10% slower", async () => {
   const tpot = result.points[0]!.metrics.find((m) => m.metric === "tpot_p50_s")!;
   assert.equal(tpot.pass, false);
   assert.ok((tpot.delta_fraction as number) > 0.05, `TPOT delta ${tpot.delta_fraction}`);
+});
+
+Deno.test("compare of a URL against a profile starts the profile's engine each round and stops it", async () => {
+  const baseline = await startMockEngine({ ...ENGINE, decodeTps: 50 });
+  const started: string[] = [];
+  let running = 0;
+  // Stands in for startProfileEngine: a scripted engine per turn, in this process.
+  const startProfile: ProfileStarter = async (ref) => {
+    const engine = await startMockEngine({ ...ENGINE, decodeTps: 50 });
+    started.push(ref);
+    running++;
+    return {
+      baseUrl: engine.url,
+      started: true,
+      engineArgs: ["--port", engine.url.split(":").at(-1)!],
+      engineCommit: null,
+      stop: async () => {
+        await engine.close();
+        running--;
+        return { code: 0, signal: null };
+      },
+    };
+  };
+  try {
+    const options = parseCompareArgs([
+      "--baseline",
+      baseline.url,
+      "--candidate-profile",
+      "fake-engine",
+      "--concurrency",
+      "1,4",
+      "--rounds",
+      "2",
+      "--requests",
+      "4",
+      "--warmup-requests",
+      "1",
+      "--sample",
+      "16",
+    ]);
+    const deps = { ...(await realLoadDeps()), stdout: () => {}, stderr: () => {}, startProfile };
+    const { result, lines } = await runCompare(options, deps);
+    assert.deepEqual(started, ["fake-engine", "fake-engine"]);
+    assert.equal(running, 0);
+    assert.deepEqual(result.points.map((p) => p.rounds), [{ baseline: 2, candidate: 2 }, {
+      baseline: 2,
+      candidate: 2,
+    }]);
+    const parsed = lines.map((l) => JSON.parse(l));
+    assert.equal(parsed[0].schedule, "engines-in-turn");
+    assert.deepEqual(parsed[0].candidate, { profile: "fake-engine" });
+    assert.deepEqual(parsed[0].baseline, { url: baseline.url });
+    const turns = parsed.filter((l) => l.kind === "server").map((l) => `${l.side}:${l.round}:${l.started}`);
+    assert.deepEqual(turns, ["baseline:0:false", "candidate:0:true", "baseline:1:false", "candidate:1:true"]);
+    assert.equal(parsed.filter((l) => l.kind === "server-stopped").length, 2);
+  } finally {
+    await baseline.close();
+  }
 });

@@ -78,8 +78,10 @@ Deno.test("an OSL target on a prompt file needs --max-tokens; self-check needs n
   assert.throws(() => parseLoadArgs(["--self-check", ...URL]), /--self-check/);
 });
 
-Deno.test("compare takes two loopback URLs, default points 1, 8, 32, and refuses profiles for now", () => {
-  const o = parseCompareArgs(["--baseline", "http://127.0.0.1:1", "--candidate", "http://127.0.0.1:2"]);
+Deno.test("compare takes two loopback URLs, default points 1, 8, 32", () => {
+  const o = parseCompareArgs(["--baseline", "http://127.0.0.1:1/", "--candidate", "http://127.0.0.1:2"]);
+  assert.deepEqual(o.baseline, { url: "http://127.0.0.1:1" });
+  assert.deepEqual(o.candidate, { url: "http://127.0.0.1:2" });
   assert.deepEqual(o.points, [1, 8, 32]);
   assert.equal(o.rounds, 2);
   assert.equal(o.tolerance, 0.05);
@@ -88,7 +90,6 @@ Deno.test("compare takes two loopback URLs, default points 1, 8, 32, and refuses
     () => parseCompareArgs(["--baseline", "http://127.0.0.1:1", "--candidate", "http://192.168.1.2:2"]),
     /not on loopback/,
   );
-  assert.throws(() => parseCompareArgs(["--baseline-profile", "a", "--candidate-profile", "b"]), /not available yet/);
   const floors = parseCompareArgs([
     "--baseline",
     "http://127.0.0.1:1",
@@ -100,4 +101,19 @@ Deno.test("compare takes two loopback URLs, default points 1, 8, 32, and refuses
     "1,8",
   ]);
   assert.deepEqual(floors.noiseFloor, { 1: 0.03, 8: 0.07 });
+});
+
+Deno.test("compare takes an engine profile for either side, mixed with a URL, but not both forms for one side", () => {
+  const both = parseCompareArgs(["--baseline-profile", "tiny-qwen3", "--candidate-profile", "./new.jsonc"]);
+  assert.deepEqual(both.baseline, { profile: "tiny-qwen3" });
+  assert.deepEqual(both.candidate, { profile: "./new.jsonc" });
+  const mixed = parseCompareArgs(["--baseline", "http://127.0.0.1:8080", "--candidate-profile", "tiny-qwen3"]);
+  assert.deepEqual(mixed.baseline, { url: "http://127.0.0.1:8080" });
+  assert.deepEqual(mixed.candidate, { profile: "tiny-qwen3" });
+  assert.throws(
+    () => parseCompareArgs(["--baseline", "http://127.0.0.1:1", "--baseline-profile", "a", "--candidate-profile", "b"]),
+    /--baseline URL or --baseline-profile NAME, not both/,
+  );
+  assert.throws(() => parseCompareArgs(["--baseline-profile", "a"]), /pass both sides/);
+  assert.throws(() => parseCompareArgs(["--baseline-profile", " ", "--candidate-profile", "b"]), /empty/);
 });
