@@ -34,6 +34,8 @@ export class ChunkReader {
   /** Set by the event that carried the first counted delta / first answer delta; the caller stamps it. */
   sawFirstDelta = false;
   sawFirstAnswer = false;
+  /** Whether the event just read carried nonempty visible output (answer text or tool-call bytes). */
+  visibleInEvent = false;
   events = 0;
   errorMessage: string | null = null;
   #tools = new Map<number, ToolCallRecord>();
@@ -46,6 +48,7 @@ export class ChunkReader {
   /** Reads one event's data. */
   read(data: string): ChunkVerdict {
     this.events++;
+    this.visibleInEvent = false;
     if (data === "[DONE]") return "done";
     let chunk: unknown;
     try {
@@ -114,6 +117,7 @@ export class ChunkReader {
       this.answerText += content;
       kind ??= "answer";
       this.sawFirstAnswer = true;
+      this.visibleInEvent = true;
     }
     const calls = delta.tool_calls;
     if (calls !== undefined && calls !== null) {
@@ -124,6 +128,7 @@ export class ChunkReader {
         if (this.#readToolCall(call, i)) {
           kind ??= "tool_call";
           this.sawFirstAnswer = true;
+          this.visibleInEvent = true;
         }
       }
     }

@@ -25,8 +25,11 @@ export type ExchangeEnd =
 
 /** Callbacks of one exchange. `tMs` is the caller's clock at the network read (or event) that caused the call. */
 export interface ExchangeHandlers {
-  /** Just before the request bytes are written (again after a retry on a fresh connection). */
-  dispatch(tMs: number): void;
+  /**
+   * Just before the request bytes are written (again after a retry on a fresh connection); `reused` tells whether
+   * the connection came from the keep-alive pool.
+   */
+  dispatch(tMs: number, reused: boolean): void;
   /** First byte of the response. */
   firstByte(tMs: number): void;
   head(head: ResponseHead, tMs: number): void;
@@ -249,7 +252,7 @@ class ExchangeImpl implements Exchange {
     if (this.#state !== 0) return;
     const conn = this.#conn!;
     conn.uses++;
-    this.#handlers.dispatch(this.#request.now());
+    this.#handlers.dispatch(this.#request.now(), this.#reused);
     conn.socket.write(this.#bytes);
   }
 

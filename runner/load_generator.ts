@@ -19,6 +19,8 @@ export interface LoadStreamOptions {
   body: Record<string, unknown>;
   deadlineS?: number;
   signal?: AbortSignal;
+  /** Record every visible-output event's offset (ITL); the generator always sets it. */
+  recordChunkOffsets?: boolean;
 }
 
 export interface LoadDeps {
@@ -190,7 +192,7 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
     };
     (phase === "warmup" ? warmup : measured).push(sample);
     inFlight.count++;
-    const streamOptions: LoadStreamOptions = { baseUrl: endpoint, body };
+    const streamOptions: LoadStreamOptions = { baseUrl: endpoint, body, recordChunkOffsets: true };
     if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
     if (signal) streamOptions.signal = signal;
     sample.send_offset_s = nowS() - epochS;

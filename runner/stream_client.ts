@@ -37,6 +37,11 @@ export interface StreamChatOptions {
    * of the network read that carried it.
    */
   onFirstDelta?: (offsetS: number, atMs: number) => void;
+  /**
+   * Record `chunk_offsets_s`: the offset of every event that carried nonempty answer text or tool-call bytes,
+   * stamped with the network read that carried it (load tests: ITL). Default false: nothing is recorded.
+   */
+  recordChunkOffsets?: boolean;
 }
 
 const CHAT_PATH = "/v1/chat/completions";
@@ -72,7 +77,12 @@ class StreamRequest {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #onAbort: (() => void) | null = null;
   #startMs: number;
+  /** Clock reading just before the exchange starts (connection taken from the pool or opened). */
+  #exchangeStartMs = 0;
   #dispatchMs: number | null = null;
+  #reused = false;
+  /** Visible-output event offsets from dispatch, seconds; null unless the caller asked for them. */
+  #chunkOffsetsS: number[] | null;
   #dispatchedAtEpochMs = Date.now();
   #readMs = 0;
   #httpStatus: number | null = null;
@@ -91,6 +101,7 @@ class StreamRequest {
     this.#resolve = resolve;
     this.#now = options.now ?? defaultNow;
     this.#startMs = this.#now();
+    this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#parser = new SseParser({
       onEvent: (data) => this.#onEvent(data),
       onComment: () => this.#keepalives++,
@@ -117,6 +128,7 @@ class StreamRequest {
       this.#onAbort = () => this.#abort("cancelled", "cancelled by the caller");
       signal.addEventListener("abort", this.#onAbort, { once: true });
     }
+    this.#exchangeStartMs = this.#now();
     try {
       this.#exchange = startExchange({
         target,
@@ -126,8 +138,9 @@ class StreamRequest {
         body,
         now: this.#now,
       }, {
-        dispatch: (tMs) => {
+        dispatch: (tMs, reused) => {
           this.#dispatchMs = tMs;
+          this.#reused = reused;
           this.#dispatchedAtEpochMs = Date.now();
           this.#armDeadline(deadlineS);
         },
@@ -205,6 +218,9 @@ class StreamRequest {
       this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000, this.#readMs);
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
+    if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
+      this.#chunkOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+    }
   }
 
   #onExchangeEnd(end: ExchangeEnd, tMs: number): void {
@@ -255,7 +271,7 @@ class StreamRequest {
     const zero = this.#dispatchMs ?? this.#startMs;
     const offset = (ms: number | null) => ms === null ? null : (ms - zero) / 1000;
     const reader = this.#reader;
-    this.#resolve({
+    const outcome: StreamOutcome = {
       dispatched_at_epoch_ms: this.#dispatchedAtEpochMs,
       end,
       http_status: this.#httpStatus,
@@ -276,7 +292,13 @@ class StreamRequest {
       },
       events: reader.events,
       keepalives: this.#keepalives,
-    });
+    };
+    if (this.#dispatchMs !== null) {
+      // Connection setup before dispatch: 0 on a pooled connection, else from the exchange start to dispatch.
+      outcome.connect_s = this.#reused ? 0 : Math.max(0, (this.#dispatchMs - this.#exchangeStartMs) / 1000);
+    }
+    if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
+    this.#resolve(outcome);
   }
 }
 

@@ -68,9 +68,17 @@ Deno.test("closed loop against the scripted engine: server token counts, TTFT on
       assert.ok((row.first_byte_s as number) <= (row.ttft_s as number));
       assert.equal(row.tpot_s, ((row.latency_s as number) - (row.ttft_s as number)) / 16);
       assert.ok((row.latency_s as number) >= (row.ttft_s as number));
-      assert.equal(row.connect_s, null);
-      if (row.itl_s !== null) assert.equal(row.itl_s.length, 11); // 12 visible chunks; empty deltas excluded
+      // The load path asks the client for chunk offsets: 12 visible chunks (empty deltas excluded), 11 gaps.
+      assert.ok(row.itl_s !== null, `itl_s missing: ${row.missing.itl_s}`);
+      assert.equal(row.itl_s.length, 11);
+      assert.ok(row.itl_s.every((gap) => gap >= 0));
+      assert.ok(Number.isFinite(row.connect_s) && (row.connect_s as number) >= 0, `connect_s ${row.connect_s}`);
+      assert.equal(row.prefill_s, (row.ttft_s as number) - (row.connect_s as number));
+      assert.equal(row.missing.connect_s, undefined);
     }
+    // A fresh engine: the warm-up requests open connections, which the measured requests take from the pool.
+    for (const row of rows.filter((r) => r.phase === "warmup")) assert.ok((row.connect_s as number) > 0);
+    assert.ok(measured.some((row) => row.connect_s === 0), `connect_s ${measured.map((r) => r.connect_s)}`);
     const summary = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 4 }).overall;
     assert.equal(summary.counts.succeeded, 8);
     assert.equal(summary.distributions.output_tokens.mean, 17);

@@ -92,3 +92,19 @@ Deno.test("an error object is an error event; its message, a plain string, or th
     assert.equal(reader.errorMessage, message);
   }
 });
+
+Deno.test("visibleInEvent is set by each event with answer text or tool-call bytes, and cleared by the next", () => {
+  const reader = new ChunkReader();
+  const visibility = eventsOf(LLAMA_STREAM).map((event) => {
+    reader.read(event);
+    return reader.visibleInEvent;
+  });
+  // role, reasoning, reasoning, answer, tool fragment, tool fragment, finish, usage, [DONE]
+  assert.deepEqual(visibility, [false, false, false, true, true, true, false, false, false]);
+  reader.read(data(deltaEvent(`{"content":""}`)));
+  assert.equal(reader.visibleInEvent, false);
+  reader.read(data(deltaEvent(`{"reasoning_content":"r","content":"a"}`)));
+  assert.equal(reader.visibleInEvent, true);
+  reader.read(data(deltaEvent(`{"tool_calls":[{"index":0,"function":{"arguments":""}}]}`)));
+  assert.equal(reader.visibleInEvent, false);
+});

@@ -309,6 +309,7 @@ Deno.test("a refused connection is connect_error", async () => {
   assert.equal(o.end, "connect_error");
   assert.match(o.error_message ?? "", /refused/);
   assert.equal(o.http_status, null);
+  assert.equal("connect_s" in o, false, "nothing was dispatched, so there is no connect time");
 });
 
 Deno.test("chunked framing split at odd places (inside sizes, CRLFs and JSON) still reads the whole stream", async () => {
@@ -362,4 +363,98 @@ Deno.test("keep-alive connections are reused, and a pooled connection the server
     assert.equal((await ask(server)).end, "finished");
     assert.notEqual(server.requests[2]!.socket, first);
   });
+});
+
+Deno.test("chunk offsets: each answer or tool-call event is stamped with the read that carried it, in order", async () => {
+  // The server writes one piece, waits until the client has stamped its read, then moves the clock and goes on.
+  const clock = { t: 1000, expectRead: null as (() => void) | null };
+  const now = () => {
+    const seen = clock.expectRead;
+    clock.expectRead = null;
+    seen?.();
+    return clock.t;
+  };
+  const pieces: [number, string[]][] = [
+    [1050, [deltaEvent(`{"role":"assistant","content":null}`), deltaEvent(`{"reasoning_content":"r"}`)]],
+    [1100, [deltaEvent(`{"content":"A"}`), deltaEvent(`{"content":"B"}`)]],
+    [1200, [deltaEvent(`{"content":""}`), deltaEvent(`{}`)]],
+    [1300, [
+      deltaEvent(`{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":""}}]}`),
+    ]],
+    [1400, [deltaEvent(`{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}`), deltaEvent(`{}`, "stop")]],
+    [1500, [chunkEvent("[]", USAGE_EXTRA), "data: [DONE]\n\n"]],
+  ];
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD]);
+    for (const [t, events] of pieces) {
+      const read = new Promise<void>((resolve) => clock.expectRead = resolve);
+      clock.t = t;
+      await writePieces(ex.socket, [chunked(events).slice(0, -5)]); // no terminator until the end
+      await within(read, 2000, `the client's read of the piece at ${t}`);
+    }
+    await writePieces(ex.socket, ["0\r\n\r\n"]);
+  }, async (server) => {
+    const o = await ask(server, { now, recordChunkOffsets: true });
+    assert.equal(o.end, "finished");
+    // Dispatch at 1000; reasoning, role, empty and finish-only events are not visible output.
+    assert.deepEqual(o.chunk_offsets_s, [0.1, 0.1, 0.3, 0.4]);
+    assert.equal(o.offsets.first_answer_s, o.chunk_offsets_s![0]);
+    assert.equal(o.offsets.first_delta_s, 0.05);
+  });
+});
+
+Deno.test("chunk offsets are absent unless the caller asks for them", async () => {
+  await withServer(sse(LLAMA_STREAM.split(/(?<=\n\n)/)), async (server) => {
+    const plain = await ask(server);
+    assert.equal(plain.end, "finished");
+    assert.equal("chunk_offsets_s" in plain, false);
+    const recorded = await ask(server, { recordChunkOffsets: true });
+    // LLAMA_STREAM: one answer event and two tool-call fragments are visible; ordered, within the stream.
+    assert.equal(recorded.chunk_offsets_s?.length, 3);
+    const offsets = recorded.chunk_offsets_s!;
+    for (let i = 1; i < offsets.length; i++) assert.ok(offsets[i - 1]! <= offsets[i]!);
+    assert.ok(offsets[0]! >= (recorded.offsets.first_delta_s as number));
+    assert.ok(offsets[offsets.length - 1]! <= recorded.offsets.end_s);
+  });
+});
+
+Deno.test("connect_s is the connection setup on a fresh connection and 0 on a pooled one", async () => {
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  // A clock that moves on every reading, so that any time between exchange start and dispatch shows.
+  let ticks = 0;
+  const now = () => ++ticks;
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked(stream)]);
+  }, async (server) => {
+    const fresh = await ask(server, { now });
+    const pooled = await ask(server, { now });
+    assert.equal(fresh.end, "finished");
+    assert.equal(pooled.end, "finished");
+    assert.equal(server.requests[1]!.socket, server.requests[0]!.socket);
+    assert.ok((fresh.connect_s as number) > 0, `fresh connect_s ${fresh.connect_s}`);
+    assert.equal(pooled.connect_s, 0);
+    // A pooled connection the server had closed is replaced by a fresh one: that setup counts again.
+    server.requests[0]!.socket.destroy();
+    await within(server.requests[0]!.closed, 2000, "the server-side close");
+    const replaced = await ask(server, { now });
+    assert.equal(replaced.end, "finished");
+    assert.ok((replaced.connect_s as number) > 0, `replaced connect_s ${replaced.connect_s}`);
+  });
+});
+
+Deno.test("connect_s on the real clock: a time on a new connection, 0 on a pooled one, absent when cancelled before sending", async () => {
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked(stream)]);
+  }, async (server) => {
+    const fresh = await ask(server);
+    assert.equal(fresh.end, "finished");
+    assert.ok(Number.isFinite(fresh.connect_s) && (fresh.connect_s as number) >= 0, `connect_s ${fresh.connect_s}`);
+    assert.equal((await ask(server)).connect_s, 0);
+  });
+  const controller = new AbortController();
+  controller.abort();
+  const cancelled = await streamChat({ baseUrl: "http://127.0.0.1:1", body: BODY, signal: controller.signal });
+  assert.equal(cancelled.end, "cancelled");
+  assert.equal("connect_s" in cancelled, false);
 });
