@@ -1,7 +1,7 @@
 /** `probe`: prints the hardware, software, server and model-file facts the runner would record, as JSON. */
 import { parseArgs } from "node:util";
 import { stderrIsTerminal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { collectProvenance, defaultProbeDeps, type HashProgress, toolkitDirFromModule } from "../probe/mod.ts";
+import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
 import { createSanitizer } from "../report/sanitize.ts";
 import { EXIT } from "./exit_codes.ts";
 
@@ -35,19 +35,22 @@ function formatBytes(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-function progressRenderer(): (p: HashProgress & { fileIndex: number; fileCount: number }) => void {
+function progressRenderer(): (p: ModelHashProgress) => void {
   const terminal = stderrIsTerminal();
   let lastLineMs = -Infinity;
   return (p) => {
     const name = p.path.slice(Math.max(p.path.lastIndexOf("/"), p.path.lastIndexOf("\\")) + 1);
-    const rate = p.rateBytesPerS === null ? "" : ` ${formatBytes(p.rateBytesPerS)}/s`;
-    const eta = p.etaS === null ? "" : ` ETA ${Math.ceil(p.etaS)} s`;
-    const line = `hashing ${p.fileIndex + 1}/${p.fileCount} ${name} ${formatBytes(p.bytesDone)}/${
-      formatBytes(p.bytesTotal)
-    }${rate}${eta}`;
-    const done = p.done;
-    if (terminal) writeStderr(`\r\x1b[K${line}${done ? "\n" : ""}`);
-    else if (done || performance.now() - lastLineMs > 5000) {
+    // Several files hash at once: the line sums them (bytes, rate, ETA) and names the file that reported last.
+    const all = p.overall;
+    const rate = all.rateBytesPerS === null ? "" : ` ${formatBytes(all.rateBytesPerS)}/s`;
+    const eta = all.etaS === null ? "" : ` ETA ${Math.ceil(all.etaS)} s`;
+    const files = all.filesTotal > 1 ? `${all.filesDone}/${all.filesTotal} files done, ` : "";
+    const line = `hashing ${p.fileIndex + 1}/${p.fileCount} ${name} (${files}${formatBytes(all.bytesDone)}/${
+      formatBytes(all.bytesTotal)
+    }${rate}${eta})`;
+    const finished = p.done && all.filesDone === all.filesTotal;
+    if (terminal) writeStderr(`\r\x1b[K${line}${finished ? "\n" : ""}`);
+    else if (p.done || performance.now() - lastLineMs > 5000) {
       lastLineMs = performance.now();
       writeStderr(`${line}\n`);
     }

@@ -1,5 +1,6 @@
 /** The effects a probe needs, passed in so tests can feed captured tool output. */
 import type { CommandOutput, FileFacts, FileReader, Outcome } from "../runtime/mod.ts";
+import type { StartHashWorker } from "./_hash_pool.ts";
 
 export type { CommandOutput, FileFacts, FileReader, Outcome };
 
@@ -30,6 +31,8 @@ export interface ProbeDeps {
   execPath(): Outcome<string>;
   /** Monotonic milliseconds (progress rates only). */
   nowMs(): number;
+  /** Starts a SHA-256 worker, so several model files hash in parallel; absent: every file hashes in this thread. */
+  startHashWorker?: StartHashWorker;
 }
 
 /** JSON Pointer (RFC 6901) -> why the value there is null. */

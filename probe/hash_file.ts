@@ -35,18 +35,76 @@ export interface HashFileOptions {
   progressIntervalMs?: number;
 }
 
+/**
+ * Where the chunks of a file go to be hashed: in-thread (node:crypto) or a worker. `update` may keep the buffer
+ * (a worker takes it) and gives back the buffer to read into next.
+ */
+export interface ChunkHasher {
+  /** Hashes the first `length` bytes of `buffer`; resolves with a buffer (the same or an equal-sized one) to reuse. */
+  update(buffer: Uint8Array, length: number): Uint8Array | Promise<Uint8Array>;
+  /** Lowercase hex SHA-256 of everything updated since the last digest or reset. */
+  digest(): string | Promise<string>;
+  /** Forgets a partly hashed file. */
+  reset(): void;
+}
+
+/** The in-thread hasher: node:crypto on the calling thread. */
+export function inThreadHasher(): ChunkHasher {
+  let hash = createHash("sha256");
+  return {
+    update: (buffer, length) => {
+      hash.update(buffer.subarray(0, length));
+      return buffer;
+    },
+    digest: () => {
+      const hex = hash.digest("hex");
+      hash = createHash("sha256");
+      return hex;
+    },
+    reset: () => {
+      hash = createHash("sha256");
+    },
+  };
+}
+
+/** A hashFile outcome, or (kind "hasher") the hasher failed and the file should be hashed another way. */
+export type StreamHashOutcome = Outcome<string> | { ok: false; kind: "hasher"; reason: string };
+
 /** SHA-256 (lowercase hex) of a file, or why it could not be read. Never throws. */
 export async function hashFile(
   path: string,
   deps: HashFileDeps,
   options: HashFileOptions = {},
 ): Promise<Outcome<string>> {
+  const outcome = await streamHash(path, deps, options, inThreadHasher());
+  // The in-thread hasher does not fail on its own; should node:crypto ever throw, it is a failed hash.
+  return outcome.ok || outcome.kind !== "hasher" ? outcome : { ok: false, kind: "failed", reason: outcome.reason };
+}
+
+type Settled = { ok: true; buffer: Uint8Array } | { ok: false; error: unknown };
+
+function settle(value: Uint8Array | Promise<Uint8Array>): Promise<Settled> {
+  return Promise.resolve(value).then((buffer) => ({ ok: true, buffer }), (error) => ({ ok: false, error }));
+}
+
+class HasherFailed extends Error {}
+
+/**
+ * hashFile with a chosen hasher: reads into two alternating buffers, so the next read runs while the current chunk
+ * is hashed (in this thread, or on a worker). Never throws; a hasher failure is kind "hasher".
+ */
+export async function streamHash(
+  path: string,
+  deps: HashFileDeps,
+  options: HashFileOptions,
+  hasher: ChunkHasher,
+): Promise<StreamHashOutcome> {
   const opened = await deps.openReader(path);
   if (!opened.ok) return opened;
   const reader = opened.value;
   const chunkBytes = options.chunkBytes ?? 16 * 1024 * 1024;
-  const buffers = [new Uint8Array(chunkBytes), new Uint8Array(chunkBytes)];
-  const hash = createHash("sha256");
+  const buffers: Uint8Array[] = [new Uint8Array(chunkBytes), new Uint8Array(chunkBytes)];
+  const inFlight: (Promise<Settled> | null)[] = [null, null];
   const startedMs = deps.nowMs();
   let lastReportMs = -Infinity;
   let bytesDone = 0;
@@ -61,6 +119,15 @@ export async function hashFile(
     const eta = rate && total > 0 ? Math.max(0, (total - bytesDone) / rate) : null;
     options.onProgress({ path, bytesDone, bytesTotal: total, rateBytesPerS: rate, etaS: eta, done: force });
   };
+  /** Waits until buffer `index` is back from the hasher. */
+  const reclaim = async (index: number) => {
+    const waiting = inFlight[index];
+    if (!waiting) return;
+    inFlight[index] = null;
+    const settled = await waiting;
+    if (!settled.ok) throw new HasherFailed(settled.error instanceof Error ? settled.error.message : "hasher failed");
+    buffers[index] = settled.buffer;
+  };
   try {
     let current = 0;
     let pending = reader.read(buffers[current]!);
@@ -69,15 +136,24 @@ export async function hashFile(
       if (count === 0) break;
       const filled = buffers[current]!;
       current ^= 1;
+      await reclaim(current);
       pending = reader.read(buffers[current]!);
-      hash.update(filled.subarray(0, count));
+      inFlight[current ^ 1] = settle(hasher.update(filled, count));
       bytesDone += count;
       report(false);
     }
+    await reclaim(0);
+    await reclaim(1);
+    const hex = await Promise.resolve(hasher.digest()).catch((error) => {
+      throw new HasherFailed(error instanceof Error ? error.message : String(error));
+    });
     report(true);
-    return { ok: true, value: hash.digest("hex") };
+    return { ok: true, value: hex };
   } catch (error) {
+    await Promise.all(inFlight.map((waiting) => waiting ?? undefined));
+    hasher.reset();
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof HasherFailed) return { ok: false, kind: "hasher", reason: message };
     return { ok: false, kind: "failed", reason: `cannot read ${path} to hash it: ${message.split("\n")[0]}` };
   } finally {
     await reader.close().catch(() => undefined);

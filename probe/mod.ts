@@ -24,6 +24,7 @@ import {
   writeTextOutcome,
 } from "../runtime/mod.ts";
 import type { ProbeDeps } from "./_deps.ts";
+import { startModuleHashWorker } from "./_hash_pool.ts";
 
 export type { CommandOutput, FileFacts, FileReader, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
 export { type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
@@ -51,9 +52,11 @@ export {
   type ModelFileDetail,
   type ModelFileOptions,
   type ModelFilesResult,
+  type ModelHashProgress,
   packRelativeName,
 } from "./model_files.ts";
 export { hashFile, type HashFileDeps, type HashFileOptions, type HashProgress } from "./hash_file.ts";
+export type { HashWorkerPort, StartHashWorker } from "./_hash_pool.ts";
 export { defaultCacheDir, type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
 export {
   bakeRunnerCommit,
@@ -91,6 +94,7 @@ export function defaultProbeDeps(): ProbeDeps {
     homeDir: sys.homeDir,
     execPath: sys.execPath,
     nowMs: () => performance.now(),
+    startHashWorker: startModuleHashWorker,
   };
 }
 

@@ -3,9 +3,10 @@
  * engine arguments) and hashes them with SHA-256, reusing the hash cache where the file is unchanged.
  */
 import type { ModelFile } from "../report/contract.ts";
-import type { MissingMap, ProbeDeps } from "./_deps.ts";
+import type { FileFacts, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
 import { type HashCache, openHashCache } from "./hash_cache.ts";
-import { hashFile, type HashProgress } from "./hash_file.ts";
+import { hashFile, type HashProgress, streamHash } from "./hash_file.ts";
+import { startWorkerHasher, type WorkerHasher } from "./_hash_pool.ts";
 
 /** Options of findAndHashModelFiles. */
 export interface ModelFileOptions {
@@ -19,7 +20,26 @@ export interface ModelFileOptions {
   cacheDir: string | null;
   /** Hash every file again even when the cache has it. */
   rehash?: boolean;
-  onProgress?: (progress: HashProgress & { fileIndex: number; fileCount: number }) => void;
+  onProgress?: (progress: ModelHashProgress) => void;
+  /** Most files hashed at once, one worker each (default: the CPU count); 1 hashes them one after another. */
+  maxParallel?: number;
+  /** Below this many bytes to hash in all, no worker is started (default 256 MiB): starting one costs more. */
+  parallelMinBytes?: number;
+}
+
+/** Progress of one file, plus all files being hashed together (the cached ones are not counted). */
+export interface ModelHashProgress extends HashProgress {
+  fileIndex: number;
+  fileCount: number;
+  overall: {
+    bytesDone: number;
+    bytesTotal: number;
+    /** Bytes per second over all files since hashing began, null before the first chunk. */
+    rateBytesPerS: number | null;
+    etaS: number | null;
+    filesDone: number;
+    filesTotal: number;
+  };
 }
 
 /** One model file as found and hashed. `absolutePath` is private: never publish it. */
@@ -44,6 +64,10 @@ export interface ModelFilesResult {
   hashSeconds: number;
   /** Why the cache was not used or not saved; null when it worked. */
   cacheProblem: string | null;
+  /** Workers that hashed files in parallel (0: all in this thread). */
+  hashWorkers: number;
+  /** Why some or all files were hashed in this thread although workers were asked for; null when none. */
+  parallelProblem: string | null;
 }
 
 const SHARD = /^(.*)-(\d{5})-of-(\d{5})\.gguf$/i;
@@ -103,6 +127,8 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
     hashedBytes: 0,
     hashSeconds: 0,
     cacheProblem: null,
+    hashWorkers: 0,
+    parallelProblem: null,
   };
   if (candidates.length === 0) {
     missing["/model/files"] = "no model file known: the server reports no model_path and no engine arguments name one";
@@ -124,6 +150,7 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
   if (options.cacheDir === null) result.cacheProblem = "hash cache disabled";
   else cache = await openHashCache(options.cacheDir, deps);
   const startedMs = deps.nowMs();
+  const jobs: HashJob[] = [];
   for (const [fileIndex, path] of paths.entries()) {
     const detail: ModelFileDetail = {
       path: packRelativeName(path, options.packDir),
@@ -139,32 +166,32 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
     const absolute = resolved.ok ? resolved.value : path;
     if (!facts.ok || !facts.value.isFile) {
       detail.reason = facts.ok ? `${detail.path} is not a regular file` : facts.reason;
-    } else {
-      detail.sizeBytes = facts.value.sizeBytes;
-      const cached = options.rehash ? null : cache?.lookup(absolute, facts.value) ?? null;
-      if (cached) {
-        detail.sha256 = cached;
-        detail.fromCache = true;
-      } else {
-        const onProgress = options.onProgress;
-        const hashed = await hashFile(path, deps, {
-          sizeBytes: facts.value.sizeBytes,
-          ...(onProgress
-            ? { onProgress: (p: HashProgress) => onProgress({ ...p, fileIndex, fileCount: paths.length }) }
-            : {}),
-        });
-        if (hashed.ok) {
-          detail.sha256 = hashed.value;
-          result.hashedBytes += facts.value.sizeBytes;
-          cache?.store(absolute, facts.value, hashed.value);
-        } else {
-          detail.reason = hashed.reason;
-        }
-      }
+      continue;
     }
+    detail.sizeBytes = facts.value.sizeBytes;
+    const cached = options.rehash ? null : cache?.lookup(absolute, facts.value) ?? null;
+    if (cached) {
+      detail.sha256 = cached;
+      detail.fromCache = true;
+    } else {
+      jobs.push({ fileIndex, path, absolute, facts: facts.value, detail });
+    }
+  }
+  const outcomes = await hashJobs(jobs, paths.length, options, deps, result);
+  for (const [n, job] of jobs.entries()) {
+    const hashed = outcomes[n]!;
+    if (hashed.ok) {
+      job.detail.sha256 = hashed.value;
+      result.hashedBytes += job.facts.sizeBytes;
+      cache?.store(job.absolute, job.facts, hashed.value);
+    } else {
+      job.detail.reason = hashed.reason;
+    }
+  }
+  for (const [fileIndex, detail] of result.details.entries()) {
     if (detail.sha256 === null) {
       const reason = `cannot hash model file ${detail.path}: ${
-        scrubPath(detail.reason ?? "unreadable", path, detail.path)
+        scrubPath(detail.reason ?? "unreadable", detail.absolutePath, detail.path)
       }`;
       missing[`/model/files/${fileIndex}/sha256`] = reason;
       nonconformingReasons.push(reason);
@@ -177,6 +204,97 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
   }
   result.files = result.details.map((d) => ({ path: d.path, sha256: d.sha256 }));
   return result;
+}
+
+interface HashJob {
+  fileIndex: number;
+  path: string;
+  absolute: string;
+  facts: FileFacts;
+  detail: ModelFileDetail;
+}
+
+/**
+ * Hashes the files that the cache did not serve: on min(files, maxParallel) workers when there are several files
+ * and enough bytes, else one after another in this thread. A lane whose worker cannot start or fails hashes its
+ * files in this thread from then on (a file it was in the middle of starts again). Outcomes come in job order.
+ */
+async function hashJobs(
+  jobs: readonly HashJob[],
+  fileCount: number,
+  options: ModelFileOptions,
+  deps: ProbeDeps,
+  result: ModelFilesResult,
+): Promise<Outcome<string>[]> {
+  const outcomes: Outcome<string>[] = [];
+  const bytesTotal = jobs.reduce((sum, job) => sum + job.facts.sizeBytes, 0);
+  const bytesByJob = jobs.map(() => 0);
+  const startedMs = deps.nowMs();
+  let filesDone = 0;
+  const progressOf = (n: number) => {
+    const onProgress = options.onProgress;
+    if (!onProgress) return {};
+    const job = jobs[n]!;
+    return {
+      onProgress: (p: HashProgress) => {
+        bytesByJob[n] = p.bytesDone;
+        if (p.done) filesDone += 1;
+        const bytesDone = bytesByJob.reduce((sum, b) => sum + b, 0);
+        const elapsedS = (deps.nowMs() - startedMs) / 1000;
+        const rate = elapsedS > 0 ? bytesDone / elapsedS : null;
+        const etaS = rate && bytesTotal > 0 ? Math.max(0, (bytesTotal - bytesDone) / rate) : null;
+        onProgress({
+          ...p,
+          fileIndex: job.fileIndex,
+          fileCount,
+          overall: { bytesDone, bytesTotal, rateBytesPerS: rate, etaS, filesDone, filesTotal: jobs.length },
+        });
+      },
+    };
+  };
+  const inThread = (n: number) =>
+    hashFile(jobs[n]!.path, deps, { sizeBytes: jobs[n]!.facts.sizeBytes, ...progressOf(n) });
+
+  const cores = Math.max(1, Math.floor(options.maxParallel ?? deps.cpuCount()));
+  const lanes = Math.min(jobs.length, cores);
+  const start = deps.startHashWorker;
+  if (lanes < 2 || !start || bytesTotal < (options.parallelMinBytes ?? 256 * 1024 * 1024)) {
+    for (const n of jobs.keys()) outcomes.push(await inThread(n));
+    return outcomes;
+  }
+  const problems: string[] = [];
+  let next = 0;
+  const runLane = async () => {
+    const started = await startWorkerHasher(start);
+    let hasher: WorkerHasher | null = started.ok ? started.value : null;
+    if (started.ok) result.hashWorkers += 1;
+    else problems.push(started.reason);
+    try {
+      while (next < jobs.length) {
+        const n = next++;
+        if (hasher) {
+          const job = jobs[n]!;
+          const hashed = await streamHash(job.path, deps, { sizeBytes: job.facts.sizeBytes, ...progressOf(n) }, hasher);
+          if (hashed.ok || hashed.kind !== "hasher") {
+            outcomes[n] = hashed;
+            continue;
+          }
+          problems.push(hashed.reason);
+          hasher.close();
+          hasher = null;
+          bytesByJob[n] = 0;
+        }
+        outcomes[n] = await inThread(n);
+      }
+    } finally {
+      hasher?.close();
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, runLane));
+  if (problems.length > 0) {
+    result.parallelProblem = `hashed in this thread instead of on a worker (${problems.length}x): ${problems[0]}`;
+  }
+  return outcomes;
 }
 
 /** Replaces the machine path of a file in a reason with its published name. */

@@ -7,9 +7,8 @@ import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
 import { probeHardware } from "./hardware.ts";
-import type { HashProgress } from "./hash_file.ts";
 import { defaultCacheDir } from "./hash_cache.ts";
-import { findAndHashModelFiles, type ModelFilesResult } from "./model_files.ts";
+import { findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
 import { probeServer, type ServerFacts } from "./server.ts";
 
 /** The configuration fields a probe can know; track, sampling and template kwargs belong to the runner. */
@@ -64,7 +63,7 @@ export interface CollectProvenanceOptions {
   operator?: OperatorFacts;
   /** Result-folder path of the attached chat template artifact (default "provenance/chat_template.jinja"). */
   templateArtifactPath?: string;
-  onHashProgress?: (progress: HashProgress & { fileIndex: number; fileCount: number }) => void;
+  onHashProgress?: (progress: ModelHashProgress) => void;
 }
 
 /** The four contract sections plus the evidence behind them. */
