@@ -4,7 +4,11 @@
  * cache, which must answer for a 10 GiB file in well under a second without reading it.
  *
  *   deno run --no-prompt --allow-read --allow-write --allow-run=openssl --allow-env --allow-sys benchmarks/hash.ts \
- *     [--gb 3] [--cache-gb 10] [--rounds 2] [--dir DIR]
+ *     [--gb 3] [--cache-gb 10] [--rounds 2] [--dir DIR] [--shards 4 --shard-gb 1]
+ *
+ * With --shards N (N >= 2) it measures only split-GGUF hashing: N shards of --shard-gb each, hashed one after
+ * another in this thread (maxParallel 1) and in parallel on min(N, cores) workers, best of --rounds, alternating
+ * which goes first; it reports the speed-up and checks both give the same hashes.
  *
  * Permissions: read+write for the temporary files (removed at the end) and the cache, run=openssl for the
  * reference, env/sys only for the temporary folder. The files are written under --dir (default: the OS temp
@@ -25,6 +29,8 @@ const { values } = parseArgs({
     "cache-gb": { type: "string", default: "10" },
     rounds: { type: "string", default: "2" },
     dir: { type: "string" },
+    shards: { type: "string", default: "0" },
+    "shard-gb": { type: "string", default: "1" },
   },
   strict: true,
 });
@@ -64,7 +70,64 @@ function row(cells: string[]): string {
   return `${cells[0]!.padEnd(34)}${cells.slice(1).map((c) => c.padStart(14)).join("")}\n`;
 }
 
+/** Shards mode: sequential vs parallel findAndHashModelFiles over N shard files. */
+async function shardsBench(count: number, shardBytes: number): Promise<void> {
+  const first = join(dir, `model-00001-of-${String(count).padStart(5, "0")}.gguf`);
+  for (let i = 1; i <= count; i++) {
+    const path = join(dir, `model-${String(i).padStart(5, "0")}-of-${String(count).padStart(5, "0")}.gguf`);
+    writeStderr(`writing shard ${i}/${count} (${(shardBytes / GIB).toFixed(2)} GiB)...\n`);
+    await writeRandomish(path, shardBytes);
+  }
+  const cores = deps.cpuCount();
+  const times: Record<"sequential" | "parallel", number[]> = { sequential: [], parallel: [] };
+  const hashes: Record<string, string> = {};
+  let workers = 0;
+  let problem: string | null = null;
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ["sequential", "parallel"] as const : ["parallel", "sequential"] as const;
+    for (const mode of order) {
+      const { seconds, value } = await timeS(() =>
+        findAndHashModelFiles({ modelPath: first, cacheDir: null, maxParallel: mode === "parallel" ? cores : 1 }, deps)
+      );
+      if (value.files?.some((f) => f.sha256 === null)) throw new Error(`Cannot hash: ${value.nonconformingReasons}`);
+      const joined = value.files!.map((f) => f.sha256).join(",");
+      if ((hashes[mode] ??= joined) !== joined) throw new Error(`Cannot compare: ${mode} hashes changed`);
+      if (mode === "parallel") ({ hashWorkers: workers, parallelProblem: problem } = value);
+      times[mode].push(seconds);
+    }
+  }
+  if (hashes.sequential !== hashes.parallel) throw new Error("Hashes differ between sequential and parallel");
+  const best = (xs: number[]) => Math.min(...xs);
+  const total = count * shardBytes;
+  const gbps = (s: number) => (total / 1e9 / s).toFixed(2);
+  writeStdout(
+    `\n${count} shards x ${(shardBytes / GIB).toFixed(2)} GiB, ${cores} cores, best of ${rounds} (same run)\n`,
+  );
+  writeStdout(row(["", "seconds", "GB/s"]));
+  writeStdout(row(["sequential (in-thread)", best(times.sequential).toFixed(3), gbps(best(times.sequential))]));
+  writeStdout(row([`parallel (${workers} workers)`, best(times.parallel).toFixed(3), gbps(best(times.parallel))]));
+  writeStdout(row(["speed-up", (best(times.sequential) / best(times.parallel)).toFixed(2), ""]));
+  writeStdout(
+    `all rounds: sequential ${times.sequential.map((t) => t.toFixed(2))}; parallel ${
+      times.parallel.map((t) => t.toFixed(2))
+    }\n`,
+  );
+  if (problem) writeStdout(`worker problem: ${problem}\n`);
+  writeStdout("hashes identical: yes\n");
+}
+
+const shardCount = Math.floor(Number(values.shards));
 try {
+  if (shardCount >= 2) {
+    const shardBytes = Math.round(Number(values["shard-gb"]) * GIB);
+    if (!(shardBytes > 0)) throw new RangeError("Cannot run: --shard-gb must be positive");
+    await shardsBench(shardCount, shardBytes);
+  } else await classicBench();
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+
+async function classicBench(): Promise<void> {
   const bigFile = join(dir, "model-00001-of-00001.gguf");
   writeStderr(`writing ${(fileBytes / GIB).toFixed(1)} GiB of random data...\n`);
   await writeRandomish(bigFile, fileBytes);
@@ -129,6 +192,4 @@ try {
   ]));
   writeStdout(`files opened by the repeated run: ${opened.length}; served from cache: ${servedFromCache}\n`);
   writeStdout(`sha256 ${oursHash} (ours = openssl)\n`);
-} finally {
-  await rm(dir, { recursive: true, force: true });
 }
