@@ -95,16 +95,12 @@ class Connection {
         this.#paused = true;
         this.socket.pause();
       }
-      enqueueRead(() => {
-        this.#queuedBytes -= bytes.length;
-        if (this.#paused && this.#queuedBytes < LOW_WATER_BYTES) {
-          this.#paused = false;
-          this.socket.resume();
-        }
-        // Bytes for an exchange that already ended: the connection is out of step; close it.
-        if (this.owner !== owner) this.socket.destroy();
-        else owner.onData(bytes, tMs);
-      });
+      // A large read is decoded in pieces, each its own task, so that one read cannot hold the event loop (and
+      // the stamping of other streams' reads) for longer than about one slice; every piece keeps the read's stamp.
+      for (let at = 0; at < bytes.length; at += READ_PIECE_BYTES) {
+        const piece = bytes.length <= READ_PIECE_BYTES ? bytes : bytes.subarray(at, at + READ_PIECE_BYTES);
+        enqueueRead(() => this.#decodePiece(owner, piece, tMs));
+      }
     });
     this.socket.on("error", (error: Error) => {
       this.closed = true;
@@ -121,6 +117,17 @@ class Connection {
 
   #queuedBytes = 0;
   #paused = false;
+
+  #decodePiece(owner: ExchangeImpl, piece: Uint8Array, tMs: number): void {
+    this.#queuedBytes -= piece.length;
+    if (this.#paused && this.#queuedBytes < LOW_WATER_BYTES) {
+      this.#paused = false;
+      this.socket.resume();
+    }
+    // Bytes for an exchange that already ended: the connection is out of step; close it.
+    if (this.owner !== owner) this.socket.destroy();
+    else owner.onData(piece, tMs);
+  }
 }
 
 const idle = new Map<string, Connection[]>();
@@ -175,6 +182,8 @@ const encoder = new TextEncoder();
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const LOW_WATER_BYTES = 1024 * 1024;
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
+/** Largest part of one read decoded as one queued task (about 50 events, a fraction of a slice). */
+const READ_PIECE_BYTES = 8 * 1024;
 const DRAIN_TIMEOUT_MS = 2000;
 
 class ExchangeImpl implements Exchange {
