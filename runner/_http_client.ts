@@ -16,8 +16,11 @@ export type { ResponseHead } from "./_http_response.ts";
 export type ExchangeEnd =
   /** The response body's framing completed (or a close-delimited body reached its close). */
   | { kind: "complete" }
-  /** The connection closed or failed before the body was complete. */
-  | { kind: "cut"; message: string }
+  /**
+   * The connection closed or failed before the body was complete; `socketError` tells a failure (reset, timeout)
+   * from a clean close by the server.
+   */
+  | { kind: "cut"; message: string; socketError: boolean }
   /** No connection, or the request could not be written. */
   | { kind: "connect_error"; message: string }
   /** The bytes were not an HTTP/1.x response. */
@@ -311,7 +314,7 @@ class ExchangeImpl implements Exchange {
     const message = describeSocketError(error, this.#request.target);
     const end: ExchangeEnd = conn.uses === 0 || (!conn.connected && !this.#gotByte)
       ? { kind: "connect_error", message }
-      : { kind: "cut", message };
+      : { kind: "cut", message, socketError: error !== null };
     this.#finish(end, t, false);
   }
 

@@ -7,8 +7,13 @@
  *
  * End rules: "finished" needs a finish_reason and a normal end: `data: [DONE]`, or the response ending after the
  * finish (and usage) chunks with no event left half-read: the HTTP body's own end (chunked terminator,
- * Content-Length reached) or the server closing the connection there. `[DONE]` without a finish_reason is
- * "no_finish"; an end without a finish_reason, or inside an event, is "cut".
+ * Content-Length reached, or the close that ends a body sent with neither). A connection that closes before the
+ * body's framing is complete is a normal end only when the close was clean (no reset or other socket error) and
+ * the stream's last chunk had already arrived: the usage chunk when the request asked for it
+ * (`stream_options.include_usage`), else a chunk at or after the finish that carried usage or timings
+ * (llama-server puts timings on its last chunk). A server dying between the finish chunk and the usage chunk is
+ * therefore "cut", not a completed request without usage. `[DONE]` without a finish_reason is "no_finish"; an
+ * end without a finish_reason, or inside an event, is "cut".
  * An `error` event ends the stream as "error_event" at once, whatever came before it.
  */
 import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
@@ -66,6 +71,14 @@ function errorBodyMessage(status: number, bytes: Uint8Array): string {
   return text === "" ? `HTTP ${status} with an empty body` : text.slice(0, 2000);
 }
 
+/** Whether a request body asks for the usage chunk; a string body is looked at, not parsed. */
+function usageAsked(body: Record<string, unknown> | string): boolean {
+  if (typeof body === "string") return /"include_usage"\s*:\s*true/.test(body);
+  const streamOptions = body.stream_options;
+  return typeof streamOptions === "object" && streamOptions !== null &&
+    (streamOptions as { include_usage?: unknown }).include_usage === true;
+}
+
 /** The state of one request while it streams. */
 class StreamRequest {
   #options: StreamChatOptions;
@@ -94,6 +107,10 @@ class StreamRequest {
   #errorBody: Uint8Array[] | null = null;
   #errorBodyBytes = 0;
   #ended = false;
+  /** Whether the request asked for a usage chunk (stream_options.include_usage). */
+  #usageAsked = false;
+  /** Whether the stream's last chunk (see the end rules) has arrived. */
+  #lastChunkSeen = false;
   #verdict: "continue" | "done" | "error_event" | "malformed" = "continue";
 
   constructor(options: StreamChatOptions, resolve: (outcome: StreamOutcome) => void) {
@@ -117,6 +134,7 @@ class StreamRequest {
     try {
       target = parseBaseUrl(options.baseUrl);
       body = encoder.encode(typeof options.body === "string" ? options.body : JSON.stringify(options.body));
+      this.#usageAsked = usageAsked(options.body);
     } catch (error) {
       return this.#end("connect_error", this.#startMs, (error as Error).message);
     }
@@ -212,7 +230,11 @@ class StreamRequest {
   #onEvent(data: string): void {
     if (this.#verdict !== "continue") return; // events after the end are not read
     const reader = this.#reader;
+    const { usage, timings } = reader;
     this.#verdict = reader.read(data);
+    if (reader.finishReason !== null && (reader.usage !== usage || (!this.#usageAsked && reader.timings !== timings))) {
+      this.#lastChunkSeen = true;
+    }
     if (reader.sawFirstDelta && this.#firstDeltaMs === null) {
       this.#firstDeltaMs = this.#readMs;
       this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000, this.#readMs);
@@ -245,8 +267,8 @@ class StreamRequest {
             : "the response ended without a finish_reason or [DONE]",
         );
       case "cut":
-        if (this.#reader.finishReason !== null && !this.#parser.pending && this.#httpStatus !== null) {
-          // The server closed right after the finish (and usage) chunks without [DONE]: a normal end.
+        if (!end.socketError && this.#lastChunkSeen && !this.#parser.pending && this.#httpStatus !== null) {
+          // The server closed cleanly right after its last chunk, without [DONE]: a normal end.
           return this.#end("finished", tMs, null);
         }
         return this.#end("cut", tMs, `${end.message} before the stream finished`);

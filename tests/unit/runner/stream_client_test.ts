@@ -213,13 +213,84 @@ Deno.test("a close inside an event is cut even after a finish_reason", async () 
   });
 });
 
-Deno.test("a close right after the finish and usage chunks, without [DONE], is finished", async () => {
+Deno.test("a clean close right after the finish and usage chunks, without [DONE], is finished", async () => {
   await withServer(async (ex) => {
     const events = [deltaEvent(`{"content":"x"}`), deltaEvent(`{}`, "stop"), chunkEvent("[]", USAGE_EXTRA)];
     await writePieces(ex.socket, [SSE_HEAD, chunked(events).slice(0, -5)]);
     ex.socket.end();
   }, async (server) => {
     const o = await ask(server);
+    assert.equal(o.end, "finished");
+    assert.ok(o.usage !== null);
+  });
+});
+
+Deno.test("a close after finish_reason but before the usage chunk is cut, not finished", async () => {
+  // The engine dies between its finish chunk and the usage chunk that include_usage asked for.
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [
+      SSE_HEAD,
+      chunked([deltaEvent(`{"content":"x"}`), deltaEvent(`{}`, "stop")]).slice(0, -5),
+    ]);
+    ex.socket.end();
+  }, async (server) => {
+    const o = await ask(server, { body: { ...BODY, stream_options: { include_usage: true } } });
+    assert.equal(o.end, "cut");
+    assert.equal(o.finish_reason, "stop");
+    assert.equal(o.usage, null);
+    assert.match(o.error_message ?? "", /closed/);
+  });
+});
+
+Deno.test("a close after a finish chunk that carries no timings is cut even without include_usage", async () => {
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [
+      SSE_HEAD,
+      chunked([deltaEvent(`{"content":"x"}`), deltaEvent(`{}`, "stop")]).slice(0, -5),
+    ]);
+    ex.socket.end();
+  }, async (server) => {
+    assert.equal((await ask(server)).end, "cut");
+  });
+});
+
+Deno.test("a close after a finish chunk carrying the timings is finished when no usage chunk was asked for", async () => {
+  // Without include_usage llama-server puts timings on the finish chunk: that is its last chunk.
+  const finish = chunkEvent(`[{"finish_reason":"stop","index":0,"delta":{}}]`, ',"timings":{"predicted_n":1}');
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"x"}`), finish]).slice(0, -5)]);
+    ex.socket.end();
+  }, async (server) => {
+    const plain = await ask(server);
+    assert.equal(plain.end, "finished");
+    assert.equal(plain.usage, null);
+    assert.ok(plain.timings !== null);
+    // The same bytes when usage was asked for: the usage chunk is missing, so the stream was cut.
+    const withUsage = await ask(server, { body: JSON.stringify({ ...BODY, stream_options: { include_usage: true } }) });
+    assert.equal(withUsage.end, "cut");
+  });
+});
+
+Deno.test("a reset after the usage chunk, without [DONE], is cut (a socket error is never a normal end)", async () => {
+  await withServer(async (ex) => {
+    const events = [deltaEvent(`{"content":"x"}`), deltaEvent(`{}`, "stop"), chunkEvent("[]", USAGE_EXTRA)];
+    await writePieces(ex.socket, [SSE_HEAD, chunked(events).slice(0, -5)]);
+    ex.socket.resetAndDestroy();
+  }, async (server) => {
+    const o = await ask(server);
+    assert.equal(o.end, "cut");
+    assert.ok(o.usage !== null);
+    assert.match(o.error_message ?? "", /reset/);
+  });
+});
+
+Deno.test("a close-delimited body (no length, no chunking) closed after the usage chunk is finished", async () => {
+  const events = [deltaEvent(`{"content":"x"}`), deltaEvent(`{}`, "stop"), chunkEvent("[]", USAGE_EXTRA)].join("");
+  await withServer(async (ex) => {
+    await writePieces(ex.socket, ["HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n", events]);
+    ex.socket.end();
+  }, async (server) => {
+    const o = await ask(server, { body: { ...BODY, stream_options: { include_usage: true } } });
     assert.equal(o.end, "finished");
     assert.ok(o.usage !== null);
   });
