@@ -1,6 +1,6 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
 import { parseArgs } from "node:util";
-import { classifyServerUrl } from "../runner/_loopback.ts";
+import { classifyServerUrl } from "../runner/mod.ts";
 
 /** Default server: llama-server's default address on loopback. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";

@@ -7,7 +7,7 @@ import type { Fixture } from "../fixtures/types.ts";
 import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
 import { planRun } from "../runner/plan.ts";
 import { SCRIPTED_ENGINE_PROP } from "../mock/mod.ts";
-import { classifyServerUrl } from "../runner/_loopback.ts";
+import { classifyServerUrl } from "../runner/mod.ts";
 import { assembleResult, recordOf } from "../report/assemble.ts";
 import {
   chooseResultsRoot,

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { onTerminationSignal, readTextFile, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
-import { classifyServerUrl } from "../runner/_loopback.ts";
+import { classifyServerUrl } from "../runner/mod.ts";
 import { type LoadDeps, type LoadPlan, runLoad } from "../runner/load_generator.ts";
 import type { ArrivalProcess, LoadRunFacts } from "../runner/load_types.ts";
 import {

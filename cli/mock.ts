@@ -9,6 +9,7 @@ import {
   startMockEngine,
   tokenCountsFrom,
 } from "../mock/mod.ts";
+import { isLoopbackHost } from "../runner/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench mock [options]
@@ -20,7 +21,7 @@ stop early, or fail. Prints the base URL on stdout, then runs until Ctrl-C or SI
 
 Options:
   --port N           port to listen on (default 8080; 0 picks a free port)
-  --host HOST        loopback address to bind (default 127.0.0.1; other hosts are refused)
+  --host HOST        loopback address to bind: 127.0.0.0/8, ::1, localhost (default 127.0.0.1; others refused)
   --slots N          parallel slots; more concurrent requests wait in a FIFO queue (default 4)
   --script FILE      JSON object: request id, id prefix ending in *, or "*" -> behaviour (see mock/mod.ts)
   --decode-tps N     decode speed per slot, tokens/s, used for waiting and for the reported timings (default 50)
@@ -35,8 +36,6 @@ Exit codes:
   ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback host, invalid script)
   ${EXIT.environment}  environment failure (script file unreadable, port in use, request log unwritable)
 `;
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /** What the command writes to and when it stops; main() wires the process, tests pass their own. */
 export interface MockCommandIo {
@@ -85,7 +84,7 @@ function parseMockArgs(
   }
   if (values.log === "") throw new UsageError('Cannot start mock: --log needs a file path or "-" for stdout');
   const hostname = values.host ?? "127.0.0.1";
-  if (!LOOPBACK.has(hostname)) {
+  if (!isLoopbackHost(hostname)) {
     throw new UsageError(`Cannot start mock: host "${hostname}" is not loopback; use 127.0.0.1 or ::1`);
   }
   const port = count("port", values.port, 8080, false);
@@ -94,7 +93,7 @@ function parseMockArgs(
   if (!Number.isInteger(slots)) throw new UsageError("Cannot start mock: --slots must be an integer >= 1");
   return {
     options: {
-      hostname: hostname === "[::1]" ? "::1" : hostname,
+      hostname: /^\[.*\]$/.test(hostname) ? hostname.slice(1, -1) : hostname,
       port,
       slots,
       decodeTps: count("decode-tps", values["decode-tps"], 50, true),

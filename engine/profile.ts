@@ -13,6 +13,7 @@
  * `--host` and `--port` are added by the runner from `host` and `port`; the arguments must not set them.
  */
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { isLoopbackHost } from "../runner/mod.ts";
 
 /** A loaded, resolved profile. */
 export interface EngineProfile {
@@ -23,7 +24,7 @@ export interface EngineProfile {
   engine: string;
   /** Engine arguments without --host/--port. */
   args: string[];
-  /** Loopback host the engine binds: 127.0.0.1, ::1 or localhost. */
+  /** Loopback host the engine binds (127.0.0.0/8, ::1 or localhost), IPv6 without brackets. */
   host: string;
   /** TCP port; 0 lets the engine choose one (read back from its log). */
   port: number;
@@ -48,7 +49,6 @@ export interface ProfileContext {
   env(name: string): string | undefined;
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 const KNOWN_KEYS = new Set([
   "label",
   "engine",
@@ -136,10 +136,14 @@ export function parseProfile(text: string, name: string, context: ProfileContext
       problems.push(`/args/${i}: "${arg}" is not allowed; set the profile's "host" and "port" instead`);
     }
   }
-  const host = str("host", "127.0.0.1");
-  if (host !== "" && !LOOPBACK_HOSTS.has(host)) {
-    problems.push(`/host: "${host}" is not loopback; the protocol measures over loopback (127.0.0.1, ::1, localhost)`);
+  const hostText = str("host", "127.0.0.1");
+  if (hostText !== "" && !isLoopbackHost(hostText)) {
+    problems.push(
+      `/host: "${hostText}" is not loopback; the protocol measures over loopback (127.0.0.0/8, ::1, localhost)`,
+    );
   }
+  // The engine's --host and profileBaseUrl take an IPv6 address without brackets.
+  const host = /^\[.*\]$/.test(hostText) ? hostText.slice(1, -1) : hostText;
   const port = raw.port;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65535) {
     problems.push("/port: must be an integer 0-65535 (0: the engine picks a free port)");

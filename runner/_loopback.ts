@@ -4,6 +4,26 @@
  * "localhost".
  */
 
+/**
+ * Whether a host (name or address, as written on a command line, in a profile or in a URL) is loopback:
+ * "localhost", 127.0.0.0/8, or ::1 / an IPv4-mapped 127/8 address with or without brackets. No name is resolved.
+ * The one rule for every place that checks loopback (server URLs, engine profiles, the mock's bind address).
+ */
+export function isLoopbackHost(host: string): boolean {
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) return false;
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (bare.includes("[") || bare.includes("]")) return false;
+  let normalized: string;
+  try {
+    // The URL parser canonicalizes case, IPv4 shorthand (127.1) and IPv6 spellings (0:0:0:0:0:0:0:1, ::ffff:127.0.0.1).
+    normalized = new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}/`).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return normalized === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(normalized) || normalized === "[::1]" ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(normalized);
+}
+
 /** What the runner knows about where a base URL points. */
 export interface LoopbackVerdict {
   loopback: boolean;
@@ -29,8 +49,7 @@ export function classifyServerUrl(baseUrl: string): LoopbackVerdict {
     throw new TypeError(`Cannot use server URL "${baseUrl}": only http and https are supported`);
   }
   const host = url.hostname.toLowerCase();
-  const loopback = host === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "[::1]" ||
-    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
+  const loopback = isLoopbackHost(host);
   return {
     loopback,
     host,

@@ -30,4 +30,4 @@ export {
   type RunPlan,
   scheduledRequestIds,
 } from "./plan.ts";
-export { classifyServerUrl, type LoopbackVerdict } from "./_loopback.ts";
+export { classifyServerUrl, isLoopbackHost, type LoopbackVerdict } from "./_loopback.ts";
