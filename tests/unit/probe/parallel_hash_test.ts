@@ -10,6 +10,7 @@ import {
   type ModelHashProgress,
   type ProbeDeps,
 } from "../../../probe/mod.ts";
+import { refusalFrom } from "../../../runtime/mod.ts";
 
 const SHARDS = 4;
 
@@ -119,19 +120,59 @@ Deno.test("an unreadable shard gets a null hash and a reason while the others ha
   });
 });
 
-Deno.test("an OS-unreadable shard (mode 000) is null + reason on the worker path too", async () => {
-  if (Deno.build.os === "windows" || Deno.uid() === 0) return; // root reads a mode-000 file anyway
+Deno.test("a shard the operating system refuses to open is null + reason on the worker path too", async () => {
   await withShards(async (dir, contents) => {
-    await chmod(join(dir, "m-00002-of-00004.gguf"), 0o000);
+    const base = defaultProbeDeps();
+    const blocked = join(dir, "m-00002-of-00004.gguf");
+    // What the runtime makes of EACCES on open (a mode-000 file for a non-root user), injected so the test
+    // asserts the same thing as root, on Windows, and anywhere else.
+    const osRefusal = Object.assign(new Error("Permission denied (os error 13)"), {
+      name: "PermissionDenied",
+      code: "EACCES",
+    });
+    let refusedOpens = 0;
+    const deps: ProbeDeps = {
+      ...base,
+      openReader: (path) => {
+        if (path !== blocked) return base.openReader(path);
+        refusedOpens++;
+        return Promise.resolve(refusalFrom(osRefusal, `open ${path}`, "read"));
+      },
+    };
     const result = await findAndHashModelFiles(
       { modelPath: join(dir, "m-00001-of-00004.gguf"), cacheDir: null, maxParallel: 4, parallelMinBytes: 0 },
-      defaultProbeDeps(),
+      deps,
     );
-    assert.equal(result.files?.[1]?.sha256, null);
-    assert.equal(result.files?.[0]?.sha256, sha256(contents[0]!));
-    assert.equal(result.files?.[3]?.sha256, sha256(contents[3]!));
+    assert.ok(refusedOpens >= 1, "the blocked shard was opened through the injected reader");
+    assert.deepEqual(result.files?.map((f) => f.sha256), [
+      sha256(contents[0]!),
+      null,
+      sha256(contents[2]!),
+      sha256(contents[3]!),
+    ]);
     assert.match(result.missing["/model/files/1/sha256"]!, /denied access/);
+    assert.ok(!JSON.stringify(result.missing).includes(dir), "no machine path in a reason");
+    assert.equal(result.parallelProblem, null, "an OS refusal is not a worker failure");
   });
+});
+
+Deno.test({
+  name: "a real mode-000 shard is null + reason on the worker path (needs a non-root POSIX user)",
+  // Root reads a mode-000 file anyway and Windows has no such mode: the injected refusal above covers those.
+  ignore: Deno.build.os === "windows" || Deno.uid() === 0,
+  fn: async () => {
+    await withShards(async (dir, contents) => {
+      await chmod(join(dir, "m-00002-of-00004.gguf"), 0o000);
+      const result = await findAndHashModelFiles(
+        { modelPath: join(dir, "m-00001-of-00004.gguf"), cacheDir: null, maxParallel: 4, parallelMinBytes: 0 },
+        defaultProbeDeps(),
+      );
+      assert.equal(result.files?.[1]?.sha256, null);
+      assert.equal(result.files?.[0]?.sha256, sha256(contents[0]!));
+      assert.equal(result.files?.[3]?.sha256, sha256(contents[3]!));
+      assert.match(result.missing["/model/files/1/sha256"]!, /denied access/);
+    });
+  },
 });
 
 /** A fake worker that hashes nothing: it starts, then dies on the first chunk. */
