@@ -44,6 +44,8 @@ export interface ScriptedRunOptions {
   engine?: MockEngine;
   /** Temp folder to reuse (for a second run). */
   dir?: string;
+  /** Called with the engine before the run starts (to wait on its request log from a run hook). */
+  onEngine?: (engine: MockEngine) => void;
 }
 
 /** Starts the engine (unless given), runs the protocol, reads back the folder. The caller closes engine and dir. */
@@ -61,6 +63,7 @@ export async function runScripted(options: ScriptedRunOptions = {}): Promise<Scr
     ...options.mock,
   });
   try {
+    options.onEngine?.(engine);
     return await runAndRead(engine, dir, options);
   } catch (error) {
     if (!options.engine) await engine.close();

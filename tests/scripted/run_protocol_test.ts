@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { cleanup, maxSharedPrefixTokens, runScripted, type ScriptedRun } from "./_harness.ts";
 import type { RequestCounts } from "../../report/contract.ts";
+import type { MockEngine } from "../../mock/mod.ts";
 
 function assertValid(run: ScriptedRun): void {
   assert.deepEqual(run.problems, [], "validateResultText finds no problem in results.json");
@@ -154,16 +155,29 @@ Deno.test("a timeout and a cut stream fail their requests, /health answers, and 
 Deno.test("cancelling mid-run records the in-flight request as cancelled, skips the rest and still writes a valid partial result", async () => {
   let run: ScriptedRun | undefined;
   const controller = new AbortController();
+  let engine: MockEngine | undefined;
+  let waitProblem: unknown = null;
   try {
     run = await runScripted({
+      // The request sends its first delta, then stalls: the abort lands at that known point, mid-stream.
       mock: { script: { "performance-short-r2": { fault: { kind: "stall", afterTokens: 1, ms: 5000 } } } },
+      onEngine: (e) => (engine = e),
       run: {
         signal: controller.signal,
         onRequestStart: (fixture) => {
-          if (fixture.id === "performance-short-r2") setTimeout(() => controller.abort("SIGINT"), 50);
+          if (fixture.id !== "performance-short-r2") return;
+          engine!.waitFor((e) =>
+            e.requests.some((r) => r.requestId === "performance-short-r2" && r.firstDeltaSentAtEpochUs !== null)
+          ).catch((error) => (waitProblem = error)).finally(() => controller.abort("SIGINT"));
         },
       },
     });
+    assert.equal(waitProblem, null, "the stalled request sent its first delta before the abort");
+    // The engine sees the client hang up during the stall (not after it): the abort landed mid-stream.
+    await run.engine.waitFor(
+      (e) => e.requests.some((r) => r.requestId === "performance-short-r2" && r.outcome === "client_disconnected"),
+      4000,
+    );
     assertValid(run);
     assert.equal(run.result.run.status, "partial");
     assert.equal(run.byId.get("performance-short-r2")!.status, "failed");
