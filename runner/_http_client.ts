@@ -188,6 +188,15 @@ const DRAIN_LIMIT_BYTES = 1024 * 1024;
 /** Largest part of one read decoded as one queued task (about 50 events, a fraction of a slice). */
 const READ_PIECE_BYTES = 8 * 1024;
 const DRAIN_TIMEOUT_MS = 2000;
+/**
+ * A pooled connection that closes with no answer within this long of the request being written is taken as one the
+ * server had already closed while it sat idle (its close was in flight when the request went out), and the request
+ * is sent once more on a fresh connection. Later, the server may have read the request (an engine dying during a
+ * long prefill looks like this): sending it again could run the prompt twice, so that close is a cut. The write
+ * callback cannot tell the two apart: measured on Deno 2.9 and Bun 1.4, in the idle-close race it reports success
+ * 0.1-0.7 ms before the close arrives.
+ */
+const STALE_CLOSE_WINDOW_MS = 50;
 
 class ExchangeImpl implements Exchange {
   #request: ExchangeRequest;
@@ -204,6 +213,10 @@ class ExchangeImpl implements Exchange {
   /** Clock reading of the read being decoded. */
   #readAtMs = 0;
   #reused = false;
+  /** Caller's clock when the request bytes were written on the current connection. */
+  #writtenAtMs = 0;
+  /** The socket refused the request bytes (it was closed already): nothing reached the server. */
+  #writeFailed = false;
 
   constructor(request: ExchangeRequest, handlers: ExchangeHandlers) {
     this.#request = request;
@@ -264,8 +277,12 @@ class ExchangeImpl implements Exchange {
     if (this.#state !== 0) return;
     const conn = this.#conn!;
     conn.uses++;
-    this.#handlers.dispatch(this.#request.now(), this.#reused);
-    conn.socket.write(this.#bytes);
+    this.#writtenAtMs = this.#request.now();
+    this.#writeFailed = false;
+    this.#handlers.dispatch(this.#writtenAtMs, this.#reused);
+    conn.socket.write(this.#bytes, (error?: Error | null) => {
+      if (error && this.#conn === conn) this.#writeFailed = true;
+    });
   }
 
   /** The caller's clock now (a read's arrival time). */
@@ -299,7 +316,10 @@ class ExchangeImpl implements Exchange {
   onClose(error: Error | null, t: number): void {
     if (this.#state === 2) return;
     const conn = this.#conn!;
-    if (!this.#gotByte && this.#reused && !this.#retried && this.#state === 0) {
+    if (
+      !this.#gotByte && this.#reused && !this.#retried && this.#state === 0 &&
+      (this.#writeFailed || t - this.#writtenAtMs <= STALE_CLOSE_WINDOW_MS)
+    ) {
       // A pooled connection the server had already closed: send once more on a fresh one.
       this.#retried = true;
       conn.owner = null;

@@ -436,6 +436,45 @@ Deno.test("keep-alive connections are reused, and a pooled connection the server
   });
 });
 
+Deno.test("a pooled connection closed without an answer long after the request is cut, and the request is not sent again", async () => {
+  // The request goes out on a kept-alive connection; the engine works on it (the clock moves 5 s) and then closes
+  // without a byte. A live server must see the request once, not twice.
+  const clock = { t: 1000 };
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  let server!: RawServer;
+  await withServer((ex) => {
+    if (server.requests.length === 1) return writePieces(ex.socket, [SSE_HEAD, chunked(stream)]);
+    clock.t += 5000;
+    ex.socket.destroy();
+  }, async (s) => {
+    server = s;
+    assert.equal((await ask(server, { now: () => clock.t })).end, "finished");
+    const o = await ask(server, { now: () => clock.t });
+    assert.equal(o.end, "cut");
+    assert.match(o.error_message ?? "", /closed/);
+    assert.equal(server.requests.length, 2, "the request was sent once");
+    assert.equal(server.requests[1]!.socket, server.requests[0]!.socket);
+  });
+});
+
+Deno.test("a server that dies during a long prefill on a pooled connection is cut, not connect_error", async () => {
+  const clock = { t: 1000 };
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  let server!: RawServer;
+  await withServer(async (ex) => {
+    if (server.requests.length === 1) return writePieces(ex.socket, [SSE_HEAD, chunked(stream)]);
+    clock.t += 5000;
+    await server.close(); // stops listening and drops the connection: the engine is gone
+  }, async (s) => {
+    server = s;
+    assert.equal((await ask(s, { now: () => clock.t })).end, "finished");
+    const o = await ask(s, { now: () => clock.t });
+    assert.equal(o.end, "cut");
+    assert.equal(o.http_status, null);
+    assert.equal(s.requests.length, 2);
+  });
+});
+
 Deno.test("chunk offsets: each answer or tool-call event is stamped with the read that carried it, in order", async () => {
   // The server writes one piece, waits until the client has stamped its read, then moves the clock and goes on.
   const clock = { t: 1000, expectRead: null as (() => void) | null };
