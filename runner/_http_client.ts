@@ -24,7 +24,9 @@ export type ExchangeEnd =
   /** No connection, or the request could not be written. */
   | { kind: "connect_error"; message: string }
   /** The bytes were not an HTTP/1.x response. */
-  | { kind: "framing_error"; message: string };
+  | { kind: "framing_error"; message: string }
+  /** A handler (the caller's code) threw while a read was handled; the connection was closed. */
+  | { kind: "handler_error"; message: string };
 
 /** Callbacks of one exchange. `tMs` is the caller's clock at the network read (or event) that caused the call. */
 export interface ExchangeHandlers {
@@ -102,19 +104,19 @@ class Connection {
       // the stamping of other streams' reads) for longer than about one slice; every piece keeps the read's stamp.
       for (let at = 0; at < bytes.length; at += READ_PIECE_BYTES) {
         const piece = bytes.length <= READ_PIECE_BYTES ? bytes : bytes.subarray(at, at + READ_PIECE_BYTES);
-        enqueueRead(() => this.#decodePiece(owner, piece, tMs));
+        enqueueRead(() => this.#decodePiece(owner, piece, tMs), (error) => owner.fail(error, tMs));
       }
     });
     this.socket.on("error", (error: Error) => {
       this.closed = true;
       const tMs = this.owner?.stamp() ?? 0;
-      enqueueRead(() => this.owner?.onClose(error, tMs));
+      enqueueRead(() => this.owner?.onClose(error, tMs), (thrown) => this.owner?.fail(thrown, tMs));
     });
     this.socket.on("close", () => {
       this.closed = true;
       dropIdle(this);
       const tMs = this.owner?.stamp() ?? 0;
-      enqueueRead(() => this.owner?.onClose(null, tMs));
+      enqueueRead(() => this.owner?.onClose(null, tMs), (thrown) => this.owner?.fail(thrown, tMs));
     });
   }
 
@@ -336,6 +338,13 @@ class ExchangeImpl implements Exchange {
       ? { kind: "connect_error", message }
       : { kind: "cut", message, socketError: error !== null };
     this.#finish(end, t, false);
+  }
+
+  /** Ends the exchange because a handler threw while a read (or close) of it was handled. */
+  fail(error: unknown, t: number): void {
+    if (this.#state === 2) return;
+    const message = error instanceof Error ? error.message : String(error);
+    this.#finish({ kind: "handler_error", message: `Cannot handle the response: ${message}` }, t, false);
   }
 
   #finish(end: ExchangeEnd | null, t: number, reusable: boolean): void {

@@ -13,7 +13,13 @@ import { setImmediate } from "node:timers";
 const SLICE_MS = 0.5;
 const BUSY_SLICES_BEFORE_TIMER = 2;
 
-let tasks: (() => void)[] = [];
+/** One queued piece of work and where its failure goes. */
+interface Task {
+  run: () => void;
+  fail: (error: unknown) => void;
+}
+
+let tasks: Task[] = [];
 let head = 0;
 let scheduled = false;
 let busySlices = 0;
@@ -36,11 +42,15 @@ function drain(): void {
     const task = tasks[head]!;
     head++;
     try {
-      task();
+      task.run();
     } catch (error) {
-      // A failing task is a bug; keep the other streams going and surface it.
-      schedule();
-      throw error;
+      // A throw here would be uncaught (it runs from a timer) and end the process: the task's owner gets it, and
+      // the other streams go on.
+      try {
+        task.fail(error);
+      } catch {
+        // The owner could not take it either; nothing else here can.
+      }
     }
     if (performance.now() >= stopAt) break;
   }
@@ -57,9 +67,12 @@ function drain(): void {
   }
 }
 
-/** Queues the work of one network read (or close) that was already stamped; it runs soon, in arrival order. */
-export function enqueueRead(task: () => void): void {
-  tasks.push(task);
+/**
+ * Queues the work of one network read (or close) that was already stamped; it runs soon, in arrival order. When
+ * `run` throws, `fail` receives the error (never rethrown: it would end the process).
+ */
+export function enqueueRead(run: () => void, fail: (error: unknown) => void): void {
+  tasks.push({ run, fail });
   if (!scheduled) {
     busySlices = 0;
     schedule();

@@ -14,7 +14,8 @@
  * (llama-server puts timings on its last chunk). A server dying between the finish chunk and the usage chunk is
  * therefore "cut", not a completed request without usage. `[DONE]` without a finish_reason is "no_finish"; an
  * end without a finish_reason, or inside an event, is "cut".
- * An `error` event ends the stream as "error_event" at once, whatever came before it.
+ * An `error` event ends the stream as "error_event" at once, whatever came before it. A caller callback that throws
+ * ends only its own request, as "malformed" with the error's message.
  */
 import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./_http_target.ts";
@@ -237,7 +238,13 @@ class StreamRequest {
     }
     if (reader.sawFirstDelta && this.#firstDeltaMs === null) {
       this.#firstDeltaMs = this.#readMs;
-      this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000, this.#readMs);
+      try {
+        this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000, this.#readMs);
+      } catch (error) {
+        // The caller's code failed: this request ends, as malformed (no other end fits), and nothing else does.
+        this.#verdict = "malformed";
+        reader.errorMessage = `Cannot go on with the stream: onFirstDelta threw: ${(error as Error)?.message ?? error}`;
+      }
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
     if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
@@ -275,6 +282,7 @@ class StreamRequest {
       case "connect_error":
         return this.#end("connect_error", tMs, end.message);
       case "framing_error":
+      case "handler_error":
         return this.#end("malformed", tMs, end.message);
     }
   }

@@ -109,6 +109,25 @@ Deno.test("the first delta is stamped with the read that carried it, and onFirst
   });
 });
 
+Deno.test("an onFirstDelta that throws ends only its own request, as malformed with the message", async () => {
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  await withServer(sse(stream), async (server) => {
+    const outcomes = await Promise.all([0, 1, 2, 3].map((i) =>
+      ask(server, {
+        onFirstDelta: () => {
+          if (i === 1) throw new Error("load generator bug");
+        },
+      })
+    ));
+    assert.equal(outcomes[1]!.end, "malformed");
+    assert.match(outcomes[1]!.error_message ?? "", /onFirstDelta threw: load generator bug/);
+    assert.equal(outcomes[1]!.answer_text, "z");
+    for (const i of [0, 2, 3]) assert.equal(outcomes[i]!.end, "finished", `request ${i}`);
+    // The process went on: a later request on the same server still finishes.
+    assert.equal((await ask(server)).end, "finished");
+  });
+});
+
 Deno.test("tool-call fragments aggregate by index; a re-sent name replaces name and id", async () => {
   await withServer(
     sse([

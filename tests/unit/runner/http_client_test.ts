@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { closeIdleConnections, type ExchangeEnd, startExchange } from "../../../runner/_http_client.ts";
+import { parseBaseUrl } from "../../../runner/_http_target.ts";
+import { enqueueRead } from "../../../runner/_read_queue.ts";
+import { SSE_HEAD, startRawServer, within, writePieces } from "./_raw_server.ts";
+import { chunked, deltaEvent } from "./_streams.ts";
+
+Deno.test("a read task that throws goes to its owner and the tasks queued after it still run", async () => {
+  const ran: string[] = [];
+  const failed: unknown[] = [];
+  let allRan!: () => void;
+  const done = new Promise<void>((resolve) => allRan = resolve);
+  enqueueRead(() => ran.push("a"), (error) => failed.push(error));
+  enqueueRead(() => {
+    throw new Error("boom");
+  }, (error) => failed.push(error));
+  enqueueRead(() => {
+    throw new Error("again");
+  }, () => {
+    throw new Error("the owner fails too");
+  });
+  enqueueRead(() => {
+    ran.push("d");
+    allRan();
+  }, (error) => failed.push(error));
+  await within(done, 2000, "the queued tasks");
+  assert.deepEqual(ran, ["a", "d"]);
+  assert.equal(failed.length, 1);
+  assert.equal((failed[0] as Error).message, "boom");
+});
+
+Deno.test("a body handler that throws ends that exchange as handler_error and closes its connection", async () => {
+  const server = await startRawServer((ex) =>
+    writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"z"}`)]).slice(0, -5)])
+  );
+  try {
+    const ends: ExchangeEnd[] = [];
+    let ended!: () => void;
+    const endedOnce = new Promise<void>((resolve) => ended = resolve);
+    startExchange({
+      target: parseBaseUrl(server.baseUrl),
+      method: "POST",
+      path: "/v1/chat/completions",
+      body: new TextEncoder().encode("{}"),
+      now: () => performance.now(),
+    }, {
+      dispatch: () => {},
+      firstByte: () => {},
+      head: () => {},
+      body: () => {
+        throw new Error("handler bug");
+      },
+      end: (end) => {
+        ends.push(end);
+        ended();
+      },
+    });
+    await within(endedOnce, 2000, "the exchange end");
+    assert.deepEqual(ends, [{ kind: "handler_error", message: "Cannot handle the response: handler bug" }]);
+    await within(server.requests[0]!.closed, 2000, "the client to close the connection");
+  } finally {
+    closeIdleConnections();
+    await server.close();
+  }
+});
