@@ -97,12 +97,27 @@ export interface ExecutionFacts {
 
 const PROTOCOL_DEADLINE_S = 1800;
 
-/** Runs the plan in order and returns the recorded facts. Never throws for a failed request. */
+/**
+ * Runs the plan in order and returns the recorded facts. Never throws for a failed request.
+ * @throws {RangeError} when a batch holds a fixture that plan.fixtures does not list.
+ */
 export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): Promise<ExecutionFacts> {
   const { plan, signal } = options;
   const total = plan.fixtures.length;
   const slots: (ExecutedRequest | undefined)[] = new Array(total);
   const indexOf = new Map(plan.fixtures.map((f, i) => [f.id, i]));
+  /** The fixture's slot in `plan.fixtures`; a batch fixture outside it would overwrite another's record. */
+  const slotOf = (id: string): number => {
+    const index = indexOf.get(id);
+    if (index === undefined) {
+      throw new RangeError(
+        `Cannot execute run: request "${id}" is in a batch but not in plan.fixtures; build the plan with planRun`,
+      );
+    }
+    return index;
+  };
+  // Checked before anything is sent, so a bad plan sends no request.
+  for (const batch of plan.batches) for (const fixture of batch.fixtures) slotOf(fixture.id);
   const healthChecks: ExecutionFacts["healthChecks"] = [];
   const roundWallsS: (number | null)[] = [];
   const originMs = deps.nowMs();
@@ -122,7 +137,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     return `the run was cancelled (${what})`;
   };
   const record = (request: ExecutedRequest): Promise<void> => {
-    const index = indexOf.get(request.fixture.id) ?? 0;
+    const index = slotOf(request.fixture.id);
     slots[index] = request;
     const position = { index: index + 1, total };
     chain = chain.then(() => options.onRequestEnd?.(request, position));
@@ -130,7 +145,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
   };
   const send = async (fixture: Fixture, concurrency: number): Promise<ExecutedRequest & { kind: "outcome" }> => {
     const body = options.bodyOf(fixture);
-    const index = indexOf.get(fixture.id) ?? 0;
+    const index = slotOf(fixture.id);
     options.onRequestStart?.(fixture, { index: index + 1, total });
     const startedS = clockS();
     const streamOptions: ExecutorStreamOptions = {

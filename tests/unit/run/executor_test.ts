@@ -160,3 +160,16 @@ Deno.test("the deadline defaults to the protocol's 1800 s and can be shortened b
   assert.equal(seen[0], 1800);
   assert.equal(seen.at(-1), 0.5);
 });
+
+Deno.test("a batch fixture missing from plan.fixtures is a RangeError before any request is sent", async () => {
+  const plan = planRun(fakeFixtures(false), { optionalConcurrency: false });
+  const stray = { ...plan.fixtures[3]!, id: "performance-unplanned-r1" };
+  const batches = plan.batches.map((b, i) => (i === 2 ? { ...b, fixtures: [stray] } : b));
+  const deps = fakeDeps(() => outcome());
+  await assert.rejects(
+    executeRun({ baseUrl: "http://127.0.0.1:1", plan: { ...plan, batches }, bodyOf, isFailure }, deps),
+    (error: unknown) =>
+      error instanceof RangeError && /"performance-unplanned-r1".*not in plan\.fixtures/.test(error.message),
+  );
+  assert.deepEqual(deps.sent, [], "nothing was sent, so no record of another request was overwritten");
+});
