@@ -5,7 +5,8 @@
  * `--self-check` loads the in-process scripted engine with zero service time to show the client's own ceiling.
  */
 import { parseArgs } from "node:util";
-import { onTerminationSignal, readTextFile, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import { onTerminationSignal, readTextFile, sys, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import { createSanitizer, type Sanitizer } from "../report/sanitize.ts";
 import { classifyServerUrl } from "../runner/mod.ts";
 import { type LoadDeps, type LoadPlan, runLoad } from "../runner/load_generator.ts";
 import type { ArrivalProcess, LoadRunFacts } from "../runner/load_types.ts";
@@ -542,6 +543,8 @@ export interface LoadCommandDeps extends LoadDeps {
   stdout(text: string): void;
   stderr(text: string): void;
   startMockEngine(options: MockEngineOptions): Promise<MockEngine>;
+  /** Redacts home folders, user and host names and secrets from every --out line (rows carry server error text). */
+  sanitizer: Sanitizer;
   signal?: AbortSignal;
 }
 
@@ -573,6 +576,8 @@ export async function runLoadCommand(options: LoadCommandOptions, deps: LoadComm
       (profile && options.failOnOslMismatch ? { target: profile.osl_target, tolerance: 0.1, stat: "mean" } : undefined);
     const isl = options.isl;
     const lines: string[] = [];
+    /** Adds one --out JSONL line, sanitized like run's published files. */
+    const emit = (value: unknown) => lines.push(JSON.stringify(deps.sanitizer.json(value)));
     const config = {
       format: LOAD_RUN_FORMAT,
       version: 1,
@@ -588,7 +593,7 @@ export async function runLoadCommand(options: LoadCommandOptions, deps: LoadComm
       bin_s: options.binS,
       late_after_s: options.lateAfterS,
     };
-    lines.push(JSON.stringify(config));
+    emit(config);
     const runs: LoadRunResult[] = [];
     for (let r = 0; r < options.repeat; r++) {
       if (deps.signal?.aborted) break;
@@ -606,15 +611,15 @@ export async function runLoadCommand(options: LoadCommandOptions, deps: LoadComm
         ...(deps.signal ? { signal: deps.signal } : {}),
       }, deps);
       runs.push(run);
-      for (const row of run.rows) lines.push(JSON.stringify({ run: r, ...row }));
-      lines.push(JSON.stringify({ run: r, ...run.summary }));
+      for (const row of run.rows) emit({ run: r, ...row });
+      emit({ run: r, ...run.summary });
       deps.stdout(renderLoadSummary(run.summary));
       if (options.selfCheck) deps.stdout(renderSelfCheck(run));
     }
     let aggregate: LoadAggregate | null = null;
     if (runs.length > 1) {
       aggregate = aggregateRuns(runs.map((r) => r.summary.overall), { seed: options.workload.seed });
-      lines.push(JSON.stringify(aggregate));
+      emit(aggregate);
       deps.stdout(renderAggregate(aggregate));
     }
     if (options.out !== undefined) {
@@ -656,6 +661,9 @@ export function renderSelfCheck(run: LoadRunResult): string {
 export async function realLoadDeps(signal?: AbortSignal): Promise<LoadCommandDeps> {
   const { streamChat } = await import("../runner/mod.ts");
   const { startMockEngine } = await import("../mock/mod.ts");
+  const user = sys.username();
+  const host = sys.hostname();
+  const home = sys.homeDir();
   const deps: LoadCommandDeps = {
     streamChat: (o) => streamChat(o),
     nowS: () => performance.now() / 1000,
@@ -667,6 +675,11 @@ export async function realLoadDeps(signal?: AbortSignal): Promise<LoadCommandDep
     stdout: writeStdout,
     stderr: writeStderr,
     startMockEngine,
+    sanitizer: createSanitizer({
+      username: user.ok ? user.value : null,
+      hostname: host.ok ? host.value : null,
+      homeDir: home.ok ? home.value : null,
+    }),
   };
   if (signal) deps.signal = signal;
   return deps;

@@ -122,3 +122,43 @@ Deno.test("self-check loads the in-process scripted engine and reports the clien
   const text = out.join("");
   assert.match(text, /client ceiling: [\d.]+ req\/s, \d+ output tok\/s, \d+ SSE events\/s at 8 concurrent streams/);
 });
+
+Deno.test("load --out sanitizes server error text: a home path in an error message does not reach the file", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const leaked = "/home/alice-strata/models/private.gguf";
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: { "*": { fault: { kind: "http_error", status: 500, message: `cannot open ${leaked}: no such file` } } },
+  });
+  try {
+    await writeFile(
+      join(dir, "p.jsonl"),
+      ["say one", "say two"].map((prompt) => JSON.stringify({ prompt })).join("\n"),
+    );
+    const out = join(dir, "run.jsonl");
+    const options = parseLoadArgs([
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "2",
+      "--warmup-requests",
+      "0",
+      "--prompts",
+      join(dir, "p.jsonl"),
+      "--out",
+      out,
+    ]);
+    const { deps } = await captured();
+    await runLoadCommand(options, deps);
+    const text = await readFile(out, "utf8");
+    assert.ok(!text.includes("alice-strata"), text);
+    const rows = text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.format === "strata-load-request");
+    assert.equal(rows.length, 2);
+    for (const row of rows) assert.match(row.error?.message ?? "", /cannot open <home>/, JSON.stringify(row.error));
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
