@@ -197,7 +197,9 @@ export async function runCompare(
   );
   const targets = { baseline: options.baseline, candidate: options.candidate };
   const sessions = compareSchedule(targets, options.points, options.rounds);
-  const lines = [JSON.stringify({
+  // Every line passes the sanitizer, as run and load outputs do: summaries can carry server error text.
+  const encode = (value: unknown): string => JSON.stringify(deps.sanitizer.json(value));
+  const lines = [encode({
     format: COMPARE_FORMAT_LINE,
     version: 1,
     kind: "config",
@@ -219,7 +221,7 @@ export async function runCompare(
     ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
     progress: (line) => deps.stderr(`${line}\n`),
-    record: (line) => lines.push(JSON.stringify({ format: COMPARE_FORMAT_LINE, version: 1, ...line })),
+    record: (line) => lines.push(encode({ format: COMPARE_FORMAT_LINE, version: 1, ...line })),
     measure: async (side, url, concurrency, round) => {
       const plan: Parameters<typeof executeLoad>[0]["plan"] = {
         mode: "closed",
@@ -240,7 +242,7 @@ export async function runCompare(
         ...(deps.signal ? { signal: deps.signal } : {}),
       }, deps);
       rounds.get(concurrency)![side].push(run.summary.overall);
-      lines.push(JSON.stringify({ side, concurrency, round, ...run.summary }));
+      lines.push(encode({ side, concurrency, round, ...run.summary }));
     },
   });
   const inputs: ComparePointInput[] = options.points.map((concurrency) => ({
@@ -253,7 +255,7 @@ export async function runCompare(
     toleranceFraction: options.tolerance,
     recordedNoiseFloor: options.noiseFloor,
   });
-  lines.push(JSON.stringify(result));
+  lines.push(encode(result));
   return { result, lines };
 }
 

@@ -127,3 +127,42 @@ Deno.test("compare of a URL against a profile starts the profile's engine each r
     await baseline.close();
   }
 });
+
+Deno.test("every compare output line passes through the sanitizer, as run and load outputs do", async () => {
+  const engine = await startMockEngine({ ...ENGINE });
+  try {
+    const options = parseCompareArgs([
+      "--baseline",
+      engine.url,
+      "--candidate",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--rounds",
+      "1",
+      "--requests",
+      "2",
+      "--warmup-requests",
+      "0",
+      "--profile",
+      "chat-short",
+      "--sample",
+      "4",
+    ]);
+    let passed = 0;
+    const sanitizer = {
+      text: (text: string) => text,
+      json: (value: unknown) => {
+        passed += 1;
+        return { ...(value as Record<string, unknown>), sanitized_mark: true };
+      },
+    };
+    const deps = { ...(await realLoadDeps()), stdout: () => {}, stderr: () => {}, sanitizer };
+    const { lines } = await runCompare(options, deps);
+    assert.ok(lines.length >= 4, `config, two turns, summaries, result: got ${lines.length}`);
+    assert.equal(passed, lines.length);
+    for (const line of lines) assert.equal(JSON.parse(line).sanitized_mark, true, line.slice(0, 120));
+  } finally {
+    await engine.close();
+  }
+});
