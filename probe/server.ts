@@ -1,5 +1,5 @@
 /** Facts a running server reports about itself: /props, /v1/status, /slots, /metrics. */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../report/sha256.ts";
 import type { MissingMap } from "./_deps.ts";
 import { parsePrometheusText } from "./_prometheus.ts";
 
@@ -95,7 +95,7 @@ export function engineCommitFromBuildInfo(buildInfo: string): string | null {
 
 /** SHA-256 of a string's UTF-8 bytes, lowercase hex. */
 export function sha256Text(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return sha256Hex(text);
 }
 
 /**

@@ -12,18 +12,16 @@
  * and `dist/SHA256SUMS` are written beside the binaries.
  */
 import { Buffer } from "node:buffer";
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { arch, platform } from "node:os";
 import { args, env, exit, spawnProcess, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { readGitHead } from "../probe/mod.ts";
+import { hashFile, readGitHead } from "../probe/mod.ts";
 import { BUNDLE_DIR, STANDARD_V1_CORPUS_SHA256, verifyBundle } from "../fixtures/mod.ts";
 import { EXIT } from "../cli/exit_codes.ts";
-import { readTextOutcome, statOutcome } from "../runtime/mod.ts";
+import { openReaderOutcome, readTextOutcome, statOutcome } from "../runtime/mod.ts";
 import { encodeBundleFiles } from "./embedded_bundle.ts";
 import { permissionFlags, permissionSetFrom } from "./permissions.ts";
 import { hostTarget, RELEASE_TARGETS, type ReleaseTarget, selectTargets } from "./_targets.ts";
@@ -82,11 +80,11 @@ export interface CompileReport {
   failed: string[];
 }
 
-/** SHA-256 of a file, streamed (binaries are about 100 MB). */
+/** SHA-256 of a file, streamed by the probe's file hasher (binaries are about 100 MB); throws when unreadable. */
 export async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Uint8Array);
-  return hash.digest("hex");
+  const hashed = await hashFile(path, { openReader: openReaderOutcome, nowMs: () => performance.now() });
+  if (!hashed.ok) throw new Error(`Cannot hash ${path}: ${hashed.reason}`);
+  return hashed.value;
 }
 
 /** The source commit, or throws with the reason (a release is never built without one). */

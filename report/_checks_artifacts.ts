@@ -2,17 +2,12 @@
  * Artifacts: unique paths, an outputs file present, the template attached, and every file's SHA-256 equal to the
  * hash the result records (a file that cannot be found is a problem).
  */
-import { createHash } from "node:crypto";
 import type { Artifact, Configuration } from "./contract.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
+import { sha256Hex } from "./sha256.ts";
 
 /** Reads one file of the result folder by its relative path; null when it does not exist. */
 export type ArtifactReader = (relativePath: string) => Promise<Uint8Array | null>;
-
-/** Lowercase hex SHA-256 of bytes. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 /** Listing rules that need no file access. `valid[i]` says whether artifact i passed the shape check. */
 export function checkArtifactList(

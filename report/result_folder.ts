@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { refusalFrom, type ResultFiles } from "../runtime/mod.ts";
 import type { ExecutedRequest } from "../runner/executor.ts";
 import type { Artifact, ArtifactKind, RequestStatus } from "./contract.ts";
+import { sha256Hex } from "./sha256.ts";
 
 /** File names inside a result folder. */
 export const RESULT_FILES = {
@@ -83,10 +84,6 @@ export interface ResultFolder {
 }
 
 const encoder = new TextEncoder();
-
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 /**
  * Creates the folder (and parents) and returns its writer.

@@ -4,7 +4,7 @@
  * the refusal of one literal prompt repeated as a "workload". The achieved ISL/OSL come from the server's token
  * counts later; nothing here estimates tokens for a result.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../report/sha256.ts";
 import { createPrng, type Prng } from "../score/load_prng.ts";
 
 export interface ChatTurn {
@@ -39,11 +39,6 @@ export const PROFILES = {
 } as const;
 export type ProfileName = keyof typeof PROFILES;
 export const PROFILE_VERSION = "1";
-
-/** SHA-256 (hex) of bytes or UTF-8 text. */
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
-}
 
 function isTurn(value: unknown): value is ChatTurn {
   const v = value as Record<string, unknown> | null;
