@@ -8,7 +8,7 @@ import { engineArgv, type EngineProfile, profileBaseUrl } from "./profile.ts";
 
 /** Why the engine could not be used. */
 export class EngineStartError extends Error {
-  readonly code: "no-start" | "spawn" | "exited" | "not-ready" | "cancelled";
+  readonly code: "no-start" | "spawn" | "exited" | "not-ready" | "not-engine" | "cancelled";
   constructor(code: EngineStartError["code"], message: string) {
     super(message);
     this.name = "EngineStartError";
@@ -52,8 +52,11 @@ export interface StartEngineOptions {
   fetch?: typeof fetch;
 }
 
-/** Result of one /health probe: no answer, answering but not ready (503 while loading), or ready. */
-type HealthState = "down" | "loading" | "ready";
+/**
+ * Result of one /health probe: no answer, loading (503, as llama-server answers while it loads the model), ready
+ * (200), or "foreign": any other status, from a server that is not a llama.cpp-compatible engine (or a broken one).
+ */
+type HealthState = { state: "down" | "loading" | "ready" } | { state: "foreign"; status: number };
 
 async function health(baseUrl: string, fetchFn: typeof fetch, timeoutMs: number): Promise<HealthState> {
   const controller = new AbortController();
@@ -61,12 +64,20 @@ async function health(baseUrl: string, fetchFn: typeof fetch, timeoutMs: number)
   try {
     const response = await fetchFn(`${baseUrl}/health`, { signal: controller.signal });
     await response.body?.cancel();
-    return response.status === 200 ? "ready" : "loading";
+    if (response.status === 200) return { state: "ready" };
+    if (response.status === 503) return { state: "loading" };
+    return { state: "foreign", status: response.status };
   } catch {
-    return "down";
+    return { state: "down" };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The sentence that says why a server answering /health with `status` cannot be used as the engine. */
+function foreignServer(url: string, status: number): string {
+  return `the server on ${url} answers /health with HTTP ${status}: it is not a llama.cpp-compatible engine that ` +
+    `is loading (503) or ready (200)`;
 }
 
 /** The last `lines` lines of a log, indented, for an error message. */
@@ -126,10 +137,17 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
   const progress = options.progress ?? (() => {});
   if (profile.port !== 0) {
     const url = profileBaseUrl(profile.host, profile.port);
-    const state = await health(url, fetchFn, 2_000);
-    if (state !== "down") {
+    const found = await health(url, fetchFn, 2_000);
+    if (found.state === "foreign") {
+      throw new EngineStartError(
+        "not-engine",
+        `Cannot use profile "${profile.name}": ${foreignServer(url, found.status)}; stop what listens on port ` +
+          `${profile.port} or give the profile another port`,
+      );
+    }
+    if (found.state !== "down") {
       progress(`a server already answers at ${url}; using it and leaving it running`);
-      if (state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
+      if (found.state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
       return foundRunning(url, profile.modelFiles, profile.engineCommit);
     }
     if (options.noStart) {
@@ -199,7 +217,10 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
   }
 }
 
-/** Waits until /health answers 200, the engine exits, the deadline passes, or the signal aborts. */
+/**
+ * Waits until /health answers 200, the engine exits, /health answers neither 200 nor 503, the deadline passes, or
+ * the signal aborts.
+ */
 async function waitReady(
   fixedUrl: string | null,
   learnedUrl: (() => string | null) | null,
@@ -229,9 +250,19 @@ async function waitReady(
       );
     }
     const url = fixedUrl ?? learnedUrl?.() ?? null;
-    const state = url === null ? "down" : await health(url, fetchFn, 2_000);
-    if (state === "ready" && url !== null) return url;
-    if (state === "down" && failWhenDown) {
+    const answer: HealthState = url === null ? { state: "down" } : await health(url, fetchFn, 2_000);
+    if (answer.state === "ready" && url !== null) return url;
+    if (answer.state === "foreign" && url !== null) {
+      const why = foreignServer(url, answer.status);
+      throw new EngineStartError(
+        "not-engine",
+        child === undefined
+          ? `Cannot use profile "${profile.name}": ${why}; stop what listens there or give the profile another port`
+          : `Cannot start profile "${profile.name}": ${why}; check the profile's engine and arguments. ` +
+            `Its log ends:\n${logTail(logText())}`,
+      );
+    }
+    if (answer.state === "down" && failWhenDown) {
       throw new EngineStartError(
         "exited",
         `Cannot use the server at ${url}: it stopped answering while it was loading; start it again`,
