@@ -1,6 +1,7 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
 import { parseArgs } from "node:util";
 import { classifyServerUrl } from "../runner/mod.ts";
+import type { DeclaredProvenance } from "./_run_protocol.ts";
 
 /** Default server: llama-server's default address on loopback. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";
@@ -9,22 +10,13 @@ export const DEFAULT_URL = "http://127.0.0.1:8080";
 export const REFUSED_FLAGS = ["--concurrency", "--repeat", "--request-timeout"] as const;
 
 /** Parsed `run` options. */
-export interface RunArgs {
+export interface RunArgs extends DeclaredProvenance {
   url: string;
   profile: string | null;
   noStart: boolean;
   optionalConcurrency: boolean;
   track: "default" | "custom";
   trackNotes: string | null;
-  modelId: string | null;
-  modelRevision: string | null;
-  sourceRevision: string | null;
-  tokenizerRevision: string | null;
-  quantization: string | null;
-  customPack: string | null;
-  background: string[];
-  buildOptions: string[] | null;
-  engineCommit: string | null;
   out: string | null;
   simulated: boolean;
 }

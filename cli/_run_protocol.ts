@@ -27,6 +27,19 @@ import type { Provenance, ServerDialect, ServerFacts } from "../probe/mod.ts";
 /** Settings spelling the runner chose for the server (the probe's reading of what the server exposes). */
 export type Dialect = ServerDialect;
 
+/** What the engine cannot tell the runner, as the operator declared it on the command line (null when unset). */
+export interface DeclaredProvenance {
+  modelId: string | null;
+  modelRevision: string | null;
+  sourceRevision: string | null;
+  tokenizerRevision: string | null;
+  quantization: string | null;
+  customPack: string | null;
+  background: string[];
+  buildOptions: string[] | null;
+  engineCommit: string | null;
+}
+
 /** Operator-supplied facts and choices. */
 export interface RunOptions {
   baseUrl: string;
@@ -34,17 +47,7 @@ export interface RunOptions {
   track: "default" | "custom";
   trackNotes: string | null;
   /** Provenance flags as given (null when unset). */
-  declared: {
-    modelId: string | null;
-    modelRevision: string | null;
-    sourceRevision: string | null;
-    tokenizerRevision: string | null;
-    quantization: string | null;
-    customPack: string | null;
-    background: string[];
-    buildOptions: string[] | null;
-    engineCommit: string | null;
-  };
+  declared: DeclaredProvenance;
   /** The operator says the server is a simulation (the demo); the run is labelled simulated. */
   simulated: boolean;
   /** Results root; default bench/results or ./bench-results under the current folder. */
