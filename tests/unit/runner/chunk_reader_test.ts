@@ -108,3 +108,23 @@ Deno.test("visibleInEvent is set by each event with answer text or tool-call byt
   reader.read(data(deltaEvent(`{"tool_calls":[{"index":0,"function":{"arguments":""}}]}`)));
   assert.equal(reader.visibleInEvent, false);
 });
+
+Deno.test("answer and reasoning text of hundreds of deltas come back whole, in order, also when read midway", () => {
+  const reader = new ChunkReader();
+  let answer = "";
+  let reasoning = "";
+  for (let i = 0; i < 300; i++) {
+    const piece = `t${i}é `;
+    answer += piece;
+    reasoning += `r${i}`;
+    reader.read(data(deltaEvent(JSON.stringify({ reasoning_content: `r${i}`, content: piece }))));
+    if (i === 70 || i === 200) {
+      // Reading the text joins what is pending; later deltas still append after it.
+      assert.equal(reader.answerText, answer);
+      assert.equal(reader.reasoningText, reasoning);
+    }
+  }
+  assert.equal(reader.answerText, answer);
+  assert.equal(reader.reasoningText, reasoning);
+  assert.equal(new ChunkReader().answerText, "");
+});
