@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers";
 import assert from "node:assert/strict";
 import { closeIdleConnections, type ExchangeEnd, startExchange } from "../../../runner/_http_client.ts";
 import { parseBaseUrl } from "../../../runner/_http_target.ts";
@@ -27,6 +28,31 @@ Deno.test("a read task that throws goes to its owner and the tasks queued after 
   assert.deepEqual(ran, ["a", "d"]);
   assert.equal(failed.length, 1);
   assert.equal((failed[0] as Error).message, "boom");
+});
+
+Deno.test("reads queued from outside while the queue yields (immediate or timer) all run once, in order", async () => {
+  // Tasks of 0.6 ms make every slice one task long, so the queue yields between all of them and, after two busy
+  // slices, with its timer; each task queues the next from an immediate, i.e. while the queue is yielding.
+  const ran: number[] = [];
+  let allRan!: () => void;
+  const done = new Promise<void>((resolve) => allRan = resolve);
+  const total = 40;
+  let queued = 0;
+  const queueNext = () => {
+    const n = queued++;
+    enqueueRead(() => {
+      const until = performance.now() + 0.6;
+      while (performance.now() < until) { /* a slow decode */ }
+      ran.push(n);
+      if (queued < total) setImmediate(queueNext);
+      if (ran.length === total) allRan();
+    }, (error) => {
+      throw error;
+    });
+  };
+  for (let i = 0; i < 4; i++) queueNext();
+  await within(done, 5000, "the queued tasks");
+  assert.deepEqual(ran, Array.from({ length: total }, (_, i) => i));
 });
 
 Deno.test("a body handler that throws ends that exchange as handler_error and closes its connection", async () => {
