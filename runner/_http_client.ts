@@ -184,14 +184,14 @@ function describeSocketError(error: Error | null, target: HttpTarget): string {
 
 const encoder = new TextEncoder();
 /**
- * A connection with this much read but not yet decoded stops reading until it is below the low mark. Kept small:
- * a saturated client then reads fewer, larger reads (measured on Deno 2.9 at 64 streams, bench:client: client CPU
- * 2.7 s instead of 4.0 s for the same events) and holds less undecoded data for the garbage collector to walk. A
- * stream waiting to be decoded is stamped when its bytes are read, so the mark bounds how late a saturated
- * client's stamps of that stream can be, not whether they are taken at read time.
+ * A connection with this much read but not yet decoded stops reading until it is below the low mark. Measured on
+ * Deno 2.9 (bench:client): a 64 KiB mark cut client CPU at 64 saturated streams while the read queue idled on its
+ * timer, but once the queue resumed on reads it saved nothing there, and at 16 streams it made first-delta stamps
+ * late (p50 1.1-1.6 ms instead of 0.05-0.7 ms: reads of a stream whose bytes were already in the socket were
+ * delivered tens of milliseconds late while most connections were paused). Pausing stays the exception.
  */
-const HIGH_WATER_BYTES = 64 * 1024;
-const LOW_WATER_BYTES = 16 * 1024;
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const LOW_WATER_BYTES = 1024 * 1024;
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
 /** Largest part of one read decoded as one queued task (about 50 events, a fraction of a slice). */
 const READ_PIECE_BYTES = 8 * 1024;
