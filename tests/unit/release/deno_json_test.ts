@@ -68,3 +68,13 @@ Deno.test("the run set used by bench keeps net on loopback and names every progr
   assert.ok((profile.run as string[]).includes("llama-server"));
   assert.deepEqual(profile.net, run.net);
 });
+
+Deno.test("the tasks that measure run V8 single-threaded, as the compiled executables do", async () => {
+  for (
+    const name of ["bench", "bench:profile", "load", "compare", "compare:profile", "bench:client", "bench:run-client"]
+  ) {
+    assert.match(CONFIG.tasks[name] ?? "", /\s--v8-flags=--single-threaded,--max-semi-space-size=8\s/, `task ${name}`);
+  }
+  const compile = await Deno.readTextFile(`${REPO}release/compile.ts`);
+  assert.match(compile, /"--v8-flags=--single-threaded,--max-semi-space-size=8"/);
+});
