@@ -11,7 +11,7 @@ import { writeStdout } from "../runtime/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { streamChat } from "../runner/mod.ts";
 import { type LoadPlan, runLoad } from "../runner/load_generator.ts";
-import type { ArrivalProcess } from "../runner/load_types.ts";
+import type { ArrivalProcess } from "../contract/mod.ts";
 import { buildLoadBody, syntheticProfile } from "../runner/load_workloads.ts";
 import { buildLoadRow } from "../score/load_metrics.ts";
 import { summarizeLoad } from "../score/load_summary.ts";

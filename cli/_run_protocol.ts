@@ -3,10 +3,18 @@
  * provenance, run the stages, and write the result folder. Every effect comes in through `RunDeps`, so tests drive
  * it against the scripted engine with a short deadline; `cli/run.ts` binds the real parts and prints.
  */
-import type { Fixture } from "../fixtures/types.ts";
+import {
+  type Artifact,
+  type ChatTemplateKwargs,
+  type Dialect,
+  type Fixture,
+  type RequestRecord,
+  type Result,
+  type Sampling,
+  SCRIPTED_ENGINE_PROP,
+} from "../contract/mod.ts";
 import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
 import { planRun } from "../runner/plan.ts";
-import { SCRIPTED_ENGINE_PROP } from "../mock/mod.ts";
 import { classifyServerUrl } from "../runner/mod.ts";
 import { assembleResult, recordOf } from "../report/assemble.ts";
 import {
@@ -20,12 +28,8 @@ import {
   resultFolderName,
   type Sanitizers,
 } from "../report/result_folder.ts";
-import type { Artifact, ChatTemplateKwargs, RequestRecord, Result, Sampling } from "../report/contract.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
-import type { Provenance, ServerDialect, ServerFacts } from "../probe/mod.ts";
-
-/** Settings spelling the runner chose for the server (the probe's reading of what the server exposes). */
-export type Dialect = ServerDialect;
+import type { Provenance, ServerFacts } from "../probe/mod.ts";
 
 /** What the engine cannot tell the runner, as the operator declared it on the command line (null when unset). */
 export interface DeclaredProvenance {

@@ -9,7 +9,7 @@ import { onTerminationSignal, readTextFile, sys, writeStderr, writeStdout, write
 import { createSanitizer, type Sanitizer } from "../report/sanitize.ts";
 import { classifyServerUrl } from "../runner/mod.ts";
 import { type LoadDeps, type LoadPlan, runLoad } from "../runner/load_generator.ts";
-import type { ArrivalProcess, LoadRunFacts } from "../runner/load_types.ts";
+import type { ArrivalProcess, LoadRunFacts } from "../contract/mod.ts";
 import {
   buildLoadBody,
   checkPromptVariety,

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { FileReadError, readFile, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import type { Result } from "../report/contract.ts";
+import type { Result } from "../contract/mod.ts";
 import { type Problem, validateResultText } from "../report/validate.ts";
 import { renderConsoleSummary } from "../report/render.ts";
 import { EXIT } from "./exit_codes.ts";

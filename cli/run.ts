@@ -3,7 +3,7 @@ import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts
 import { EXIT } from "./exit_codes.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs, RunUsageError } from "./_run_args.ts";
 import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "./_run_protocol.ts";
-import type { RequestRecord } from "../report/contract.ts";
+import type { RequestRecord } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/sanitize.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL] [options]

@@ -1,4 +1,5 @@
 /** Bodies of the engine's informational routes: /props, /slots, /v1/models, /metrics. */
+import { SCRIPTED_ENGINE_PROP } from "../contract/mod.ts";
 import type { Slot } from "./_slots.ts";
 import type { MockEngineStats } from "./_types.ts";
 
@@ -58,9 +59,6 @@ function slotJson(slot: Slot, nCtx: number): Record<string, unknown> {
     next_token: [{ has_next_token: slot.busy, has_new_line: false, n_remain: -1, n_decoded: slot.decoded }],
   };
 }
-
-/** Key of /props that marks the scripted engine (see runner's simulated-engine check). */
-export const SCRIPTED_ENGINE_PROP = "strata_bench_scripted_engine";
 
 /** GET /props. */
 export function propsJson(identity: EngineIdentity, slots: Slot[]): Record<string, unknown> {

@@ -23,4 +23,3 @@ export {
 } from "./_behaviour.ts";
 export { KNOWN_ANSWERS } from "./_plan.ts";
 export { type PromptTokenSource, tokenCountsFrom } from "./_prompt.ts";
-export { SCRIPTED_ENGINE_PROP } from "./_endpoints.ts";

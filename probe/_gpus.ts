@@ -1,8 +1,8 @@
 /** GPU discovery by vendor tool: NVIDIA (nvidia-smi), AMD (rocm-smi, or amd-smi + sysfs on ROCm 7+), Apple silicon. */
-import type { NameVersion } from "../report/contract.ts";
+import type { NameVersion } from "../contract/mod.ts";
 import type { Outcome, ProbeDeps } from "./_deps.ts";
-import type { GpuReading } from "./_hardware_parsers.ts";
 import {
+  type GpuReading,
   parseAmdSmiAsic,
   parseAmdSmiList,
   parseCudaVersion,

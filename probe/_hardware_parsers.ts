@@ -2,7 +2,7 @@
  * Pure parsers of hardware tool output: nvidia-smi, rocm-smi, amd-smi, /proc files, os-release. Each returns
  * what it could read plus per-field reasons; none throws on odd input.
  */
-import type { NameVersion } from "../report/contract.ts";
+import type { NameVersion } from "../contract/mod.ts";
 
 /** One GPU as a vendor tool reports it, before it becomes a contract `Gpu`. */
 export interface GpuReading {

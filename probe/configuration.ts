@@ -3,7 +3,7 @@
  * from the engine's command line, under the engine's own option names (the long flag without dashes) and JSON
  * values. The option table is llama-server's; flags it does not know are listed in `unclassified`.
  */
-import type { OptionObject } from "../report/contract.ts";
+import type { OptionObject } from "../contract/mod.ts";
 import type { MissingMap } from "./_deps.ts";
 
 /** The configuration object names of the contract. */

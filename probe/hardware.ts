@@ -1,8 +1,7 @@
 /** Hardware and system-software facts of the inference host: GPUs, CPU, RAM, storage, OS, drivers, runtimes. */
-import type { Gpu, Hardware, NameVersion, Storage } from "../report/contract.ts";
+import type { Gpu, Hardware, NameVersion, Storage } from "../contract/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
-import type { GpuReading } from "./_hardware_parsers.ts";
-import { parseCpuinfoModel, parseMeminfoTotalBytes, parseOsRelease } from "./_hardware_parsers.ts";
+import { type GpuReading, parseCpuinfoModel, parseMeminfoTotalBytes, parseOsRelease } from "./_hardware_parsers.ts";
 import { probeAmd, probeApple, probeNvidia, type VendorGpus } from "./_gpus.ts";
 
 /** Options of probeHardware. */

@@ -34,7 +34,6 @@ export {
   priorRequestsFrom,
   probeServer,
   type ProbeServerDeps,
-  type ServerDialect,
   type ServerFacts,
   sha256Text,
 } from "./server.ts";

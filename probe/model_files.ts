@@ -2,7 +2,7 @@
  * Finds the model files a run uses (the server's model_path, every shard of a split GGUF, files named in the
  * engine arguments) and hashes them with SHA-256, reusing the hash cache where the file is unchanged.
  */
-import type { ModelFile } from "../report/contract.ts";
+import type { ModelFile } from "../contract/mod.ts";
 import type { FileFacts, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
 import { type HashCache, openHashCache } from "./hash_cache.ts";
 import { hashFile, type HashProgress, streamHash } from "./hash_file.ts";

@@ -2,7 +2,7 @@
  * One call that gathers the hardware, software, model and configuration facts of a run, with every null
  * explained in `missing` (absolute JSON Pointers) and every identity gap listed in `nonconformingReasons`.
  */
-import type { Configuration, Hardware, Model, Software } from "../report/contract.ts";
+import type { Configuration, Hardware, Model, Software } from "../contract/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";

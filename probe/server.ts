@@ -1,10 +1,9 @@
 /** Facts a running server reports about itself: /props, /v1/status, /slots, /metrics. */
-import { sha256Hex } from "../report/sha256.ts";
+import { type Dialect, sha256Hex } from "../contract/mod.ts";
 import type { MissingMap } from "./_deps.ts";
 import { parsePrometheusText } from "./_prometheus.ts";
 
 /** Which server family answered, judged from what it exposes. */
-export type ServerDialect = "llama.cpp" | "strata" | "unknown";
 
 /** How many requests the server had answered before this run. */
 export interface PriorRequests {
@@ -23,7 +22,7 @@ export interface PriorRequests {
 /** What probeServer learned. `modelPath` is a machine path: use it to find files, never publish it. */
 export interface ServerFacts {
   baseUrl: string;
-  dialect: ServerDialect;
+  dialect: Dialect;
   dialectEvidence: string;
   engineVersion: string | null;
   /** Full 40-hex engine commit when the server reports one. */
@@ -130,7 +129,7 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
   else endpointProblems["/metrics"] = metricsReply.reason;
 
   const buildInfo = typeof props?.build_info === "string" ? props.build_info : null;
-  let dialect: ServerDialect = "unknown";
+  let dialect: Dialect = "unknown";
   let dialectEvidence = "neither /v1/status nor a llama.cpp build_info in /props";
   if (status) {
     dialect = "strata";

@@ -17,11 +17,21 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { arch, platform } from "node:os";
-import { args, env, exit, spawnProcess, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
+import {
+  args,
+  env,
+  exit,
+  openReaderOutcome,
+  readTextOutcome,
+  spawnProcess,
+  statOutcome,
+  sys,
+  writeStderr,
+  writeStdout,
+} from "../runtime/mod.ts";
 import { hashFile, readGitHead } from "../probe/mod.ts";
 import { BUNDLE_DIR, STANDARD_V1_CORPUS_SHA256, verifyBundle } from "../fixtures/mod.ts";
 import { EXIT } from "../cli/exit_codes.ts";
-import { openReaderOutcome, readTextOutcome, statOutcome } from "../runtime/mod.ts";
 import { encodeBundleFiles } from "./embedded_bundle.ts";
 import { permissionFlags, permissionSetFrom } from "./permissions.ts";
 import { hostTarget, RELEASE_TARGETS, type ReleaseTarget, selectTargets } from "./_targets.ts";

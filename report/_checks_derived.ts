@@ -3,8 +3,15 @@
  * second copy of a formula) and compare: request counts and their identities, summaries, concurrency rounds,
  * quality, and the run status. Callers pass only structurally valid parts.
  */
-import type { ConcurrencyRound, PhaseCounts, RequestCounts, RequestRecord, Result, Summary } from "./contract.ts";
-import { PHASES } from "./contract.ts";
+import {
+  type ConcurrencyRound,
+  type PhaseCounts,
+  PHASES,
+  type RequestCounts,
+  type RequestRecord,
+  type Result,
+  type Summary,
+} from "../contract/mod.ts";
 import {
   buildConcurrencyRounds,
   countRequests,

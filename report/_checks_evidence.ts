@@ -11,10 +11,18 @@
  *   is how the run writes it), so a message equal to the end's name is read as "no message".
  * - Durations are compared within `DURATION_TOLERANCE_MS` plus `CLOCK_RATE_TOLERANCE` of the duration (see there).
  */
-import type { Artifact, RequestRecord, Result } from "./contract.ts";
-import type { Fixture } from "../fixtures/types.ts";
-import { schedule, type ScheduledRequest } from "../fixtures/mod.ts";
-import type { ClientOffsets, StreamEnd, StreamOutcome, ToolCallRecord } from "../runner/types.ts";
+import {
+  type Artifact,
+  type ClientOffsets,
+  type Fixture,
+  type RequestRecord,
+  type Result,
+  schedule,
+  type ScheduledRequest,
+  type StreamEnd,
+  type StreamOutcome,
+  type ToolCallRecord,
+} from "../contract/mod.ts";
 import { buildRequestRecord, parseStrictJsonPlain, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type Problem } from "./_pointer.ts";

@@ -2,8 +2,7 @@
  * Checks of the request records that a schema cannot express: the exact ID scheme and order, each record's fixed
  * facts against its ID, status versus error and finish reason, and sanity verdicts.
  */
-import type { RequestRecord, SanityCategory } from "./contract.ts";
-import { schedule, type ScheduledRequest } from "../fixtures/mod.ts";
+import { type RequestRecord, type SanityCategory, schedule, type ScheduledRequest } from "../contract/mod.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
 
 /** Request records whose own shape was valid, with their index; the others were reported by the shape check. */

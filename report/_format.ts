@@ -1,6 +1,5 @@
 /** Formatting of result values for people: units, "not measured" for null, no statistics computed here. */
-import type { Metric, NameVersion, Summary } from "./contract.ts";
-import { METRIC_UNITS } from "./contract.ts";
+import { type Metric, METRIC_UNITS, type NameVersion, type Summary } from "../contract/mod.ts";
 
 /** What a reader sees where the result holds null. */
 export const NOT_MEASURED = "not measured";

@@ -3,8 +3,14 @@
  * so the README and the console summary say the same things. Values are formatted from the result as stored;
  * nothing here computes a statistic (the Capped column counts records with score/'s countCapped).
  */
-import type { Result, Summary } from "./contract.ts";
-import { CONCURRENCY_CASE, METRICS, PERFORMANCE_CASES, SANITY_IDS } from "./contract.ts";
+import {
+  CONCURRENCY_CASE,
+  METRICS,
+  PERFORMANCE_CASES,
+  type Result,
+  SANITY_IDS,
+  type Summary,
+} from "../contract/mod.ts";
 import { countCapped } from "../score/mod.ts";
 import * as f from "./_format.ts";
 

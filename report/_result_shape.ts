@@ -42,7 +42,7 @@ import {
   type Software,
   type Storage,
   type Summary,
-} from "./contract.ts";
+} from "../contract/mod.ts";
 import { objectShape, type Shape } from "./_shape.ts";
 
 const string: Shape = { kind: "string" };

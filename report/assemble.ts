@@ -2,7 +2,21 @@
  * Result assembly: turns the executor's facts, the provenance sections and the run's flags into the full Result
  * of the contract, with a `missing` entry for every null. All numbers come from score/; nothing is computed here.
  */
-import type { Fixture } from "../fixtures/types.ts";
+import {
+  type Artifact,
+  type ChatTemplateKwargs,
+  type Fixture,
+  type Hardware,
+  type Model,
+  PROFILE_ID,
+  PROTOCOL_ID,
+  type RequestRecord,
+  type Result,
+  RESULT_FORMAT,
+  type Sampling,
+  SCHEMA_VERSION,
+  type Software,
+} from "../contract/mod.ts";
 import type { ExecutedRequest, ExecutionFacts } from "../runner/executor.ts";
 import {
   buildConcurrencyRounds,
@@ -14,20 +28,6 @@ import {
   scoreQuality,
   summarizeRequests,
 } from "../score/mod.ts";
-import {
-  type Artifact,
-  type ChatTemplateKwargs,
-  type Hardware,
-  type Model,
-  PROFILE_ID,
-  PROTOCOL_ID,
-  type RequestRecord,
-  type Result,
-  RESULT_FORMAT,
-  type Sampling,
-  SCHEMA_VERSION,
-  type Software,
-} from "./contract.ts";
 
 /** Engine-side configuration facts the provenance probe supplies (the probe defines the shape). */
 export type { ProbedConfiguration } from "../probe/mod.ts";

@@ -1,8 +1,7 @@
 /**
- * report/: the result contract (types, constants and the published JSON Schema `result.schema.json`), the strict
- * validator, and the README / console renderers. Assembly, sanitizing and result folders add their exports here.
+ * report/: what a reader gets from a run: the strict validator of results.json and its evidence, result assembly,
+ * the result folder, sanitizing, and the README / console renderers.
  */
-export * from "./contract.ts";
 export { validateResult, validateResultText } from "./validate.ts";
 export type { ArtifactReader, Problem, ValidateOptions } from "./validate.ts";
 export { renderConsoleSummary, renderReadme } from "./render.ts";

@@ -3,7 +3,7 @@
  * (plain text). Both print the same sections from `_report_sections.ts`; neither computes a statistic, and every
  * null of the result reads "not measured".
  */
-import type { Result } from "./contract.ts";
+import type { Result } from "../contract/mod.ts";
 import { type Cell, gpuTitle, isSimulated, reportSections, type Section, SIMULATED_LABEL } from "./_report_sections.ts";
 import { NOT_MEASURED, text } from "./_format.ts";
 

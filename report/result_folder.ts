@@ -6,8 +6,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { refusalFrom, type ResultFiles } from "../runtime/mod.ts";
 import type { ExecutedRequest } from "../runner/executor.ts";
-import type { Artifact, ArtifactKind, RequestStatus } from "./contract.ts";
-import { sha256Hex } from "./sha256.ts";
+import { type Artifact, type ArtifactKind, type RequestStatus, sha256Hex } from "../contract/mod.ts";
 
 /** File names inside a result folder. */
 export const RESULT_FILES = {

@@ -20,10 +20,8 @@
  *   rebuilt from its line is reported (not only the first). Without `fixtures` the records are not rebuilt, but
  *   the lines, their order and the durations still are checked.
  */
-import type { Artifact, Result } from "./contract.ts";
-import type { Fixture } from "../fixtures/types.ts";
+import { type Artifact, type Fixture, type Result, scheduleIds } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import { scheduleIds } from "../fixtures/mod.ts";
 import { type ArtifactReader, checkArtifactBytes, checkArtifactList } from "./_checks_artifacts.ts";
 import {
   checkCountIdentities,

@@ -3,8 +3,7 @@
  * deltas are accumulated (reasoning text, answer text, tool calls by index) while the first nonempty delta and the
  * first answer delta are noted. Every event is parsed as JSON, so a malformed chunk anywhere fails the stream.
  */
-import type { DeltaKind } from "../report/contract.ts";
-import type { ToolCallRecord } from "./types.ts";
+import type { DeltaKind, ToolCallRecord } from "../contract/mod.ts";
 
 /** What one event meant to the stream. */
 export type ChunkVerdict =

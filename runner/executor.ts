@@ -3,8 +3,7 @@
  * (one StreamOutcome per sent request, a skip reason per unsent one, round wall times, stage durations).
  * It computes no statistics and never retries; the stream client never throws for a failed request.
  */
-import type { Fixture } from "../fixtures/types.ts";
-import type { StreamOutcome } from "./types.ts";
+import { type Fixture, REQUEST_TIMEOUT_S, type StreamOutcome } from "../contract/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
 
 /** Options the executor passes to the streaming client for one request. */
@@ -95,8 +94,6 @@ export interface ExecutionFacts {
   cancelled: boolean;
 }
 
-const PROTOCOL_DEADLINE_S = 1800;
-
 /**
  * Runs the plan in order and returns the recorded facts. Never throws for a failed request.
  * @throws {RangeError} when a batch holds a fixture that plan.fixtures does not list.
@@ -151,7 +148,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     const streamOptions: ExecutorStreamOptions = {
       baseUrl: options.baseUrl,
       body,
-      deadlineS: options.deadlineS ?? PROTOCOL_DEADLINE_S,
+      deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);

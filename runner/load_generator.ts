@@ -5,8 +5,7 @@
  * In the open loop a request that cannot go out on time is sent late with its lateness recorded, or dropped
  * when it would be later than `dropLateAfterS`; it is never quietly moved. The generator records samples only.
  */
-import type { StreamOutcome } from "./types.ts";
-import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample } from "./load_types.ts";
+import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample, StreamOutcome } from "../contract/mod.ts";
 import { setImmediate } from "node:timers";
 import { arrivalOffsets } from "./load_schedule.ts";
 

@@ -3,8 +3,7 @@
  * same seed, rate and process give the same schedule on every run. Poisson arrivals have exponential gaps
  * (-ln(1 - u) / rate); constant arrivals are i / rate. The first arrival is at offset 0.
  */
-import { createPrng } from "../score/load_prng.ts";
-import type { ArrivalProcess } from "./load_types.ts";
+import { type ArrivalProcess, createPrng } from "../contract/mod.ts";
 
 export interface ScheduleOptions {
   ratePerS: number;

@@ -4,8 +4,7 @@
  * the refusal of one literal prompt repeated as a "workload". The achieved ISL/OSL come from the server's token
  * counts later; nothing here estimates tokens for a result.
  */
-import { sha256Hex } from "../report/sha256.ts";
-import { createPrng, type Prng } from "../score/load_prng.ts";
+import { createPrng, type Prng, sha256Hex } from "../contract/mod.ts";
 
 export interface ChatTurn {
   role: "system" | "user" | "assistant";

@@ -2,29 +2,13 @@
  * The POST body of one standard-protocol request: the fixture's messages and cap plus every profile setting,
  * spelled for the engine dialect that will read it.
  */
-import type { Fixture } from "../fixtures/types.ts";
-
-/** Engine family, as the probe identifies it; it decides how "no reasoning budget" is spelled. */
-export type Dialect = "strata" | "llama.cpp" | "unknown";
-
-/** The profile's sampling values (Qwen model-card defaults), sent explicitly on every request. */
-export const PROFILE_SAMPLING = {
-  temperature: 1.0,
-  top_p: 0.95,
-  top_k: 20,
-  min_p: 0.0,
-  presence_penalty: 0.0,
-  /** The OpenAI-style name; llama.cpp ignores it. */
-  repetition_penalty: 1.0,
-  /** llama.cpp's own name for the same setting. */
-  repeat_penalty: 1.0,
-} as const;
-
-/** Template switches the profile requires; both must be JSON booleans (llama.cpp answers 400 to strings). */
-export const PROFILE_CHAT_TEMPLATE_KWARGS = { enable_thinking: true, preserve_thinking: true } as const;
-
-/** The reasoning effort the profile requires. */
-export const PROFILE_REASONING_EFFORT = "xhigh";
+import {
+  type Dialect,
+  type Fixture,
+  PROFILE_CHAT_TEMPLATE_KWARGS,
+  PROFILE_REASONING_EFFORT,
+  PROFILE_SAMPLING,
+} from "../contract/mod.ts";
 
 /** What was sent for the reasoning budget, and why that value means "no budget" for this dialect. */
 export interface BudgetSetting {

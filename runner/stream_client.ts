@@ -21,7 +21,7 @@ import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } 
 import { parseBaseUrl } from "./_http_target.ts";
 import { ChunkReader } from "./_chunk_reader.ts";
 import { SseParser } from "./sse.ts";
-import type { StreamEnd, StreamOutcome } from "./types.ts";
+import type { StreamEnd, StreamOutcome } from "../contract/mod.ts";
 
 export { closeIdleConnections };
 

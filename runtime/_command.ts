@@ -3,8 +3,7 @@
  * run permission, a timeout or a failure to start comes back as a Refusal naming the cause.
  */
 import { execFile } from "node:child_process";
-import type { Outcome } from "./_refusal.ts";
-import { refusalFrom } from "./_refusal.ts";
+import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** Exit status and output of a finished program. A nonzero code is still ok: the caller decides. */
 export interface CommandOutput {

@@ -4,8 +4,7 @@
  * must exist; this one is for facts that may be absent.)
  */
 import { mkdir, open, readdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
-import type { Outcome } from "./_refusal.ts";
-import { refusalFrom } from "./_refusal.ts";
+import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
 export interface FileFacts {

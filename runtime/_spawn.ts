@@ -8,8 +8,7 @@
  */
 import { spawn } from "node:child_process";
 import process from "node:process";
-import type { Outcome } from "./_refusal.ts";
-import { refusalFrom } from "./_refusal.ts";
+import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** How a spawned program ended: an exit code, or the signal that ended it. */
 export interface ProcessExit {

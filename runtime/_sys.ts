@@ -4,8 +4,7 @@
  */
 import os from "node:os";
 import process from "node:process";
-import type { Outcome } from "./_refusal.ts";
-import { refusalFrom } from "./_refusal.ts";
+import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 function attempt<T>(action: string, permissionKind: string, read: () => T): Outcome<T> {
   try {

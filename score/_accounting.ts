@@ -3,7 +3,7 @@
  * the raw `usage` and `timings` objects of the final chunk. Raw fields are never trusted: a value of the wrong
  * type is null with a reason, never coerced.
  */
-import type { RequestStatus } from "../report/contract.ts";
+import type { RequestStatus } from "../contract/mod.ts";
 
 /** One derived value with where it came from, or why it is null. */
 export interface Sourced {

@@ -2,7 +2,7 @@
  * Why a request's metric is null, read from the record alone, so that the record's `missing` map and the
  * summaries' exclusions say the same thing.
  */
-import type { Metric, RequestRecord } from "../report/contract.ts";
+import type { Metric, RequestRecord } from "../contract/mod.ts";
 
 function failedWords(record: RequestRecord): string {
   return record.error === null ? "the request failed" : `the request failed (${record.error.kind})`;

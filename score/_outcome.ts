@@ -1,6 +1,5 @@
 /** How one stream outcome maps to a request status and error (the spec's "Request records" rules). */
-import type { RequestError, RequestStatus } from "../report/contract.ts";
-import type { StreamEnd, StreamOutcome } from "../runner/types.ts";
+import type { RequestError, RequestStatus, StreamEnd, StreamOutcome } from "../contract/mod.ts";
 
 /** Finish reasons that end a request normally. "length" (the cap) is truncated; any other one is a failure. */
 const COMPLETED_FINISH_REASONS: ReadonlySet<string> = new Set(["stop", "tool_calls"]);

@@ -4,7 +4,7 @@
  * 2.5th and 97.5th percentiles of those statistics as the 95% interval. The same seed gives the same interval.
  */
 import { percentileType7 } from "./percentiles.ts";
-import { createPrng } from "./load_prng.ts";
+import { createPrng } from "../contract/mod.ts";
 
 /** Resample count the methodology prescribes. */
 export const BOOTSTRAP_RESAMPLES = 10_000;

@@ -1,14 +1,5 @@
 /** Request counts per phase, with the spec's identities: attempted = completed + truncated + failed, planned = attempted + skipped. */
-import { PHASES } from "../report/contract.ts";
-import type { Phase, PhaseCounts, RequestCounts, RequestRecord } from "../report/contract.ts";
-
-/** Scheduled requests per phase of the required suite; the optional concurrency stage adds 12. */
-export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
-  warmup: 1,
-  performance: 9,
-  sanity: 12,
-  concurrency: 12,
-};
+import { type PhaseCounts, PHASES, PLANNED_REQUESTS, type RequestCounts, type RequestRecord } from "../contract/mod.ts";
 
 /**
  * Counts each phase's records by status.

@@ -2,8 +2,15 @@
  * Working with strict JSON values: plain conversion both ways, equality with lexical number types, and the first
  * difference between two values as a sentence (for sanity verdicts).
  */
-import { DEFAULT_MAX_DEPTH, parseStrictJson } from "./strict_json.ts";
-import type { JsonNumber, JsonObject, JsonValue, StrictJsonOptions, StrictJsonResult } from "./strict_json.ts";
+import {
+  DEFAULT_MAX_DEPTH,
+  type JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  parseStrictJson,
+  type StrictJsonOptions,
+  type StrictJsonResult,
+} from "./strict_json.ts";
 
 function isJsonNumber(value: JsonValue): value is JsonNumber {
   return typeof value === "object" && value !== null && !Array.isArray(value) && value.kind === "number";

@@ -6,8 +6,7 @@
  * visible-output chunks; TPOT is (e2e - ttft) / (completion_tokens - 1) for at least two server-counted tokens.
  * Every null carries a reason in `missing`.
  */
-import type { LoadSample } from "../runner/load_types.ts";
-import type { StreamOutcome } from "../runner/types.ts";
+import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
 
 export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
 export const LOAD_FORMAT_VERSION = 1 as const;

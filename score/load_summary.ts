@@ -6,7 +6,7 @@
  */
 import { describeDistribution, type DistSummary } from "./percentiles.ts";
 import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./load_metrics.ts";
-import type { LoadMode } from "../runner/load_types.ts";
+import type { LoadMode } from "../contract/mod.ts";
 
 export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;
 export const POOLED_LABEL = "pooled_mixture" as const;

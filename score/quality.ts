@@ -1,5 +1,5 @@
 /** The sanity score: passed out of 12, and out of 4 per category. Failed, truncated and skipped cases count as not passed. */
-import type { Quality, RequestRecord, SanityCategory } from "../report/contract.ts";
+import type { Quality, RequestRecord, SanityCategory } from "../contract/mod.ts";
 
 /** Total points of the sanity suite, and per category. */
 export const SANITY_TOTAL = 12;

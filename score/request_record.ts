@@ -2,12 +2,16 @@
  * One request record of the result contract, built from the raw facts the streaming client recorded (or from a
  * skip), with a reason for every null and the flags that affect summaries and the run status.
  */
-import { DELTA_KINDS } from "../report/contract.ts";
-import type { DeltaKind, RequestError, RequestRecord, RequestStatus } from "../report/contract.ts";
-import type { Fixture } from "../fixtures/types.ts";
-import type { StreamOutcome } from "../runner/types.ts";
-import { accountTokens } from "./_accounting.ts";
-import type { Accounting, Sourced } from "./_accounting.ts";
+import {
+  DELTA_KINDS,
+  type DeltaKind,
+  type Fixture,
+  type RequestError,
+  type RequestRecord,
+  type RequestStatus,
+  type StreamOutcome,
+} from "../contract/mod.ts";
+import { type Accounting, accountTokens, type Sourced } from "./_accounting.ts";
 import { classifyOutcome } from "./_outcome.ts";
 import { explainNullMetric } from "./_null_reasons.ts";
 import { scoreSanityRequest } from "./sanity.ts";

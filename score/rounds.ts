@@ -7,7 +7,7 @@
  * records and request_counts, not here. A round whose requests were all skipped has output_tokens null with a
  * reason, not 0: nothing was measured.
  */
-import type { ConcurrencyRound, RequestRecord } from "../report/contract.ts";
+import type { ConcurrencyRound, RequestRecord } from "../contract/mod.ts";
 
 function clientIndex(record: RequestRecord): number {
   const match = /-c(\d+)$/.exec(record.id);

@@ -13,9 +13,14 @@
  *   type is "number" (the protocol's "3 is not 3.0" applies to all JSON equality).
  * - Only a completed request can pass; truncated, failed and skipped requests fail with the reason why.
  */
-import type { Evaluation, RequestStatus, SanityCategory } from "../report/contract.ts";
-import type { Fixture } from "../fixtures/types.ts";
-import type { StreamOutcome, ToolCallRecord } from "../runner/types.ts";
+import type {
+  Evaluation,
+  Fixture,
+  RequestStatus,
+  SanityCategory,
+  StreamOutcome,
+  ToolCallRecord,
+} from "../contract/mod.ts";
 import { parseStrictJson } from "./strict_json.ts";
 import { describeJsonDifference, renderJson, toJsonValue } from "./json_value.ts";
 import { classifyOutcome } from "./_outcome.ts";

@@ -2,9 +2,8 @@
  * The run status: nonconforming > partial > complete. complete means every required request was attempted and
  * recorded (failures included), not that every check passed.
  */
-import type { RequestRecord, RunStatus } from "../report/contract.ts";
-import type { BuiltRecord } from "./request_record.ts";
-import { describeReuse, isUnexpectedReuse, PROMPT_LENGTH_TARGETS } from "./request_record.ts";
+import type { RequestRecord, RunStatus } from "../contract/mod.ts";
+import { type BuiltRecord, describeReuse, isUnexpectedReuse, PROMPT_LENGTH_TARGETS } from "./request_record.ts";
 
 /** Phases whose skipped requests make a run partial; omitted optional work is not skipped required work. */
 export const REQUIRED_PHASES = ["warmup", "performance", "sanity"] as const;

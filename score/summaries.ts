@@ -3,8 +3,17 @@
  * stage), from completed and capped requests with a value and no unexpected cache reuse. Every other request of
  * the case is listed as an exclusion with its reason. Warm-up and sanity never enter.
  */
-import { CONCURRENCY_CASE, METRIC_UNITS, METRICS, PERFORMANCE_CASES } from "../report/contract.ts";
-import type { Exclusion, Metric, RequestRecord, Summary } from "../report/contract.ts";
+import {
+  CLIENTS_PER_ROUND,
+  CONCURRENCY_CASE,
+  type Exclusion,
+  type Metric,
+  METRIC_UNITS,
+  METRICS,
+  PERFORMANCE_CASES,
+  type RequestRecord,
+  type Summary,
+} from "../contract/mod.ts";
 import { orderStatistics } from "./stats.ts";
 import { describeReuse, describeStatus, isUnexpectedReuse } from "./request_record.ts";
 import { explainNullMetric } from "./_null_reasons.ts";
@@ -16,9 +25,6 @@ export interface SummaryFacts {
   /** Whether the optional concurrency stage was selected (adds the short-burst summaries). */
   optionalConcurrency: boolean;
 }
-
-/** Concurrency of the optional stage's summaries. */
-export const BURST_CONCURRENCY = 4;
 
 /** Why a record is left out of a metric's summary, or null when it is included. */
 export function exclusionReason(record: RequestRecord, metric: Metric, maxSharedPrefixTokens: number): string | null {
@@ -48,7 +54,7 @@ export function summarizeRequests(
   const groups: Array<{ phase: "performance" | "concurrency"; caseId: string; concurrency: number }> = PERFORMANCE_CASES
     .map((caseId) => ({ phase: "performance" as const, caseId, concurrency: 1 }));
   if (facts.optionalConcurrency) {
-    groups.push({ phase: "concurrency", caseId: CONCURRENCY_CASE, concurrency: BURST_CONCURRENCY });
+    groups.push({ phase: "concurrency", caseId: CONCURRENCY_CASE, concurrency: CLIENTS_PER_ROUND });
   }
   const summaries: Summary[] = [];
   const missing: Record<string, string> = {};

@@ -16,8 +16,7 @@ import {
 import { type RunOptions, runProtocol, type RunReport } from "../../cli/_run_protocol.ts";
 import { realRunDeps } from "../../cli/_run_deps.ts";
 import { loadBundle } from "../../fixtures/mod.ts";
-import type { Fixture } from "../../fixtures/types.ts";
-import type { Result } from "../../report/contract.ts";
+import type { Fixture, Result } from "../../contract/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";
 
 /** The binary and model every test uses, prepared once. */

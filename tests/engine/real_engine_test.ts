@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildChatBody, closeIdleConnections, streamChat } from "../../runner/mod.ts";
 import { validateResultText } from "../../report/validate.ts";
-import type { RequestRecord } from "../../report/contract.ts";
+import type { RequestRecord } from "../../contract/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";
 import type { EngineHandle } from "../../engine/mod.ts";
 import {

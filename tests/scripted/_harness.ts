@@ -1,12 +1,11 @@
 /** Runs the whole protocol in-process against the scripted engine, with a temp results root and model file. */
 import { join } from "node:path";
 import { loadBundle } from "../../fixtures/mod.ts";
-import type { Fixture } from "../../fixtures/types.ts";
+import type { Fixture, RequestRecord, Result } from "../../contract/mod.ts";
 import { type MockEngine, type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
 import { realRunDeps } from "../../cli/_run_deps.ts";
 import { type RunDeps, type RunOptions, runProtocol, type RunReport } from "../../cli/_run_protocol.ts";
 import { validateResultText } from "../../report/validate.ts";
-import type { RequestRecord, Result } from "../../report/contract.ts";
 
 /** A full 40-hex engine commit for runs that should be identity-complete. */
 export const ENGINE_COMMIT = "80fb11a0000000000000000000000000000000aa";

@@ -1,7 +1,7 @@
 /** The activation checklist against the scripted engine: every run writes a valid, fully explained result. */
 import assert from "node:assert/strict";
 import { cleanup, maxSharedPrefixTokens, runScripted, type ScriptedRun } from "./_harness.ts";
-import type { RequestCounts } from "../../report/contract.ts";
+import type { RequestCounts } from "../../contract/mod.ts";
 import type { MockEngine } from "../../mock/mod.ts";
 
 function assertValid(run: ScriptedRun): void {

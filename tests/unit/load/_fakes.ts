@@ -1,5 +1,5 @@
 /** Test helpers: stream outcomes with exact offsets, and a virtual clock that advances only when asked to. */
-import type { StreamOutcome } from "../../../runner/types.ts";
+import type { StreamOutcome } from "../../../contract/mod.ts";
 
 export interface OutcomeSpec {
   endS: number;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { bootstrapInterval } from "../../../score/bootstrap.ts";
-import { createPrng, xoshiro128ss } from "../../../score/load_prng.ts";
+import { createPrng, xoshiro128ss } from "../../../contract/mod.ts";
 
 Deno.test("xoshiro128** from state 1,2,3,4 gives the hand-stepped first outputs", () => {
   // Stepped by hand: out = rotl(s1 * 5, 7) * 9, then the xor/shift/rotate state update.

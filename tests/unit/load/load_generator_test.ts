@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { type LoadPlan, runLoad, validateLoadPlan } from "../../../runner/load_generator.ts";
+import { type LoadPlan, type LoadStreamOptions, runLoad, validateLoadPlan } from "../../../runner/load_generator.ts";
 import { scheduleOffsets } from "../../../runner/load_schedule.ts";
-import type { LoadStreamOptions } from "../../../runner/load_generator.ts";
 import { outcome, VirtualClock } from "./_fakes.ts";
 
 /** A fake client that takes `serviceS` of virtual time per request and counts the most ever in flight. */

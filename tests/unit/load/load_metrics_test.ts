@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { buildLoadRow } from "../../../score/load_metrics.ts";
-import type { LoadSample } from "../../../runner/load_types.ts";
-import type { StreamOutcome } from "../../../runner/types.ts";
+import type { LoadSample, StreamOutcome } from "../../../contract/mod.ts";
 import { outcome } from "./_fakes.ts";
 
 function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {}): LoadSample {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildLoadRow, type LoadRequestRow } from "../../../score/load_metrics.ts";
 import { observedConcurrency, summarizeLoad, throughputBins } from "../../../score/load_summary.ts";
-import type { LoadSample } from "../../../runner/load_types.ts";
+import type { LoadSample } from "../../../contract/mod.ts";
 import { outcome, type OutcomeSpec } from "./_fakes.ts";
 
 function row(sendS: number, spec: OutcomeSpec, extra: Partial<LoadSample> = {}): LoadRequestRow {

@@ -9,7 +9,7 @@ import {
   selectPrompts,
   syntheticProfile,
 } from "../../../runner/load_workloads.ts";
-import { sha256Hex } from "../../../report/sha256.ts";
+import { sha256Hex } from "../../../contract/mod.ts";
 
 Deno.test("JSONL prompt sets accept prompt or messages lines and record the file's SHA-256", () => {
   const text = '{"prompt":"hi there"}\n\n{"messages":[{"role":"user","content":"yo"}],"max_tokens":7}\r\n';

@@ -5,7 +5,7 @@
  * Request indices of the 22-record result: 0 warmup, 1 performance-short-r1 (completed), 2 prompt-4k-r1
  * (capped), 3 prompt-16k-r1 (capped), 4-9 repetitions 2 and 3, 10-21 sanity I1..T4 (16 is R3, answered wrongly).
  */
-import type { Result } from "../../../report/contract.ts";
+import type { Result } from "../../../contract/mod.ts";
 
 export type Mutable = Result & Record<string, unknown>;
 

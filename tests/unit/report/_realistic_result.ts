@@ -15,7 +15,19 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createHash } from "node:crypto";
-import { type Fixture, loadBundle } from "../../../fixtures/mod.ts";
+import { loadBundle } from "../../../fixtures/mod.ts";
+import {
+  type Artifact,
+  type Fixture,
+  PROFILE_ID,
+  PROTOCOL_ID,
+  type RequestRecord,
+  type Result,
+  RESULT_FORMAT,
+  SCHEMA_VERSION,
+  type StreamOutcome,
+  type ToolCallRecord,
+} from "../../../contract/mod.ts";
 import {
   buildConcurrencyRounds,
   buildRequestRecord,
@@ -24,11 +36,8 @@ import {
   scoreQuality,
   summarizeRequests,
 } from "../../../score/mod.ts";
-import type { StreamOutcome, ToolCallRecord } from "../../../runner/types.ts";
 import type { ExecutedRequest } from "../../../runner/executor.ts";
 import { outputLine } from "../../../report/result_folder.ts";
-import type { Artifact, RequestRecord, Result } from "../../../report/contract.ts";
-import { PROFILE_ID, PROTOCOL_ID, RESULT_FORMAT, SCHEMA_VERSION } from "../../../report/contract.ts";
 
 /** A realistic result and the folder it was written to. */
 export interface RealisticResult {

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { validateResultText } from "../../../report/validate.ts";
-import type { Problem } from "../../../report/validate.ts";
-import type { RequestRecord, Result } from "../../../report/contract.ts";
+import { type Problem, validateResultText } from "../../../report/validate.ts";
+import type { RequestRecord, Result } from "../../../contract/mod.ts";
 import { buildConcurrencyRounds, buildRequestRecord, summarizeRequests } from "../../../score/mod.ts";
 import { buildRealisticResult, type RealisticResult } from "./_realistic_result.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
-import type { Result } from "../../../report/contract.ts";
+import type { Result } from "../../../contract/mod.ts";
 import { buildRealisticResult } from "./_realistic_result.ts";
 
 async function realistic(optionalConcurrency = false): Promise<Result> {

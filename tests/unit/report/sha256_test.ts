@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sha256Hex, sha256HexWeb } from "../../../report/sha256.ts";
+import { sha256Hex, sha256HexWeb } from "../../../contract/mod.ts";
 
 const ABC_SHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 

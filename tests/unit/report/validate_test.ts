@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { validateResult, validateResultText } from "../../../report/validate.ts";
-import type { Problem } from "../../../report/validate.ts";
+import { type Problem, validateResult, validateResultText } from "../../../report/validate.ts";
 import { buildRealisticResult, type RealisticResult } from "./_realistic_result.ts";
 import { CORRUPTIONS, type Mutable } from "./_corruptions.ts";
 

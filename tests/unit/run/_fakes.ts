@@ -1,11 +1,9 @@
 /** Test helpers: synthetic fixtures for every scheduled id, and StreamOutcome builders. */
-import type { Fixture } from "../../../fixtures/types.ts";
-import type { StreamEnd, StreamOutcome } from "../../../runner/types.ts";
-import { scheduledRequestIds } from "../../../runner/plan.ts";
+import { type Fixture, scheduleIds, type StreamEnd, type StreamOutcome } from "../../../contract/mod.ts";
 
 /** A fixture per scheduled id with plausible phase/case/round (messages are placeholders). */
 export function fakeFixtures(optional = true): Fixture[] {
-  return scheduledRequestIds(optional).map((id) => {
+  return scheduleIds(optional).map((id) => {
     const phase = id === "warmup" ? "warmup" : id.split("-")[0] as Fixture["phase"];
     const round = phase === "concurrency" ? Number(id.match(/-r(\d)-/)?.[1]) : null;
     return {

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { loadBundle } from "../../../fixtures/mod.ts";
-import type { Fixture } from "../../../fixtures/types.ts";
+import type { Fixture, StreamOutcome } from "../../../contract/mod.ts";
 import { KNOWN_ANSWERS } from "../../../mock/mod.ts";
 import { type AssembleInput, assembleResult, nullPointers } from "../../../report/assemble.ts";
 import { validateResult } from "../../../report/validate.ts";
 import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
 import { executeRun } from "../../../runner/executor.ts";
 import { planRun } from "../../../runner/plan.ts";
-import type { StreamOutcome } from "../../../runner/types.ts";
 import { outcome } from "./_fakes.ts";
 
 /** A llama.cpp-like finished outcome for a fixture: right sanity answers, performance capped at 512. */

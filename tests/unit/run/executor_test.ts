@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { executeRun, type ExecutorDeps, type ExecutorStreamOptions } from "../../../runner/executor.ts";
 import { planRun } from "../../../runner/plan.ts";
-import type { StreamOutcome } from "../../../runner/types.ts";
+import type { StreamOutcome } from "../../../contract/mod.ts";
 import { bodyOf, fakeFixtures, outcome } from "./_fakes.ts";
 
 /** A fake client answering per request id, a fake /health and a clock advancing 1 s per call. */

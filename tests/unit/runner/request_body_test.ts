@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { buildChatBody, type Dialect } from "../../../runner/request_body.ts";
-import type { Fixture } from "../../../fixtures/types.ts";
+import type { Dialect, Fixture } from "../../../contract/mod.ts";
+import { buildChatBody } from "../../../runner/request_body.ts";
 
 function fixture(overrides: Partial<Fixture> = {}): Fixture {
   return {

@@ -1,10 +1,7 @@
 /** Builders of fixtures, stream outcomes and records for the score tests. */
 import assert from "node:assert/strict";
-import type { Fixture } from "../../../fixtures/types.ts";
-import type { StreamOutcome } from "../../../runner/types.ts";
-import type { RequestRecord } from "../../../report/contract.ts";
-import { buildRequestRecord } from "../../../score/mod.ts";
-import type { BuiltRecord, RecordInput } from "../../../score/mod.ts";
+import type { Fixture, RequestRecord, StreamOutcome } from "../../../contract/mod.ts";
+import { buildRequestRecord, type BuiltRecord, type RecordInput } from "../../../score/mod.ts";
 
 /** Expected results of the twelve sanity cases, as the protocol states them. */
 export const SANITY_EXPECTED: Record<string, Fixture["expected"]> = {

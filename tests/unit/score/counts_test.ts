@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { countCapped, countRequests } from "../../../score/mod.ts";
-import type { PhaseCounts, RequestRecord } from "../../../report/contract.ts";
+import type { PhaseCounts, RequestRecord } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 
 const SANITY = ["I1", "I2", "I3", "I4", "R1", "R2", "R3", "R4", "T1", "T2", "T3", "T4"];

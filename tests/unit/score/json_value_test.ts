@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
-import { describeJsonDifference, jsonEquals, parseStrictJson, renderJson, toJsonValue } from "../../../score/mod.ts";
-import type { JsonValue } from "../../../score/mod.ts";
+import {
+  describeJsonDifference,
+  jsonEquals,
+  type JsonValue,
+  parseStrictJson,
+  renderJson,
+  toJsonValue,
+} from "../../../score/mod.ts";
 
 function v(text: string): JsonValue {
   const result = parseStrictJson(text);

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { buildRequestRecord, isUnexpectedReuse, nonconformingReasonsOf } from "../../../score/mod.ts";
-import type { StreamOutcome } from "../../../runner/types.ts";
-import type { Fixture } from "../../../fixtures/types.ts";
+import type { Fixture, StreamOutcome } from "../../../contract/mod.ts";
 import {
   answered,
   assertEveryNullExplained,

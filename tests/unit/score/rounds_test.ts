@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildConcurrencyRounds } from "../../../score/mod.ts";
-import type { RequestRecord } from "../../../report/contract.ts";
+import type { RequestRecord } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 
 function burst(

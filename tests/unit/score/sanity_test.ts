@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { scoreSanity, stripAsciiWhitespace } from "../../../score/mod.ts";
-import type { StreamOutcome } from "../../../runner/types.ts";
+import type { StreamOutcome } from "../../../contract/mod.ts";
 import { answered, fixture, outcome, sanityFixture, toolCalled } from "./_helpers.ts";
 
 function verdict(caseId: string, out: StreamOutcome, status: "completed" | "truncated" | "failed" = "completed") {

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_MAX_DEPTH, parseStrictJson, parseStrictJsonPlain } from "../../../score/mod.ts";
-import type { JsonValue } from "../../../score/mod.ts";
+import { DEFAULT_MAX_DEPTH, type JsonValue, parseStrictJson, parseStrictJsonPlain } from "../../../score/mod.ts";
 
 function reject(text: string, reasonPart: RegExp, offset?: number): void {
   const result = parseStrictJson(text);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { median, orderStatistics, summarizeRequests } from "../../../score/mod.ts";
-import type { RequestRecord, Summary } from "../../../report/contract.ts";
+import type { RequestRecord, Summary } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 
 /** A whole required suite's performance records plus warm-up and sanity records that must not enter summaries. */

@@ -5,35 +5,19 @@
  *
  * Nulls: any field typed `| null` must have a JSON Pointer entry in `missing` that says why it is null.
  */
+import type { Phase, SanityCategory } from "./protocol.ts";
 
 export const RESULT_FORMAT = "strata-standard-benchmark" as const;
 export const SCHEMA_VERSION = 1 as const;
-export const PROTOCOL_ID = "strata-qwen38-thinking-v1-draft.1" as const;
-export const PROFILE_ID = "qwen3.8-flash-next-thinking" as const;
 
 export const RUN_STATUSES = ["complete", "partial", "nonconforming"] as const;
 export type RunStatus = typeof RUN_STATUSES[number];
-
-export const PHASES = ["warmup", "performance", "sanity", "concurrency"] as const;
-export type Phase = typeof PHASES[number];
 
 export const REQUEST_STATUSES = ["completed", "truncated", "failed", "skipped"] as const;
 export type RequestStatus = typeof REQUEST_STATUSES[number];
 
 export const DELTA_KINDS = ["reasoning", "answer", "tool_call"] as const;
 export type DeltaKind = typeof DELTA_KINDS[number];
-
-export const SANITY_CATEGORIES = ["instruction", "retrieval", "tool_call"] as const;
-export type SanityCategory = typeof SANITY_CATEGORIES[number];
-
-export const SANITY_IDS = ["I1", "I2", "I3", "I4", "R1", "R2", "R3", "R4", "T1", "T2", "T3", "T4"] as const;
-export type SanityId = typeof SANITY_IDS[number];
-
-export const PERFORMANCE_CASES = ["short", "prompt-4k", "prompt-16k"] as const;
-export type PerformanceCase = typeof PERFORMANCE_CASES[number];
-
-/** Case id of the optional concurrency stage in summaries and request records. */
-export const CONCURRENCY_CASE = "short-burst" as const;
 
 export const METRICS = ["prompt_tps", "decode_tps", "ttft_s", "first_answer_s", "total_s"] as const;
 export type Metric = typeof METRICS[number];

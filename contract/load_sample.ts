@@ -3,7 +3,7 @@
  * monotonic clock from the measurement epoch (warm-up samples: from the warm-up epoch). score/ turns samples into
  * request rows and summaries; nothing here is a statistic.
  */
-import type { StreamOutcome } from "./types.ts";
+import type { StreamOutcome } from "./stream.ts";
 
 /** How arrivals are issued: a fixed number of workers, or an absolute schedule of arrival times. */
 export type LoadMode = "closed" | "open";

@@ -3,7 +3,7 @@
  * from the server, and client monotonic-clock offsets in seconds from dispatch (dispatch is offset 0).
  * score/ turns this into the contract's request record.
  */
-import type { DeltaKind } from "../report/contract.ts";
+import type { DeltaKind } from "./result.ts";
 
 /** How a stream ended. Only "finished" can become completed/truncated. */
 export type StreamEnd =

@@ -1,0 +1,135 @@
+/**
+ * The protocol's shape, written once: its ids, the phases and cases, the request ids in send order with their
+ * repetitions, rounds, seeds and output caps, the planned count of each phase, the per-request timeout and the
+ * profile settings every request carries. Nothing here depends on a tokenizer or on the machine.
+ */
+
+export const PROTOCOL_ID = "strata-qwen38-thinking-v1-draft.1" as const;
+export const PROFILE_ID = "qwen3.8-flash-next-thinking" as const;
+
+export const PHASES = ["warmup", "performance", "sanity", "concurrency"] as const;
+export type Phase = typeof PHASES[number];
+
+export const SANITY_CATEGORIES = ["instruction", "retrieval", "tool_call"] as const;
+export type SanityCategory = typeof SANITY_CATEGORIES[number];
+
+export const SANITY_IDS = ["I1", "I2", "I3", "I4", "R1", "R2", "R3", "R4", "T1", "T2", "T3", "T4"] as const;
+export type SanityId = typeof SANITY_IDS[number];
+
+export const PERFORMANCE_CASES = ["short", "prompt-4k", "prompt-16k"] as const;
+export type PerformanceCase = typeof PERFORMANCE_CASES[number];
+
+/** Case id of the optional concurrency stage in summaries and request records. */
+export const CONCURRENCY_CASE = "short-burst" as const;
+
+/** Repetitions of each performance case (seeds 1..3). */
+export const REPETITIONS = 3 as const;
+/** Rounds of the optional concurrency stage. */
+export const ROUNDS = 3 as const;
+/** Clients released together in one optional concurrency round; also the concurrency of its summaries. */
+export const CLIENTS_PER_ROUND = 4 as const;
+
+/** Output caps of the stages (reasoning and answer together). */
+export const OUTPUT_CAPS = { warmup: 128, performance: 512, sanity: 2048, concurrency: 512 } as const;
+
+/** The fixed wall-clock timeout of every request, queueing included, seconds from dispatch. */
+export const REQUEST_TIMEOUT_S = 1800 as const;
+
+/** Scheduled requests per phase; the optional concurrency stage's 12 count only when it is selected. */
+export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
+  warmup: 1,
+  performance: REPETITIONS * PERFORMANCE_CASES.length,
+  sanity: SANITY_IDS.length,
+  concurrency: ROUNDS * CLIENTS_PER_ROUND,
+};
+
+/** The profile's sampling values (Qwen model-card defaults), sent explicitly on every request. */
+export const PROFILE_SAMPLING = {
+  temperature: 1.0,
+  top_p: 0.95,
+  top_k: 20,
+  min_p: 0.0,
+  presence_penalty: 0.0,
+  /** The OpenAI-style name; llama.cpp ignores it. */
+  repetition_penalty: 1.0,
+  /** llama.cpp's own name for the same setting. */
+  repeat_penalty: 1.0,
+} as const;
+
+/** Template switches the profile requires; both must be JSON booleans (llama.cpp answers 400 to strings). */
+export const PROFILE_CHAT_TEMPLATE_KWARGS = { enable_thinking: true, preserve_thinking: true } as const;
+
+/** The reasoning effort the profile requires. */
+export const PROFILE_REASONING_EFFORT = "xhigh";
+
+/** The tokenizer-independent facts of one scheduled request. */
+export interface ScheduledRequest {
+  id: string;
+  phase: Phase;
+  case_id: string;
+  repetition: number;
+  round: number | null;
+  seed: number;
+  max_output_tokens: number;
+}
+
+/**
+ * Every scheduled request in send order: warm-up, performance r1 (short, 4k, 16k), r2, r3, sanity I1..T4, and,
+ * when `optional` is true, concurrency r1c1..r3c4 (client j of round r has seed 4(r-1)+j).
+ */
+export function schedule(optional: boolean): ScheduledRequest[] {
+  const out: ScheduledRequest[] = [{
+    id: "warmup",
+    phase: "warmup",
+    case_id: "short",
+    repetition: 1,
+    round: null,
+    seed: 1,
+    max_output_tokens: OUTPUT_CAPS.warmup,
+  }];
+  for (let repetition = 1; repetition <= REPETITIONS; repetition++) {
+    for (const caseId of PERFORMANCE_CASES) {
+      out.push({
+        id: `performance-${caseId}-r${repetition}`,
+        phase: "performance",
+        case_id: caseId,
+        repetition,
+        round: null,
+        seed: repetition,
+        max_output_tokens: OUTPUT_CAPS.performance,
+      });
+    }
+  }
+  for (const sanityId of SANITY_IDS) {
+    out.push({
+      id: `sanity-${sanityId}`,
+      phase: "sanity",
+      case_id: sanityId,
+      repetition: 1,
+      round: null,
+      seed: 1,
+      max_output_tokens: OUTPUT_CAPS.sanity,
+    });
+  }
+  if (optional) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (let client = 1; client <= CLIENTS_PER_ROUND; client++) {
+        out.push({
+          id: `concurrency-r${round}-c${client}`,
+          phase: "concurrency",
+          case_id: CONCURRENCY_CASE,
+          repetition: round,
+          round,
+          seed: CLIENTS_PER_ROUND * (round - 1) + client,
+          max_output_tokens: OUTPUT_CAPS.concurrency,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Request ids in send order: the 22 required ones, plus the 12 optional concurrency ones when `optional`. */
+export function scheduleIds(optional: boolean): string[] {
+  return schedule(optional).map((request) => request.id);
+}
