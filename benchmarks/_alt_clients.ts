@@ -3,8 +3,8 @@
  * client, fed by Deno/Bun `fetch` (getReader) or by `node:http`. Each stamps the read that carried the first delta.
  */
 import http from "node:http";
-import { SseParser } from "../runner/sse.ts";
-import { ChunkReader } from "../runner/_chunk_reader.ts";
+import { SseParser } from "../client/mod.ts";
+import { ChunkReader } from "../client/_chunk_reader.ts";
 
 /** What one benchmark request reports. */
 export interface BenchRequestResult {

@@ -14,7 +14,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { args, readFile, resourceUsage, runCommand, spawnProcess, writeStdout } from "../runtime/mod.ts";
-import { closeIdleConnections, streamChat } from "../runner/stream_client.ts";
+import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import { type BenchClient, closeAltClients, fetchClient, nodeHttpClient } from "./_alt_clients.ts";
 import { calibrateEpochOffsetMs, parseSendLog, quantileType7 } from "./_client_measure.ts";
 

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { writeStdout } from "../runtime/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
-import { streamChat } from "../runner/mod.ts";
+import { streamChat } from "../client/mod.ts";
 import { type LoadPlan, runLoad } from "../runner/load_generator.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
 import { buildLoadBody, syntheticProfile } from "../runner/load_workloads.ts";

@@ -21,7 +21,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { args, readTextFile, resourceUsage, runtimeName, spawnProcess, writeStdout } from "../runtime/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
-import { buildChatBody, closeIdleConnections, streamChat } from "../runner/mod.ts";
+import { buildChatBody } from "../runner/mod.ts";
+import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import type { MockRequestLog } from "../mock/mod.ts";
 import { calibrateEpochOffsetMs, quantileType7 } from "./_client_measure.ts";
 

@@ -1,6 +1,6 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
 import { parseArgs } from "node:util";
-import { classifyServerUrl } from "../runner/mod.ts";
+import { classifyServerUrl } from "../client/mod.ts";
 import type { DeclaredProvenance } from "./_run_protocol.ts";
 
 /** Default server: llama-server's default address on loopback. */

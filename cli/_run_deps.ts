@@ -1,7 +1,8 @@
 /** The real parts `run` joins: fixtures, streaming client, probes, sanitizer, validator, renderers, files. */
 import { dirname, join } from "node:path";
 import { loadBundle } from "../fixtures/mod.ts";
-import { buildChatBody, checkHealth, streamChat } from "../runner/mod.ts";
+import { buildChatBody } from "../runner/mod.ts";
+import { checkHealth, streamChat } from "../client/mod.ts";
 import { collectProvenance, defaultProbeDeps, probeServer, toolkitDirFromModule } from "../probe/mod.ts";
 import { validateResultText } from "../report/validate.ts";
 import { renderReadme } from "../report/render.ts";

@@ -15,7 +15,7 @@ import {
 } from "../contract/mod.ts";
 import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
 import { planRun } from "../runner/plan.ts";
-import { classifyServerUrl } from "../runner/mod.ts";
+import { classifyServerUrl } from "../client/mod.ts";
 import { assembleResult, recordOf } from "../report/assemble.ts";
 import {
   chooseResultsRoot,

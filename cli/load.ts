@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { onTerminationSignal, readTextFile, sys, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { createSanitizer, type Sanitizer } from "../report/sanitize.ts";
-import { classifyServerUrl } from "../runner/mod.ts";
+import { classifyServerUrl } from "../client/mod.ts";
 import { type LoadDeps, type LoadPlan, runLoad } from "../runner/load_generator.ts";
 import type { ArrivalProcess, LoadRunFacts } from "../contract/mod.ts";
 import {
@@ -659,7 +659,7 @@ export function renderSelfCheck(run: LoadRunResult): string {
 
 /** The real dependencies: runtime clock, files and console, the project's one streaming client. */
 export async function realLoadDeps(signal?: AbortSignal): Promise<LoadCommandDeps> {
-  const { streamChat } = await import("../runner/mod.ts");
+  const { streamChat } = await import("../client/mod.ts");
   const { startMockEngine } = await import("../mock/mod.ts");
   const user = sys.username();
   const host = sys.hostname();

@@ -9,7 +9,7 @@ import {
   startMockEngine,
   tokenCountsFrom,
 } from "../mock/mod.ts";
-import { isLoopbackHost } from "../runner/mod.ts";
+import { isLoopbackHost } from "../client/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench mock [options]

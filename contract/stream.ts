@@ -5,17 +5,33 @@
  */
 import type { DeltaKind } from "./result.ts";
 
-/** How a stream ended. Only "finished" can become completed/truncated. */
-export type StreamEnd =
-  | "finished" // a finish_reason arrived and the stream ended normally ([DONE] or clean close after the usage chunk)
-  | "http_error" // non-2xx status before the stream
-  | "error_event" // an `error` object arrived as an SSE event
-  | "malformed" // a chunk that is not valid JSON or not chunk-shaped
-  | "cut" // the connection closed before a finish reason / normal end
-  | "no_finish" // the stream ended ([DONE]) without any finish_reason
-  | "timeout" // the per-request deadline closed the connection
-  | "cancelled" // the caller aborted (SIGINT/SIGTERM)
-  | "connect_error"; // could not connect / send
+/**
+ * How a stream ended, each kind with the words a failed request's error gives for it. Only "finished" can become
+ * completed or truncated.
+ */
+export const STREAM_ENDS = {
+  /** A finish_reason arrived and the stream ended normally ([DONE], or a clean close after the last chunk). */
+  finished: "the stream finished",
+  /** A non-2xx status before the stream. */
+  http_error: "the server answered with an HTTP error before streaming",
+  /** An `error` object arrived as an SSE event. */
+  error_event: "the server sent an error event during the stream",
+  /** A chunk that is not valid JSON or not chunk-shaped. */
+  malformed: "the server sent a chunk that is not a valid chat-completion chunk",
+  /** The connection closed before a finish reason and a normal end. */
+  cut: "the connection closed before a finish reason and a normal end",
+  /** The stream ended ([DONE]) without any finish_reason. */
+  no_finish: "the stream ended without any finish_reason",
+  /** The per-request deadline closed the connection. */
+  timeout: "the 1,800-second request timeout closed the connection",
+  /** The caller aborted (SIGINT/SIGTERM). */
+  cancelled: "the run was cancelled while the request was in flight",
+  /** The request could not be connected or sent. */
+  connect_error: "the request could not be sent to the server",
+} as const;
+export type StreamEnd = keyof typeof STREAM_ENDS;
+/** Every stream end kind, in the order above. */
+export const STREAM_END_KINDS = Object.keys(STREAM_ENDS) as readonly StreamEnd[];
 
 export interface ToolCallRecord {
   index: number;

@@ -13,7 +13,7 @@
  * `--host` and `--port` are added by the runner from `host` and `port`; the arguments must not set them.
  */
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { isLoopbackHost } from "../runner/mod.ts";
+import { isLoopbackHost } from "../client/mod.ts";
 
 /** A loaded, resolved profile. */
 export interface EngineProfile {

@@ -19,6 +19,7 @@ import {
   type Result,
   schedule,
   type ScheduledRequest,
+  STREAM_END_KINDS,
   type StreamEnd,
   type StreamOutcome,
   type ToolCallRecord,
@@ -82,18 +83,6 @@ interface EvidenceLine {
 
 type Fields = Record<string, unknown>;
 
-const STREAM_ENDS: readonly StreamEnd[] = [
-  "finished",
-  "http_error",
-  "error_event",
-  "malformed",
-  "cut",
-  "no_finish",
-  "timeout",
-  "cancelled",
-  "connect_error",
-];
-
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
 const isOffsetOrNull = (value: unknown): value is number | null => value === null || typeof value === "number";
@@ -141,8 +130,8 @@ function outcomeOf(fields: Fields): { outcome: StreamOutcome; concurrency: numbe
     return wrong("dispatched_at_epoch_ms", "epoch milliseconds");
   }
   const end = fields["end"];
-  if (typeof end !== "string" || !(STREAM_ENDS as readonly string[]).includes(end)) {
-    return wrong("end", `one of ${STREAM_ENDS.join(", ")}`);
+  if (typeof end !== "string" || !(STREAM_END_KINDS as readonly string[]).includes(end)) {
+    return wrong("end", `one of ${STREAM_END_KINDS.join(", ")}`);
   }
   const httpStatus = fields["http_status"];
   if (httpStatus !== null && !isCount(httpStatus)) return wrong("http_status", "an HTTP status or null");

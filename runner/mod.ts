@@ -1,9 +1,8 @@
-/** The runner: one streamed chat completion at a time (client, SSE, request bodies, health). */
-export { closeIdleConnections, streamChat, type StreamChatOptions } from "./stream_client.ts";
-export { checkHealth, type HealthCheck } from "./health.ts";
+/**
+ * runner/: the standard protocol run. The stage plan from the frozen fixtures, the request body of every request,
+ * and the executor that sends them in protocol order through the client and records what happened.
+ */
 export { type BudgetSetting, buildChatBody, type ChatBody } from "./request_body.ts";
-export { SseParser, type SseParserOptions } from "./sse.ts";
-export type { ClientOffsets, StreamEnd, StreamOutcome, ToolCallRecord } from "../contract/mod.ts";
 export {
   type ExecutedRequest,
   type ExecuteOptions,
@@ -15,4 +14,3 @@ export {
   type SchedulePosition,
 } from "./executor.ts";
 export { type PlannedBatch, planRun, type RunPlan } from "./plan.ts";
-export { classifyServerUrl, isLoopbackHost, type LoopbackVerdict } from "./_loopback.ts";

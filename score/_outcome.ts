@@ -1,20 +1,8 @@
 /** How one stream outcome maps to a request status and error (the spec's "Request records" rules). */
-import type { RequestError, RequestStatus, StreamEnd, StreamOutcome } from "../contract/mod.ts";
+import { type RequestError, type RequestStatus, STREAM_ENDS, type StreamOutcome } from "../contract/mod.ts";
 
 /** Finish reasons that end a request normally. "length" (the cap) is truncated; any other one is a failure. */
 const COMPLETED_FINISH_REASONS: ReadonlySet<string> = new Set(["stop", "tool_calls"]);
-
-const END_MESSAGES: Readonly<Record<StreamEnd, string>> = {
-  finished: "the stream finished",
-  http_error: "the server answered with an HTTP error before streaming",
-  error_event: "the server sent an error event during the stream",
-  malformed: "the server sent a chunk that is not a valid chat-completion chunk",
-  cut: "the connection closed before a finish reason and a normal end",
-  no_finish: "the stream ended without any finish_reason",
-  timeout: "the 1,800-second request timeout closed the connection",
-  cancelled: "the run was cancelled while the request was in flight",
-  connect_error: "the request could not be sent to the server",
-};
 
 /** Status and error of a request whose stream ended as `outcome` describes. */
 export function classifyOutcome(outcome: StreamOutcome): { status: RequestStatus; error: RequestError | null } {
@@ -32,10 +20,10 @@ export function classifyOutcome(outcome: StreamOutcome): { status: RequestStatus
     };
   }
   if (outcome.end === "finished") {
-    return { status: "failed", error: { kind: "no_finish", message: END_MESSAGES.no_finish } };
+    return { status: "failed", error: { kind: "no_finish", message: STREAM_ENDS.no_finish } };
   }
-  const kind = typeof outcome.end === "string" && outcome.end in END_MESSAGES ? outcome.end : "unknown";
-  const base = kind === "unknown" ? `unknown stream end ${JSON.stringify(outcome.end)}` : END_MESSAGES[kind];
+  const kind = typeof outcome.end === "string" && outcome.end in STREAM_ENDS ? outcome.end : "unknown";
+  const base = kind === "unknown" ? `unknown stream end ${JSON.stringify(outcome.end)}` : STREAM_ENDS[kind];
   const http = outcome.end === "http_error" && outcome.http_status !== null ? ` (HTTP ${outcome.http_status})` : "";
   const detail = typeof outcome.error_message === "string" && outcome.error_message !== ""
     ? `: ${outcome.error_message}`

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildChatBody, closeIdleConnections, streamChat } from "../../runner/mod.ts";
+import { buildChatBody } from "../../runner/mod.ts";
+import { closeIdleConnections, streamChat } from "../../client/mod.ts";
 import { validateResultText } from "../../report/validate.ts";
 import type { RequestRecord } from "../../contract/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";

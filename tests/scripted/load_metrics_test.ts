@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
-import { streamChat } from "../../runner/mod.ts";
+import { streamChat } from "../../client/mod.ts";
 import { type LoadPlan, runLoad } from "../../runner/load_generator.ts";
 import { buildLoadRow } from "../../score/load_metrics.ts";
 import { summarizeLoad } from "../../score/load_summary.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HttpFramingError, ResponseDecoder, type ResponseHead } from "../../../runner/_http_response.ts";
+import { HttpFramingError, ResponseDecoder, type ResponseHead } from "../../../client/_http_response.ts";
 import { chunked, LLAMA_STREAM, prng, randomCuts, splitAt } from "./_streams.ts";
 
 const encoder = new TextEncoder();

@@ -1,8 +1,8 @@
 import { setImmediate } from "node:timers";
 import assert from "node:assert/strict";
-import { closeIdleConnections, type ExchangeEnd, startExchange } from "../../../runner/_http_client.ts";
-import { parseBaseUrl } from "../../../runner/_http_target.ts";
-import { enqueueRead } from "../../../runner/_read_queue.ts";
+import { closeIdleConnections, type ExchangeEnd, startExchange } from "../../../client/_http_client.ts";
+import { parseBaseUrl } from "../../../client/base_url.ts";
+import { enqueueRead } from "../../../client/_read_queue.ts";
 import { SSE_HEAD, startRawServer, within, writePieces } from "./_raw_server.ts";
 import { chunked, deltaEvent } from "./_streams.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { closeIdleConnections, streamChat } from "../../../runner/stream_client.ts";
+import { closeIdleConnections, streamChat } from "../../../client/stream_client.ts";
 import type { StreamOutcome } from "../../../contract/mod.ts";
 import { type RawExchange, type RawServer, SSE_HEAD, startRawServer, within, writePieces } from "./_raw_server.ts";
 import { chunked, chunkEvent, deltaEvent, LLAMA_STREAM, USAGE_EXTRA } from "./_streams.ts";

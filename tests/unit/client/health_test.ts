@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { checkHealth } from "../../../runner/health.ts";
-import { closeIdleConnections } from "../../../runner/stream_client.ts";
+import { checkHealth } from "../../../client/health.ts";
+import { closeIdleConnections } from "../../../client/stream_client.ts";
 import { startRawServer, within, writePieces } from "./_raw_server.ts";
 
 async function answer(response: string) {

@@ -18,7 +18,7 @@
  * ends only its own request, as "malformed" with the error's message.
  */
 import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
-import { parseBaseUrl } from "./_http_target.ts";
+import { parseBaseUrl } from "./base_url.ts";
 import { ChunkReader } from "./_chunk_reader.ts";
 import { SseParser } from "./sse.ts";
 import type { StreamEnd, StreamOutcome } from "../contract/mod.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ChunkReader } from "../../../runner/_chunk_reader.ts";
+import { ChunkReader } from "../../../client/_chunk_reader.ts";
 import { deltaEvent, eventsOf, LLAMA_STREAM } from "./_streams.ts";
 
 function data(event: string): string {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SseParser } from "../../../runner/sse.ts";
+import { SseParser } from "../../../client/sse.ts";
 import { eventsOf, LLAMA_STREAM, prng, randomCuts, splitAt } from "./_streams.ts";
 
 const encoder = new TextEncoder();

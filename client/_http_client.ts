@@ -6,7 +6,7 @@
  */
 import net from "node:net";
 import tls from "node:tls";
-import type { HttpTarget } from "./_http_target.ts";
+import type { HttpTarget } from "./base_url.ts";
 import { enqueueRead } from "./_read_queue.ts";
 import { HttpFramingError, ResponseDecoder, type ResponseHead } from "./_http_response.ts";
 

@@ -7,7 +7,7 @@ import { validateResult } from "../../../report/validate.ts";
 import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
 import { executeRun } from "../../../runner/executor.ts";
 import { planRun } from "../../../runner/plan.ts";
-import { outcome } from "./_fakes.ts";
+import { outcome } from "../runner/_fakes.ts";
 
 /** A llama.cpp-like finished outcome for a fixture: right sanity answers, performance capped at 512. */
 function answerFor(fixture: Fixture): StreamOutcome {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { classifyServerUrl, isLoopbackHost } from "../../../runner/mod.ts";
+import { classifyServerUrl, isLoopbackHost } from "../../../client/mod.ts";
 import { requireLoopback } from "../../../cli/load.ts";
 import { runMockCommand } from "../../../cli/mock.ts";
 import { EXIT } from "../../../cli/exit_codes.ts";

@@ -1,6 +1,6 @@
 /** One question to the server's /health endpoint, as the run asks after a failed request. */
 import { startExchange } from "./_http_client.ts";
-import { parseBaseUrl } from "./_http_target.ts";
+import { parseBaseUrl } from "./base_url.ts";
 
 /** The answer of /health: ok only for HTTP 200. */
 export interface HealthCheck {
