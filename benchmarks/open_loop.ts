@@ -10,11 +10,8 @@ import { parseArgs } from "node:util";
 import { writeStdout } from "../runtime/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { streamChat } from "../client/mod.ts";
-import { type LoadPlan, runLoad } from "../runner/load_generator.ts";
+import { buildLoadBody, buildLoadRow, type LoadPlan, runLoad, summarizeLoad, syntheticProfile } from "../load/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
-import { buildLoadBody, syntheticProfile } from "../runner/load_workloads.ts";
-import { buildLoadRow } from "../score/load_metrics.ts";
-import { summarizeLoad } from "../score/load_summary.ts";
 
 const { values } = parseArgs({
   args: (globalThis as { Deno?: { args: string[] } }).Deno?.args ?? [],

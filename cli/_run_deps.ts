@@ -4,9 +4,7 @@ import { loadBundle } from "../fixtures/mod.ts";
 import { buildChatBody } from "../runner/mod.ts";
 import { checkHealth, streamChat } from "../client/mod.ts";
 import { collectProvenance, defaultProbeDeps, probeServer, toolkitDirFromModule } from "../probe/mod.ts";
-import { validateResultText } from "../report/validate.ts";
-import { renderReadme } from "../report/render.ts";
-import { createSanitizer } from "../report/sanitize.ts";
+import { createSanitizer, renderReadme, validateResultText } from "../report/mod.ts";
 import { readFile, resultFiles, sys, writeStderr } from "../runtime/mod.ts";
 import type { RunDeps, RunOptions } from "./_run_protocol.ts";
 

@@ -16,18 +16,19 @@ import {
 import { type ExecutedRequest, executeRun, type ExecutorDeps, type SchedulePosition } from "../runner/executor.ts";
 import { planRun } from "../runner/plan.ts";
 import { classifyServerUrl } from "../client/mod.ts";
-import { assembleResult, recordOf } from "../report/assemble.ts";
 import {
+  assembleResult,
   chooseResultsRoot,
   gpuSlug,
   newRunId,
   openResultFolder,
   outputLine,
+  recordOf,
   RESULT_FILES,
   type ResultFolder,
   resultFolderName,
   type Sanitizers,
-} from "../report/result_folder.ts";
+} from "../report/mod.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
 import type { Provenance, ServerFacts } from "../probe/mod.ts";
 

@@ -4,34 +4,20 @@
  * measured issuance, alternating which side goes first), and the gate holds when output tokens/s and TPOT p50
  * are within the tolerance (5%) or the point's noise floor when wider. A missing point fails; TTFT is shown only.
  */
-import { parseArgs } from "node:util";
-import { onTerminationSignal, writeStderr } from "../runtime/mod.ts";
-import { sanitizeCommand } from "../report/sanitize.ts";
-import { compareLoad, type ComparePointInput, type CompareResult } from "../score/load_compare.ts";
-import type { EndpointLoadSummary } from "../score/load_summary.ts";
-import { EXIT } from "./exit_codes.ts";
+import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
 import {
-  compareSchedule,
+  type CompareDeps,
+  type CompareRunOptions,
   type CompareSide,
   type CompareTarget,
   isProfileTarget,
-  type ProfileStarter,
-  runCompareSessions,
-} from "./_compare_sessions.ts";
-import {
-  executeLoad,
-  type LoadCommandDeps,
-  numberFlag,
-  parseWorkloadFlags,
-  prepareWorkload,
   realLoadDeps,
-  requireLoopback,
-  UsageError,
-  WORKLOAD_OPTIONS,
-  type WorkloadOptions,
-} from "./load.ts";
-
-export const COMPARE_FORMAT_LINE = "strata-load-compare-run" as const;
+  renderCompare,
+  runCompare,
+} from "../load/mod.ts";
+import { numberFlag, parseFlags, UsageError } from "./_args.ts";
+import { EXIT } from "./exit_codes.ts";
+import { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS } from "./load.ts";
 
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME)
                              (--candidate URL | --candidate-profile NAME) [options]
@@ -93,20 +79,6 @@ const OPTIONS = {
   out: { type: "string" },
 } as const;
 
-export interface CompareCommandOptions {
-  baseline: CompareTarget;
-  candidate: CompareTarget;
-  points: number[];
-  rounds: number;
-  requests: number | undefined;
-  durationS: number | undefined;
-  warmupRequests: number | undefined;
-  tolerance: number;
-  noiseFloor: Record<number, number>;
-  workload: WorkloadOptions;
-  out: string | undefined;
-}
-
 function targetOf(values: Record<string, unknown>, side: CompareSide): CompareTarget {
   const url = values[side], profile = values[`${side}-profile`];
   if (url !== undefined && profile !== undefined) {
@@ -123,19 +95,9 @@ function targetOf(values: Record<string, unknown>, side: CompareSide): CompareTa
   );
 }
 
-/** How a side is written into the JSONL: its URL, or its profile reference with machine paths redacted. */
-function targetStamp(target: CompareTarget): { url: string } | { profile: string } {
-  return isProfileTarget(target) ? { profile: sanitizeCommand([target.profile]) } : { url: target.url };
-}
-
 /** Parses the `compare` command line. @throws UsageError. */
-export function parseCompareArgs(argv: string[]): CompareCommandOptions {
-  let values: Record<string, unknown>;
-  try {
-    values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(`Cannot read the command line: ${(error as Error).message}`);
-  }
+export function parseCompareArgs(argv: string[]): CompareRunOptions {
+  const values: Record<string, unknown> = parseFlags("compare", argv, OPTIONS).values;
   const baseline = targetOf(values, "baseline");
   const candidate = targetOf(values, "candidate");
   const points = ((values.concurrency as string | undefined) ?? "1,8,32").split(",").map((x) => {
@@ -155,8 +117,8 @@ export function parseCompareArgs(argv: string[]): CompareCommandOptions {
       noiseFloor[cN] = fN;
     }
   }
-  const requests = numberFlag(values, "requests", { integer: true, min: 1, max: 100_000 });
-  const durationS = numberFlag(values, "duration", { min: 0.001, max: 3600 });
+  const requests = numberFlag("compare", values, "requests", { integer: true, min: 1, max: 100_000 });
+  const durationS = numberFlag("compare", values, "duration", { min: 0.001, max: 3600 });
   if (requests !== undefined && durationS !== undefined) {
     throw new UsageError("Cannot compare: pass --requests or --duration, not both");
   }
@@ -164,143 +126,20 @@ export function parseCompareArgs(argv: string[]): CompareCommandOptions {
     baseline,
     candidate,
     points,
-    rounds: numberFlag(values, "rounds", { integer: true, min: 1, max: 50 }) ?? 2,
+    rounds: numberFlag("compare", values, "rounds", { integer: true, min: 1, max: 50 }) ?? 2,
     requests,
     durationS,
-    warmupRequests: numberFlag(values, "warmup-requests", { integer: true, min: 0, max: 100_000 }),
-    tolerance: numberFlag(values, "tolerance", { min: 0, max: 1 }) ?? 0.05,
+    warmupRequests: numberFlag("compare", values, "warmup-requests", { integer: true, min: 0, max: 100_000 }),
+    tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? 0.05,
     noiseFloor,
-    workload: parseWorkloadFlags(values),
+    workload: parseWorkloadFlags("compare", values),
     out: values.out as string | undefined,
   };
 }
 
-/** What `compare` touches outside itself: load's dependencies, plus the engine starter for profile sides. */
-export interface CompareDeps extends LoadCommandDeps {
-  /** Required when a side is a profile (the CLI passes engine/mod.ts's startProfileEngine). */
-  startProfile?: ProfileStarter;
-}
-
-/**
- * Measures every point in interleaved rounds (see HELP for the two readings) and returns the gate verdict with
- * the JSONL lines. Engines started for profile sides are stopped before this returns or throws.
- */
-export async function runCompare(
-  options: CompareCommandOptions,
-  deps: CompareDeps,
-): Promise<{ result: CompareResult; lines: string[] }> {
-  const perRound = (c: number) => options.requests ?? Math.max(8, 4 * c);
-  const workload = await prepareWorkload(
-    options.workload,
-    options.requests ?? Math.max(...options.points.map(perRound)),
-    deps.readText,
-  );
-  const targets = { baseline: options.baseline, candidate: options.candidate };
-  const sessions = compareSchedule(targets, options.points, options.rounds);
-  // Every line passes the sanitizer, as run and load outputs do: summaries can carry server error text.
-  const encode = (value: unknown): string => JSON.stringify(deps.sanitizer.json(value));
-  const lines = [encode({
-    format: COMPARE_FORMAT_LINE,
-    version: 1,
-    kind: "config",
-    baseline: targetStamp(options.baseline),
-    candidate: targetStamp(options.candidate),
-    schedule: sessions.some((s) => s.points.length > 1) ? "engines-in-turn" : "alternate-per-point",
-    points: options.points,
-    rounds: options.rounds,
-    requests_per_round: options.requests ?? null,
-    duration_s_per_round: options.durationS ?? null,
-    tolerance: options.tolerance,
-    noise_floor: options.noiseFloor,
-    workload: workload.stamp,
-  })];
-  const rounds = new Map<number, Record<CompareSide, EndpointLoadSummary[]>>(
-    options.points.map((c) => [c, { baseline: [], candidate: [] }]),
-  );
-  await runCompareSessions(targets, sessions, {
-    ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
-    ...(deps.signal ? { signal: deps.signal } : {}),
-    progress: (line) => deps.stderr(`${line}\n`),
-    record: (line) => lines.push(encode({ format: COMPARE_FORMAT_LINE, version: 1, ...line })),
-    measure: async (side, url, concurrency, round) => {
-      const plan: Parameters<typeof executeLoad>[0]["plan"] = {
-        mode: "closed",
-        concurrency,
-        warmupRequests: options.warmupRequests ?? concurrency,
-        requestDeadlineS: options.workload.requestTimeoutS,
-      };
-      if (options.durationS !== undefined) plan.durationS = options.durationS;
-      else plan.requests = perRound(concurrency);
-      const run = await executeLoad({
-        urls: [url],
-        plan,
-        workload,
-        seed: (options.workload.seed + round) >>> 0,
-        lateAfterS: 0.002,
-        binS: 1,
-        slo: {},
-        ...(deps.signal ? { signal: deps.signal } : {}),
-      }, deps);
-      rounds.get(concurrency)![side].push(run.summary.overall);
-      lines.push(encode({ side, concurrency, round, ...run.summary }));
-    },
-  });
-  const inputs: ComparePointInput[] = options.points.map((concurrency) => ({
-    concurrency,
-    ...rounds.get(concurrency)!,
-  }));
-  const result = compareLoad(inputs, {
-    seed: options.workload.seed,
-    expectedConcurrency: options.points,
-    toleranceFraction: options.tolerance,
-    recordedNoiseFloor: options.noiseFloor,
-  });
-  lines.push(encode(result));
-  return { result, lines };
-}
-
-function pct(x: number | null): string {
-  return x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
-}
-
-function num(x: number | null, unit: "ms" | ""): string {
-  if (x === null) return "-";
-  return unit === "ms" ? (x * 1000).toFixed(2) : x.toFixed(1);
-}
-
-/** Table of deltas with intervals, from the verdict object. */
-export function renderCompare(result: CompareResult): string {
-  const header = ["point", "metric", "baseline", "candidate", "delta", "95% interval", "allowed", "verdict"];
-  const rows: string[][] = [];
-  for (const p of result.points) {
-    for (const m of p.metrics) {
-      const unit = m.metric === "output_tokens_per_s" ? "" : "ms";
-      rows.push([
-        `c=${p.concurrency}`,
-        m.metric === "output_tokens_per_s" ? "output tok/s" : m.metric === "tpot_p50_s" ? "TPOT p50 ms" : "TTFT p50 ms",
-        num(m.baseline, unit),
-        num(m.candidate, unit),
-        pct(m.delta_fraction),
-        m.delta_interval ? `[${pct(m.delta_interval.lower)}, ${pct(m.delta_interval.upper)}]` : "-",
-        m.allowed_fraction === null ? "-" : `+-${(m.allowed_fraction * 100).toFixed(1)}%`,
-        m.pass === null ? "info" : m.pass ? "pass" : `FAIL${m.reason.startsWith("missing") ? " (missing)" : ""}`,
-      ]);
-    }
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [
-    `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's noise floor; ` +
-    `intervals: seeded percentile bootstrap over rounds (seed ${result.seed})`,
-    line(header),
-    ...rows.map(line),
-    `gate: ${result.pass ? "PASS" : "FAIL"}`,
-  ].join("\n") + "\n";
-}
-
 /** Entry point of `compare`. */
 export async function main(argv: string[]): Promise<number> {
-  let options: CompareCommandOptions;
+  let options: CompareRunOptions;
   try {
     options = parseCompareArgs(argv);
   } catch (error) {
@@ -314,18 +153,18 @@ export async function main(argv: string[]): Promise<number> {
     controller.abort(signal);
   });
   try {
-    const deps: CompareDeps = await realLoadDeps(controller.signal);
+    const deps: CompareDeps = { ...realLoadDeps(controller.signal), progress: (line) => writeStderr(`${line}\n`) };
     if (isProfileTarget(options.baseline) || isProfileTarget(options.candidate)) {
       // Loaded only when needed, as `run --profile` does: URL-only comparisons never touch the engine part.
       const { startProfileEngine } = await import("../engine/mod.ts");
       deps.startProfile = startProfileEngine;
     }
     const { result, lines } = await runCompare(options, deps);
-    deps.stdout(renderCompare(result));
+    writeStdout(renderCompare(result));
     if (options.out !== undefined) {
       const written = await deps.writeText(options.out, lines.join("\n") + "\n");
       if (!written.ok) {
-        deps.stderr(`Cannot write "${options.out}": ${written.reason}\n`);
+        writeStderr(`Cannot write "${options.out}": ${written.reason}\n`);
         return EXIT.environment;
       }
     }

@@ -4,9 +4,8 @@ import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts
 import { EXIT } from "./exit_codes.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
-import { renderConsoleSummary } from "../report/render.ts";
+import { renderConsoleSummary, sanitizeCommand } from "../report/mod.ts";
 import { realRunDeps } from "./_run_deps.ts";
-import { sanitizeCommand } from "../report/sanitize.ts";
 import { runProtocol, RunRefusedError } from "./_run_protocol.ts";
 import { progressLine } from "./run.ts";
 

@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { stderrIsTerminal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
-import { createSanitizer } from "../report/sanitize.ts";
+import { createSanitizer } from "../report/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench probe [--url URL] [options]

@@ -5,8 +5,7 @@ import { FileReadError, readFile, writeStderr, writeStdout } from "../runtime/mo
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import type { Result } from "../contract/mod.ts";
-import { type Problem, validateResultText } from "../report/validate.ts";
-import { renderConsoleSummary } from "../report/render.ts";
+import { type Problem, renderConsoleSummary, validateResultText } from "../report/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench report DIR

@@ -4,7 +4,7 @@ import { EXIT } from "./exit_codes.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs, RunUsageError } from "./_run_args.ts";
 import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "./_run_protocol.ts";
 import type { RequestRecord } from "../contract/mod.ts";
-import { sanitizeCommand } from "../report/sanitize.ts";
+import { sanitizeCommand } from "../report/mod.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL] [options]
 
@@ -144,7 +144,7 @@ export function progressLine(record: RequestRecord): string {
 }
 
 async function printReport(report: RunReport): Promise<number> {
-  const { renderConsoleSummary } = await import("../report/render.ts");
+  const { renderConsoleSummary } = await import("../report/mod.ts");
   writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
   let ok = report.result.run.status === "complete";
   if (report.unexplainedNulls.length > 0) {

@@ -5,3 +5,32 @@
 export { validateResult, validateResultText } from "./validate.ts";
 export type { ArtifactReader, Problem, ValidateOptions } from "./validate.ts";
 export { renderConsoleSummary, renderReadme } from "./render.ts";
+export {
+  ABSOLUTE_PATH_PLACEHOLDER,
+  createSanitizer,
+  machineSanitizer,
+  sanitizeCommand,
+  type SanitizeContext,
+  sanitizeJson,
+  type Sanitizer,
+  sanitizeText,
+} from "./sanitize.ts";
+export {
+  type AssembledResult,
+  type AssembleInput,
+  assembleResult,
+  nullPointers,
+  type ProvenanceSections,
+  recordOf,
+} from "./assemble.ts";
+export {
+  chooseResultsRoot,
+  gpuSlug,
+  newRunId,
+  openResultFolder,
+  outputLine,
+  RESULT_FILES,
+  type ResultFolder,
+  resultFolderName,
+  type Sanitizers,
+} from "./result_folder.ts";

@@ -4,6 +4,7 @@
  * `<secret>`). Loopback addresses (127.0.0.1, ::1, localhost) stay visible: the protocol requires them.
  * Redaction is best effort; the operator still reads the folder before sharing it.
  */
+import { sys } from "../runtime/mod.ts";
 
 /** Who runs the tool, and the state that keeps placeholders stable across one run's files. */
 export interface SanitizeContext {
@@ -204,6 +205,21 @@ export function sanitizeJson(value: unknown, context: SanitizeContext = {}): unk
 export function createSanitizer(context: SanitizeContext): Sanitizer {
   const shared: SanitizeContext = { ...context, addressNumbers: context.addressNumbers ?? new Map() };
   return { text: (text) => sanitizeText(text, shared), json: (value) => sanitizeJson(value, shared) };
+}
+
+/**
+ * The sanitizer of this machine: its user name, host name and home folder as the runtime reports them (one that
+ * cannot be read is left out). Every command that writes or prints engine text uses this one.
+ */
+export function machineSanitizer(): Sanitizer {
+  const username = sys.username();
+  const hostname = sys.hostname();
+  const home = sys.homeDir();
+  return createSanitizer({
+    username: username.ok ? username.value : null,
+    hostname: hostname.ok ? hostname.value : null,
+    homeDir: home.ok ? home.value : null,
+  });
 }
 
 /** What an absolute path becomes in a published command line; the path's last part follows it ("<abs-path>/c"). */

@@ -37,8 +37,3 @@ export type { RunStatusInput } from "./status.ts";
 export { median, orderStatistics } from "./stats.ts";
 export * from "./percentiles.ts";
 export * from "./bootstrap.ts";
-export * from "../contract/mod.ts";
-export * from "./load_metrics.ts";
-export * from "./load_summary.ts";
-export * from "./load_aggregate.ts";
-export * from "./load_compare.ts";

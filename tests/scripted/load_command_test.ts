@@ -5,13 +5,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { startMockEngine } from "../../mock/mod.ts";
-import { type LoadCommandDeps, parseLoadArgs, realLoadDeps, runLoadCommand, UsageError } from "../../cli/load.ts";
-import { EXIT } from "../../cli/exit_codes.ts";
+import { parseLoadArgs } from "../../cli/load.ts";
+import {
+  consoleHooks,
+  type LoadTestHooks,
+  type LoadTestOptions,
+  type LoadTestOutcome,
+  realLoadDeps,
+  runLoadTest,
+} from "../../load/mod.ts";
 
-async function captured(): Promise<{ deps: LoadCommandDeps; out: string[]; err: string[] }> {
+/** Runs a load test with the real parts, its console text captured. */
+async function captured(options: LoadTestOptions): Promise<{ outcome: LoadTestOutcome; out: string[]; err: string[] }> {
   const out: string[] = [], err: string[] = [];
-  const deps = { ...(await realLoadDeps()), stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) };
-  return { deps, out, err };
+  const hooks: LoadTestHooks = consoleHooks(options, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+  return { outcome: await runLoadTest(options, realLoadDeps(), hooks), out, err };
 }
 
 Deno.test("load writes versioned JSONL whose summary the console prints number for number", async () => {
@@ -45,8 +53,8 @@ Deno.test("load writes versioned JSONL whose summary the console prints number f
       "--out",
       out,
     ]);
-    const { deps, out: stdout } = await captured();
-    assert.equal(await runLoadCommand(options, deps), EXIT.ok);
+    const { outcome, out: stdout } = await captured(options);
+    assert.equal(outcome.status, "ok");
     const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     assert.ok(lines.every((l) => typeof l.format === "string" && l.version === 1));
     assert.equal(lines[0].kind, "config");
@@ -67,7 +75,7 @@ Deno.test("load writes versioned JSONL whose summary the console prints number f
   }
 });
 
-Deno.test("--fail-on-osl-mismatch exits 1 when outputs miss the target", async () => {
+Deno.test("--fail-on-osl-mismatch fails the test when outputs miss the target", async () => {
   const engine = await startMockEngine({
     timeScale: 0,
     script: { "*": { answer: { kind: "text", text: "alpha beta" }, reasoningTokens: 0 } },
@@ -84,8 +92,7 @@ Deno.test("--fail-on-osl-mismatch exits 1 when outputs miss the target", async (
       "64",
       "--fail-on-osl-mismatch",
     ]);
-    const { deps } = await captured();
-    assert.equal(await runLoadCommand(options, deps), EXIT.resultNotOk);
+    assert.equal((await captured(options)).outcome.status, "osl-mismatch");
   } finally {
     await engine.close();
   }
@@ -106,8 +113,7 @@ Deno.test("one literal prompt repeated is refused before any request is sent", a
       "--prompts",
       join(dir, "same.jsonl"),
     ]);
-    const { deps } = await captured();
-    await assert.rejects(runLoadCommand(options, deps), UsageError);
+    await assert.rejects(captured(options), RangeError);
     assert.equal(engine.requests.length, 0);
   } finally {
     await engine.close();
@@ -117,8 +123,8 @@ Deno.test("one literal prompt repeated is refused before any request is sent", a
 
 Deno.test("self-check loads the in-process scripted engine and reports the client's ceiling", async () => {
   const options = parseLoadArgs(["--self-check", "--concurrency", "8", "--requests", "40", "--warmup-requests", "4"]);
-  const { deps, out } = await captured();
-  assert.equal(await runLoadCommand(options, deps), EXIT.ok);
+  const { outcome, out } = await captured(options);
+  assert.equal(outcome.status, "ok");
   const text = out.join("");
   assert.match(text, /client ceiling: [\d.]+ req\/s, \d+ output tok\/s, \d+ SSE events\/s at 8 concurrent streams/);
 });
@@ -150,8 +156,7 @@ Deno.test("load --out sanitizes server error text: a home path in an error messa
       "--out",
       out,
     ]);
-    const { deps } = await captured();
-    await runLoadCommand(options, deps);
+    await captured(options);
     const text = await readFile(out, "utf8");
     assert.ok(!text.includes("alice-strata"), text);
     const rows = text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.format === "strata-load-request");

@@ -1,9 +1,8 @@
 /** The compare gate between scripted engines: identical ones pass, a 10% slower decode fails, profiles run in turn. */
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseCompareArgs, runCompare } from "../../cli/compare.ts";
-import { realLoadDeps } from "../../cli/load.ts";
-import type { ProfileStarter } from "../../cli/_compare_sessions.ts";
+import { parseCompareArgs } from "../../cli/compare.ts";
+import { type ProfileStarter, realLoadDeps, runCompare } from "../../load/mod.ts";
 
 // 16 answer tokens at 50 tok/s reported, run 4x faster: about 5 ms a token, 80 ms a request.
 const ENGINE = {
@@ -43,7 +42,7 @@ async function gate(baselineTps: number, candidateTps: number) {
       "--sample",
       "16",
     ]);
-    const deps = { ...(await realLoadDeps()), stdout: () => {}, stderr: () => {} };
+    const deps = realLoadDeps();
     return await runCompare(options, deps);
   } finally {
     await baseline.close();
@@ -108,7 +107,7 @@ Deno.test("compare of a URL against a profile starts the profile's engine each r
       "--sample",
       "16",
     ]);
-    const deps = { ...(await realLoadDeps()), stdout: () => {}, stderr: () => {}, startProfile };
+    const deps = { ...realLoadDeps(), startProfile };
     const { result, lines } = await runCompare(options, deps);
     assert.deepEqual(started, ["fake-engine", "fake-engine"]);
     assert.equal(running, 0);
@@ -157,7 +156,7 @@ Deno.test("every compare output line passes through the sanitizer, as run and lo
         return { ...(value as Record<string, unknown>), sanitized_mark: true };
       },
     };
-    const deps = { ...(await realLoadDeps()), stdout: () => {}, stderr: () => {}, sanitizer };
+    const deps = { ...realLoadDeps(), sanitizer };
     const { lines } = await runCompare(options, deps);
     assert.ok(lines.length >= 4, `config, two turns, summaries, result: got ${lines.length}`);
     assert.equal(passed, lines.length);

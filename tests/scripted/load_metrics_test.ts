@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
 import { streamChat } from "../../client/mod.ts";
-import { type LoadPlan, runLoad } from "../../runner/load_generator.ts";
-import { buildLoadRow } from "../../score/load_metrics.ts";
-import { summarizeLoad } from "../../score/load_summary.ts";
+import { type LoadPlan, runLoad } from "../../load/generator.ts";
+import { buildLoadRow } from "../../load/metrics.ts";
+import { summarizeLoad } from "../../load/summary.ts";
 
 const WORDS = (n: number) => Array.from({ length: n }, () => "tok").join(" ");
 const deps = { streamChat, nowS: () => performance.now() / 1000 };

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { renderLoadSummary } from "../../../cli/load.ts";
-import { renderCompare } from "../../../cli/compare.ts";
-import { buildLoadRow } from "../../../score/load_metrics.ts";
-import { summarizeLoad } from "../../../score/load_summary.ts";
-import { compareLoad } from "../../../score/load_compare.ts";
+import { renderCompare, renderLoadSummary } from "../../../load/mod.ts";
+import { buildLoadRow } from "../../../load/metrics.ts";
+import { summarizeLoad } from "../../../load/summary.ts";
+import { compareLoad } from "../../../load/gate.ts";
 import { outcome } from "./_fakes.ts";
 
 function rows(n: number, endpointIndex = 0) {

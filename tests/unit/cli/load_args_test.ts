@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseLoadArgs, requireLoopback, UsageError } from "../../../cli/load.ts";
+import { UsageError } from "../../../cli/_args.ts";
+import { parseLoadArgs, requireLoopback } from "../../../cli/load.ts";
 import { parseCompareArgs } from "../../../cli/compare.ts";
 
 const URL = ["--url", "http://127.0.0.1:8080"];

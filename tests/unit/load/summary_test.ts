@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { buildLoadRow, type LoadRequestRow } from "../../../score/load_metrics.ts";
-import { observedConcurrency, summarizeLoad, throughputBins } from "../../../score/load_summary.ts";
+import { buildLoadRow, type LoadRequestRow } from "../../../load/metrics.ts";
+import { observedConcurrency, summarizeLoad, throughputBins } from "../../../load/summary.ts";
 import type { LoadSample } from "../../../contract/mod.ts";
 import { outcome, type OutcomeSpec } from "./_fakes.ts";
 

@@ -7,7 +7,7 @@
  */
 import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample, StreamOutcome } from "../contract/mod.ts";
 import { setImmediate } from "node:timers";
-import { arrivalOffsets } from "./load_schedule.ts";
+import { arrivalOffsets } from "./schedule.ts";
 
 /** Hard bounds on one run, so that no command line can start unbounded load. */
 export const LOAD_LIMITS = { maxRequests: 100_000, maxDurationS: 3_600, maxConcurrency: 4_096, maxRatePerS: 10_000 };

@@ -8,7 +8,7 @@ import {
   selectionSha256,
   selectPrompts,
   syntheticProfile,
-} from "../../../runner/load_workloads.ts";
+} from "../../../load/workloads.ts";
 import { sha256Hex } from "../../../contract/mod.ts";
 
 Deno.test("JSONL prompt sets accept prompt or messages lines and record the file's SHA-256", () => {

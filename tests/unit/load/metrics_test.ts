@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildLoadRow } from "../../../score/load_metrics.ts";
+import { buildLoadRow } from "../../../load/metrics.ts";
 import type { LoadSample, StreamOutcome } from "../../../contract/mod.ts";
 import { outcome } from "./_fakes.ts";
 

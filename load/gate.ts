@@ -6,8 +6,8 @@
  * fails. TTFT p50 is reported, never gated. Values per side are means over interleaved rounds; intervals are
  * seeded bootstraps.
  */
-import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta } from "./bootstrap.ts";
-import type { EndpointLoadSummary } from "./load_summary.ts";
+import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta } from "../score/bootstrap.ts";
+import type { EndpointLoadSummary } from "./summary.ts";
 
 export const LOAD_COMPARE_FORMAT = "strata-load-compare" as const;
 export const DEFAULT_GATE_TOLERANCE = 0.05;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { type LoadPlan, type LoadStreamOptions, runLoad, validateLoadPlan } from "../../../runner/load_generator.ts";
-import { scheduleOffsets } from "../../../runner/load_schedule.ts";
+import { type LoadPlan, type LoadStreamOptions, runLoad, validateLoadPlan } from "../../../load/generator.ts";
+import { scheduleOffsets } from "../../../load/schedule.ts";
 import { outcome, VirtualClock } from "./_fakes.ts";
 
 /** A fake client that takes `serviceS` of virtual time per request and counts the most ever in flight. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { compareLoad } from "../../../score/load_compare.ts";
-import { aggregateRuns } from "../../../score/load_aggregate.ts";
+import { compareLoad } from "../../../load/gate.ts";
+import { aggregateRuns } from "../../../load/aggregate.ts";
 import { bootstrapRelativeDelta } from "../../../score/bootstrap.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
-import { type EndpointLoadSummary, summarizeLoad } from "../../../score/load_summary.ts";
+import { type EndpointLoadSummary, summarizeLoad } from "../../../load/summary.ts";
 
 function summary(outTps: number | null, tpotP50: number | null, ttftP50 = 0.1): EndpointLoadSummary {
   const s = structuredClone(summarizeLoad([], { mode: "closed", effectiveMaxConcurrency: 1 }).overall);

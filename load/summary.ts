@@ -4,8 +4,8 @@
  * goodput and token throughput divide by it. Throughput bins are fixed-width over send offsets (open loop: the
  * scheduled offsets), each divided by its actual width. Distributions use successes of the measure phase only.
  */
-import { describeDistribution, type DistSummary } from "./percentiles.ts";
-import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./load_metrics.ts";
+import { describeDistribution, type DistSummary } from "../score/percentiles.ts";
+import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
 import type { LoadMode } from "../contract/mod.ts";
 
 export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;

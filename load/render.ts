@@ -1,0 +1,175 @@
+/**
+ * Console text of load tests and release gates. Every number comes from a summary, aggregate or verdict object;
+ * nothing is computed here that the JSONL does not hold.
+ */
+import type { DistSummary } from "../score/mod.ts";
+import type { LoadAggregate } from "./aggregate.ts";
+import type { LoadRunResult } from "./execute.ts";
+import type { LoadTestHooks } from "./load_run.ts";
+import type { CompareResult } from "./gate.ts";
+import type { EndpointLoadSummary, LoadSummary } from "./summary.ts";
+
+function fmt(value: number | null, unit: "s" | "ms" | "" = "", digits = 2): string {
+  if (value === null) return "-";
+  if (unit === "ms") return (value * 1000).toFixed(digits);
+  return value.toFixed(digits);
+}
+
+function distRow(name: string, d: DistSummary, unit: "ms" | ""): string {
+  const flag = (x: number | null, unreliable: boolean) => `${fmt(x, unit)}${unreliable && x !== null ? "*" : ""}`;
+  const cells = [
+    name.padEnd(22),
+    String(d.n).padStart(6),
+    fmt(d.mean, unit).padStart(10),
+    fmt(d.sd, unit).padStart(9),
+    fmt(d.mad, unit).padStart(9),
+    fmt(d.p50, unit).padStart(10),
+    flag(d.p90, d.unreliable.p90).padStart(10),
+    flag(d.p95, d.unreliable.p95).padStart(10),
+    flag(d.p99, d.unreliable.p99).padStart(10),
+    fmt(d.max, unit).padStart(10),
+  ];
+  return cells.join(" ");
+}
+
+/** Console text of one endpoint summary. */
+export function renderEndpointSummary(s: EndpointLoadSummary): string {
+  const c = s.counts;
+  const lines = [
+    `== ${s.label}`,
+    `requests: ${c.attempted} sent, ${c.succeeded} ok (${c.answered} answered, ${c.reasoning_truncated} reasoning_truncated, ` +
+    `${c.no_output_token} no_output_token), ${c.failed} failed, ${c.dropped} dropped, ${c.late} late`,
+    `window ${fmt(s.window_s, "s", 3)} s | ${fmt(s.requests_per_s)} req/s | ${
+      fmt(s.output_tokens_per_s, "", 1)
+    } output tok/s` +
+    ` | goodput ${fmt(s.goodput_requests_per_s)} req/s | error rate ${fmt(s.error_rate, "", 4)}` +
+    (s.achieved_send_rate_per_s !== null ? ` | achieved send rate ${fmt(s.achieved_send_rate_per_s, "", 3)}/s` : ""),
+    `in flight: mean ${fmt(s.concurrency.mean)} p50 ${fmt(s.concurrency.p50, "", 0)} max ${s.concurrency.max}` +
+    (s.concurrency.cap_engaged_fraction !== null
+      ? ` | at cap ${fmt(s.concurrency.cap_engaged_fraction * 100, "", 1)}%`
+      : ""),
+    `${"metric (ms; tokens)".padEnd(22)} ${"n".padStart(6)} ${"mean".padStart(10)} ${"sd".padStart(9)} ${
+      "mad".padStart(9)
+    } ${"p50".padStart(10)} ${"p90".padStart(10)} ${"p95".padStart(10)} ${"p99".padStart(10)} ${"max".padStart(10)}`,
+  ];
+  const d = s.distributions;
+  for (
+    const [name, dist] of [
+      ["e2e latency", d.latency_s],
+      ["co latency", d.co_latency_s],
+      ["ttft", d.ttft_s],
+      ["first byte", d.first_byte_s],
+      ["first reasoning", d.first_reasoning_s],
+      ["first answer", d.first_answer_s],
+      ["tpot", d.tpot_s],
+      ["itl (chunks)", d.itl_s],
+      ["lateness", d.lateness_s],
+    ] as const
+  ) if (dist.n > 0) lines.push(distRow(name, dist, "ms"));
+  for (const [name, dist] of [["input tokens", d.input_tokens], ["output tokens", d.output_tokens]] as const) {
+    if (dist.n > 0) lines.push(distRow(name, dist, ""));
+  }
+  for (const [name, check] of [["ISL", s.isl], ["OSL", s.osl]] as const) {
+    if (check === null) continue;
+    lines.push(
+      `${name}: target ${check.target} +-${fmt(check.tolerance * 100, "", 0)}% | achieved ${check.stat} ` +
+        `${fmt(check.achieved, "", 1)} (${
+          check.within ? "within" : "outside"
+        }) | ${check.mismatches}/${check.checked} requests outside`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Console text of a run summary: per endpoint, then the pooled mixture when there are several. */
+export function renderLoadSummary(summary: LoadSummary): string {
+  const head = `load: ${summary.mode} loop, effective max concurrency ${summary.effective_max_concurrency}, ` +
+    "percentiles Hyndman-Fan type 7 (* = unreliable at this n)\n";
+  const parts = summary.endpoints.map(renderEndpointSummary);
+  if (summary.endpoints.length > 1) parts.push(renderEndpointSummary(summary.overall));
+  return head + parts.join("");
+}
+
+/** Console text of a cross-run aggregate. */
+export function renderAggregate(agg: LoadAggregate): string {
+  const lines = [`across ${agg.runs} runs (seeded percentile bootstrap, 95%, seed ${agg.seed}):`];
+  for (const m of agg.metrics) {
+    if (m.n === 0) continue;
+    const iv = m.interval ? `[${m.interval.lower.toPrecision(4)}, ${m.interval.upper.toPrecision(4)}]` : "-";
+    lines.push(`  ${m.metric.padEnd(24)} mean ${m.mean?.toPrecision(4)} sd ${m.sd?.toPrecision(3) ?? "-"} 95% ${iv}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Self-check figures: the client's own ceiling against a zero-service-time engine. */
+export function renderSelfCheck(run: LoadRunResult): string {
+  const s = run.summary.overall;
+  const events = run.facts.samples.reduce((n, x) => n + (x.phase === "measure" ? x.outcome?.events ?? 0 : 0), 0);
+  const eventsPerS = s.window_s !== null && s.window_s > 0 ? events / s.window_s : null;
+  return `self-check (scripted engine in-process, zero service time; client and engine share these cores):\n` +
+    `  client ceiling: ${fmt(s.requests_per_s, "", 1)} req/s, ${fmt(s.output_tokens_per_s, "", 0)} output tok/s, ` +
+    `${fmt(eventsPerS, "", 0)} SSE events/s at ${run.facts.effective_max_concurrency} concurrent streams; ` +
+    `TTFT p50 ${fmt(s.distributions.ttft_s.p50, "ms")} ms p99 ${fmt(s.distributions.ttft_s.p99, "ms")} ms\n` +
+    "  a real target's throughput must stay well below this ceiling for its numbers to describe the server\n";
+}
+
+function pct(x: number | null): string {
+  return x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+}
+
+function num(x: number | null, unit: "ms" | ""): string {
+  if (x === null) return "-";
+  return unit === "ms" ? (x * 1000).toFixed(2) : x.toFixed(1);
+}
+
+/** Table of deltas with intervals, from the verdict object. */
+export function renderCompare(result: CompareResult): string {
+  const header = ["point", "metric", "baseline", "candidate", "delta", "95% interval", "allowed", "verdict"];
+  const rows: string[][] = [];
+  for (const p of result.points) {
+    for (const m of p.metrics) {
+      const unit = m.metric === "output_tokens_per_s" ? "" : "ms";
+      rows.push([
+        `c=${p.concurrency}`,
+        m.metric === "output_tokens_per_s" ? "output tok/s" : m.metric === "tpot_p50_s" ? "TPOT p50 ms" : "TTFT p50 ms",
+        num(m.baseline, unit),
+        num(m.candidate, unit),
+        pct(m.delta_fraction),
+        m.delta_interval ? `[${pct(m.delta_interval.lower)}, ${pct(m.delta_interval.upper)}]` : "-",
+        m.allowed_fraction === null ? "-" : `+-${(m.allowed_fraction * 100).toFixed(1)}%`,
+        m.pass === null ? "info" : m.pass ? "pass" : `FAIL${m.reason.startsWith("missing") ? " (missing)" : ""}`,
+      ]);
+    }
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [
+    `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's noise floor; ` +
+    `intervals: seeded percentile bootstrap over rounds (seed ${result.seed})`,
+    line(header),
+    ...rows.map(line),
+    `gate: ${result.pass ? "PASS" : "FAIL"}`,
+  ].join("\n") + "\n";
+}
+
+/** Where console text goes. */
+export interface ConsoleWriters {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/**
+ * Hooks that print a load test as it runs: a line on stderr as each run starts, its summary (and, for the
+ * self-check, the client's ceiling) on stdout as it ends, then the aggregate, and where the JSONL went.
+ */
+export function consoleHooks(options: { selfCheck: boolean }, io: ConsoleWriters): LoadTestHooks {
+  return {
+    onRunStart: (run, runs, urls) => io.stderr(`load: run ${run + 1}/${runs} against ${urls.join(", ")}\n`),
+    onRunEnd: (run) => {
+      io.stdout(renderLoadSummary(run.summary));
+      if (options.selfCheck) io.stdout(renderSelfCheck(run));
+    },
+    onAggregate: (aggregate) => io.stdout(renderAggregate(aggregate)),
+    onWritten: (path, lines) => io.stderr(`load: wrote ${lines} JSONL lines to ${path}\n`),
+  };
+}
