@@ -1,7 +1,7 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
 import { parseArgs } from "node:util";
 import { classifyServerUrl } from "../client/mod.ts";
-import type { DeclaredProvenance } from "./_run_protocol.ts";
+import type { DeclaredProvenance } from "../runner/mod.ts";
 
 /** Default server: llama-server's default address on loopback. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";

@@ -5,8 +5,7 @@ import { EXIT } from "./exit_codes.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { renderConsoleSummary, sanitizeCommand } from "../report/mod.ts";
-import { realRunDeps } from "./_run_deps.ts";
-import { runProtocol, RunRefusedError } from "./_run_protocol.ts";
+import { realRunDeps, runProtocol, RunRefusedError } from "../runner/mod.ts";
 import { progressLine } from "./run.ts";
 
 export const HELP = `Usage: strata-bench demo [--optional-concurrency] [--time-scale X] [--out DIR]

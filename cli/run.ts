@@ -2,7 +2,7 @@
 import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs, RunUsageError } from "./_run_args.ts";
-import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "./_run_protocol.ts";
+import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "../runner/mod.ts";
 import type { RequestRecord } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
 
@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
         return EXIT.environment;
       }
     }
-    const { realRunDeps } = await import("./_run_deps.ts");
+    const { realRunDeps } = await import("../runner/mod.ts");
     const options = runOptionsOf(args, argv, controller.signal);
     if (engine !== null) {
       options.baseUrl = engine.baseUrl;
@@ -93,7 +93,14 @@ export async function main(argv: string[]): Promise<number> {
         options.engineLog = engine.log;
       }
     }
-    const report = await runProtocol(options, realRunDeps());
+    const report = await runProtocol(
+      options,
+      realRunDeps({}, {
+        onHashProgress: (p) => {
+          if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
+        },
+      }),
+    );
     return printReport(report);
   } catch (error) {
     return environmentFailure(error);

@@ -8,6 +8,7 @@ export * from "./result.ts";
 export * from "./protocol.ts";
 export type * from "./fixture.ts";
 export * from "./stream.ts";
+export type * from "./execution.ts";
 export type * from "./load_sample.ts";
 export * from "./sha256.ts";
 export * from "./prng.ts";

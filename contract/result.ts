@@ -145,6 +145,21 @@ export interface Configuration {
   chat_template_kwargs: ChatTemplateKwargs;
 }
 
+/** The configuration fields a probe can know; track, sampling and template kwargs belong to the runner. */
+export type ProbedConfiguration = Pick<
+  Configuration,
+  | "context_tokens"
+  | "server_capacity"
+  | "kv_cache"
+  | "expert_cache"
+  | "offloading"
+  | "prefill"
+  | "mtp"
+  | "calibration"
+  | "experimental_options"
+  | "template"
+>;
+
 export interface PhaseCounts {
   planned: number;
   attempted: number;

@@ -64,13 +64,7 @@ export {
   type RunnerCommit,
   type RunnerCommitOptions,
 } from "./commit.ts";
-export {
-  collectProvenance,
-  type CollectProvenanceOptions,
-  type OperatorFacts,
-  type ProbedConfiguration,
-  type Provenance,
-} from "./provenance.ts";
+export { collectProvenance, type CollectProvenanceOptions, type OperatorFacts, type Provenance } from "./provenance.ts";
 
 /** The real effects: runtime adapters that return refusals instead of throwing, and the global fetch. */
 export function defaultProbeDeps(): ProbeDeps {

@@ -2,7 +2,7 @@
  * One call that gathers the hardware, software, model and configuration facts of a run, with every null
  * explained in `missing` (absolute JSON Pointers) and every identity gap listed in `nonconformingReasons`.
  */
-import type { Configuration, Hardware, Model, Software } from "../contract/mod.ts";
+import type { Hardware, Model, ProbedConfiguration, Software } from "../contract/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
@@ -10,21 +10,6 @@ import { probeHardware } from "./hardware.ts";
 import { defaultCacheDir } from "./hash_cache.ts";
 import { findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
 import { probeServer, type ServerFacts } from "./server.ts";
-
-/** The configuration fields a probe can know; track, sampling and template kwargs belong to the runner. */
-export type ProbedConfiguration = Pick<
-  Configuration,
-  | "context_tokens"
-  | "server_capacity"
-  | "kv_cache"
-  | "expert_cache"
-  | "offloading"
-  | "prefill"
-  | "mtp"
-  | "calibration"
-  | "experimental_options"
-  | "template"
->;
 
 /** What the operator states because no probe can read it (the run's provenance flags). */
 export interface OperatorFacts {

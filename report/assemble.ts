@@ -5,9 +5,11 @@
 import {
   type Artifact,
   type ChatTemplateKwargs,
+  type ExecutionFacts,
   type Fixture,
   type Hardware,
   type Model,
+  type ProbedConfiguration,
   PROFILE_ID,
   PROTOCOL_ID,
   type RequestRecord,
@@ -17,21 +19,15 @@ import {
   SCHEMA_VERSION,
   type Software,
 } from "../contract/mod.ts";
-import type { ExecutedRequest, ExecutionFacts } from "../runner/executor.ts";
 import {
   buildConcurrencyRounds,
-  buildRequestRecord,
+  type BuiltRecord,
   countRequests,
   decideRunStatus,
   nonconformingReasonsOf,
-  type RecordInput,
   scoreQuality,
   summarizeRequests,
 } from "../score/mod.ts";
-
-/** Engine-side configuration facts the provenance probe supplies (the probe defines the shape). */
-export type { ProbedConfiguration } from "../probe/mod.ts";
-import type { ProbedConfiguration } from "../probe/mod.ts";
 
 /** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */
 export interface ProvenanceSections {
@@ -50,8 +46,10 @@ export interface AssembleInput {
   /** Sanitized command line. */
   command: string;
   optionalConcurrency: boolean;
-  /** Fixtures of the plan, in plan order (execution.requests has the same order). */
-  execution: ExecutionFacts;
+  /** What the executor recorded beside the requests (durations, round walls, stop reason, /health questions). */
+  execution: Omit<ExecutionFacts, "requests">;
+  /** Every scheduled request in plan order, its record built once when it ended. */
+  requests: readonly ScoredRequest[];
   protocol: {
     gitCommit: string | null;
     gitCommitReason: string | null;
@@ -70,6 +68,12 @@ export interface AssembleInput {
   extensions: Record<string, unknown>;
 }
 
+/** A scheduled request with its record, built once from what the executor recorded. */
+export interface ScoredRequest {
+  fixture: Fixture;
+  built: BuiltRecord;
+}
+
 export interface AssembledResult {
   result: Result;
   /** Every reason the run is nonconforming (also in extensions.nonconforming_reasons). */
@@ -78,26 +82,17 @@ export interface AssembledResult {
   unexplainedNulls: string[];
 }
 
-/** The scored record of one executed request, with its missing entries relative to the record. */
-export function recordOf(request: ExecutedRequest): ReturnType<typeof buildRequestRecord> {
-  const input: RecordInput = request.kind === "outcome"
-    ? { kind: "outcome", outcome: request.outcome, concurrency: request.concurrency }
-    : { kind: "skipped", reason: request.reason, concurrency: request.concurrency };
-  return buildRequestRecord(request.fixture, input);
-}
-
 /** Builds the whole result. Pure: the same input gives the same result. */
 export function assembleResult(input: AssembleInput): AssembledResult {
   const missing: Record<string, string> = {};
   const reasons = [...input.nonconformingReasons, ...input.provenance.nonconformingReasons];
   const requests: RequestRecord[] = [];
   const fixtures: Fixture[] = [];
-  input.execution.requests.forEach((request, i) => {
-    const built = recordOf(request);
+  input.requests.forEach(({ fixture, built }, i) => {
     requests.push(built.record);
-    fixtures.push(request.fixture);
+    fixtures.push(fixture);
     for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${i}${pointer}`] = reason;
-    reasons.push(...nonconformingReasonsOf(built, request.fixture.max_shared_prefix_tokens));
+    reasons.push(...nonconformingReasonsOf(built, fixture.max_shared_prefix_tokens));
   });
   const maxSharedPrefixTokens = Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
   const summaries = summarizeRequests(requests, {

@@ -21,7 +21,7 @@ export {
   assembleResult,
   nullPointers,
   type ProvenanceSections,
-  recordOf,
+  type ScoredRequest,
 } from "./assemble.ts";
 export {
   chooseResultsRoot,

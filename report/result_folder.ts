@@ -5,8 +5,13 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { refusalFrom, type ResultFiles } from "../runtime/mod.ts";
-import type { ExecutedRequest } from "../runner/executor.ts";
-import { type Artifact, type ArtifactKind, type RequestStatus, sha256Hex } from "../contract/mod.ts";
+import {
+  type Artifact,
+  type ArtifactKind,
+  type ExecutedRequest,
+  type RequestStatus,
+  sha256Hex,
+} from "../contract/mod.ts";
 
 /** File names inside a result folder. */
 export const RESULT_FILES = {

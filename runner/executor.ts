@@ -3,7 +3,15 @@
  * (one StreamOutcome per sent request, a skip reason per unsent one, round wall times, stage durations).
  * It computes no statistics and never retries; the stream client never throws for a failed request.
  */
-import { type Fixture, REQUEST_TIMEOUT_S, type StreamOutcome } from "../contract/mod.ts";
+import {
+  type ExecutedRequest,
+  type ExecutionFacts,
+  type Fixture,
+  type HealthAnswer,
+  REQUEST_TIMEOUT_S,
+  type StreamOutcome,
+} from "../contract/mod.ts";
+import { classifyOutcome } from "../score/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
 
 /** Options the executor passes to the streaming client for one request. */
@@ -12,13 +20,6 @@ export interface ExecutorStreamOptions {
   body: Record<string, unknown> | string;
   deadlineS?: number;
   signal?: AbortSignal;
-}
-
-/** What /health said after a failed request. */
-export interface HealthAnswer {
-  ok: boolean;
-  status: number | null;
-  message: string;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -31,20 +32,6 @@ export interface ExecutorDeps {
   nowMs(): number;
 }
 
-/** One scheduled request after the run: sent (with its raw outcome) or skipped (with why). */
-export type ExecutedRequest =
-  | {
-    kind: "outcome";
-    fixture: Fixture;
-    concurrency: number;
-    body: Record<string, unknown>;
-    outcome: StreamOutcome;
-    /** Executor clock at dispatch and at termination, seconds from the run's first dispatch. */
-    startedS: number;
-    endedS: number;
-  }
-  | { kind: "skipped"; fixture: Fixture; concurrency: number; reason: string };
-
 /** Position of a request in the schedule, for progress lines (index is 1-based). */
 export interface SchedulePosition {
   index: number;
@@ -56,8 +43,6 @@ export interface ExecuteOptions {
   plan: RunPlan;
   /** The exact body sent for a fixture (built once per fixture by the request-body builder). */
   bodyOf(fixture: Fixture): Record<string, unknown>;
-  /** Whether an outcome counts as a failed request (status "failed"), which triggers the /health question. */
-  isFailure(fixture: Fixture, outcome: StreamOutcome): boolean;
   /** Per-request wall-clock deadline in seconds; the protocol's 1,800 when omitted. */
   deadlineS?: number;
   /** Aborting it cancels the in-flight request(s) and skips everything after. */
@@ -71,27 +56,6 @@ export interface ExecuteOptions {
    * before the next call, so evidence can be appended and flushed per request.
    */
   onRequestEnd?(request: ExecutedRequest, position: SchedulePosition): void | Promise<void>;
-}
-
-/** Raw facts of one run. */
-export interface ExecutionFacts {
-  /** One entry per planned fixture, in plan order. */
-  requests: ExecutedRequest[];
-  /** Wall time of each optional round (first dispatch to last termination), seconds; [] when not selected. */
-  roundWallsS: (number | null)[];
-  requiredDurationS: number | null;
-  /** Why requiredDurationS is null. */
-  requiredDurationReason: string | null;
-  /** Time from the warm-up's dispatch to the last required termination, even when the run stopped early. */
-  requiredElapsedS: number | null;
-  optionalDurationS: number | null;
-  optionalDurationReason: string | null;
-  /** Why the remaining requests were skipped; null when nothing was skipped. */
-  stopReason: string | null;
-  /** The /health questions asked after failures. */
-  healthChecks: { afterRequestId: string; answer: HealthAnswer }[];
-  /** Whether the signal ended the run. */
-  cancelled: boolean;
 }
 
 /**
@@ -196,7 +160,8 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       stopReason = cancelReason();
       return;
     }
-    const failed = finished.filter((f) => options.isFailure(f.fixture, f.outcome));
+    // The protocol's failure rule (score/'s classifyOutcome) decides which requests ask /health.
+    const failed = finished.filter((f) => classifyOutcome(f.outcome).status === "failed");
     const firstFailed = failed[0];
     if (!firstFailed) return;
     if (batch.phase === "warmup") {

@@ -1,16 +1,24 @@
 /**
  * runner/: the standard protocol run. The stage plan from the frozen fixtures, the request body of every request,
- * and the executor that sends them in protocol order through the client and records what happened.
+ * the executor that sends them in protocol order through the client, and the conductor `runProtocol` that joins
+ * provenance, execution, scoring and the result folder (`realRunDeps` binds the real parts).
  */
 export { type BudgetSetting, buildChatBody, type ChatBody } from "./request_body.ts";
 export {
-  type ExecutedRequest,
   type ExecuteOptions,
   executeRun,
-  type ExecutionFacts,
   type ExecutorDeps,
   type ExecutorStreamOptions,
-  type HealthAnswer,
   type SchedulePosition,
 } from "./executor.ts";
 export { type PlannedBatch, planRun, type RunPlan } from "./plan.ts";
+export {
+  type DeclaredProvenance,
+  profileSettingsOf,
+  type RunDeps,
+  type RunOptions,
+  runProtocol,
+  RunRefusedError,
+  type RunReport,
+} from "./run_protocol.ts";
+export { realRunDeps, type RealRunSettings } from "./real_deps.ts";

@@ -23,10 +23,12 @@ export {
   isUnexpectedReuse,
   PROMPT_LENGTH_TARGETS,
   PROMPT_LENGTH_TOLERANCE,
+  recordOf,
   REUSE_SLACK_TOKENS,
 } from "./request_record.ts";
 export type { BuiltRecord, RecordFlags, RecordInput } from "./request_record.ts";
 export { decodeAgreementToleranceTokens } from "./_accounting.ts";
+export { classifyOutcome } from "./_outcome.ts";
 export { exclusionReason, metricValue, summarizeRequests } from "./summaries.ts";
 export type { SummaryFacts } from "./summaries.ts";
 export { countCapped, countRequests } from "./counts.ts";

@@ -5,6 +5,7 @@
 import {
   DELTA_KINDS,
   type DeltaKind,
+  type ExecutedRequest,
   type Fixture,
   type RequestError,
   type RequestRecord,
@@ -301,6 +302,14 @@ function fillMissing(record: RequestRecord, missing: Record<string, string>, fal
   for (const [key, value] of Object.entries(top)) {
     if (value === null && missing[`/${key}`] === undefined) missing[`/${key}`] = fallback;
   }
+}
+
+/** The record of one request the executor recorded (sent or skipped), with its missing entries and flags. */
+export function recordOf(request: ExecutedRequest): BuiltRecord {
+  const input: RecordInput = request.kind === "outcome"
+    ? { kind: "outcome", outcome: request.outcome, concurrency: request.concurrency }
+    : { kind: "skipped", reason: request.reason, concurrency: request.concurrency };
+  return buildRequestRecord(request.fixture, input);
 }
 
 /** Status words of a record for exclusions: "failed: timeout", "skipped: engine died". */

@@ -13,8 +13,7 @@ import {
   provisionLlamaServer,
   startEngine,
 } from "../../engine/mod.ts";
-import { type RunOptions, runProtocol, type RunReport } from "../../cli/_run_protocol.ts";
-import { realRunDeps } from "../../cli/_run_deps.ts";
+import { realRunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
 import { loadBundle } from "../../fixtures/mod.ts";
 import type { Fixture, Result } from "../../contract/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";

@@ -3,8 +3,7 @@ import { join } from "node:path";
 import { loadBundle } from "../../fixtures/mod.ts";
 import type { Fixture, RequestRecord, Result } from "../../contract/mod.ts";
 import { type MockEngine, type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
-import { realRunDeps } from "../../cli/_run_deps.ts";
-import { type RunDeps, type RunOptions, runProtocol, type RunReport } from "../../cli/_run_protocol.ts";
+import { realRunDeps, type RunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
 import { validateResultText } from "../../report/validate.ts";
 
 /** A full 40-hex engine commit for runs that should be identity-complete. */

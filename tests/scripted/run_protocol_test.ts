@@ -284,8 +284,8 @@ Deno.test("a bundle that differs from its manifest refuses the run before anythi
   const { startMockEngine } = await import("../../mock/mod.ts");
   const engine = await startMockEngine({ timeScale: 0 });
   try {
-    const { realRunDeps } = await import("../../cli/_run_deps.ts");
-    const { runProtocol, RunRefusedError } = await import("../../cli/_run_protocol.ts");
+    const { realRunDeps } = await import("../../runner/mod.ts");
+    const { runProtocol, RunRefusedError } = await import("../../runner/mod.ts");
     const deps = realRunDeps({
       loadBundle: () => Promise.reject(new Error("Cannot load the fixture bundle: warmup.json differs")),
     }, { hashCacheDir: null });

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { loadBundle } from "../../../fixtures/mod.ts";
 import {
   type Artifact,
+  type ExecutedRequest,
   type Fixture,
   PROFILE_ID,
   PROTOCOL_ID,
@@ -36,7 +37,6 @@ import {
   scoreQuality,
   summarizeRequests,
 } from "../../../score/mod.ts";
-import type { ExecutedRequest } from "../../../runner/executor.ts";
 import { outputLine } from "../../../report/result_folder.ts";
 
 /** A realistic result and the folder it was written to. */

@@ -7,6 +7,7 @@ import { validateResult } from "../../../report/validate.ts";
 import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
 import { executeRun } from "../../../runner/executor.ts";
 import { planRun } from "../../../runner/plan.ts";
+import { recordOf } from "../../../score/mod.ts";
 import { outcome } from "../runner/_fakes.ts";
 
 /** A llama.cpp-like finished outcome for a fixture: right sanity answers, performance capped at 512. */
@@ -63,7 +64,6 @@ async function facts(answer: (f: Fixture) => StreamOutcome, optional = false) {
     baseUrl: "http://127.0.0.1:1",
     plan,
     bodyOf: (f) => ({ id: f.id }),
-    isFailure: (_f, o) => o.end !== "finished",
   }, {
     streamChat: (o) => Promise.resolve(answer(plan.fixtures.find((f) => f.id === (o.body as { id: string }).id)!)),
     checkHealth: () => Promise.resolve({ ok: false, status: null, message: "connection refused" }),
@@ -79,6 +79,7 @@ function input(f: Awaited<ReturnType<typeof facts>>, optional = false): Assemble
     command: "strata-bench run",
     optionalConcurrency: optional,
     execution: f.execution,
+    requests: f.execution.requests.map((r) => ({ fixture: r.fixture, built: recordOf(r) })),
     protocol: {
       gitCommit: "a".repeat(40),
       gitCommitReason: null,

@@ -27,8 +27,6 @@ function fakeDeps(
   return deps;
 }
 
-const isFailure = (_f: unknown, o: StreamOutcome) => o.end !== "finished";
-
 Deno.test("executor sends the 22 required requests in protocol order and records durations", async () => {
   const plan = planRun(fakeFixtures(false), { optionalConcurrency: false });
   const deps = fakeDeps(() => outcome());
@@ -37,7 +35,6 @@ Deno.test("executor sends the 22 required requests in protocol order and records
     baseUrl: "http://127.0.0.1:1",
     plan,
     bodyOf,
-    isFailure,
     onRequestEnd: (r, p) => {
       ended.push(`${p.index}/${p.total}:${r.fixture.id}`);
     },
@@ -64,7 +61,7 @@ Deno.test("executor sends the 22 required requests in protocol order and records
 Deno.test("a failed warm-up skips every later request without asking /health", async () => {
   const plan = planRun(fakeFixtures(true), { optionalConcurrency: true });
   const deps = fakeDeps((id) => id === "warmup" ? outcome("http_error", { http_status: 500 }) : outcome());
-  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, isFailure }, deps);
+  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf }, deps);
   assert.deepEqual(deps.sent, ["warmup"]);
   const skipped = facts.requests.filter((r) => r.kind === "skipped");
   assert.equal(skipped.length, 33);
@@ -78,7 +75,7 @@ Deno.test("a failed warm-up skips every later request without asking /health", a
 Deno.test("a failed request with a dead engine skips the rest after one /health question", async () => {
   const plan = planRun(fakeFixtures(false), { optionalConcurrency: false });
   const deps = fakeDeps((id) => id === "performance-prompt-4k-r1" ? outcome("cut") : outcome(), false);
-  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, isFailure }, deps);
+  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf }, deps);
   assert.equal(deps.sent.length, 3);
   assert.equal(deps.healthAsked, 1);
   assert.equal(facts.requests.filter((r) => r.kind === "skipped").length, 19);
@@ -90,7 +87,7 @@ Deno.test("a failed request with a dead engine skips the rest after one /health 
 Deno.test("a failed request with a healthy engine continues with the next request", async () => {
   const plan = planRun(fakeFixtures(false), { optionalConcurrency: false });
   const deps = fakeDeps((id) => id === "sanity-I2" ? outcome("timeout") : outcome(), true);
-  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, isFailure }, deps);
+  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf }, deps);
   assert.equal(deps.sent.length, 22);
   assert.equal(deps.healthAsked, 1);
   assert.equal(facts.stopReason, null);
@@ -110,7 +107,6 @@ Deno.test("aborting the signal cancels the in-flight request and skips the rest"
     baseUrl: "http://127.0.0.1:1",
     plan,
     bodyOf,
-    isFailure,
     signal: controller.signal,
   }, deps);
   assert.equal(deps.sent.at(-1), "performance-short-r2");
@@ -139,7 +135,7 @@ Deno.test("optional rounds release four requests together and measure the round 
     open--;
     return outcome();
   });
-  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, isFailure }, deps);
+  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf }, deps);
   assert.equal(Math.max(...inFlight), 4);
   assert.equal(facts.roundWallsS.length, 3);
   assert.ok(facts.roundWallsS.every((w) => w !== null && w > 0));
@@ -155,8 +151,8 @@ Deno.test("the deadline defaults to the protocol's 1800 s and can be shortened b
     seen.push(options.deadlineS);
     return outcome();
   });
-  await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, isFailure }, deps);
-  await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, isFailure, deadlineS: 0.5 }, deps);
+  await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf }, deps);
+  await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf, deadlineS: 0.5 }, deps);
   assert.equal(seen[0], 1800);
   assert.equal(seen.at(-1), 0.5);
 });
@@ -167,7 +163,7 @@ Deno.test("a batch fixture missing from plan.fixtures is a RangeError before any
   const batches = plan.batches.map((b, i) => (i === 2 ? { ...b, fixtures: [stray] } : b));
   const deps = fakeDeps(() => outcome());
   await assert.rejects(
-    executeRun({ baseUrl: "http://127.0.0.1:1", plan: { ...plan, batches }, bodyOf, isFailure }, deps),
+    executeRun({ baseUrl: "http://127.0.0.1:1", plan: { ...plan, batches }, bodyOf }, deps),
     (error: unknown) =>
       error instanceof RangeError && /"performance-unplanned-r1".*not in plan\.fixtures/.test(error.message),
   );

@@ -1,33 +1,31 @@
 /** The real parts `run` joins: fixtures, streaming client, probes, sanitizer, validator, renderers, files. */
 import { dirname, join } from "node:path";
-import { loadBundle } from "../fixtures/mod.ts";
-import { buildChatBody } from "../runner/mod.ts";
 import { checkHealth, streamChat } from "../client/mod.ts";
-import { collectProvenance, defaultProbeDeps, probeServer, toolkitDirFromModule } from "../probe/mod.ts";
-import { createSanitizer, renderReadme, validateResultText } from "../report/mod.ts";
-import { readFile, resultFiles, sys, writeStderr } from "../runtime/mod.ts";
-import type { RunDeps, RunOptions } from "./_run_protocol.ts";
-
-/** Name of the chat template artifact inside the result folder. */
-const TEMPLATE_ARTIFACT = "template.jinja";
+import { loadBundle } from "../fixtures/mod.ts";
+import {
+  collectProvenance,
+  defaultProbeDeps,
+  type ModelHashProgress,
+  probeServer,
+  toolkitDirFromModule,
+} from "../probe/mod.ts";
+import { machineSanitizer, renderReadme, RESULT_FILES, validateResultText } from "../report/mod.ts";
+import { readFile, resultFiles } from "../runtime/mod.ts";
+import { buildChatBody } from "./request_body.ts";
+import type { RunDeps, RunOptions } from "./run_protocol.ts";
 
 /** Settings of the real parts that tests and the demo change. */
 export interface RealRunSettings {
   /** Model-hash cache folder; undefined: the probe's default ($XDG_CACHE_HOME/strata-bench), null: no cache. */
   hashCacheDir?: string | null;
+  /** Hears the model-file hashing progress (the CLI prints it). */
+  onHashProgress?(progress: ModelHashProgress): void;
 }
 
 /** Binds the real implementations; `overrides` replaces single parts (tests, the demo). */
 export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunSettings = {}): RunDeps {
   const probeDeps = defaultProbeDeps();
-  const home = probeDeps.homeDir();
-  const user = sys.username();
-  const host = sys.hostname();
-  const sanitizers = createSanitizer({
-    username: user.ok ? user.value : null,
-    hostname: host.ok ? host.value : null,
-    homeDir: home.ok ? home.value : null,
-  });
+  const sanitizers = machineSanitizer();
   return {
     loadBundle: () => loadBundle(),
     streamChat: (options) => streamChat(options),
@@ -46,11 +44,9 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
         executableDir: executableDir(probeDeps.execPath()),
         backgroundWorkloads: options.declared.background,
         operator: operatorFacts(options),
-        templateArtifactPath: TEMPLATE_ARTIFACT,
+        templateArtifactPath: RESULT_FILES.template,
         ...(settings.hashCacheDir === undefined ? {} : { cacheDir: settings.hashCacheDir }),
-        onHashProgress: (p) => {
-          if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
-        },
+        ...(settings.onHashProgress === undefined ? {} : { onHashProgress: settings.onHashProgress }),
       }),
     files: resultFiles,
     sanitizers,

@@ -1,0 +1,49 @@
+/**
+ * What the executor records of one run: each scheduled request sent (with its raw stream outcome and its clock
+ * readings) or skipped (with why), the round wall times, the stage durations, and the /health questions. Plain
+ * data: runner/ produces it, score/ turns requests into records, report/ writes the evidence and the result.
+ */
+import type { Fixture } from "./fixture.ts";
+import type { StreamOutcome } from "./stream.ts";
+
+/** What /health said after a failed request. */
+export interface HealthAnswer {
+  ok: boolean;
+  status: number | null;
+  message: string;
+}
+
+/** One scheduled request after the run: sent (with its raw outcome) or skipped (with why). */
+export type ExecutedRequest =
+  | {
+    kind: "outcome";
+    fixture: Fixture;
+    concurrency: number;
+    body: Record<string, unknown>;
+    outcome: StreamOutcome;
+    /** Executor clock at dispatch and at termination, seconds from the run's first dispatch. */
+    startedS: number;
+    endedS: number;
+  }
+  | { kind: "skipped"; fixture: Fixture; concurrency: number; reason: string };
+
+/** Raw facts of one run. */
+export interface ExecutionFacts {
+  /** One entry per planned fixture, in plan order. */
+  requests: ExecutedRequest[];
+  /** Wall time of each optional round (first dispatch to last termination), seconds; [] when not selected. */
+  roundWallsS: (number | null)[];
+  requiredDurationS: number | null;
+  /** Why requiredDurationS is null. */
+  requiredDurationReason: string | null;
+  /** Time from the warm-up's dispatch to the last required termination, even when the run stopped early. */
+  requiredElapsedS: number | null;
+  optionalDurationS: number | null;
+  optionalDurationReason: string | null;
+  /** Why the remaining requests were skipped; null when nothing was skipped. */
+  stopReason: string | null;
+  /** The /health questions asked after failures. */
+  healthChecks: { afterRequestId: string; answer: HealthAnswer }[];
+  /** Whether the signal ended the run. */
+  cancelled: boolean;
+}

@@ -1,0 +1,439 @@
+/**
+ * The conductor of `run`: one run of the standard protocol as a library call. It verifies the bundle, asks the
+ * server who it is, collects provenance, runs the stages (building each request's record once, as it ends, and
+ * appending its evidence line), attaches the artifacts, assembles and writes the result, and validates what it
+ * wrote. Every effect comes in through `RunDeps`, so tests and the demo drive it against the scripted engine;
+ * `cli/run.ts` binds the real parts and prints.
+ */
+import { classifyServerUrl, type LoopbackVerdict } from "../client/mod.ts";
+import {
+  type Artifact,
+  type ChatTemplateKwargs,
+  type Dialect,
+  type ExecutedRequest,
+  type Fixture,
+  type RequestRecord,
+  type Result,
+  type Sampling,
+  SCRIPTED_ENGINE_PROP,
+} from "../contract/mod.ts";
+import type { Provenance, ServerFacts } from "../probe/mod.ts";
+import {
+  assembleResult,
+  chooseResultsRoot,
+  gpuSlug,
+  newRunId,
+  openResultFolder,
+  outputLine,
+  RESULT_FILES,
+  type ResultFolder,
+  resultFolderName,
+  type Sanitizers,
+  type ScoredRequest,
+} from "../report/mod.ts";
+import type { ResultFiles } from "../runtime/mod.ts";
+import { type BuiltRecord, recordOf } from "../score/mod.ts";
+import type { ChatBody } from "./request_body.ts";
+import { executeRun, type ExecutorDeps, type SchedulePosition } from "./executor.ts";
+import { planRun, type RunPlan } from "./plan.ts";
+
+/** What the engine cannot tell the runner, as the operator declared it on the command line (null when unset). */
+export interface DeclaredProvenance {
+  modelId: string | null;
+  modelRevision: string | null;
+  sourceRevision: string | null;
+  tokenizerRevision: string | null;
+  quantization: string | null;
+  customPack: string | null;
+  background: string[];
+  buildOptions: string[] | null;
+  engineCommit: string | null;
+}
+
+/** Operator-supplied facts and choices. */
+export interface RunOptions {
+  baseUrl: string;
+  optionalConcurrency: boolean;
+  track: "default" | "custom";
+  trackNotes: string | null;
+  /** Provenance flags as given (null when unset). */
+  declared: DeclaredProvenance;
+  /** The operator says the server is a simulation (the demo); the run is labelled simulated. */
+  simulated: boolean;
+  /** Results root; default bench/results or ./bench-results under the current folder. */
+  outRoot?: string;
+  /** Per-request deadline; the protocol's 1,800 s unless a test shortens it. */
+  deadlineS?: number;
+  signal?: AbortSignal;
+  /** The command line as typed (sanitized before it is written). */
+  command: string;
+  /** The engine's argv (without the program) when the runner started it from a profile; its model files are hashed. */
+  engineArgs?: readonly string[] | null;
+  /** More model files a profile names besides the -m files of `engineArgs`. */
+  engineModelFiles?: readonly string[];
+  /** The started engine's log so far; attached as the engine_log artifact. */
+  engineLog?: () => string;
+  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
+}
+
+/** The parts the run joins. */
+export interface RunDeps extends ExecutorDeps {
+  loadBundle(): Promise<{ fixtures: Fixture[]; corpusSha256: string }>;
+  buildChatBody(fixture: Fixture, dialect: Dialect): ChatBody;
+  probeServer(baseUrl: string): Promise<ServerFacts>;
+  /** The probe's provenance for this server (hardware, software, model, configuration, missing, reasons). */
+  collectProvenance(server: ServerFacts, options: RunOptions): Promise<Provenance>;
+  files: ResultFiles;
+  sanitizers: Sanitizers;
+  validateResultText(
+    text: string,
+    options: {
+      maxSharedPrefixTokens: Readonly<Record<string, number>>;
+      readArtifact?: (relativePath: string) => Promise<Uint8Array | null>;
+      fixtures?: readonly Fixture[];
+      corpusSha256?: string;
+    },
+  ): Promise<{ pointer: string; message: string }[]>;
+  readArtifact(folder: string, relativePath: string): Promise<Uint8Array | null>;
+  renderReadme(result: Result): string;
+  /** Wall clock (started_at and the run id). */
+  now(): Date;
+}
+
+/** Why a run could not start; nothing was sent to the server. */
+export class RunRefusedError extends Error {
+  readonly code: "bundle" | "unreachable" | "url" | "folder";
+  constructor(code: RunRefusedError["code"], message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "RunRefusedError";
+    this.code = code;
+  }
+}
+
+export interface RunReport {
+  folder: string;
+  result: Result;
+  /** Problems the strict validator found in the written results.json (expected: none). */
+  validationProblems: { pointer: string; message: string }[];
+  /** Nulls that got only a generic reason (a defect; expected: none). */
+  unexplainedNulls: string[];
+}
+
+/** Everything known before the first request is sent. */
+interface PreparedRun {
+  bundle: { fixtures: Fixture[]; corpusSha256: string };
+  where: LoopbackVerdict;
+  server: ServerFacts;
+  provenance: Provenance;
+  plan: RunPlan;
+  /** The exact body of every planned request, built once. */
+  bodies: Map<string, ChatBody>;
+  sampling: Sampling;
+  chatTemplateKwargs: ChatTemplateKwargs;
+  /** Run-level nonconforming reasons (not loopback, dialect unknown, simulated engine). */
+  reasons: string[];
+  simulated: boolean;
+}
+
+/**
+ * Runs the protocol once and writes the result folder.
+ * @throws {RunRefusedError} before anything is sent: bundle mismatch, bad URL, server unreachable, folder refused.
+ */
+export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<RunReport> {
+  const prepared = await prepareRun(options, deps);
+  const startedAtDate = deps.now();
+  const startedAt = startedAtDate.toISOString();
+  const runId = newRunId(startedAtDate);
+  const folder = await openFolder(options, deps, prepared, startedAt, runId);
+
+  // Each request's record is built once, when it ends: its evidence line and the result both use it.
+  const built = new Map<string, BuiltRecord>();
+  const execution = await executeRun({
+    baseUrl: options.baseUrl,
+    plan: prepared.plan,
+    bodyOf: (fixture) => prepared.bodies.get(fixture.id)?.body ?? {},
+    ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
+    onRequestEnd: async (request: ExecutedRequest, position) => {
+      const record = recordOf(request);
+      built.set(request.fixture.id, record);
+      await folder.appendOutput(outputLine(request, record.record.status));
+      options.onRequestEnd?.(record.record, position);
+    },
+  }, deps);
+  const requests: ScoredRequest[] = execution.requests.map((request) => {
+    const record = built.get(request.fixture.id);
+    if (record === undefined) throw new RangeError(`Cannot assemble the result: no record of ${request.fixture.id}`);
+    return { fixture: request.fixture, built: record };
+  });
+
+  const artifacts = await writeArtifacts(options, prepared, folder);
+  const { requests: _executed, ...timeline } = execution;
+  const assembled = assembleResult({
+    runId,
+    startedAt,
+    command: options.command,
+    optionalConcurrency: options.optionalConcurrency,
+    execution: timeline,
+    requests,
+    protocol: {
+      // The protocol definition (fixtures, scoring) is this toolkit's commit.
+      gitCommit: prepared.provenance.software.runner_commit,
+      gitCommitReason: prepared.provenance.missing["/software/runner_commit"] ?? null,
+      corpusSha256: prepared.bundle.corpusSha256,
+      modelCardRevision: null,
+      modelCardRevisionReason: "the protocol is a draft: the model-card revision is not pinned until activation",
+    },
+    provenance: {
+      hardware: prepared.provenance.hardware,
+      software: prepared.provenance.software,
+      model: prepared.provenance.model,
+      configuration: prepared.provenance.configuration,
+      missing: prepared.provenance.missing,
+      nonconformingReasons: prepared.provenance.nonconformingReasons,
+    },
+    track: options.track,
+    trackNotes: options.trackNotes,
+    sampling: prepared.sampling,
+    chatTemplateKwargs: prepared.chatTemplateKwargs,
+    artifacts,
+    nonconformingReasons: prepared.reasons,
+    extensions: resultExtensions(prepared),
+  });
+  const resultValue = deps.sanitizers.json(assembled.result) as Result;
+  const text = `${JSON.stringify(resultValue, null, 2)}\n`;
+  await folder.writeFile(RESULT_FILES.readme, deps.renderReadme(resultValue));
+  await folder.writeResults(text);
+  const validationProblems = await selfCheck(text, prepared, folder, deps);
+  return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
+}
+
+/** Bundle, URL, /health, server identity, provenance, plan and bodies: all before anything is sent. */
+async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedRun> {
+  let bundle: { fixtures: Fixture[]; corpusSha256: string };
+  try {
+    bundle = await deps.loadBundle();
+  } catch (error) {
+    throw new RunRefusedError("bundle", error instanceof Error ? error.message : String(error), error);
+  }
+  let where: LoopbackVerdict;
+  try {
+    where = classifyServerUrl(options.baseUrl);
+  } catch (error) {
+    throw new RunRefusedError("url", error instanceof Error ? error.message : String(error), error);
+  }
+  const health = await deps.checkHealth(options.baseUrl, 10_000);
+  if (!health.ok) {
+    // Deno's refusal reads 'Requires net access to "HOST:PORT", run again with the --allow-net flag'.
+    const refusedHost = /Requires net access to "([^"]+)"/.exec(health.message)?.[1];
+    if (refusedHost !== undefined) {
+      throw new RunRefusedError(
+        "unreachable",
+        `Cannot run the protocol: permission to connect to ${refusedHost} refused (missing flag ` +
+          `--allow-net=${refusedHost}); "deno task bench" allows loopback servers only`,
+      );
+    }
+    throw new RunRefusedError(
+      "unreachable",
+      `Cannot run the protocol: the server at ${options.baseUrl} did not answer /health (${health.message}); ` +
+        "start it first or pass --url with the right address",
+    );
+  }
+  const server = await deps.probeServer(options.baseUrl);
+  const provenance = await deps.collectProvenance(server, options);
+
+  const plan = planRun(bundle.fixtures, { optionalConcurrency: options.optionalConcurrency });
+  const bodies = new Map(plan.fixtures.map((f) => [f.id, deps.buildChatBody(f, server.dialect)]));
+  // Read back before anything is sent: a body without the profile settings is a defect, not a run.
+  const { sampling, chatTemplateKwargs } = profileSettingsOf(bodies.get(plan.fixtures[0]?.id ?? "")?.body ?? {});
+
+  const reasons: string[] = [];
+  if (!where.loopback) reasons.push(where.reason);
+  // A server that had already answered requests is reported (extensions.server_prior_requests; README Status and
+  // Limitations), not made nonconforming by itself: the protocol runs against an already-serving profile and asks
+  // only that the report say how many requests it had answered. Reuse of a user payload left in its cache is what
+  // breaks a measurement, and the unexpected-reuse rule catches that per request.
+  if (server.dialect === "unknown") {
+    reasons.push(
+      `the settings dialect of the server is unknown (${server.dialectEvidence}); the reasoning-budget ` +
+        "spelling could not be chosen",
+    );
+  }
+  // The scripted engine announces itself in /props; a run against it is a simulation whether or not the
+  // operator said so.
+  const simulated = options.simulated || server.props?.[SCRIPTED_ENGINE_PROP] === true;
+  if (simulated) reasons.push("the server is the scripted engine (a simulation); nothing real was measured");
+  return { bundle, where, server, provenance, plan, bodies, sampling, chatTemplateKwargs, reasons, simulated };
+}
+
+/** Opens `<root>/<UTC-date>-standard-<gpu>-<run-id>`. @throws {RunRefusedError} when it cannot be created. */
+async function openFolder(
+  options: RunOptions,
+  deps: RunDeps,
+  prepared: PreparedRun,
+  startedAt: string,
+  runId: string,
+): Promise<ResultFolder> {
+  const gpus = prepared.provenance.hardware.gpus;
+  const root = await chooseResultsRoot(deps.files, options.outRoot);
+  try {
+    return await openResultFolder(
+      deps.files,
+      root,
+      resultFolderName(startedAt, gpuSlug(gpus === null ? null : gpus.map((g) => g.name)), runId),
+      deps.sanitizers,
+    );
+  } catch (error) {
+    throw new RunRefusedError("folder", error instanceof Error ? error.message : String(error), error);
+  }
+}
+
+/** What the runner sent for the dialect-dependent setting, as results.json's extensions and config.json say it. */
+function sentSettings(prepared: PreparedRun) {
+  const first = prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "")?.settings ?? null;
+  return {
+    dialect: prepared.server.dialect,
+    dialect_evidence: prepared.server.dialectEvidence,
+    reasoning_budget_tokens_sent: first?.reasoning_budget_tokens ?? null,
+    reasoning_budget_why: first?.why ?? null,
+  };
+}
+
+/**
+ * The artifacts after the run: outputs.jsonl (appended during it), the engine log of a started engine, the
+ * sanitized configuration, and the chat template the server uses. configuration.template then points to the
+ * attached copy (hash of the bytes written); without a template the probe already gave the reason.
+ */
+async function writeArtifacts(options: RunOptions, prepared: PreparedRun, folder: ResultFolder): Promise<Artifact[]> {
+  const artifacts: Artifact[] = [folder.outputsArtifact()];
+  if (options.engineLog) {
+    artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, options.engineLog()));
+  }
+  const config = runConfig(options, prepared);
+  artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
+  const { provenance } = prepared;
+  if (provenance.templateText !== null) {
+    const template = await folder.writeArtifact("provenance", RESULT_FILES.template, provenance.templateText);
+    artifacts.push(template);
+    provenance.configuration.template = { path: template.path, sha256: template.sha256 };
+    delete provenance.missing["/configuration/template"];
+  }
+  return artifacts;
+}
+
+/** config.json: the run's options as given, the operator's declarations, and the settings sent. */
+function runConfig(options: RunOptions, prepared: PreparedRun): Record<string, unknown> {
+  const firstId = prepared.plan.fixtures[0]?.id;
+  const firstBody = firstId === undefined ? undefined : prepared.bodies.get(firstId);
+  const d = options.declared;
+  return {
+    command: options.command,
+    base_url: options.baseUrl,
+    optional_concurrency: options.optionalConcurrency,
+    track: options.track,
+    track_notes: options.trackNotes,
+    declared: {
+      model_id: d.modelId,
+      model_revision: d.modelRevision,
+      source_revision: d.sourceRevision,
+      tokenizer_revision: d.tokenizerRevision,
+      quantization: d.quantization,
+      custom_pack: d.customPack,
+      background: d.background,
+      build_options: d.buildOptions,
+      engine_commit: d.engineCommit,
+    },
+    simulated: prepared.simulated,
+    ...sentSettings(prepared),
+    sampling: prepared.sampling,
+    chat_template_kwargs: prepared.chatTemplateKwargs,
+    request_settings_example: firstBody === undefined ? null : withoutMessages(firstBody.body),
+  };
+}
+
+/** results.json's extensions: facts beyond the contract that a reviewer needs. */
+function resultExtensions(prepared: PreparedRun): Record<string, unknown> {
+  const { server, provenance } = prepared;
+  const prior = server.priorRequests;
+  return {
+    ...sentSettings(prepared),
+    simulated_engine: prepared.simulated,
+    server_loopback: prepared.where.loopback,
+    server_prior_requests: {
+      served: prior.served,
+      at_least: prior.atLeast,
+      freshly_loaded: prior.freshlyLoaded,
+      evidence: prior.evidence,
+      reason: prior.reason,
+    },
+    server_endpoint_problems: server.endpointProblems,
+    kernel: provenance.kernel,
+    other_engine_options: provenance.otherEngineOptions,
+    model_hashing: {
+      hashed_bytes: provenance.modelFiles.hashedBytes,
+      hash_seconds: provenance.modelFiles.hashSeconds,
+      cache_problem: provenance.modelFiles.cacheProblem,
+    },
+  };
+}
+
+/** The same check `report` runs on the written text: records rebuilt from the evidence, corpus pinned. */
+function selfCheck(
+  text: string,
+  prepared: PreparedRun,
+  folder: ResultFolder,
+  deps: RunDeps,
+): Promise<{ pointer: string; message: string }[]> {
+  const { fixtures, corpusSha256 } = prepared.bundle;
+  return deps.validateResultText(text, {
+    maxSharedPrefixTokens: Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
+    fixtures,
+    corpusSha256,
+    readArtifact: (relativePath) => deps.readArtifact(folder.path, relativePath),
+  });
+}
+
+function withoutMessages(body: Record<string, unknown>): Record<string, unknown> {
+  const { messages: _messages, tools: _tools, ...settings } = body;
+  return settings;
+}
+
+/**
+ * The contract's sampling and chat_template_kwargs objects, read from a body that was actually sent, so the result
+ * records exactly what the server was asked for.
+ * @throws {TypeError} when the body lacks a profile setting (a defect in the request-body builder).
+ */
+export function profileSettingsOf(
+  body: Record<string, unknown>,
+): { sampling: Sampling; chatTemplateKwargs: ChatTemplateKwargs } {
+  const num = (key: string): number => {
+    const value = body[key];
+    if (typeof value !== "number") throw new TypeError(`Cannot record the settings: the body has no number ${key}`);
+    return value;
+  };
+  const effort = body["reasoning_effort"];
+  const kwargs = body["chat_template_kwargs"] as Record<string, unknown> | undefined;
+  if (
+    typeof effort !== "string" || typeof kwargs?.["enable_thinking"] !== "boolean" ||
+    typeof kwargs["preserve_thinking"] !== "boolean"
+  ) {
+    throw new TypeError("Cannot record the settings: the body lacks reasoning_effort or the thinking flags");
+  }
+  return {
+    sampling: {
+      temperature: num("temperature"),
+      top_p: num("top_p"),
+      top_k: num("top_k"),
+      min_p: num("min_p"),
+      presence_penalty: num("presence_penalty"),
+      repetition_penalty: num("repetition_penalty"),
+      reasoning_effort: effort,
+    },
+    chatTemplateKwargs: {
+      enable_thinking: kwargs["enable_thinking"] as boolean,
+      preserve_thinking: kwargs["preserve_thinking"] as boolean,
+    },
+  };
+}
