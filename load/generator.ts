@@ -152,6 +152,147 @@ class InFlight {
   }
 }
 
+/** What the phases of one run share. */
+interface RunContext {
+  plan: LoadPlan;
+  deps: LoadDeps;
+  options: RunLoadOptions;
+  nowS: () => number;
+  sleepUntilS: (targetS: number, cancel?: AbortSignal) => Promise<void>;
+  /** The cap on outstanding requests: --concurrency (closed) or --max-concurrency (open). */
+  cap: number;
+  inFlight: InFlight;
+  warmup: LoadSample[];
+  measured: LoadSample[];
+}
+
+/** A sample of request `index` of a phase before it is sent (or dropped). */
+function sampleOf(
+  context: RunContext,
+  phase: "warmup" | "measure",
+  index: number,
+  scheduled: number | null,
+): LoadSample {
+  const { promptIndex } = context.plan.requestFor(phase, index);
+  const endpointIndex = index % context.plan.endpoints.length;
+  return {
+    phase,
+    index,
+    endpoint: context.plan.endpoints[endpointIndex] as string,
+    endpoint_index: endpointIndex,
+    prompt_index: promptIndex,
+    scheduled_offset_s: scheduled,
+    send_offset_s: null,
+    in_flight_at_send: context.inFlight.count,
+    dropped: false,
+    drop_reason: null,
+    outcome: null,
+  };
+}
+
+/** Sends request `index` of a phase now; resolves when its stream has ended and its sample is complete. */
+function send(
+  context: RunContext,
+  phase: "warmup" | "measure",
+  index: number,
+  epochS: number,
+  scheduled: number | null,
+): Promise<void> {
+  const { plan, options } = context;
+  const { body } = plan.requestFor(phase, index);
+  const sample = sampleOf(context, phase, index, scheduled);
+  (phase === "warmup" ? context.warmup : context.measured).push(sample);
+  context.inFlight.count++;
+  const streamOptions: LoadStreamOptions = { baseUrl: sample.endpoint, body, recordChunkOffsets: true };
+  if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
+  if (options.signal) streamOptions.signal = options.signal;
+  sample.send_offset_s = context.nowS() - epochS;
+  return context.deps.streamChat(streamOptions).then((outcome) => {
+    sample.outcome = outcome;
+    context.inFlight.release();
+    options.onSample?.(sample);
+  });
+}
+
+/** `workers` workers, each sending its phase's next request when its previous one ends, while `more(index)`. */
+async function closedLoop(
+  context: RunContext,
+  phase: "warmup" | "measure",
+  workers: number,
+  epochS: number,
+  more: (index: number) => boolean,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (!context.options.signal?.aborted && more(next)) await send(context, phase, next++, epochS, null);
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+}
+
+/**
+ * Waits until fewer than the cap are in flight. Without --drop-late-after-ms it waits as long as it takes (the
+ * request goes out late, its lateness recorded); with it, it resolves with the drop reason once the arrival is
+ * more than that late. Null: send now.
+ */
+async function waitForCap(context: RunContext, epochS: number, scheduled: number): Promise<string | null> {
+  const { plan, inFlight, cap } = context;
+  const deadline = plan.dropLateAfterS === undefined ? null : epochS + scheduled + plan.dropLateAfterS;
+  while (inFlight.count >= cap) {
+    if (deadline === null) {
+      await inFlight.nextRelease();
+      continue;
+    }
+    const stopTimer = new AbortController();
+    const freed = await Promise.race([
+      inFlight.nextRelease().then(() => true),
+      context.sleepUntilS(deadline, stopTimer.signal).then(() => false),
+    ]);
+    stopTimer.abort();
+    if (!freed && inFlight.count >= cap) {
+      return `max concurrency ${cap} still reached ${plan.dropLateAfterS} s after its scheduled send`;
+    }
+  }
+  if (deadline !== null && context.nowS() > deadline) {
+    return `issued more than ${plan.dropLateAfterS} s after its scheduled send`;
+  }
+  return null;
+}
+
+/** The open loop: arrivals on the seeded absolute schedule; resolves when every sent request has ended. */
+async function openLoop(
+  context: RunContext,
+  epochS: number,
+  countLeft: (index: number) => boolean,
+): Promise<"duration" | null> {
+  const { plan, options } = context;
+  const schedule = arrivalOffsets({
+    ratePerS: plan.ratePerS as number,
+    process: plan.arrival ?? "poisson",
+    seed: plan.seed,
+  });
+  const pending: Promise<void>[] = [];
+  let stoppedBy: "duration" | null = null;
+  for (let index = 0; countLeft(index); index++) {
+    if (options.signal?.aborted) break;
+    const scheduled = schedule.next().value;
+    if (plan.durationS !== undefined && scheduled >= plan.durationS) {
+      stoppedBy = "duration";
+      break;
+    }
+    await context.sleepUntilS(epochS + scheduled);
+    const dropReason = await waitForCap(context, epochS, scheduled);
+    if (dropReason !== null) {
+      const sample = { ...sampleOf(context, "measure", index, scheduled), dropped: true, drop_reason: dropReason };
+      context.measured.push(sample);
+      options.onSample?.(sample);
+      continue;
+    }
+    pending.push(send(context, "measure", index, epochS, scheduled));
+  }
+  await Promise.all(pending);
+  return stoppedBy;
+}
+
 /**
  * Runs a plan and returns every sample (warm-up first, then measured, each phase in index order).
  * @throws RangeError on an invalid plan (see validateLoadPlan).
@@ -159,66 +300,29 @@ class InFlight {
 export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOptions = {}): Promise<LoadRunFacts> {
   validateLoadPlan(plan);
   const nowS = deps.nowS;
-  const sleepUntilS = deps.sleepUntilS ?? defaultSleepUntil(nowS);
-  const signal = options.signal;
-  const cap = plan.mode === "closed" ? plan.concurrency as number : plan.maxConcurrency ?? LOAD_LIMITS.maxConcurrency;
-  const inFlight = new InFlight();
-  const warmup: LoadSample[] = [];
-  const measured: LoadSample[] = [];
-  const pending: Promise<void>[] = [];
-
-  const send = (
-    phase: "warmup" | "measure",
-    index: number,
-    epochS: number,
-    scheduled: number | null,
-  ): Promise<void> => {
-    const { body, promptIndex } = plan.requestFor(phase, index);
-    const endpointIndex = index % plan.endpoints.length;
-    const endpoint = plan.endpoints[endpointIndex] as string;
-    const sample: LoadSample = {
-      phase,
-      index,
-      endpoint,
-      endpoint_index: endpointIndex,
-      prompt_index: promptIndex,
-      scheduled_offset_s: scheduled,
-      send_offset_s: null,
-      in_flight_at_send: inFlight.count,
-      dropped: false,
-      drop_reason: null,
-      outcome: null,
-    };
-    (phase === "warmup" ? warmup : measured).push(sample);
-    inFlight.count++;
-    const streamOptions: LoadStreamOptions = { baseUrl: endpoint, body, recordChunkOffsets: true };
-    if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
-    if (signal) streamOptions.signal = signal;
-    sample.send_offset_s = nowS() - epochS;
-    return deps.streamChat(streamOptions).then((outcome) => {
-      sample.outcome = outcome;
-      inFlight.release();
-      options.onSample?.(sample);
-    });
+  const context: RunContext = {
+    plan,
+    deps,
+    options,
+    nowS,
+    sleepUntilS: deps.sleepUntilS ?? defaultSleepUntil(nowS),
+    cap: plan.mode === "closed" ? plan.concurrency as number : plan.maxConcurrency ?? LOAD_LIMITS.maxConcurrency,
+    inFlight: new InFlight(),
+    warmup: [],
+    measured: [],
   };
-
-  const closedLoop = async (
-    phase: "warmup" | "measure",
-    workers: number,
-    epochS: number,
-    more: (index: number) => boolean,
-  ): Promise<void> => {
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (!signal?.aborted && more(next)) await send(phase, next++, epochS, null);
-    };
-    await Promise.all(Array.from({ length: workers }, worker));
-  };
+  const { cap } = context;
 
   // Warm-up: closed loop at the cap, fully completed before the epoch.
   const warmupStart = nowS();
   if (plan.warmupRequests > 0) {
-    await closedLoop("warmup", Math.min(cap, plan.warmupRequests), warmupStart, (i) => i < plan.warmupRequests);
+    await closedLoop(
+      context,
+      "warmup",
+      Math.min(cap, plan.warmupRequests),
+      warmupStart,
+      (i) => i < plan.warmupRequests,
+    );
   }
   const epochS = nowS();
   const countLeft = (i: number) => plan.requests === undefined || i < plan.requests;
@@ -226,7 +330,7 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
   let stoppedBy: LoadRunFacts["stopped_by"] = plan.requests !== undefined ? "requests" : "duration";
 
   if (plan.mode === "closed") {
-    await closedLoop("measure", cap, epochS, (i) => {
+    await closedLoop(context, "measure", cap, epochS, (i) => {
       if (!countLeft(i)) return false;
       if (!timeLeft()) {
         stoppedBy = "duration";
@@ -234,74 +338,19 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
       }
       return true;
     });
-  } else {
-    const schedule = arrivalOffsets({
-      ratePerS: plan.ratePerS as number,
-      process: plan.arrival ?? "poisson",
-      seed: plan.seed,
-    });
-    for (let index = 0; countLeft(index); index++) {
-      if (signal?.aborted) break;
-      const scheduled = schedule.next().value;
-      if (plan.durationS !== undefined && scheduled >= plan.durationS) {
-        stoppedBy = "duration";
-        break;
-      }
-      await sleepUntilS(epochS + scheduled);
-      const deadline = plan.dropLateAfterS === undefined ? null : epochS + scheduled + plan.dropLateAfterS;
-      let dropReason: string | null = null;
-      while (inFlight.count >= cap && dropReason === null) {
-        if (deadline === null) {
-          await inFlight.nextRelease();
-          continue;
-        }
-        const stopTimer = new AbortController();
-        const freed = await Promise.race([
-          inFlight.nextRelease().then(() => true),
-          sleepUntilS(deadline, stopTimer.signal).then(() => false),
-        ]);
-        stopTimer.abort();
-        if (!freed && inFlight.count >= cap) {
-          dropReason = `max concurrency ${cap} still reached ${plan.dropLateAfterS} s after its scheduled send`;
-        }
-      }
-      if (dropReason === null && deadline !== null && nowS() > deadline) {
-        dropReason = `issued more than ${plan.dropLateAfterS} s after its scheduled send`;
-      }
-      if (dropReason !== null) {
-        const { promptIndex } = plan.requestFor("measure", index);
-        const endpointIndex = index % plan.endpoints.length;
-        const sample: LoadSample = {
-          phase: "measure",
-          index,
-          endpoint: plan.endpoints[endpointIndex] as string,
-          endpoint_index: endpointIndex,
-          prompt_index: promptIndex,
-          scheduled_offset_s: scheduled,
-          send_offset_s: null,
-          in_flight_at_send: inFlight.count,
-          dropped: true,
-          drop_reason: dropReason,
-          outcome: null,
-        };
-        measured.push(sample);
-        options.onSample?.(sample);
-        continue;
-      }
-      pending.push(send("measure", index, epochS, scheduled));
-    }
-    await Promise.all(pending);
+  } else if (await openLoop(context, epochS, countLeft) === "duration") {
+    stoppedBy = "duration";
   }
-  if (signal?.aborted) stoppedBy = "cancelled";
-  measured.sort((a, b) => a.index - b.index);
-  warmup.sort((a, b) => a.index - b.index);
+  if (options.signal?.aborted) stoppedBy = "cancelled";
+  context.measured.sort((a, b) => a.index - b.index);
+  context.warmup.sort((a, b) => a.index - b.index);
   return {
     mode: plan.mode,
     effective_max_concurrency: cap,
     requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
     arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
     seed: plan.seed,
-    samples: [...warmup, ...measured],
+    samples: [...context.warmup, ...context.measured],
     warmup_s: epochS - warmupStart,
     stopped_by: stoppedBy,
   };

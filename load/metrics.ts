@@ -109,14 +109,30 @@ function gaps(offsets: readonly number[]): number[] {
   return out;
 }
 
+/** The columns every row has, whatever became of the request. */
+type RowBase = Pick<
+  LoadRequestRow,
+  | "format"
+  | "version"
+  | "phase"
+  | "index"
+  | "endpoint"
+  | "endpoint_index"
+  | "prompt_index"
+  | "scheduled_offset_s"
+  | "send_offset_s"
+  | "lateness_s"
+  | "late"
+  | "in_flight_at_send"
+>;
+
 /** The request row of one recorded sample. */
 export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): LoadRequestRow {
   const lateAfterS = options.lateAfterS ?? 0.002;
-  const missing: Record<string, string> = {};
   const lateness = sample.scheduled_offset_s !== null && sample.send_offset_s !== null
     ? sample.send_offset_s - sample.scheduled_offset_s
     : null;
-  const base = {
+  const base: RowBase = {
     format: LOAD_REQUEST_FORMAT,
     version: LOAD_FORMAT_VERSION,
     phase: sample.phase,
@@ -131,54 +147,63 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
     in_flight_at_send: sample.in_flight_at_send,
   };
   const outcome = sample.outcome;
-  if (sample.dropped || outcome === null || sample.send_offset_s === null) {
-    const reason = `dropped: ${sample.drop_reason ?? "not sent"}`;
-    for (
-      const k of [
-        "answer",
-        "finish_reason",
-        "send_offset_s",
-        "end_offset_s",
-        "latency_s",
-        "co_latency_s",
-        "ttft_s",
-        "first_byte_s",
-        "connect_s",
-        "prefill_s",
-        "first_reasoning_s",
-        "first_answer_s",
-        "tpot_s",
-        "itl_s",
-        "input_tokens",
-        "output_tokens",
-        "token_source",
-      ]
-    ) missing[k] = reason;
-    if (lateness === null) missing.lateness_s = reason;
-    return {
-      ...base,
-      status: "dropped",
-      answer: null,
-      finish_reason: null,
-      error: { kind: "dropped", message: sample.drop_reason ?? "not sent" },
-      end_offset_s: null,
-      latency_s: null,
-      co_latency_s: null,
-      ttft_s: null,
-      first_byte_s: null,
-      connect_s: null,
-      prefill_s: null,
-      first_reasoning_s: null,
-      first_answer_s: null,
-      tpot_s: null,
-      itl_s: null,
-      input_tokens: null,
-      output_tokens: null,
-      token_source: null,
-      missing,
-    };
-  }
+  if (sample.dropped || outcome === null || sample.send_offset_s === null) return droppedRow(base, sample.drop_reason);
+  return sentRow(base, outcome, sample.send_offset_s);
+}
 
+/** Columns a dropped request cannot have. */
+const SENT_ONLY = [
+  "answer",
+  "finish_reason",
+  "send_offset_s",
+  "end_offset_s",
+  "latency_s",
+  "co_latency_s",
+  "ttft_s",
+  "first_byte_s",
+  "connect_s",
+  "prefill_s",
+  "first_reasoning_s",
+  "first_answer_s",
+  "tpot_s",
+  "itl_s",
+  "input_tokens",
+  "output_tokens",
+  "token_source",
+] as const;
+
+function droppedRow(base: RowBase, dropReason: string | null): LoadRequestRow {
+  const reason = `dropped: ${dropReason ?? "not sent"}`;
+  const missing: Record<string, string> = {};
+  for (const k of SENT_ONLY) missing[k] = reason;
+  if (base.lateness_s === null) missing.lateness_s = reason;
+  return {
+    ...base,
+    status: "dropped",
+    answer: null,
+    finish_reason: null,
+    error: { kind: "dropped", message: dropReason ?? "not sent" },
+    end_offset_s: null,
+    latency_s: null,
+    co_latency_s: null,
+    ttft_s: null,
+    first_byte_s: null,
+    connect_s: null,
+    prefill_s: null,
+    first_reasoning_s: null,
+    first_answer_s: null,
+    tpot_s: null,
+    itl_s: null,
+    input_tokens: null,
+    output_tokens: null,
+    token_source: null,
+    missing,
+  };
+}
+
+function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number): LoadRequestRow {
+  const missing: Record<string, string> = {};
+  const lateness = base.lateness_s;
   const ok = outcome.end === "finished";
   // Offsets from the client count from dispatch; the methodology counts from the send, connection setup included.
   const connect = outcome.connect_s ?? null;
@@ -222,17 +247,7 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
   const prefill = connect !== null && ttft !== null ? ttft - connect : null;
   if (connect !== null && prefill === null) missing.prefill_s = "no TTFT";
 
-  let tpot: number | null = null;
-  if (!ok) missing.tpot_s = "failed request";
-  else if (ttft === null) missing.tpot_s = "no TTFT";
-  else if (tokens.output === null) missing.tpot_s = "no server completion token count";
-  else if (tokens.output < 2) missing.tpot_s = `defined only for >= 2 completion tokens (got ${tokens.output})`;
-  else tpot = ((latency as number) - ttft) / (tokens.output - 1);
-
-  let itl: number[] | null = null;
-  if (!ok) missing.itl_s = "failed request";
-  else if (outcome.chunk_offsets_s === undefined) missing.itl_s = "the stream client did not record chunk offsets";
-  else itl = gaps(outcome.chunk_offsets_s);
+  const { tpot, itl } = decodeColumns(outcome, latency, ttft, tokens.output, missing);
 
   if (outcome.finish_reason === null) missing.finish_reason = "no finish_reason arrived";
   return {
@@ -241,7 +256,7 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
     answer,
     finish_reason: outcome.finish_reason,
     error: ok ? null : { kind: outcome.end, message: outcome.error_message ?? outcome.end },
-    end_offset_s: sample.send_offset_s + o.end_s,
+    end_offset_s: sendOffsetS + o.end_s,
     latency_s: latency,
     co_latency_s: coLatency,
     ttft_s: ttft,
@@ -257,4 +272,27 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
     token_source: tokens.source,
     missing,
   };
+}
+
+/** TPOT ((e2e - ttft) / (completion_tokens - 1), >= 2 tokens) and ITL (gaps of visible chunks) of a sent request. */
+function decodeColumns(
+  outcome: StreamOutcome,
+  latency: number | null,
+  ttft: number | null,
+  outputTokens: number | null,
+  missing: Record<string, string>,
+): { tpot: number | null; itl: number[] | null } {
+  const ok = outcome.end === "finished";
+  let tpot: number | null = null;
+  if (!ok) missing.tpot_s = "failed request";
+  else if (ttft === null) missing.tpot_s = "no TTFT";
+  else if (outputTokens === null) missing.tpot_s = "no server completion token count";
+  else if (outputTokens < 2) missing.tpot_s = `defined only for >= 2 completion tokens (got ${outputTokens})`;
+  else tpot = ((latency as number) - ttft) / (outputTokens - 1);
+
+  let itl: number[] | null = null;
+  if (!ok) missing.itl_s = "failed request";
+  else if (outcome.chunk_offsets_s === undefined) missing.itl_s = "the stream client did not record chunk offsets";
+  else itl = gaps(outcome.chunk_offsets_s);
+  return { tpot, itl };
 }
