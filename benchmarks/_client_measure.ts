@@ -1,4 +1,4 @@
-/** Measurement helpers of the client benchmark: clock calibration, the SSE server's send log, percentiles. */
+/** Measurement helpers of the client benchmark: clock calibration and the SSE server's send log. */
 
 /**
  * Offset (ms) such that epoch ms = performance.now() + offset. Date.now() ticks once per millisecond, so the
@@ -45,12 +45,4 @@ export function parseSendLog(bytes: Uint8Array): Map<string, number> {
     at = postStart + pieces * 8;
   }
   return sent;
-}
-
-/** Hyndman-Fan type 7 quantile (linear interpolation, numpy's default) of sorted values. */
-export function quantileType7(sorted: number[], p: number): number {
-  const h = (sorted.length - 1) * p;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }

@@ -16,7 +16,8 @@ import { parseArgs } from "node:util";
 import { args, readFile, resourceUsage, runCommand, spawnProcess, writeStdout } from "../runtime/mod.ts";
 import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import { type BenchClient, closeAltClients, fetchClient, nodeHttpClient } from "./_alt_clients.ts";
-import { calibrateEpochOffsetMs, parseSendLog, quantileType7 } from "./_client_measure.ts";
+import { calibrateEpochOffsetMs, parseSendLog } from "./_client_measure.ts";
+import { percentileType7 } from "../score/mod.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -252,8 +253,8 @@ async function main(): Promise<void> {
         curl ? (r.eventsPerS / curl.eventsPerS).toFixed(2) : "-"
       } | ${r.wallS.toFixed(2)} | ${cell(r.cpuS, 2)} | ${
         r.rssBytes === null ? "-" : (r.rssBytes / 1e6).toFixed(0)
-      } | ${r.bad} | ${errors.length ? quantileType7(errors, 0.5).toFixed(3) : "-"} | ${
-        errors.length ? quantileType7(errors, 0.99).toFixed(3) : "-"
+      } | ${r.bad} | ${errors.length ? percentileType7(errors, 0.5).toFixed(3) : "-"} | ${
+        errors.length ? percentileType7(errors, 0.99).toFixed(3) : "-"
       } | ${errors.length} |`,
     );
   }

@@ -24,7 +24,8 @@ import { loadBundle } from "../fixtures/mod.ts";
 import { buildChatBody } from "../runner/mod.ts";
 import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import type { MockRequestLog } from "../mock/mod.ts";
-import { calibrateEpochOffsetMs, quantileType7 } from "./_client_measure.ts";
+import { calibrateEpochOffsetMs } from "./_client_measure.ts";
+import { percentileType7 } from "../score/mod.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -236,8 +237,8 @@ function stats(values: number[]): { p50: number; p99: number; max: number; min: 
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return { p50: NaN, p99: NaN, max: NaN, min: NaN };
   return {
-    p50: quantileType7(sorted, 0.5),
-    p99: quantileType7(sorted, 0.99),
+    p50: percentileType7(sorted, 0.5),
+    p99: percentileType7(sorted, 0.99),
     max: sorted[sorted.length - 1]!,
     min: sorted[0]!,
   };

@@ -1,7 +1,7 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
-import { parseArgs } from "node:util";
 import { classifyServerUrl } from "../client/mod.ts";
 import type { DeclaredProvenance } from "../runner/mod.ts";
+import { parseFlags, UsageError } from "./_args.ts";
 
 /** Default server: llama-server's default address on loopback. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";
@@ -21,69 +21,51 @@ export interface RunArgs extends DeclaredProvenance {
   simulated: boolean;
 }
 
-/** A command-line problem; `main` prints the message and exits with the usage code. */
-export class RunUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "RunUsageError";
-  }
-}
-
 /**
  * Parses the arguments after `run`.
- * @throws {RunUsageError} on an unknown or refused flag, a missing value, or a bad value.
+ * @throws {UsageError} on an unknown or refused flag, a missing value, or a bad value.
  */
 export function parseRunArgs(argv: readonly string[]): RunArgs {
   for (const arg of argv) {
     if (arg === "--") break;
     const refused = REFUSED_FLAGS.find((flag) => arg === flag || arg.startsWith(`${flag}=`));
     if (refused) {
-      throw new RunUsageError(
+      throw new UsageError(
         `Cannot accept ${refused}: it would change the protocol's workload (fixed concurrency, one attempt per ` +
           "request, a 1,800 s request timeout), and the result would no longer be the standard benchmark",
       );
     }
   }
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        url: { type: "string" },
-        profile: { type: "string" },
-        "no-start": { type: "boolean" },
-        "optional-concurrency": { type: "boolean" },
-        track: { type: "string" },
-        "track-notes": { type: "string" },
-        "model-id": { type: "string" },
-        "model-revision": { type: "string" },
-        "source-revision": { type: "string" },
-        "tokenizer-revision": { type: "string" },
-        quantization: { type: "string" },
-        "custom-pack": { type: "string" },
-        background: { type: "string", multiple: true },
-        "build-options": { type: "string", multiple: true },
-        "engine-commit": { type: "string" },
-        out: { type: "string" },
-        simulated: { type: "boolean" },
-      },
-    }));
-  } catch (error) {
-    throw new RunUsageError(`Cannot parse the run options: ${error instanceof Error ? error.message : error}`);
-  }
+  const { values } = parseFlags("parse the run options", argv, {
+    url: { type: "string" },
+    profile: { type: "string" },
+    "no-start": { type: "boolean" },
+    "optional-concurrency": { type: "boolean" },
+    track: { type: "string" },
+    "track-notes": { type: "string" },
+    "model-id": { type: "string" },
+    "model-revision": { type: "string" },
+    "source-revision": { type: "string" },
+    "tokenizer-revision": { type: "string" },
+    quantization: { type: "string" },
+    "custom-pack": { type: "string" },
+    background: { type: "string", multiple: true },
+    "build-options": { type: "string", multiple: true },
+    "engine-commit": { type: "string" },
+    out: { type: "string" },
+    simulated: { type: "boolean" },
+  });
   const track = values.track ?? "custom";
   if (track !== "default" && track !== "custom") {
-    throw new RunUsageError(`Cannot use --track "${track}": it must be default or custom`);
+    throw new UsageError(`Cannot use --track "${track}": it must be default or custom`);
   }
   const engineCommit = values["engine-commit"] ?? null;
   if (engineCommit !== null && !/^[0-9a-f]{40}$/i.test(engineCommit)) {
-    throw new RunUsageError(`Cannot use --engine-commit "${engineCommit}": give the full 40-character commit`);
+    throw new UsageError(`Cannot use --engine-commit "${engineCommit}": give the full 40-character commit`);
   }
   const text = (value: string | undefined, flag: string): string | null => {
     if (value === undefined) return null;
-    if (value.trim() === "") throw new RunUsageError(`Cannot use an empty ${flag}: leave the flag out instead`);
+    if (value.trim() === "") throw new UsageError(`Cannot use an empty ${flag}: leave the flag out instead`);
     return value;
   };
   const url = values.url ?? DEFAULT_URL;
@@ -118,7 +100,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
 function checkUrlShape(url: string): void {
   const port = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*:(\d+)(?:[/?#]|$)/.exec(url)?.[1];
   if (port !== undefined && Number(port) > 65535) {
-    throw new RunUsageError(
+    throw new UsageError(
       `Cannot use server URL "${url}": port ${port} is above 65535, the highest TCP port; pass e.g. --url ${DEFAULT_URL}`,
     );
   }
@@ -126,7 +108,7 @@ function checkUrlShape(url: string): void {
     classifyServerUrl(url);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new RunUsageError(
+    throw new UsageError(
       `${detail.replace(/\.$/, "")}${/pass e\.g\./.test(detail) ? "" : `; pass e.g. --url ${DEFAULT_URL}`}`,
     );
   }

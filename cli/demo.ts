@@ -1,6 +1,6 @@
 /** `demo`: the standard protocol end to end against the scripted engine, written as a labelled simulation. */
-import { parseArgs } from "node:util";
 import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
@@ -24,25 +24,17 @@ ${EXIT.usage} usage error; ${EXIT.environment} environment failure.
 
 /** Entry point of `demo`. */
 export async function main(argv: string[]): Promise<number> {
-  let values;
+  let values, timeScale;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        "optional-concurrency": { type: "boolean" },
-        "time-scale": { type: "string" },
-        out: { type: "string" },
-      },
+    ({ values } = parseFlags("parse the demo options", argv, {
+      "optional-concurrency": { type: "boolean" },
+      "time-scale": { type: "string" },
+      out: { type: "string" },
     }));
+    timeScale = numberFlag("run the demo", values, "time-scale", { min: 0, max: 1 }) ?? 0.02;
   } catch (error) {
-    writeStderr(`Cannot parse the demo options: ${error instanceof Error ? error.message : error}\n`);
-    return EXIT.usage;
-  }
-  const timeScale = Number(values["time-scale"] ?? "0.02");
-  if (!Number.isFinite(timeScale) || timeScale < 0 || timeScale > 1) {
-    writeStderr(`Cannot use --time-scale "${values["time-scale"]}": give a number from 0 to 1\n`);
+    if (!(error instanceof UsageError)) throw error;
+    writeStderr(`${error.message}\n`);
     return EXIT.usage;
   }
   const bundle = await loadBundle();

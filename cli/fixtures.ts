@@ -1,5 +1,4 @@
 /** `fixtures` command: rebuild the frozen bundle byte for byte, or verify a bundle against its manifest. */
-import { parseArgs } from "node:util";
 import { writeStderr, writeStdout } from "../runtime/mod.ts";
 import {
   buildBundle,
@@ -8,6 +7,7 @@ import {
   STANDARD_V1_CORPUS_SHA256,
   verifyBundle,
 } from "../fixtures/mod.ts";
+import { parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench fixtures build [--out DIR]
@@ -42,7 +42,7 @@ function describe(error: unknown): string {
 }
 
 async function build(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { out: { type: "string" } }, strict: true });
+  const { values } = parseFlags("run fixtures build", argv, { out: { type: "string" } });
   const startedMs = performance.now();
   try {
     const report = await buildBundle(values.out === undefined ? {} : { outDir: values.out });
@@ -70,7 +70,7 @@ async function build(argv: string[]): Promise<number> {
 }
 
 async function verify(argv: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args: argv, options: {}, strict: true, allowPositionals: true });
+  const { positionals } = parseFlags("run fixtures verify", argv, {}, { positionals: true });
   if (positionals.length > 1) {
     return usage(`Cannot verify fixtures: expected at most one folder, got ${positionals.length}`);
   }
@@ -104,8 +104,7 @@ export async function main(argv: string[]): Promise<number> {
     if (subcommand === "build") return await build(rest);
     if (subcommand === "verify") return await verify(rest);
   } catch (error) {
-    // parseArgs in strict mode throws a TypeError for unknown flags and missing values.
-    if (error instanceof TypeError) return usage(`Cannot run fixtures ${subcommand}: ${error.message}`);
+    if (error instanceof UsageError) return usage(error.message);
     throw error;
   }
   if (subcommand === undefined) return usage("Cannot run fixtures: name a subcommand, build or verify");

@@ -1,5 +1,4 @@
 /** `mock`: starts the scripted llama.cpp-compatible engine on loopback until SIGINT/SIGTERM. */
-import { parseArgs } from "node:util";
 import { onTerminationSignal, readTextFile, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import {
@@ -10,6 +9,7 @@ import {
   tokenCountsFrom,
 } from "../mock/mod.ts";
 import { isLoopbackHost } from "../client/mod.ts";
+import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench mock [options]
@@ -45,59 +45,35 @@ export interface MockCommandIo {
   stopped: Promise<unknown>;
 }
 
-class UsageError extends Error {}
-
-/** A decimal flag value; `positive` refuses 0. */
-function count(name: string, text: string | undefined, fallback: number, positive: boolean): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || (positive && value === 0)) {
-    throw new UsageError(`Cannot start mock: --${name} must be a number ${positive ? "> 0" : ">= 0"}, got "${text}"`);
-  }
-  return value;
-}
-
 /** Parses the command line into engine options (the script file is read separately). */
 function parseMockArgs(
   argv: string[],
 ): { options: MockEngineOptions; scriptPath: string | null; bundle: boolean; logPath: string | null } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        slots: { type: "string" },
-        script: { type: "string" },
-        "decode-tps": { type: "string" },
-        "prompt-tps": { type: "string" },
-        instant: { type: "boolean" },
-        "no-bundle": { type: "boolean" },
-        log: { type: "string" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(`Cannot start mock: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const { values } = parseFlags("start mock", argv, {
+    port: { type: "string" },
+    host: { type: "string" },
+    slots: { type: "string" },
+    script: { type: "string" },
+    "decode-tps": { type: "string" },
+    "prompt-tps": { type: "string" },
+    instant: { type: "boolean" },
+    "no-bundle": { type: "boolean" },
+    log: { type: "string" },
+  });
   if (values.log === "") throw new UsageError('Cannot start mock: --log needs a file path or "-" for stdout');
   const hostname = values.host ?? "127.0.0.1";
   if (!isLoopbackHost(hostname)) {
     throw new UsageError(`Cannot start mock: host "${hostname}" is not loopback; use 127.0.0.1 or ::1`);
   }
-  const port = count("port", values.port, 8080, false);
-  if (!Number.isInteger(port) || port > 65535) throw new UsageError(`Cannot start mock: --port must be 0-65535`);
-  const slots = count("slots", values.slots, 4, true);
-  if (!Number.isInteger(slots)) throw new UsageError("Cannot start mock: --slots must be an integer >= 1");
+  const port = numberFlag("start mock", values, "port", { integer: true, min: 0, max: 65535 }) ?? 8080;
+  const slots = numberFlag("start mock", values, "slots", { integer: true, min: 1 }) ?? 4;
   return {
     options: {
       hostname: /^\[.*\]$/.test(hostname) ? hostname.slice(1, -1) : hostname,
       port,
       slots,
-      decodeTps: count("decode-tps", values["decode-tps"], 50, true),
-      promptTps: count("prompt-tps", values["prompt-tps"], 1500, true),
+      decodeTps: numberFlag("start mock", values, "decode-tps", { above: 0 }) ?? 50,
+      promptTps: numberFlag("start mock", values, "prompt-tps", { above: 0 }) ?? 1500,
       timeScale: values.instant ? 0 : 1,
     },
     scriptPath: values.script ?? null,

@@ -1,8 +1,8 @@
 /** `probe`: prints the hardware, software, server and model-file facts the runner would record, as JSON. */
-import { parseArgs } from "node:util";
-import { stderrIsTerminal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { stderrIsTerminal, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
-import { createSanitizer } from "../report/mod.ts";
+import { machineSanitizer } from "../report/mod.ts";
+import { parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench probe [--url URL] [options]
@@ -59,22 +59,18 @@ function progressRenderer(): (p: ModelHashProgress) => void {
 
 /** Entry point of `probe`. */
 export async function main(argv: string[]): Promise<number> {
-  let values: { url?: string; model?: string[]; "pack-dir"?: string; rehash?: boolean; "no-cache"?: boolean };
+  let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        url: { type: "string" },
-        model: { type: "string", multiple: true },
-        "pack-dir": { type: "string" },
-        rehash: { type: "boolean" },
-        "no-cache": { type: "boolean" },
-      },
+    ({ values } = parseFlags("run probe", argv, {
+      url: { type: "string" },
+      model: { type: "string", multiple: true },
+      "pack-dir": { type: "string" },
+      rehash: { type: "boolean" },
+      "no-cache": { type: "boolean" },
     }));
   } catch (error) {
-    writeStderr(`Cannot run probe: ${(error as Error).message}. Run with --help to list the options.\n`);
+    if (!(error instanceof UsageError)) throw error;
+    writeStderr(`${error.message}. Run with --help to list the options.\n`);
     return EXIT.usage;
   }
   if (values.url !== undefined && !URL.canParse(values.url)) {
@@ -126,14 +122,7 @@ export async function main(argv: string[]): Promise<number> {
     missing: facts.missing,
     nonconforming_reasons: facts.nonconformingReasons,
   };
-  const username = sys.username();
-  const hostname = sys.hostname();
-  const home = sys.homeDir();
-  const sanitizer = createSanitizer({
-    username: username.ok ? username.value : null,
-    hostname: hostname.ok ? hostname.value : null,
-    homeDir: home.ok ? home.value : null,
-  });
+  const sanitizer = machineSanitizer();
   writeStdout(`${JSON.stringify(sanitizer.json(report), null, 2)}\n`);
   return values.url !== undefined && !server?.props ? EXIT.environment : EXIT.ok;
 }

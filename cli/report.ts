@@ -1,11 +1,11 @@
 /** `report` command: re-validate a saved result folder strictly and print its summary again. */
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { FileReadError, readFile, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import type { Result } from "../contract/mod.ts";
 import { type Problem, renderConsoleSummary, validateResultText } from "../report/mod.ts";
+import { parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench report DIR
@@ -93,9 +93,11 @@ function printProblems(problems: readonly Problem[]): void {
 export async function main(argv: string[]): Promise<number> {
   let positionals: string[];
   try {
-    ({ positionals } = parseArgs({ args: argv, options: {}, strict: true, allowPositionals: true }));
+    ({ positionals } = parseFlags("run report", argv, {}, { positionals: true }));
   } catch (error) {
-    return usage(describe(error));
+    if (!(error instanceof UsageError)) throw error;
+    writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
+    return EXIT.usage;
   }
   if (positionals.length !== 1) return usage(`expected one result folder, got ${positionals.length}`);
   const dir = positionals[0] as string;

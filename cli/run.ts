@@ -1,7 +1,8 @@
 /** `run`: the standard benchmark protocol against a local server, written to a result folder. */
 import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { EXIT } from "./exit_codes.ts";
-import { DEFAULT_URL, parseRunArgs, type RunArgs, RunUsageError } from "./_run_args.ts";
+import { UsageError } from "./_args.ts";
+import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
 import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "../runner/mod.ts";
 import type { RequestRecord } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
@@ -54,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     args = parseRunArgs(argv);
   } catch (error) {
-    if (error instanceof RunUsageError) {
+    if (error instanceof UsageError) {
       writeStderr(`${error.message}\n`);
       return EXIT.usage;
     }

@@ -6,7 +6,7 @@
  * fails. TTFT p50 is reported, never gated. Values per side are means over interleaved rounds; intervals are
  * seeded bootstraps.
  */
-import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta } from "../score/bootstrap.ts";
+import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta, mean } from "../score/mod.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
 export const LOAD_COMPARE_FORMAT = "strata-load-compare" as const;
@@ -73,10 +73,6 @@ export interface CompareOptions {
   expectedConcurrency: readonly number[];
 }
 
-function meanOf(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
-}
-
 function metricDelta(
   metric: CompareMetric,
   point: ComparePointInput,
@@ -101,7 +97,7 @@ function metricDelta(
     return { ...empty, pass: gated ? false : null, reason: "missing: a round of this point has no value" };
   }
   const b = base as number[], c = cand as number[];
-  const bMean = meanOf(b), cMean = meanOf(c);
+  const bMean = mean(b), cMean = mean(c);
   if (!(bMean > 0)) {
     return { ...empty, pass: gated ? false : null, reason: "missing: the baseline value is not positive" };
   }

@@ -4,7 +4,7 @@
  * goodput and token throughput divide by it. Throughput bins are fixed-width over send offsets (open loop: the
  * scheduled offsets), each divided by its actual width. Distributions use successes of the measure phase only.
  */
-import { describeDistribution, type DistSummary } from "../score/percentiles.ts";
+import { describeDistribution, type DistSummary } from "../score/mod.ts";
 import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
 import type { LoadMode } from "../contract/mod.ts";
 

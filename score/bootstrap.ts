@@ -3,8 +3,9 @@
  * (10,000 times by default), compute the statistic on each resample, and take the Hyndman-Fan type 7
  * 2.5th and 97.5th percentiles of those statistics as the 95% interval. The same seed gives the same interval.
  */
-import { percentileType7 } from "./percentiles.ts";
 import { createPrng } from "../contract/mod.ts";
+import { percentileType7 } from "./percentiles.ts";
+import { mean } from "./stats.ts";
 
 /** Resample count the methodology prescribes. */
 export const BOOTSTRAP_RESAMPLES = 10_000;
@@ -29,11 +30,37 @@ export interface BootstrapInterval {
   method: "percentile-bootstrap";
 }
 
-/** Arithmetic mean; the default bootstrap statistic. */
-export function mean(values: readonly number[]): number {
-  let sum = 0;
-  for (const v of values) sum += v;
-  return sum / values.length;
+/** Resamples and confidence of a bootstrap. @throws RangeError when resamples < 1 or confidence is outside (0, 1). */
+function settingsOf(options: BootstrapOptions): { resamples: number; confidence: number } {
+  const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
+  const confidence = options.confidence ?? 0.95;
+  if (!Number.isInteger(resamples) || resamples < 1) {
+    throw new RangeError(`Cannot bootstrap: resamples "${resamples}" must be a positive integer`);
+  }
+  if (!(confidence > 0 && confidence < 1)) {
+    throw new RangeError(`Cannot bootstrap: confidence "${confidence}" must lie in (0, 1)`);
+  }
+  return { resamples, confidence };
+}
+
+/** The interval from the resampled statistics: their type 7 percentiles at the two tails. Sorts `stats`. */
+function intervalOf(
+  stats: number[],
+  estimate: number,
+  settings: { resamples: number; confidence: number },
+  seed: number,
+): BootstrapInterval {
+  stats.sort((a, b) => a - b);
+  const tail = (1 - settings.confidence) / 2;
+  return {
+    estimate,
+    lower: percentileType7(stats, tail),
+    upper: percentileType7(stats, 1 - tail),
+    confidence: settings.confidence,
+    resamples: settings.resamples,
+    seed,
+    method: "percentile-bootstrap",
+  };
 }
 
 /**
@@ -50,32 +77,15 @@ export function bootstrapInterval(
   for (const v of values) {
     if (!Number.isFinite(v)) throw new RangeError(`Cannot bootstrap: value "${v}" is not finite`);
   }
-  const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
-  const confidence = options.confidence ?? 0.95;
-  if (!Number.isInteger(resamples) || resamples < 1) {
-    throw new RangeError(`Cannot bootstrap: resamples "${resamples}" must be a positive integer`);
-  }
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new RangeError(`Cannot bootstrap: confidence "${confidence}" must lie in (0, 1)`);
-  }
+  const settings = settingsOf(options);
   const random = createPrng(options.seed);
-  const stats = new Array<number>(resamples);
+  const stats = new Array<number>(settings.resamples);
   const sample = new Array<number>(n);
-  for (let r = 0; r < resamples; r++) {
+  for (let r = 0; r < settings.resamples; r++) {
     for (let i = 0; i < n; i++) sample[i] = values[random.nextInt(n)] as number;
     stats[r] = statistic(sample);
   }
-  stats.sort((a, b) => a - b);
-  const tail = (1 - confidence) / 2;
-  return {
-    estimate: statistic(values),
-    lower: percentileType7(stats, tail),
-    upper: percentileType7(stats, 1 - tail),
-    confidence,
-    resamples,
-    seed: options.seed,
-    method: "percentile-bootstrap",
-  };
+  return intervalOf(stats, statistic(values), settings, options.seed);
 }
 
 /**
@@ -95,30 +105,16 @@ export function bootstrapRelativeDelta(
     if (!Number.isFinite(v)) throw new RangeError(`Cannot bootstrap a delta: value "${v}" is not finite`);
   }
   if (mean(baseline) === 0) throw new RangeError("Cannot bootstrap a relative delta: the baseline mean is 0");
-  const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
-  const confidence = options.confidence ?? 0.95;
+  const settings = settingsOf(options);
   const random = createPrng(options.seed);
-  const draw = (values: readonly number[]): number => {
-    let sum = 0;
-    for (let i = 0; i < values.length; i++) sum += values[random.nextInt(values.length)] as number;
-    return sum / values.length;
-  };
+  const resample = (values: readonly number[]): number[] =>
+    Array.from(values, () => values[random.nextInt(values.length)] as number);
   const stats: number[] = [];
-  for (let r = 0; r < resamples; r++) {
-    const b = draw(baseline);
-    const c = draw(candidate);
+  for (let r = 0; r < settings.resamples; r++) {
+    const b = mean(resample(baseline));
+    const c = mean(resample(candidate));
     // A resampled baseline mean of 0 has no relative delta; with positive measurements it cannot occur.
     if (b !== 0) stats.push(c / b - 1);
   }
-  stats.sort((a, b) => a - b);
-  const tail = (1 - confidence) / 2;
-  return {
-    estimate: mean(candidate) / mean(baseline) - 1,
-    lower: percentileType7(stats, tail),
-    upper: percentileType7(stats, 1 - tail),
-    confidence,
-    resamples,
-    seed: options.seed,
-    method: "percentile-bootstrap",
-  };
+  return intervalOf(stats, mean(candidate) / mean(baseline) - 1, settings, options.seed);
 }

@@ -36,6 +36,6 @@ export { buildConcurrencyRounds } from "./rounds.ts";
 export { SANITY_CATEGORY_TOTAL, SANITY_TOTAL, scoreQuality } from "./quality.ts";
 export { decideRunStatus, nonconformingReasonsOf, REQUIRED_PHASES, reuseNonconformingReason } from "./status.ts";
 export type { RunStatusInput } from "./status.ts";
-export { median, orderStatistics } from "./stats.ts";
+export { mean, median, orderStatistics } from "./stats.ts";
 export * from "./percentiles.ts";
 export * from "./bootstrap.ts";

@@ -3,6 +3,7 @@
  * absolute deviation and Hyndman-Fan type 7 percentiles (numpy's default: linear interpolation between order
  * statistics at h = (n - 1) p), with flags on tail percentiles that too few samples make unreliable.
  */
+import { mean as meanOf } from "./stats.ts";
 
 /** Name of the percentile method, written next to every percentile. */
 export const PERCENTILE_METHOD = "hyndman-fan-7" as const;
@@ -86,9 +87,7 @@ export function describeDistribution(values: readonly number[]): DistSummary {
     };
   }
   const sorted = sortedFinite(values);
-  let sum = 0;
-  for (const v of sorted) sum += v;
-  const mean = sum / n;
+  const mean = meanOf(sorted);
   let squares = 0;
   for (const v of sorted) squares += (v - mean) * (v - mean);
   const p50 = percentileType7(sorted, 0.5);

@@ -1,4 +1,11 @@
-/** The order statistics of the speed summaries: median, minimum and maximum of a sample. */
+/** The elementary statistics, each defined once: arithmetic mean, median, and the order statistics of a sample. */
+
+/** Arithmetic mean, summed in the order given (callers that sort first get the sorted sum). NaN when empty. */
+export function mean(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}
 
 /**
  * Median of the values: the middle value for odd n, the mean of the two middle values for even n.

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { DEFAULT_URL, parseRunArgs, RunUsageError } from "../../../cli/_run_args.ts";
+import { UsageError } from "../../../cli/_args.ts";
+import { DEFAULT_URL, parseRunArgs } from "../../../cli/_run_args.ts";
 
 Deno.test("run defaults to the loopback llama-server address, custom track and no optional stage", () => {
   const args = parseRunArgs([]);
@@ -15,14 +16,14 @@ Deno.test("run refuses every workload-changing flag, with or without a value", (
   for (const argv of [["--concurrency", "8"], ["--repeat=5"], ["--request-timeout", "60"], ["--concurrency"]]) {
     assert.throws(
       () => parseRunArgs(argv),
-      (e: unknown) => e instanceof RunUsageError && /change the protocol's workload/.test(e.message),
+      (e: unknown) => e instanceof UsageError && /change the protocol's workload/.test(e.message),
     );
   }
 });
 
 Deno.test("run rejects unknown flags instead of ignoring them", () => {
-  assert.throws(() => parseRunArgs(["--ur", "http://127.0.0.1:1"]), RunUsageError);
-  assert.throws(() => parseRunArgs(["positional"]), RunUsageError);
+  assert.throws(() => parseRunArgs(["--ur", "http://127.0.0.1:1"]), UsageError);
+  assert.throws(() => parseRunArgs(["positional"]), UsageError);
 });
 
 Deno.test("run collects repeatable background and build options and validates track and engine commit", () => {
@@ -58,7 +59,7 @@ Deno.test("run rejects a malformed --url as a usage error with a hint, and accep
     assert.throws(
       () => parseRunArgs(["--url", url]),
       (e: unknown) =>
-        e instanceof RunUsageError && message.test(e.message) && /--url http:\/\/127\.0\.0\.1/.test(e.message),
+        e instanceof UsageError && message.test(e.message) && /--url http:\/\/127\.0\.0\.1/.test(e.message),
     );
   }
   assert.equal(parseRunArgs(["--url", "http://10.1.2.3:9"]).url, "http://10.1.2.3:9");
