@@ -1,11 +1,14 @@
 /**
- * The result contract of the standard benchmark protocol (`strata-standard-benchmark`, schema version 1), as
- * TypeScript types. The validator (`validate.ts`) and the published JSON Schema (`result.schema.json`) enforce
- * what these types describe; every key named here is required unless marked optional.
+ * The result contract of the standard benchmark protocol (`strata-standard-benchmark`, schema version 1), written
+ * once as a JSON Schema (TypeBox builds it) from which the TypeScript types are derived. The same schema is what
+ * `report/` checks a results.json against and what `result.schema.json` publishes (`deno task schema` writes it
+ * from here). Every key is required unless marked optional; every object refuses unknown keys except the engine
+ * option objects and `extensions`.
  *
- * Nulls: any field typed `| null` must have a JSON Pointer entry in `missing` that says why it is null.
+ * Nulls: a field that may be null must have a JSON Pointer entry in `missing` that says why it is null.
  */
-import type { Phase, SanityCategory } from "./protocol.ts";
+import Type, { type TSchema } from "typebox";
+import { PHASES, PROFILE_ID, PROTOCOL_ID, SANITY_CATEGORIES } from "./protocol.ts";
 
 export const RESULT_FORMAT = "strata-standard-benchmark" as const;
 export const SCHEMA_VERSION = 1 as const;
@@ -33,118 +36,289 @@ export const METRIC_UNITS: Readonly<Record<Metric, "tokens/s" | "s">> = {
 export const ARTIFACT_KINDS = ["config", "engine_log", "outputs", "provenance"] as const;
 export type ArtifactKind = typeof ARTIFACT_KINDS[number];
 
-export interface NameVersion {
-  name: string;
-  version: string;
-}
+/** Named string formats; each is a `pattern` in the schema, and report/ adds the checks a pattern cannot do. */
+export type StringFormat = "sha256" | "commit" | "utc-time" | "relative-path";
 
-export interface Protocol {
-  id: string;
+/** Regular expression of each format, exactly as the schema's `pattern` writes it. */
+export const FORMAT_PATTERNS: Readonly<Record<StringFormat, string>> = {
+  sha256: "^[0-9a-f]{64}$",
+  commit: "^(?:[0-9a-f]{40}|[0-9a-f]{64})$",
+  "utc-time": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,9})?Z$",
+  "relative-path": "^(?![A-Za-z]:)(?![/~])(?!.*\\\\)(?!(?:.*/)?\\.\\.(?:/|$))[^\\u0000-\\u001f]+$",
+};
+
+/** The pattern of a nonempty text: at least one character that is not whitespace. */
+export const NONEMPTY_PATTERN = "\\S";
+
+// The building blocks of the contract.
+const string = Type.String();
+const text = Type.String({ pattern: NONEMPTY_PATTERN });
+const count = Type.Integer({ minimum: 0 });
+const positive = Type.Integer({ minimum: 1 });
+const seconds = Type.Number({ minimum: 0 });
+const rate = Type.Number({ minimum: 0 });
+const number = Type.Number();
+const boolean = Type.Boolean();
+const formatted = (format: StringFormat) => Type.String({ pattern: FORMAT_PATTERNS[format], format });
+const sha256 = formatted("sha256");
+const commit = formatted("commit");
+const path = formatted("relative-path");
+/** An engine option object: the engine's own option names and JSON values. */
+const options = Type.Record(Type.String(), Type.Unknown());
+const nullable = <T extends TSchema>(inner: T) => Type.Union([inner, Type.Null()]);
+/** A closed object: every key required unless wrapped in Type.Optional, no unknown keys. */
+const closed = <P extends Type.TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
+
+const nameVersion = closed({ name: string, version: string });
+
+const protocol = closed({
+  id: Type.Literal(PROTOCOL_ID),
   /** Full commit of the protocol definition (this toolkit's commit, which carries the fixtures). */
-  git_commit: string | null;
-  profile: string;
-  corpus_sha256: string;
-  model_card_revision: string | null;
-}
+  git_commit: nullable(commit),
+  profile: Type.Literal(PROFILE_ID),
+  corpus_sha256: sha256,
+  model_card_revision: nullable(string),
+});
 
-export interface Run {
-  id: string;
+const run = closed({
+  id: text,
   /** UTC ISO 8601, e.g. 2026-11-29T14:03:07.123Z. */
-  started_at: string;
-  status: RunStatus;
+  started_at: formatted("utc-time"),
+  status: Type.Enum(RUN_STATUSES),
   /** Warm-up dispatch to the end of the last sanity request, seconds. */
-  required_duration_s: number | null;
+  required_duration_s: nullable(seconds),
   /** First dispatch to last termination of the optional stage, seconds; null when not selected. */
-  optional_duration_s: number | null;
-  optional_concurrency: boolean;
+  optional_duration_s: nullable(seconds),
+  optional_concurrency: boolean,
   /** Sanitized command line. */
-  command: string;
+  command: string,
+});
+
+const gpu = closed({
+  device_index: count,
+  name: string,
+  memory_bytes: nullable(count),
+  memory_kind: nullable(Type.Enum(["dedicated", "shared"] as const)),
+  power_limit_w: nullable(rate),
+});
+
+const storage = closed({ kind: nullable(string), model: nullable(string), bus: nullable(string) });
+
+const hardware = closed({
+  gpus: nullable(Type.Array(gpu)),
+  cpu: nullable(string),
+  ram_bytes: nullable(count),
+  storage: nullable(Type.Array(storage)),
+  background_workloads: Type.Array(string),
+});
+
+const software = closed({
+  os: nullable(nameVersion),
+  drivers: nullable(Type.Array(nameVersion)),
+  runtime: nullable(Type.Array(nameVersion)),
+  strata_commit: nullable(commit),
+  engine_version: nullable(string),
+  build_kind: nullable(Type.Enum(["release", "source"] as const)),
+  runner_commit: nullable(commit),
+  build_options: nullable(Type.Array(string)),
+});
+
+/** A model file by its pack-relative name, never a machine path. */
+const modelFile = closed({ path, sha256: nullable(sha256) });
+
+const model = closed({
+  id: nullable(string),
+  revision: nullable(string),
+  source_revision: nullable(string),
+  quantization: nullable(string),
+  files: nullable(Type.Array(modelFile)),
+  tokenizer_revision: nullable(string),
+  custom_pack: nullable(string),
+});
+
+const sampling = closed({
+  temperature: number,
+  top_p: number,
+  top_k: count,
+  min_p: number,
+  presence_penalty: number,
+  repetition_penalty: number,
+  reasoning_effort: string,
+});
+
+const chatTemplateKwargs = closed({ enable_thinking: boolean, preserve_thinking: boolean });
+
+const configuration = closed({
+  track: Type.Enum(["default", "custom"] as const),
+  track_notes: nullable(string),
+  context_tokens: nullable(count),
+  server_capacity: nullable(count),
+  kv_cache: nullable(options),
+  expert_cache: nullable(options),
+  offloading: nullable(options),
+  prefill: nullable(options),
+  mtp: nullable(options),
+  calibration: nullable(options),
+  experimental_options: nullable(options),
+  template: nullable(closed({ path, sha256 })),
+  sampling,
+  chat_template_kwargs: chatTemplateKwargs,
+});
+
+const phaseCounts = closed({
+  planned: count,
+  attempted: count,
+  completed: count,
+  truncated: count,
+  failed: count,
+  skipped: count,
+});
+
+const requestCounts = closed({
+  warmup: phaseCounts,
+  performance: phaseCounts,
+  sanity: phaseCounts,
+  concurrency: phaseCounts,
+});
+
+const tokens = closed({
+  input_tokens: nullable(count),
+  cached_tokens: nullable(count),
+  read_tokens: nullable(count),
+  output_tokens: nullable(count),
+  decode_tokens: nullable(count),
+});
+
+const timings = closed({
+  prompt_s: nullable(seconds),
+  decode_s: nullable(seconds),
+  ttft_s: nullable(seconds),
+  first_answer_s: nullable(seconds),
+  total_s: nullable(seconds),
+});
+
+const metrics = closed({ prompt_tps: nullable(rate), decode_tps: nullable(rate) });
+
+/** Where each number came from: a raw API field path, an engine field, a derivation, or the client clock. */
+const sources = closed({
+  input_tokens: nullable(string),
+  cached_tokens: nullable(string),
+  read_tokens: nullable(string),
+  output_tokens: nullable(string),
+  decode_tokens: nullable(string),
+  engine_timings: nullable(string),
+  client_timings: nullable(string),
+});
+
+const requestError = closed({ kind: text, message: string });
+
+const evaluation = closed({ category: Type.Enum(SANITY_CATEGORIES), passed: boolean, reason: text });
+
+const request = closed({
+  id: text,
+  phase: Type.Enum(PHASES),
+  case_id: text,
+  repetition: positive,
+  seed: count,
+  max_output_tokens: positive,
+  concurrency: positive,
+  round: nullable(positive),
+  status: Type.Enum(REQUEST_STATUSES),
+  finish_reason: nullable(string),
+  error: nullable(requestError),
+  tokens,
+  timings,
+  metrics,
+  sources,
+  first_delta_kind: nullable(Type.Enum(DELTA_KINDS)),
+  token_accounting_note: nullable(string),
+  evaluation: nullable(evaluation),
+});
+
+const exclusion = closed({ request_id: text, reason: text });
+
+const summary = closed({
+  phase: Type.Enum(["performance", "concurrency"] as const),
+  case_id: text,
+  concurrency: positive,
+  metric: Type.Enum(METRICS),
+  unit: Type.Enum(["tokens/s", "s"] as const),
+  median: nullable(rate),
+  min: nullable(rate),
+  max: nullable(rate),
+  n: count,
+  included_request_ids: Type.Array(text),
+  excluded: Type.Array(exclusion),
+});
+
+const concurrencyRound = closed({
+  round: positive,
+  request_ids: Type.Array(text),
+  wall_s: nullable(seconds),
+  output_tokens: nullable(count),
+  aggregate_tps: nullable(rate),
+  failed: count,
+});
+
+const categoryScore = closed({ passed: count, total: count });
+
+const quality = closed({
+  passed: count,
+  total: count,
+  categories: closed({ instruction: categoryScore, retrieval: categoryScore, tool_call: categoryScore }),
+});
+
+/** An artifact: its path relative to the result folder (no absolute path, no `..`) and the SHA-256 of its bytes. */
+const artifact = closed({ kind: Type.Enum(ARTIFACT_KINDS), path, sha256 });
+
+/** The whole results.json. */
+export const RESULT_SCHEMA = closed({
+  format: Type.Literal(RESULT_FORMAT),
+  schema_version: Type.Literal(SCHEMA_VERSION),
+  protocol,
+  run,
+  hardware,
+  software,
+  model,
+  configuration,
+  request_counts: requestCounts,
+  requests: Type.Array(request),
+  summaries: Type.Array(summary),
+  concurrency_rounds: Type.Array(concurrencyRound),
+  quality,
+  artifacts: Type.Array(artifact),
+  /** JSON Pointer (RFC 6901) of each null value -> why it is null. */
+  missing: Type.Record(Type.String(), text),
+  extensions: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** The published JSON Schema document (draft 2020-12) of results.json: RESULT_SCHEMA with its identity. */
+export function resultJsonSchema(): Record<string, unknown> {
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "https://strata-bench.invalid/schemas/strata-standard-benchmark/1/result.schema.json",
+    title: "strata-standard-benchmark results.json, schema version 1",
+    description: `Shape of one result of protocol ${PROTOCOL_ID}. The schema covers keys, types, enums, formats and ` +
+      "bounds. What a schema cannot say (every null explained in /missing, count identities, request ID order, " +
+      "summaries rebuilt from the request records, artifact hashes) is checked by `strata-bench report DIR`.",
+    ...JSON.parse(JSON.stringify(RESULT_SCHEMA)),
+  };
 }
 
-export interface Gpu {
-  device_index: number;
-  name: string;
-  memory_bytes: number | null;
-  memory_kind: "dedicated" | "shared" | null;
-  power_limit_w: number | null;
-}
-
-export interface Storage {
-  kind: string | null;
-  model: string | null;
-  bus: string | null;
-}
-
-export interface Hardware {
-  gpus: Gpu[] | null;
-  cpu: string | null;
-  ram_bytes: number | null;
-  storage: Storage[] | null;
-  background_workloads: string[];
-}
-
-export interface Software {
-  os: NameVersion | null;
-  drivers: NameVersion[] | null;
-  runtime: NameVersion[] | null;
-  strata_commit: string | null;
-  engine_version: string | null;
-  build_kind: "release" | "source" | null;
-  runner_commit: string | null;
-  build_options: string[] | null;
-}
-
-export interface ModelFile {
-  /** Pack-relative file name, never a machine path. */
-  path: string;
-  sha256: string | null;
-}
-
-export interface Model {
-  id: string | null;
-  revision: string | null;
-  source_revision: string | null;
-  quantization: string | null;
-  files: ModelFile[] | null;
-  tokenizer_revision: string | null;
-  custom_pack: string | null;
-}
-
-export interface Sampling {
-  temperature: number;
-  top_p: number;
-  top_k: number;
-  min_p: number;
-  presence_penalty: number;
-  repetition_penalty: number;
-  reasoning_effort: string;
-}
-
-export interface ChatTemplateKwargs {
-  enable_thinking: boolean;
-  preserve_thinking: boolean;
-}
-
+export type NameVersion = Type.Static<typeof nameVersion>;
+export type Protocol = Type.Static<typeof protocol>;
+export type Run = Type.Static<typeof run>;
+export type Gpu = Type.Static<typeof gpu>;
+export type Storage = Type.Static<typeof storage>;
+export type Hardware = Type.Static<typeof hardware>;
+export type Software = Type.Static<typeof software>;
+export type ModelFile = Type.Static<typeof modelFile>;
+export type Model = Type.Static<typeof model>;
+export type Sampling = Type.Static<typeof sampling>;
+export type ChatTemplateKwargs = Type.Static<typeof chatTemplateKwargs>;
 /** Engine option objects keep the engine's own option names and JSON values. */
-export type OptionObject = Record<string, unknown>;
-
-export interface Configuration {
-  track: "default" | "custom";
-  track_notes: string | null;
-  context_tokens: number | null;
-  server_capacity: number | null;
-  kv_cache: OptionObject | null;
-  expert_cache: OptionObject | null;
-  offloading: OptionObject | null;
-  prefill: OptionObject | null;
-  mtp: OptionObject | null;
-  calibration: OptionObject | null;
-  experimental_options: OptionObject | null;
-  template: { path: string; sha256: string } | null;
-  sampling: Sampling;
-  chat_template_kwargs: ChatTemplateKwargs;
-}
-
+export type OptionObject = Type.Static<typeof options>;
+export type Configuration = Type.Static<typeof configuration>;
 /** The configuration fields a probe can know; track, sampling and template kwargs belong to the runner. */
 export type ProbedConfiguration = Pick<
   Configuration,
@@ -159,153 +333,19 @@ export type ProbedConfiguration = Pick<
   | "experimental_options"
   | "template"
 >;
-
-export interface PhaseCounts {
-  planned: number;
-  attempted: number;
-  completed: number;
-  truncated: number;
-  failed: number;
-  skipped: number;
-}
-
-export interface RequestCounts {
-  warmup: PhaseCounts;
-  performance: PhaseCounts;
-  sanity: PhaseCounts;
-  concurrency: PhaseCounts;
-}
-
-export interface RequestTokens {
-  input_tokens: number | null;
-  cached_tokens: number | null;
-  read_tokens: number | null;
-  output_tokens: number | null;
-  decode_tokens: number | null;
-}
-
-export interface RequestTimings {
-  prompt_s: number | null;
-  decode_s: number | null;
-  ttft_s: number | null;
-  first_answer_s: number | null;
-  total_s: number | null;
-}
-
-export interface RequestMetrics {
-  prompt_tps: number | null;
-  decode_tps: number | null;
-}
-
-/** Where each number came from: a raw API field path, an engine field, a derivation, or the client clock. */
-export interface RequestSources {
-  input_tokens: string | null;
-  cached_tokens: string | null;
-  read_tokens: string | null;
-  output_tokens: string | null;
-  decode_tokens: string | null;
-  engine_timings: string | null;
-  client_timings: string | null;
-}
-
-export interface RequestError {
-  kind: string;
-  message: string;
-}
-
-export interface Evaluation {
-  category: SanityCategory;
-  passed: boolean;
-  reason: string;
-}
-
-export interface RequestRecord {
-  id: string;
-  phase: Phase;
-  case_id: string;
-  repetition: number;
-  seed: number;
-  max_output_tokens: number;
-  concurrency: number;
-  round: number | null;
-  status: RequestStatus;
-  finish_reason: string | null;
-  error: RequestError | null;
-  tokens: RequestTokens;
-  timings: RequestTimings;
-  metrics: RequestMetrics;
-  sources: RequestSources;
-  first_delta_kind: DeltaKind | null;
-  token_accounting_note: string | null;
-  evaluation: Evaluation | null;
-}
-
-export interface Exclusion {
-  request_id: string;
-  reason: string;
-}
-
-export interface Summary {
-  phase: "performance" | "concurrency";
-  case_id: string;
-  concurrency: number;
-  metric: Metric;
-  unit: "tokens/s" | "s";
-  median: number | null;
-  min: number | null;
-  max: number | null;
-  n: number;
-  included_request_ids: string[];
-  excluded: Exclusion[];
-}
-
-export interface ConcurrencyRound {
-  round: number;
-  request_ids: string[];
-  wall_s: number | null;
-  output_tokens: number | null;
-  aggregate_tps: number | null;
-  failed: number;
-}
-
-export interface CategoryScore {
-  passed: number;
-  total: number;
-}
-
-export interface Quality {
-  passed: number;
-  total: number;
-  categories: {
-    instruction: CategoryScore;
-    retrieval: CategoryScore;
-    tool_call: CategoryScore;
-  };
-}
-
-export interface Artifact {
-  kind: ArtifactKind;
-  /** Relative to the result folder; no absolute paths, no `..`. */
-  path: string;
-  sha256: string;
-}
-
-export interface Result {
-  format: typeof RESULT_FORMAT;
-  schema_version: typeof SCHEMA_VERSION;
-  protocol: Protocol;
-  run: Run;
-  hardware: Hardware;
-  software: Software;
-  model: Model;
-  configuration: Configuration;
-  request_counts: RequestCounts;
-  requests: RequestRecord[];
-  summaries: Summary[];
-  concurrency_rounds: ConcurrencyRound[];
-  quality: Quality;
-  artifacts: Artifact[];
-  /** JSON Pointer (RFC 6901) of each null value -> why it is null. */
-  missing: Record<string, string>;
-  extensions?: Record<string, unknown>;
-}
+export type PhaseCounts = Type.Static<typeof phaseCounts>;
+export type RequestCounts = Type.Static<typeof requestCounts>;
+export type RequestTokens = Type.Static<typeof tokens>;
+export type RequestTimings = Type.Static<typeof timings>;
+export type RequestMetrics = Type.Static<typeof metrics>;
+export type RequestSources = Type.Static<typeof sources>;
+export type RequestError = Type.Static<typeof requestError>;
+export type Evaluation = Type.Static<typeof evaluation>;
+export type RequestRecord = Type.Static<typeof request>;
+export type Exclusion = Type.Static<typeof exclusion>;
+export type Summary = Type.Static<typeof summary>;
+export type ConcurrencyRound = Type.Static<typeof concurrencyRound>;
+export type CategoryScore = Type.Static<typeof categoryScore>;
+export type Quality = Type.Static<typeof quality>;
+export type Artifact = Type.Static<typeof artifact>;
+export type Result = Type.Static<typeof RESULT_SCHEMA>;

@@ -27,7 +27,7 @@ import {
 import { buildRequestRecord, parseStrictJsonPlain, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
-import { isJsonObject } from "./_shape.ts";
+import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
 
 /**

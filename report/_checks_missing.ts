@@ -4,7 +4,7 @@
  * the map always says exactly what was not measured.
  */
 import { childPointer, isPointer, type Problem, resolvePointer } from "./_pointer.ts";
-import { isJsonObject } from "./_shape.ts";
+import { isJsonObject } from "./_contract_check.ts";
 
 function collectNulls(value: unknown, pointer: string, out: string[]): void {
   if (value === null) {

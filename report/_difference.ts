@@ -1,6 +1,6 @@
 /** First difference between two plain JSON values, as a JSON Pointer plus both values (for "rebuild and compare"). */
 import { childPointer } from "./_pointer.ts";
-import { isJsonObject } from "./_shape.ts";
+import { isJsonObject } from "./_contract_check.ts";
 
 /** Where two values first differ, and what each side holds there (undefined: absent on that side). */
 export interface Difference {

@@ -1,6 +1,6 @@
 /**
  * The strict result validator: takes a results.json (text or parsed value) and returns every problem at once, each
- * with a JSON Pointer. It checks the contract's shape (the same rules `result.schema.json` publishes), every null
+ * with a JSON Pointer. It checks the contract's JSON Schema (contract/result.ts, published as `result.schema.json`), every null
  * explained in `missing`, the request schedule, status consistency, count identities, the derived parts rebuilt
  * from the request records with score/'s functions, the run status, the artifacts' bytes, and the outputs evidence
  * (every request record rebuilt from its outputs.jsonl line, stage durations and round wall times from the lines'
@@ -20,7 +20,7 @@
  *   rebuilt from its line is reported (not only the first). Without `fixtures` the records are not rebuilt, but
  *   the lines, their order and the durations still are checked.
  */
-import { type Artifact, type Fixture, type Result, scheduleIds } from "../contract/mod.ts";
+import { type Artifact, type Fixture, type Result, RESULT_SCHEMA, scheduleIds } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { type ArtifactReader, checkArtifactBytes, checkArtifactList } from "./_checks_artifacts.ts";
 import {
@@ -41,11 +41,13 @@ import {
   checkStatuses,
 } from "./_checks_requests.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
-import { checkShape, isJsonObject } from "./_shape.ts";
-import { RESULT_SHAPE } from "./_result_shape.ts";
+import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 
 export type { Problem } from "./_pointer.ts";
 export type { ArtifactReader } from "./_checks_artifacts.ts";
+
+/** The contract's schema as plain JSON, the way result.schema.json publishes it. */
+const CONTRACT_SCHEMA: SchemaNode = JSON.parse(JSON.stringify(RESULT_SCHEMA));
 
 /** Facts the validator needs besides the result. */
 export interface ValidateOptions {
@@ -127,7 +129,7 @@ export async function validateResultText(text: string, options: ValidateOptions)
 export async function validateResult(value: unknown, options: ValidateOptions): Promise<Problem[]> {
   checkOptions(options);
   const problems: Problem[] = [];
-  checkShape(value, RESULT_SHAPE, "", problems);
+  checkSchema(value, CONTRACT_SCHEMA, "", problems);
   if (!isJsonObject(value)) return problems;
   const shapeProblems = [...problems];
   const sound = (...pointers: string[]) =>

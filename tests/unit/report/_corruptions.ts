@@ -154,7 +154,7 @@ export const CORRUPTIONS: Corruption[] = [
     name: "an unknown protocol id",
     pointer: "/protocol/id",
     schema: true,
-    value: (r) => (r.protocol.id = "strata-qwen38-thinking-v2"),
+    value: (r) => ((r.protocol as Record<string, unknown>)["id"] = "strata-qwen38-thinking-v2"),
   },
   {
     name: "attempted that is not completed + truncated + failed",

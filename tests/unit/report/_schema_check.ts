@@ -1,13 +1,12 @@
 /**
- * A tiny JSON Schema (draft 2020-12) evaluator for exactly the keywords result.schema.json uses, and a converter
- * from that schema to the validator's shape language. Any other keyword throws, so the schema cannot quietly
- * grow past what these tests understand.
+ * A tiny JSON Schema (draft 2020-12) evaluator for exactly the keywords result.schema.json uses, written apart from
+ * the validator's own checker so that the two can be held against each other. Any other keyword throws, so the
+ * schema cannot quietly grow past what these tests understand.
  */
-import { FORMAT_PATTERNS, type Shape, type StringFormat } from "../../../report/_shape.ts";
 
 export type SchemaNode = Record<string, unknown>;
 
-const ANNOTATIONS = new Set(["$schema", "$id", "title", "description", "$defs"]);
+const ANNOTATIONS = new Set(["$schema", "$id", "title", "description", "$defs", "format"]);
 const KEYWORDS = new Set([
   "$ref",
   "type",
@@ -20,6 +19,7 @@ const KEYWORDS = new Set([
   "additionalProperties",
   "items",
   "anyOf",
+  "patternProperties",
 ]);
 
 function assertKnownKeywords(node: SchemaNode): void {
@@ -78,8 +78,11 @@ export function schemaErrors(root: SchemaNode, node: SchemaNode, value: unknown,
   }
   if (Array.isArray(node["anyOf"])) {
     const options = node["anyOf"] as SchemaNode[];
-    if (!options.some((option) => schemaErrors(root, option, value, pointer).length === 0)) {
-      errors.push(`${pointer}: anyOf`);
+    const failures = options.map((option) => schemaErrors(root, option, value, pointer));
+    if (!failures.some((f) => f.length === 0)) {
+      // Like a validator's detailed output: a non-null value of a nullable [X, null] reports X's own errors.
+      const nullable = options.length === 2 && options[1]?.["type"] === "null";
+      errors.push(...(nullable && value !== null ? failures[0] as string[] : [`${pointer}: anyOf`]));
     }
   }
   if (Array.isArray(value) && node["items"] !== undefined) {
@@ -95,78 +98,17 @@ export function schemaErrors(root: SchemaNode, node: SchemaNode, value: unknown,
     const properties = (node["properties"] as Record<string, SchemaNode> | undefined) ?? {};
     for (const key of Object.keys(object)) {
       const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      const patterns = (node["patternProperties"] as Record<string, SchemaNode> | undefined) ?? {};
+      const matching = Object.entries(patterns).filter(([pattern]) => new RegExp(pattern).test(key));
+      for (const [, inner] of matching) errors.push(...schemaErrors(root, inner, object[key], at));
       if (Object.hasOwn(properties, key)) {
         errors.push(...schemaErrors(root, properties[key] as SchemaNode, object[key], at));
-      } else if (node["additionalProperties"] === false) errors.push(`${at}: additionalProperties`);
+      } else if (matching.length > 0) continue;
+      else if (node["additionalProperties"] === false) errors.push(`${at}: additionalProperties`);
       else if (typeof node["additionalProperties"] === "object") {
         errors.push(...schemaErrors(root, node["additionalProperties"] as SchemaNode, object[key], at));
       }
     }
   }
   return errors;
-}
-
-function formatOf(pattern: string): StringFormat {
-  const entry = Object.entries(FORMAT_PATTERNS).find(([, p]) => p === pattern);
-  if (!entry) throw new Error(`pattern ${pattern} matches no format of the validator`);
-  return entry[0] as StringFormat;
-}
-
-/** Reads the schema back into the validator's shape language, so the two can be compared as data. */
-export function shapeOfSchema(root: SchemaNode, node: SchemaNode): Shape {
-  assertKnownKeywords(node);
-  if (typeof node["$ref"] === "string") return shapeOfSchema(root, resolveRef(root, node["$ref"]));
-  if (Array.isArray(node["anyOf"])) {
-    const [first, second, ...rest] = node["anyOf"] as SchemaNode[];
-    if (!first || second?.["type"] !== "null" || rest.length > 0) throw new Error("anyOf is used only for nullable");
-    return { kind: "nullable", inner: shapeOfSchema(root, first) };
-  }
-  if (Array.isArray(node["type"])) {
-    const [type, nullType, ...rest] = node["type"] as string[];
-    if (nullType !== "null" || rest.length > 0) throw new Error("type arrays are used only for nullable");
-    return { kind: "nullable", inner: shapeOfSchema(root, { ...node, type }) };
-  }
-  if ("const" in node) return { kind: "const", value: node["const"] as string | number };
-  if (Array.isArray(node["enum"])) {
-    const values = node["enum"] as (string | null)[];
-    const strings = values.filter((v): v is string => v !== null);
-    const shape: Shape = { kind: "enum", values: strings };
-    return values.includes(null) ? { kind: "nullable", inner: shape } : shape;
-  }
-  switch (node["type"]) {
-    case "string": {
-      const pattern = node["pattern"] as string | undefined;
-      if (pattern === undefined) return { kind: "string" };
-      if (pattern === "\\S") return { kind: "string", nonEmpty: true };
-      return { kind: "string", format: formatOf(pattern) };
-    }
-    case "integer":
-      return { kind: "integer", minimum: node["minimum"] as number };
-    case "number":
-      return node["minimum"] === undefined
-        ? { kind: "number" }
-        : { kind: "number", minimum: node["minimum"] as number };
-    case "boolean":
-      return { kind: "boolean" };
-    case "array":
-      return { kind: "array", items: shapeOfSchema(root, node["items"] as SchemaNode) };
-    case "object": {
-      const properties = node["properties"] as Record<string, SchemaNode> | undefined;
-      if (properties) {
-        if (node["additionalProperties"] !== false) throw new Error("a typed object must forbid extra properties");
-        const required = node["required"] as string[];
-        return {
-          kind: "object",
-          properties: Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, shapeOfSchema(root, v)])),
-          optional: Object.keys(properties).filter((key) => !required.includes(key)),
-        };
-      }
-      if (typeof node["additionalProperties"] === "object") {
-        return { kind: "record", values: shapeOfSchema(root, node["additionalProperties"] as SchemaNode) };
-      }
-      return { kind: "open-object" };
-    }
-    default:
-      throw new Error(`cannot read schema node ${JSON.stringify(node).slice(0, 80)}`);
-  }
 }

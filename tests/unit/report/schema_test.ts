@@ -1,25 +1,35 @@
 import assert from "node:assert/strict";
-import schema from "../../../report/result.schema.json" with { type: "json" };
-import { RESULT_SHAPE } from "../../../report/_result_shape.ts";
-import { FORMAT_PATTERNS, matchesFormat } from "../../../report/_shape.ts";
+import schema from "../../../contract/result.schema.json" with { type: "json" };
+import { FORMAT_PATTERNS, resultJsonSchema, type StringFormat } from "../../../contract/mod.ts";
+import { matchesFormat } from "../../../report/_contract_check.ts";
+import { schemaText } from "../../../release/schema.ts";
 import { parseStrictJsonPlain } from "../../../score/mod.ts";
 import { buildRealisticResult } from "./_realistic_result.ts";
 import { CORRUPTIONS, type Mutable } from "./_corruptions.ts";
-import { schemaErrors, type SchemaNode, shapeOfSchema } from "./_schema_check.ts";
+import { schemaErrors, type SchemaNode } from "./_schema_check.ts";
 
 const root = schema as unknown as SchemaNode;
 
-Deno.test("the published schema says field for field what the validator's contract shape says", () => {
-  assert.deepEqual(shapeOfSchema(root, root), RESULT_SHAPE);
+Deno.test("the published result.schema.json is exactly what contract/result.ts generates", async () => {
+  const committed = await Deno.readTextFile(new URL("../../../contract/result.schema.json", import.meta.url));
+  assert.equal(committed, schemaText(), "run deno task schema");
+  assert.deepEqual(root, resultJsonSchema());
 });
 
-Deno.test("the schema declares draft 2020-12 and its patterns are the validator's format patterns", () => {
+/** Every node of the schema that carries a format annotation, with its pattern. */
+function formatNodes(node: unknown, out: { format: string; pattern: unknown }[] = []): typeof out {
+  if (node === null || typeof node !== "object") return out;
+  const record = node as Record<string, unknown>;
+  if (typeof record["format"] === "string") out.push({ format: record["format"], pattern: record["pattern"] });
+  for (const child of Object.values(record)) formatNodes(child, out);
+  return out;
+}
+
+Deno.test("the schema declares draft 2020-12 and each format's pattern is the contract's format pattern", () => {
   assert.equal(root["$schema"], "https://json-schema.org/draft/2020-12/schema");
-  const defs = root["$defs"] as Record<string, { pattern?: string }>;
-  assert.equal(defs["sha256"]?.pattern, FORMAT_PATTERNS.sha256);
-  assert.equal(defs["commit"]?.pattern, FORMAT_PATTERNS.commit);
-  assert.equal(defs["utc_time"]?.pattern, FORMAT_PATTERNS["utc-time"]);
-  assert.equal(defs["relative_path"]?.pattern, FORMAT_PATTERNS["relative-path"]);
+  const nodes = formatNodes(root);
+  assert.deepEqual(new Set(nodes.map((n) => n.format)), new Set(Object.keys(FORMAT_PATTERNS)));
+  for (const node of nodes) assert.equal(node.pattern, FORMAT_PATTERNS[node.format as StringFormat], node.format);
 });
 
 Deno.test("relative-path format accepts folder-relative names and refuses escapes", () => {
