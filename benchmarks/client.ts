@@ -13,7 +13,7 @@ import net from "node:net";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { args, readFile, resourceUsage, runCommand, spawnProcess, writeStdout } from "../runtime/mod.ts";
+import { args, readFile, resourceUsage, runCommand, runtimeName, spawnProcess, writeStdout } from "../runtime/mod.ts";
 import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import { type BenchClient, closeAltClients, fetchClient, nodeHttpClient } from "./_alt_clients.ts";
 import { calibrateEpochOffsetMs, parseSendLog } from "./_client_measure.ts";
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
 
   const sendLog = parseSendLog(await readFile(logPath));
   const offsetMs = (offsetStart + offsetEnd) / 2;
-  const runtime = (globalThis as { Bun?: unknown }).Bun ? "bun" : "deno";
+  const runtime = runtimeName().name;
   say(`client ceiling (${runtime}), ${tokens} token events per request, loopback, sse_server on port ${port}`);
   say(
     `load average before ${loadBefore}, after ${loadAfter}; clock calibration drift ${

@@ -7,14 +7,14 @@
  *   deno run -P=bench --no-prompt benchmarks/open_loop.ts [--rate 50] [--requests 500] [--decode-tps 2000]
  */
 import { parseArgs } from "node:util";
-import { writeStdout } from "../runtime/mod.ts";
+import { args, writeStdout } from "../runtime/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { streamChat } from "../client/mod.ts";
 import { buildLoadBody, buildLoadRow, type LoadPlan, runLoad, summarizeLoad, syntheticProfile } from "../load/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
 
 const { values } = parseArgs({
-  args: (globalThis as { Deno?: { args: string[] } }).Deno?.args ?? [],
+  args: args(),
   options: {
     rate: { type: "string", default: "50" },
     requests: { type: "string", default: "500" },

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { HELP, runMockCommand } from "../../../cli/mock.ts";
 import { EXIT } from "../../../cli/exit_codes.ts";
 import type { MockRequestLog } from "../../../mock/mod.ts";
-import { chatBody, joined, postChat } from "./_client.ts";
+import { chatBody, joined, postChat } from "../mock/_client.ts";
 
 /** Runs the command in-process until `stop` is called; stdout/stderr are captured. */
 function start(argv: string[]) {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../../../cli/report.ts";
 import { EXIT } from "../../../cli/exit_codes.ts";
-import { buildRealisticResult, type RealisticResult } from "./_realistic_result.ts";
+import { buildRealisticResult, type RealisticResult } from "../report/_realistic_result.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 

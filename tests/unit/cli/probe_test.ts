@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { captured } from "./_fake.ts";
+import { captured } from "../probe/_fake.ts";
 
 const DENO = Deno.execPath();
 const MOD = new URL("../../../mod.ts", import.meta.url).pathname;
