@@ -122,7 +122,7 @@ await writer.finish(report.files);
 const buildS = (performance.now() - buildStarted) / 1000;
 
 const server = await serveHttp({ hostname: "127.0.0.1", port: 0, onRequest: siteRequestHandler(folderReader(out)) });
-const browser = await launchChromium();
+const browser = await launchChromium({ tempDir: join(BENCH, "tmp") });
 const times: number[] = [];
 let rows = 0;
 try {

@@ -13,8 +13,12 @@ export const CHROMIUM = Deno.env.get("STRATA_CHROMIUM") ?? "/usr/bin/chromium";
 
 let shimmed = false;
 
-/** Starts the browser. @throws {Error} naming the install step when no browser is there. */
-export async function launchChromium(): Promise<Browser> {
+/**
+ * Starts the browser. `tempDir`: where playwright-core keeps its artifacts (it uses the temporary folder), for a
+ * caller allowed to write only there.
+ * @throws {Error} naming the install step when no browser is there.
+ */
+export async function launchChromium(options: { tempDir?: string } = {}): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`Cannot start the browser: no ${CHROMIUM}; apt-get install chromium, or set STRATA_CHROMIUM`);
   }
@@ -28,6 +32,10 @@ export async function launchChromium(): Promise<Browser> {
       }
     }) as typeof fs.existsSync;
     shimmed = true;
+  }
+  if (options.tempDir !== undefined) {
+    await Deno.mkdir(options.tempDir, { recursive: true });
+    Deno.env.set("TMPDIR", options.tempDir);
   }
   const { chromium } = await import("playwright-core");
   return await chromium.launch({ executablePath: CHROMIUM, headless: true });
