@@ -49,6 +49,14 @@ export interface BuildSiteReport {
 }
 
 const encoder = new TextEncoder();
+/** Evidence smaller than this is not worth a compressed copy. */
+const GZIP_MIN_BYTES = 4096;
+
+/** gzip by the web-standard CompressionStream. */
+async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
 
 /** Builds the site into `out`. @throws {GitError} when the repository or its default branch cannot be read. */
 export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSiteOptions): Promise<BuildSiteReport> {
@@ -65,8 +73,13 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
   };
   const store = async (bytes: Uint8Array, sha256?: string): Promise<string> => {
     const path = `evidence/sha256/${sha256 ?? await sha256Hex(bytes)}`;
-    if (!written.has(path)) evidenceBytes += bytes.length;
+    if (written.has(path)) return path;
+    evidenceBytes += bytes.length;
     await write(path, bytes);
+    // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
+    // receives after decoding, so the check is the same either way.
+    const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
+    if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
     return path;
   };
 

@@ -23,6 +23,8 @@ export const WEB_FILES = [
   "sha256.js",
   "strict_json.js",
   "style.css",
+  "verify_entry.js",
+  "verify_worker.js",
 ] as const;
 
 const CSP = [
@@ -31,6 +33,7 @@ const CSP = [
   "style-src 'self'",
   "img-src 'self' blob:",
   "connect-src 'self'",
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
 ].join("; ");

@@ -46,7 +46,9 @@ export function siteRequestHandler(
       return;
     }
     const path = sitePathOf(request.url);
-    const bytes = path === null ? null : await read(path);
+    const gzipOk = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "");
+    const packed = path !== null && gzipOk && !path.endsWith(".gz") ? await read(`${path}.gz`) : null;
+    const bytes = path === null ? null : packed ?? await read(path);
     if (path !== null && bytes === null && !path.endsWith("index.html") && await read(`${path}/index.html`) !== null) {
       response.writeHead(301, { ...plain, location: `/${path}/` });
       await response.end("moved\n");
@@ -62,6 +64,7 @@ export function siteRequestHandler(
     response.writeHead(200, {
       "content-type": evidence ? "application/octet-stream" : TYPES[extension] ?? "application/octet-stream",
       "content-length": String(bytes.length),
+      ...(packed === null ? {} : { "content-encoding": "gzip", vary: "accept-encoding" }),
       "x-content-type-options": "nosniff",
       "cache-control": evidence ? "public, max-age=31536000, immutable" : "no-cache",
     });

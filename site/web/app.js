@@ -5,11 +5,9 @@
  * needs in this browser (checkResult: hashes by Web Crypto, the whole recomputation), and only then renders the
  * index or a result page. An entry that fails shows its reasons and none of its numbers.
  */
-import { checkResult } from "./check_result.js";
 import { readManifest } from "./manifest.js";
-import { KNOWN_PROTOCOLS, protocolsWithDeclarations } from "./protocol.js";
 import { sha256Hex } from "./sha256.js";
-import { parseStrictJson } from "./strict_json.js";
+import { fetchBytes, siteProtocols, unverifiable, verifyEntry } from "./verify_entry.js";
 import { h, show } from "./app_dom.js";
 import { renderIndex, renderResult } from "./app_render.js";
 
@@ -17,11 +15,8 @@ import { renderIndex, renderResult } from "./app_render.js";
 /** @typedef {import("./manifest.js").ReadEntry} ReadEntry */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
 
-/**
- * One entry of the build's data/site.json.
- * @typedef {{ index: number, slug: string, run_id: string | null, results_folder: string | null,
- *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[] }} SiteEntry
- */
+/** @typedef {import("./verify_entry.js").SiteEntry} SiteEntry */
+/** @typedef {import("./verify_entry.js").EntryRead} EntryRead */
 
 /**
  * An entry with its verification.
@@ -32,29 +27,14 @@ import { renderIndex, renderResult } from "./app_render.js";
 /** @typedef {{ branch: string, commit: string, manifestProblem: string | null, entries: VerifiedEntry[],
  *   root: string, seconds: number }} SiteState */
 
-/** Entries verified at the same time (fetches overlap; hashing and parsing share the main thread). */
-const PARALLEL = 6;
-
-/** @param {string} url @returns {Promise<Uint8Array | null>} */
-async function fetchBytes(url) {
-  try {
-    const response = await fetch(url);
-    return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
-  } catch {
-    return null;
-  }
-}
+/** Entries each verifier works on at once (their fetches overlap). */
+const PER_VERIFIER = 3;
 
 /** @param {string} url */
 async function fetchText(url) {
   const bytes = await fetchBytes(url);
   if (bytes === null) throw new Error(`Cannot load ${url}`);
   return new TextDecoder().decode(bytes);
-}
-
-/** @param {string[]} reasons @returns {CheckOutcome} */
-function unverifiable(reasons) {
-  return { state: "unverifiable", reasons, checks: [], resultsSha256: null, protocol: null, facts: null };
 }
 
 /** @param {CheckOutcome} outcome @returns {VerifiedEntry["kind"]} */
@@ -68,27 +48,53 @@ function kindOf(outcome) {
 }
 
 /**
- * Verifies one entry from the site's copy of its evidence.
- * @param {string} root @param {SiteEntry} site @param {ReadEntry | null} read
- * @param {readonly KnownProtocol[]} protocols @returns {Promise<CheckOutcome>}
+ * Verifiers: module workers, one per core (at most 4), or the page itself where workers cannot start.
+ * @param {string} root @param {readonly KnownProtocol[]} protocols
+ * @returns {{ verify: (site: SiteEntry, read: EntryRead) => Promise<CheckOutcome>, count: number, close: () => void }}
  */
-async function verifyEntry(root, site, read, protocols) {
-  if (read === null) return unverifiable(["the site's data names an entry the manifest does not have"]);
-  if (read.entry === null) return unverifiable(read.problems.map((p) => `manifest entry: ${p}`));
-  if (site.run_id !== read.entry.run_id) return unverifiable(["the site's data does not match the manifest entry"]);
-  if (site.build_problems.length > 0) return unverifiable(site.build_problems);
-  const entry = read.entry;
-  const resultsBytes = site.results === null ? null : await fetchBytes(root + site.results);
-  return await checkResult({
-    resultsBytes,
-    missingReason: `${entry.results_path} is not part of this site`,
-    expected: { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id },
-    readArtifact: (path) => {
-      const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
-      return typeof location === "string" ? fetchBytes(root + location) : Promise.resolve(null);
+function verifiers(root, protocols) {
+  const cores = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+  /** @type {Worker[]} */
+  const workers = [];
+  try {
+    for (let i = 0; i < cores; i++) {
+      workers.push(new Worker(new URL("./verify_worker.js", import.meta.url), { type: "module" }));
+    }
+  } catch {
+    for (const w of workers) w.terminate();
+    const verify = (/** @type {SiteEntry} */ site, /** @type {EntryRead} */ read) =>
+      verifyEntry(root, site, read, protocols).catch((error) =>
+        unverifiable([`the check stopped: ${error instanceof Error ? error.message : String(error)}`])
+      );
+    return { verify, count: 1, close: () => {} };
+  }
+  /** @type {Map<number, (outcome: CheckOutcome) => void>} */
+  const waiting = new Map();
+  let next = 0;
+  for (const worker of workers) {
+    worker.addEventListener("message", (event) => {
+      const done = waiting.get(event.data.id);
+      waiting.delete(event.data.id);
+      done?.(event.data.outcome);
+    });
+  }
+  return {
+    verify(site, read) {
+      const id = next++;
+      const worker = /** @type {Worker} */ (workers[id % workers.length]);
+      return new Promise((resolve) => {
+        waiting.set(id, resolve);
+        worker.postMessage({
+          id,
+          root,
+          site,
+          read: read === null ? null : { entry: read.entry, problems: read.problems },
+        });
+      });
     },
-    protocols,
-  });
+    count: workers.length,
+    close: () => workers.forEach((w) => w.terminate()),
+  };
 }
 
 /**
@@ -124,9 +130,7 @@ async function load(root, wanted) {
     state.manifestProblem = `bench/approved.json is malformed: ${manifest.problem}`;
     return state;
   }
-  const declarations = parseStrictJson(await fetchText(`${root}data/protocols.json`));
-  const declared = declarations.ok ? protocolsWithDeclarations(declarations.value) : null;
-  const protocols = declared !== null && declared.ok ? declared.protocols : KNOWN_PROTOCOLS;
+  const protocols = await siteProtocols(root);
   /** @type {SiteEntry[]} */
   const all = Array.isArray(siteData.entries) ? siteData.entries : [];
   /** @param {SiteEntry} site */
@@ -134,20 +138,14 @@ async function load(root, wanted) {
   const queue = all.filter((site) => wanted(site, all, readOf));
   /** @type {Map<SiteEntry, CheckOutcome>} */
   const outcomes = new Map();
-  const worker = async () => {
+  const pool = verifiers(root, protocols);
+  const lane = async () => {
     for (let site = queue.shift(); site !== undefined; site = queue.shift()) {
-      const read = readOf(site);
-      try {
-        outcomes.set(site, await verifyEntry(root, site, read, protocols));
-      } catch (error) {
-        outcomes.set(
-          site,
-          unverifiable([`the check stopped: ${error instanceof Error ? error.message : String(error)}`]),
-        );
-      }
+      outcomes.set(site, await pool.verify(site, readOf(site)));
     }
   };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  await Promise.all(Array.from({ length: pool.count * PER_VERIFIER }, lane));
+  pool.close();
   for (const site of all) {
     const outcome = outcomes.get(site);
     if (outcome === undefined) continue;
@@ -159,7 +157,8 @@ async function load(root, wanted) {
 
 async function main() {
   const body = document.body;
-  const root = body.dataset.root ?? "";
+  // Absolute, so that workers (whose base is assets/) fetch the same files.
+  const root = new URL(body.dataset.root ?? "", location.href).href;
   try {
     if (body.dataset.page === "result") {
       const slug = body.dataset.entry ?? "";

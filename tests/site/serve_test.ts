@@ -41,6 +41,18 @@ Deno.test("site serve answers files with their types, evidence as immutable byte
     assert.deepEqual([...evidence.bytes], [0, 255, 10]);
     assert.equal(evidence.response.headers.get("content-type"), "application/octet-stream");
     assert.match(evidence.response.headers.get("cache-control") ?? "", /immutable/);
+    const big = new TextEncoder().encode("record000001: alpha beta gamma\n".repeat(400));
+    const packed = new Uint8Array(
+      await new Response(new Blob([big]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer(),
+    );
+    await Deno.writeFile(join(dir, "evidence/sha256/big"), big);
+    await Deno.writeFile(join(dir, "evidence/sha256/big.gz"), packed);
+    const compressed = await get("/evidence/sha256/big", { headers: { "accept-encoding": "gzip" } });
+    assert.equal(compressed.response.headers.get("content-encoding"), "gzip");
+    assert.deepEqual(compressed.bytes, big, "the client receives the original bytes");
+    const plain = await fetch(`${base}/evidence/sha256/big`, { headers: { "accept-encoding": "identity" } });
+    assert.equal(plain.headers.get("content-encoding"), null);
+    assert.equal((await plain.arrayBuffer()).byteLength, big.length);
     const folder = await get("/r/run-1");
     assert.equal(folder.response.status, 301);
     assert.equal(folder.response.headers.get("location"), "/r/run-1/");

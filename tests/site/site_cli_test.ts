@@ -128,9 +128,21 @@ Deno.test("site build writes every evidence file once under its SHA-256, a page 
     if (scenario.expected === "absent") assert.doesNotMatch(built.stdout, new RegExp(scenario.runId));
     else assert.match(built.stdout, new RegExp(`  ${state} +${scenario.runId} `), scenario.name);
   }
+  let packed = 0;
   for await (const file of Deno.readDir(join(out, "evidence/sha256"))) {
-    assert.equal(await sha256File(join(out, "evidence/sha256", file.name)), file.name);
+    const path = join(out, "evidence/sha256", file.name);
+    if (!file.name.endsWith(".gz")) {
+      assert.equal(await sha256File(path), file.name);
+      continue;
+    }
+    // A compressed copy for site serve: it must decode to the very bytes named by its hash.
+    packed++;
+    const bytes = await new Response((await Deno.open(path)).readable.pipeThrough(new DecompressionStream("gzip")))
+      .arrayBuffer();
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    assert.equal([...digest].map((b) => b.toString(16).padStart(2, "0")).join(""), file.name.slice(0, -3));
   }
+  assert.ok(packed > 0);
   const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
   assert.equal(site.entries.length, 15);
   for (const entry of site.entries) await Deno.stat(join(out, "r", entry.slug, "index.html"));
