@@ -124,6 +124,8 @@ const buildS = (performance.now() - buildStarted) / 1000;
 const server = await serveHttp({ hostname: "127.0.0.1", port: 0, onRequest: siteRequestHandler(folderReader(out)) });
 const browser = await launchChromium({ tempDir: join(BENCH, "tmp") });
 const times: number[] = [];
+/** The page's own measure of loading the data and verifying every entry, before rendering. */
+const verifySeconds: number[] = [];
 let rows = 0;
 try {
   for (let i = 0; i < LOADS; i++) {
@@ -132,6 +134,8 @@ try {
     await page.goto(`http://127.0.0.1:${server.port}/`);
     await page.waitForSelector('html[data-state="done"]', { timeout: 120_000 });
     times.push(Number(await page.getAttribute("html", "data-done-ms")));
+    const built = await page.locator("p.built").innerText();
+    verifySeconds.push(Number(/ in ([0-9.]+) s\)/.exec(built)?.[1] ?? NaN));
     rows = await page.locator("#standard tbody tr").count();
     const rejected = await page.locator("#rejected li[data-kind]").count();
     if (rejected > 0) throw new Error(`${rejected} entries did not verify`);
@@ -148,6 +152,9 @@ writeStdout(
     `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "unknown"}), load average ${load1?.toFixed(2)}\n` +
     `index page fully verified and rendered (${rows} ranked rows), ms from navigation start:\n` +
     `  loads: ${times.map((t) => t.toFixed(0)).join(", ")}\n` +
+    `  of which loading and verifying (the rest: the page's own load and rendering): ${
+      verifySeconds.map((s) => (s * 1000).toFixed(0)).join(", ")
+    }\n` +
     `  median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${
       Math.max(...times).toFixed(0)
     } (target < 3000)\n`,
