@@ -32,6 +32,7 @@ export { classifyOutcome } from "./_outcome.ts";
 export { exclusionReason, metricValue, summarizeRequests } from "./summaries.ts";
 export type { SummaryFacts } from "./summaries.ts";
 export { countCapped, countRequests } from "./counts.ts";
+export { type CaseReadout, pooledMetric, rangeOf, readCase, readCases, type ValueRange } from "./case_readout.ts";
 export { buildConcurrencyRounds } from "./rounds.ts";
 export { SANITY_CATEGORY_TOTAL, SANITY_TOTAL, scoreQuality } from "./quality.ts";
 export { decideRunStatus, nonconformingReasonsOf, REQUIRED_PHASES, reuseNonconformingReason } from "./status.ts";
