@@ -5,6 +5,16 @@
 export { validateResult, validateResultText } from "./validate.ts";
 export type { ArtifactReader, Problem, ValidateOptions } from "./validate.ts";
 export { renderConsoleSummary, renderReadme } from "./render.ts";
+export { type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
+export { type Picture, PICTURE_FILES, pictureSpecs, renderResultPictures } from "./pictures.ts";
+export {
+  DIGEST_KEYS,
+  MEASURED_DIGEST_METHOD,
+  measuredChanges,
+  type MeasuredDigest,
+  measuredDigest,
+  recordedDigest,
+} from "./measured.ts";
 export {
   ABSOLUTE_PATH_PLACEHOLDER,
   createSanitizer,
