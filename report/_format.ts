@@ -75,3 +75,8 @@ export function options(value: Record<string, unknown> | null): string {
 export function oneLine(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
+
+/** Escapes a value for Markdown text, a table cell or a list item (pipes, backslashes, HTML, links, line breaks). */
+export function markdownText(value: string): string {
+  return value.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, " ");
+}

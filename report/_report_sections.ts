@@ -398,7 +398,7 @@ const PLACES_SHOWN = 6;
  * One line per reason: every null of `missing` and every request a summary left out, grouped by the reason
  * (an exclusion's "<metric> null: " prefix is dropped, so it joins the null it comes from), with its places.
  */
-function notMeasuredLines(result: Result): string[] {
+export function notMeasuredLines(result: Result): string[] {
   const byReason = new Map<string, Set<string>>();
   const add = (reason: string, place: string) => {
     const key = f.oneLine(reason);

@@ -4,6 +4,7 @@
  * neither computes a statistic, and every null of the result reads "not measured".
  */
 import type { Result } from "../contract/mod.ts";
+import { markdownText } from "./_format.ts";
 import {
   type Cell,
   type ReportHead,
@@ -14,11 +15,6 @@ import {
   SIMULATED_LABEL,
   skippedLines,
 } from "./_report_sections.ts";
-
-/** Escapes a value for a Markdown table cell or list item (pipes, backslashes, HTML, line breaks). */
-function markdownText(value: string): string {
-  return value.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, " ");
-}
 
 /** C0 controls except the newline, DEL and C1 controls. */
 // deno-lint-ignore no-control-regex
