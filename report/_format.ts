@@ -27,11 +27,12 @@ export function duration(seconds: number | null): string {
   return minutes > 0 ? `${seconds.toFixed(1)} s (${minutes} min ${whole % 60} s)` : `${seconds.toFixed(1)} s`;
 }
 
-/** "24.0 GiB (25769803776 bytes)" ("24.0 GiB" without `exact`), or "not measured". */
+/** "24.0 GiB (25769803776 bytes)" ("24.0 GiB", or "20.1 MiB" below 1 GiB, without `exact`), or "not measured". */
 export function bytes(value: number | null, exact = true): string {
   if (value === null || !Number.isFinite(value)) return NOT_MEASURED;
   const gib = `${(value / 2 ** 30).toFixed(1)} GiB`;
-  return exact ? `${gib} (${value} bytes)` : gib;
+  if (exact) return `${gib} (${value} bytes)`;
+  return value < 2 ** 30 ? `${(value / 2 ** 20).toFixed(1)} MiB` : gib;
 }
 
 /** "41.2 [39.8-42.0] n=3" from a summary or a range, or "not measured (n=0)". */
