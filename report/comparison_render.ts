@@ -192,7 +192,13 @@ export function comparisonSpec(comparison: Comparison): ChartSpec {
           }];
         })
       );
-      const y = { field: "row", type: "nominal", sort: null, title: null, axis: { labelLimit: 260 } };
+      const y = {
+        field: "row",
+        type: "nominal",
+        sort: values.map((v) => v.row),
+        title: null,
+        axis: { labelLimit: 260 },
+      };
       return {
         title: `Group ${index + 1}: ${oneLine(group.label)}: ${metric === "prompt_tps" ? "prompt" : "decode"} tokens/s`,
         width: 300,

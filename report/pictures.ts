@@ -97,7 +97,8 @@ function rangeRows(result: Result, metric: Metric): RangeRow[] {
 
 /** Horizontal median-and-range chart: a rule from min to max, a dot at the median, the numbers beside it. */
 function rangePanel(rows: RangeRow[], title: string): ChartSpec {
-  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 220 } } as const;
+  // The case order is given explicitly: a layer that drops a row without a value would otherwise move it last.
+  const y = { field: "label", type: "nominal", sort: rows.map((r) => r.label), title: null, axis: { labelLimit: 220 } };
   // With no value at all the axis would show a lone 0.000000: draw an empty [0, 1] scale without labels.
   const empty = rows.every((row) => row.median === null);
   const x = empty ? { scale: { domain: [0, 1] }, axis: null } : { scale: { zero: true } };
