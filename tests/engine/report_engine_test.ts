@@ -72,8 +72,8 @@ Deno.test(
       assert.equal(output.code, 0, stderr);
       assert.match(stdout, /^# Comparison of 3 result folder\(s\)/);
       assert.doesNotMatch(stdout, /separate groups/, "one protocol and one model");
-      assert.match(stdout, /- \*\*A\*\*: context tokens 20480 \(2 run\(s\): /);
-      assert.match(stdout, /- \*\*B\*\*: context tokens 24576 \(1 run\(s\): /);
+      assert.match(stdout, /- \*\*A\*\*: context tokens 20480; [^\n]*\(2 run\(s\): /);
+      assert.match(stdout, /- \*\*B\*\*: context tokens 24576; [^\n]*\(1 run\(s\): /);
       for (
         const row of ["A | short", "A | prompt-4k", "A | prompt-16k", "B | short", "B | prompt-4k", "B | prompt-16k"]
       ) {
