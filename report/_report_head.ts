@@ -128,7 +128,7 @@ export function hashingText(result: Result): string {
     : (result.model.files?.length ?? 0) > 0
     ? " (nothing read: cached hashes or no readable file)"
     : "";
-  return `model hashing ${seconds.toFixed(1)} s${read}`;
+  return `model hashing ${seconds.toFixed(seconds < 10 ? 2 : 1)} s${read}`;
 }
 
 /** "model load 12.3 s (engine started from its profile)", or not measured with the reason. */
