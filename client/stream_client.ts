@@ -303,6 +303,7 @@ class StreamRequest {
     const reader = this.#reader;
     const outcome: StreamOutcome = {
       dispatched_at_epoch_ms: this.#dispatchedAtEpochMs,
+      dispatch_clock_ms: zero,
       end,
       http_status: this.#httpStatus,
       finish_reason: reader.finishReason,

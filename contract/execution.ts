@@ -21,9 +21,12 @@ export type ExecutedRequest =
     concurrency: number;
     body: Record<string, unknown>;
     outcome: StreamOutcome;
-    /** Executor clock at dispatch and at termination, seconds from the run's first dispatch. */
-    startedS: number;
-    endedS: number;
+    /**
+     * The request's dispatch (the client's offset zero, `outcome.dispatch_clock_ms`) in seconds from the run's
+     * epoch, the executor's start, on the executor's monotonic clock. Its termination is this plus
+     * `outcome.offsets.end_s`; every stage duration and round wall is built from these two numbers.
+     */
+    dispatchOffsetS: number;
   }
   | { kind: "skipped"; fixture: Fixture; concurrency: number; reason: string };
 

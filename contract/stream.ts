@@ -55,8 +55,15 @@ export interface ClientOffsets {
 }
 
 export interface StreamOutcome {
-  /** Epoch milliseconds at dispatch (wall clock; for evidence only, never used in durations). */
+  /** Epoch milliseconds at dispatch (wall clock; metadata for a reader, never used in a duration). */
   dispatched_at_epoch_ms: number;
+  /**
+   * The reading of the caller's monotonic clock (`now`, milliseconds) that every offset counts from: the dispatch
+   * (just before the request bytes were written), or the streamChat call itself when the request never got that
+   * far (a refused connection, a cancelled or invalid request). A caller that passes its own clock can place this
+   * request on that clock exactly: its end is this reading plus `offsets.end_s`.
+   */
+  dispatch_clock_ms: number;
   end: StreamEnd;
   http_status: number | null;
   /** Server's original finish_reason, if one arrived. */

@@ -9,7 +9,13 @@
  *   follow termination order (the run appends each line as its request ends).
  * - A line's error message is the client's error text, or the stream end's name when the client had none (that
  *   is how the run writes it), so a message equal to the end's name is read as "no message".
- * - Durations are compared within `DURATION_TOLERANCE_MS` plus `CLOCK_RATE_TOLERANCE` of the duration (see there).
+ * - Durations are rebuilt with score/'s durations functions from each line's `dispatch_offset_s` (the run's
+ *   monotonic clock) and `client_offsets_s.end_s` (the same clock, from that dispatch): the numbers the run itself
+ *   computed them from, so they must be equal, with no tolerance. The wall-clock `dispatched_at_epoch_ms` is
+ *   metadata only.
+ * - Only evidence version 2 (`evidence_version` in every line) is read. Version 1 lines, written before the
+ *   dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead of being
+ *   checked against a tolerance that a busy machine breaks.
  */
 import {
   type Artifact,
@@ -24,27 +30,19 @@ import {
   type StreamOutcome,
   type ToolCallRecord,
 } from "../contract/mod.ts";
-import { buildRequestRecord, parseStrictJsonPlain, type RecordInput } from "../score/mod.ts";
+import {
+  buildRequestRecord,
+  parseStrictJsonPlain,
+  type RecordInput,
+  type RequestSpan,
+  stageDurationS,
+  wallS,
+} from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
-
-/**
- * Absolute slack of a duration rebuilt from the evidence. The run measures durations on the monotonic clock from
- * just before a request is handed to the client (before connecting) to just after its stream ends; the evidence
- * has the wall-clock stamp (Date.now, whole milliseconds) taken when the request bytes were sent plus the
- * monotonic end offset from there. Two whole-millisecond stamps differ by up to 2 ms from the truth, and
- * connecting on loopback plus scheduling delay on a loaded machine take a few more.
- */
-export const DURATION_TOLERANCE_MS = 10;
-
-/**
- * Relative slack: the wall clock may run up to 500 ppm off the monotonic clock while NTP slews it (Linux's
- * largest slew rate), so stamps far apart can disagree by that share of the time between them. A wall-clock step
- * during a run is not covered, and is reported.
- */
-export const CLOCK_RATE_TOLERANCE = 5e-4;
+import { EVIDENCE_VERSION } from "./result_folder.ts";
 
 /** The outputs artifact and its bytes. */
 export interface OutputsEvidence {
@@ -78,7 +76,9 @@ interface EvidenceLine {
   lineNumber: number;
   id: string;
   status: string;
-  facts: { kind: "skipped"; reason: string } | { kind: "outcome"; outcome: StreamOutcome; concurrency: number };
+  facts:
+    | { kind: "skipped"; reason: string }
+    | { kind: "outcome"; outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number };
 }
 
 type Fields = Record<string, unknown>;
@@ -117,7 +117,9 @@ function offsetsOf(value: unknown): ClientOffsets | null {
 }
 
 /** The facts of one parsed outcome line, or why they cannot be read. */
-function outcomeOf(fields: Fields): { outcome: StreamOutcome; concurrency: number } | string {
+function outcomeOf(
+  fields: Fields,
+): { outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number } | string {
   const wrong = (name: string, wanted: string) => `${name} must be ${wanted}, found ${brief(fields[name])}`;
   for (const key of ["usage", "timings"]) {
     if (!Object.hasOwn(fields, key)) return `${key} is absent (the raw object, or null when none arrived)`;
@@ -128,6 +130,10 @@ function outcomeOf(fields: Fields): { outcome: StreamOutcome; concurrency: numbe
   const dispatched = fields["dispatched_at_epoch_ms"];
   if (typeof dispatched !== "number" || !Number.isFinite(dispatched)) {
     return wrong("dispatched_at_epoch_ms", "epoch milliseconds");
+  }
+  const dispatchOffsetS = fields["dispatch_offset_s"];
+  if (typeof dispatchOffsetS !== "number" || !(dispatchOffsetS >= 0)) {
+    return wrong("dispatch_offset_s", "the dispatch in seconds from the run's epoch (≥ 0)");
   }
   const end = fields["end"];
   if (typeof end !== "string" || !(STREAM_END_KINDS as readonly string[]).includes(end)) {
@@ -160,8 +166,11 @@ function outcomeOf(fields: Fields): { outcome: StreamOutcome; concurrency: numbe
   const message = error === null || error["message"] === end ? null : error["message"] as string;
   return {
     concurrency: concurrency as number,
+    dispatchOffsetS,
     outcome: {
       dispatched_at_epoch_ms: dispatched,
+      // The line keeps the run's offset, not the clock reading; the record needs neither.
+      dispatch_clock_ms: Number.NaN,
       end: end as StreamEnd,
       http_status: httpStatus as number | null,
       finish_reason: fields["finish_reason"] as string | null,
@@ -196,12 +205,22 @@ function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLin
   const pieces = text.split("\n");
   if (pieces.at(-1) === "") pieces.pop();
   const lines: EvidenceLine[] = [];
+  let versionProblem: string | null = null;
   pieces.forEach((piece, i) => {
     const say = (detail: string) => problems.push({ pointer: at, message: `${name} line ${i + 1}: ${detail}` });
     const parsed = parseStrictJsonPlain(piece);
     if (!parsed.ok) return say(`not strict JSON: ${parsed.reason} (at character ${parsed.offset})`);
     const fields = parsed.value;
     if (!isJsonObject(fields)) return say(`must be one JSON object, found ${brief(fields)}`);
+    const version = fields["evidence_version"];
+    if (version !== EVIDENCE_VERSION) {
+      versionProblem ??= version === undefined
+        ? `line ${i + 1} is evidence version 1 (it has no evidence_version): version 1 carried each dispatch only ` +
+          `as a wall-clock stamp, so its durations cannot be rebuilt exactly; this strata-bench reads version ` +
+          `${EVIDENCE_VERSION}. Check the result with the strata-bench that wrote it, or run the protocol again`
+        : `line ${i + 1} has evidence_version ${brief(version)}; this strata-bench reads version ${EVIDENCE_VERSION}`;
+      return;
+    }
     const id = fields["request_id"];
     const status = fields["status"];
     if (typeof id !== "string") return say(`request_id must be a string, found ${brief(id)}`);
@@ -216,6 +235,10 @@ function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLin
     if (typeof facts === "string") return say(`request "${id}": ${facts}`);
     lines.push({ lineNumber: i + 1, id, status, facts: { kind: "outcome", ...facts } });
   });
+  if (versionProblem !== null) {
+    problems.push({ pointer: at, message: `${name} ${versionProblem}` });
+    return null;
+  }
   return lines;
 }
 
@@ -373,31 +396,50 @@ function checkRecords(
   }
 }
 
-/** Dispatch and end of a sent request in epoch milliseconds (null when the offsets cannot give the end). */
-function spanOf(line: EvidenceLine): { startMs: number; endMs: number } | null {
+/** Where a sent request lies on the run's clock (null when its end offset is unusable). */
+function spanOf(line: EvidenceLine): RequestSpan | null {
   if (line.facts.kind !== "outcome") return null;
-  const { dispatched_at_epoch_ms: startMs, offsets } = line.facts.outcome;
-  if (!Number.isFinite(offsets.end_s) || offsets.end_s < 0) return null;
-  return { startMs, endMs: startMs + offsets.end_s * 1000 };
+  const endOffsetS = line.facts.outcome.offsets.end_s;
+  if (!Number.isFinite(endOffsetS) || endOffsetS < 0) return null;
+  return { dispatchOffsetS: line.facts.dispatchOffsetS, endOffsetS };
 }
 
 /** Rebuilt stage or round duration: a number, "not run" (null expected), or "unknown" (the evidence cannot tell). */
 type Rebuilt = { seconds: number; from: string } | { notRun: string } | "unknown";
 
-function spanDuration(group: readonly (EvidenceLine | undefined)[], name: string, what: string): Rebuilt {
+const SPAN_WORDS = "dispatch_offset_s to dispatch_offset_s + client_offsets_s.end_s";
+
+function lineNumbers(lines: readonly EvidenceLine[]): string {
+  const numbers = lines.map((line) => line.lineNumber).sort((a, b) => a - b);
+  return numbers.length === 1 ? `line ${numbers[0]}` : `lines ${numbers[0]}-${numbers.at(-1)}`;
+}
+
+/** The wall of a group of lines (first dispatch to last termination), as the run measures it. */
+function groupWall(group: readonly (EvidenceLine | undefined)[], name: string): Rebuilt {
   if (group.length === 0 || group.some((line) => line === undefined)) return "unknown";
   const present = group as EvidenceLine[];
   const skipped = present.find((line) => line.facts.kind === "skipped");
   if (skipped) return { notRun: `${name} line ${skipped.lineNumber} shows "${skipped.id}" was never sent` };
   const spans = present.map(spanOf);
   if (spans.some((span) => span === null)) return "unknown";
-  const known = spans as { startMs: number; endMs: number }[];
-  const seconds = (Math.max(...known.map((s) => s.endMs)) - Math.min(...known.map((s) => s.startMs))) / 1000;
-  const numbers = present.map((line) => line.lineNumber).sort((a, b) => a - b);
-  const at = numbers.length === 1 ? `line ${numbers[0]}` : `lines ${numbers[0]}-${numbers.at(-1)}`;
-  return { seconds, from: `${name} ${at}: ${what}` };
+  return { seconds: wallS(spans as RequestSpan[]), from: `${name} ${lineNumbers(present)}: ${SPAN_WORDS}` };
 }
 
+/** The required stages: the warm-up's dispatch to the last sanity request's termination. */
+function requiredSpan(first: EvidenceLine | undefined, last: EvidenceLine | undefined, name: string): Rebuilt {
+  const skipped = [first, last].find((line) => line?.facts.kind === "skipped");
+  if (skipped) return groupWall([skipped], name);
+  if (first === undefined || last === undefined) return "unknown";
+  const a = spanOf(first);
+  const b = spanOf(last);
+  if (a === null || b === null) return "unknown";
+  return {
+    seconds: stageDurationS(a, b),
+    from: `${name} lines ${first.lineNumber} and ${last.lineNumber}: ${SPAN_WORDS}`,
+  };
+}
+
+/** The stated duration must be the rebuilt one exactly: both come from the same numbers by the same functions. */
 function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuilt, problems: Problem[]): void {
   if (rebuilt === "unknown") return;
   if ("notRun" in rebuilt) {
@@ -406,68 +448,46 @@ function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuil
     }
     return;
   }
-  const toleranceS = DURATION_TOLERANCE_MS / 1000 + CLOCK_RATE_TOLERANCE * rebuilt.seconds;
-  const shown = Math.round(rebuilt.seconds * 1000) / 1000;
-  if (stated === null) {
-    problems.push({ pointer, message: `results.json says null, the evidence (${rebuilt.from}) gives ${shown} s` });
-  } else if (Math.abs(stated - rebuilt.seconds) > toleranceS) {
-    problems.push({
-      pointer,
-      message: `results.json says ${stated}, the evidence (${rebuilt.from}) gives ${shown} s (tolerance ±${
-        Math.round(toleranceS * 1000)
-      } ms; a wall-clock step during the run would also cause this)`,
-    });
-  }
+  if (stated === rebuilt.seconds) return;
+  problems.push({
+    pointer,
+    message: `results.json says ${stated}, the evidence (${rebuilt.from}) gives ${rebuilt.seconds}; the run ` +
+      "measures this duration from exactly these numbers",
+  });
 }
 
-/** Required and optional durations and round wall times against the lines' dispatch stamps and end offsets. */
+/** Required and optional durations and round wall times against the lines' dispatch and end offsets. */
 function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
   const name = input.evidence.artifact.path;
   const byId = new Map<string, EvidenceLine>();
   for (const line of lines) if (!byId.has(line.id)) byId.set(line.id, line);
   const planned = schedule(true);
   const lineOf = (s: ScheduledRequest) => byId.get(s.id);
-  const span = "dispatched_at_epoch_ms to dispatched_at_epoch_ms + client_offsets_s.end_s";
   const run = input.run;
   if (run !== null) {
-    // The run measures the required stages from the warm-up's dispatch to the last sanity request's end.
     const warmup = planned.find((s) => s.phase === "warmup");
     const lastSanity = planned.filter((s) => s.phase === "sanity").at(-1);
     if (warmup && lastSanity) {
-      const first = lineOf(warmup);
-      const last = lineOf(lastSanity);
-      let rebuilt: Rebuilt = "unknown";
-      if (first?.facts.kind === "skipped" || last?.facts.kind === "skipped") {
-        rebuilt = spanDuration([first?.facts.kind === "skipped" ? first : last], name, span);
-      } else if (first && last) {
-        const a = spanOf(first);
-        const b = spanOf(last);
-        if (a && b) {
-          rebuilt = {
-            seconds: (b.endMs - a.startMs) / 1000,
-            from: `${name} lines ${first.lineNumber} and ${last.lineNumber}: ${span}`,
-          };
-        }
-      }
+      const rebuilt = requiredSpan(lineOf(warmup), lineOf(lastSanity), name);
       compareDuration("/run/required_duration_s", run.requiredDurationS, rebuilt, problems);
     }
     if (run.optionalConcurrency) {
       const burst = planned.filter((s) => s.phase === "concurrency").map(lineOf);
-      compareDuration("/run/optional_duration_s", run.optionalDurationS, spanDuration(burst, name, span), problems);
+      compareDuration("/run/optional_duration_s", run.optionalDurationS, groupWall(burst, name), problems);
     }
   }
   if (input.rounds !== null && run?.optionalConcurrency !== false) {
     input.rounds.forEach((round, index) => {
       const members = planned.filter((s) => s.phase === "concurrency" && s.round === round.round).map(lineOf);
       const pointer = childPointer(childPointer("/concurrency_rounds", index), "wall_s");
-      compareDuration(pointer, round.wall_s, spanDuration(members, name, span), problems);
+      compareDuration(pointer, round.wall_s, groupWall(members, name), problems);
     });
   }
 }
 
 /**
  * Checks the outputs evidence against the result: strict lines, one per record in send order, every record
- * rebuilt from its line (when fixtures are given), and durations rebuilt from dispatch stamps and end offsets.
+ * rebuilt from its line (when fixtures are given), and durations rebuilt exactly from dispatch and end offsets.
  */
 export function checkEvidence(input: EvidenceCheckInput, problems: Problem[]): void {
   const lines = parseLines(input.evidence, problems);

@@ -158,20 +158,29 @@ export async function openResultFolder(
 }
 
 /**
+ * Version of the outputs.jsonl line format, written into every line. Version 2 places each request on the run's
+ * monotonic clock (`dispatch_offset_s`), so the validator rebuilds durations exactly; version 1 lines (no
+ * `evidence_version`) carried only the wall-clock dispatch stamp and are refused with that reason.
+ */
+export const EVIDENCE_VERSION = 2;
+
+/**
  * One outputs.jsonl line: the exact request body sent (messages, tools, settings), the final answer, reasoning
- * text, structured tool calls, finish reason, raw usage and timings, error, and the client event offsets
- * (dispatch = 0 s); for skipped work only the id and the skip reason.
+ * text, structured tool calls, finish reason, raw usage and timings, error, the request's dispatch on the run's
+ * monotonic clock and the client event offsets (dispatch = 0 s); for skipped work only the id and the skip reason.
  */
 export function outputLine(request: ExecutedRequest, status: RequestStatus): Record<string, unknown> {
   if (request.kind === "skipped") {
-    return { request_id: request.fixture.id, status, skip_reason: request.reason };
+    return { evidence_version: EVIDENCE_VERSION, request_id: request.fixture.id, status, skip_reason: request.reason };
   }
   const o = request.outcome;
   return {
+    evidence_version: EVIDENCE_VERSION,
     request_id: request.fixture.id,
     status,
     concurrency: request.concurrency,
     request: request.body,
+    dispatch_offset_s: request.dispatchOffsetS,
     dispatched_at_epoch_ms: o.dispatched_at_epoch_ms,
     end: o.end,
     http_status: o.http_status,

@@ -11,7 +11,7 @@ import {
   REQUEST_TIMEOUT_S,
   type StreamOutcome,
 } from "../contract/mod.ts";
-import { classifyOutcome } from "../score/mod.ts";
+import { classifyOutcome, type RequestSpan, spanEndS, stageDurationS, wallS } from "../score/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
 
 /** Options the executor passes to the streaming client for one request. */
@@ -20,6 +20,8 @@ export interface ExecutorStreamOptions {
   body: Record<string, unknown> | string;
   deadlineS?: number;
   signal?: AbortSignal;
+  /** The executor's monotonic clock: the client stamps the request on it, so its offsets join the run's clock. */
+  now: () => number;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -58,15 +60,25 @@ export interface ExecuteOptions {
   onRequestEnd?(request: ExecutedRequest, position: SchedulePosition): void | Promise<void>;
 }
 
-/** Executor clock readings (seconds from the first dispatch) that bound the stages. */
+/** The spans (seconds on the run's clock) that bound the stages. */
 interface StageClock {
-  requiredStartS: number | null;
-  requiredEndS: number | null;
-  lastSanityEndS: number | null;
-  optionalStartS: number | null;
-  optionalEndS: number | null;
+  /** The warm-up's span: the required stages start at its dispatch. */
+  warmup: RequestSpan | null;
+  /** Every span of the required stages, in termination order of batches. */
+  required: RequestSpan[];
+  /** The last sanity request's span. */
+  lastSanity: RequestSpan | null;
+  /** Every span of the optional stage. */
+  optional: RequestSpan[];
   /** False once a round of the optional stage was skipped. */
   optionalComplete: boolean;
+}
+
+type SentRequest = ExecutedRequest & { kind: "outcome" };
+
+/** Where a sent request lies on the run's clock. */
+function spanOf(sent: SentRequest): RequestSpan {
+  return { dispatchOffsetS: sent.dispatchOffsetS, endOffsetS: sent.outcome.offsets.end_s };
 }
 
 /** Where each planned request's entry goes, and the one-at-a-time chain of onRequestEnd calls. */
@@ -121,15 +133,14 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
   for (const batch of plan.batches) for (const fixture of batch.fixtures) recorder.slotOf(fixture.id);
   const healthChecks: ExecutionFacts["healthChecks"] = [];
   const roundWallsS: (number | null)[] = [];
+  // The run's epoch: every dispatch offset counts from here, on the executor's monotonic clock.
   const originMs = deps.nowMs();
-  const clockS = () => (deps.nowMs() - originMs) / 1000;
   let stopReason: string | null = null;
   const clock: StageClock = {
-    requiredStartS: null,
-    requiredEndS: null,
-    lastSanityEndS: null,
-    optionalStartS: null,
-    optionalEndS: null,
+    warmup: null,
+    required: [],
+    lastSanity: null,
+    optional: [],
     optionalComplete: plan.optionalConcurrency,
   };
   const cancelReason = () => {
@@ -137,18 +148,21 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
     return `the run was cancelled (${what})`;
   };
-  const send = async (fixture: Fixture, concurrency: number): Promise<ExecutedRequest & { kind: "outcome" }> => {
+  const send = async (fixture: Fixture, concurrency: number): Promise<SentRequest> => {
     const body = options.bodyOf(fixture);
     options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total });
-    const startedS = clockS();
+    const calledMs = deps.nowMs();
     const streamOptions: ExecutorStreamOptions = {
       baseUrl: options.baseUrl,
       body,
       deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
+      now: deps.nowMs,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);
-    return { kind: "outcome", fixture, concurrency, body, outcome, startedS, endedS: clockS() };
+    // The client's offset zero on this clock; a client that reports none is placed at the call.
+    const zeroMs = Number.isFinite(outcome.dispatch_clock_ms) ? outcome.dispatch_clock_ms : calledMs;
+    return { kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS: (zeroMs - originMs) / 1000 };
   };
   const runBatch = async (batch: PlannedBatch): Promise<void> => {
     if (stopReason === null && signal?.aborted) stopReason = cancelReason();
@@ -163,22 +177,20 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       }
       return;
     }
-    const batchStartS = clockS();
-    if (batch.phase === "concurrency") clock.optionalStartS ??= batchStartS;
-    else clock.requiredStartS ??= batchStartS;
     // All requests of a batch are released together; each is recorded as soon as it terminates.
     const finished = await Promise.all(batch.fixtures.map(async (fixture) => {
       const sent = await send(fixture, batch.concurrency);
       await recorder.record(sent);
       return sent;
     }));
-    const batchEndS = Math.max(...finished.map((f) => f.endedS));
+    const spans = finished.map(spanOf);
     if (batch.phase === "concurrency") {
-      roundWallsS.push(batchEndS - Math.min(...finished.map((f) => f.startedS)));
-      clock.optionalEndS = batchEndS;
+      roundWallsS.push(wallS(spans));
+      clock.optional.push(...spans);
     } else {
-      clock.requiredEndS = batchEndS;
-      if (batch.phase === "sanity") clock.lastSanityEndS = batchEndS;
+      clock.required.push(...spans);
+      if (batch.phase === "warmup") clock.warmup ??= spans[0] ?? null;
+      if (batch.phase === "sanity") clock.lastSanity = spans.at(-1) ?? null;
     }
     if (signal?.aborted || finished.some((f) => f.outcome.end === "cancelled")) {
       stopReason = cancelReason();
@@ -224,7 +236,10 @@ async function afterBatch(
   return answer.ok ? null : `the engine did not answer /health after ${failedId} failed (${answer.message})`;
 }
 
-/** The required stages run from the warm-up's dispatch to the end of the last sanity request; the optional one from its first dispatch to its last termination. */
+/**
+ * The required stages run from the warm-up's dispatch to the termination of the last sanity request; the optional
+ * one from its first dispatch to its last termination (score/durations.ts, which the validator uses as well).
+ */
 function stageDurations(
   optionalSelected: boolean,
   clock: StageClock,
@@ -241,26 +256,27 @@ function stageDurations(
   const stopped = stopReason ?? "the run stopped";
   let requiredDurationS: number | null = null;
   let requiredDurationReason: string | null = null;
-  if (clock.requiredStartS === null) {
+  if (clock.warmup === null) {
     requiredDurationReason = `the warm-up request was never sent: ${stopped}`;
-  } else if (!lastSanityRan || clock.lastSanityEndS === null) {
+  } else if (!lastSanityRan || clock.lastSanity === null) {
     requiredDurationReason = `the required stages did not finish (${stopped}); ` +
       "the elapsed time until the stop is extensions.required_elapsed_s";
   } else {
-    requiredDurationS = clock.lastSanityEndS - clock.requiredStartS;
+    requiredDurationS = stageDurationS(clock.warmup, clock.lastSanity);
   }
   let optionalDurationS: number | null = null;
   let optionalDurationReason: string | null = null;
   if (!optionalSelected) {
     optionalDurationReason = "the optional concurrency stage was not selected (run without --optional-concurrency)";
-  } else if (!clock.optionalComplete || clock.optionalStartS === null || clock.optionalEndS === null) {
+  } else if (!clock.optionalComplete || clock.optional.length === 0) {
     optionalDurationReason = `the optional concurrency stage did not finish (${stopped})`;
   } else {
-    optionalDurationS = clock.optionalEndS - clock.optionalStartS;
+    optionalDurationS = wallS(clock.optional);
   }
-  const requiredElapsedS = clock.requiredStartS !== null && clock.requiredEndS !== null
-    ? clock.requiredEndS - clock.requiredStartS
-    : null;
+  // From the warm-up's dispatch to the last termination of any required request (a stopped run ends early).
+  const requiredElapsedS = clock.warmup === null || clock.required.length === 0
+    ? null
+    : Math.max(...clock.required.map(spanEndS)) - clock.warmup.dispatchOffsetS;
   return { requiredDurationS, requiredDurationReason, requiredElapsedS, optionalDurationS, optionalDurationReason };
 }
 

@@ -64,7 +64,9 @@ Deno.test("closed loop against the scripted engine: server token counts, TTFT on
       assert.equal(row.output_tokens, 17);
       assert.equal(row.input_tokens, log.promptTokens);
       assert.equal(row.first_reasoning_s, row.ttft_s);
-      assert.ok((row.first_answer_s as number) > (row.ttft_s as number));
+      // Reasoning comes first, but its last delta and the first answer delta can arrive in one read, which stamps
+      // both at once: the spec guarantees first answer >= first delta, not a strict order.
+      assert.ok((row.first_answer_s as number) >= (row.ttft_s as number));
       assert.ok((row.first_byte_s as number) <= (row.ttft_s as number));
       assert.equal(row.tpot_s, ((row.latency_s as number) - (row.ttft_s as number)) / 16);
       assert.ok((row.latency_s as number) >= (row.ttft_s as number));

@@ -35,7 +35,9 @@ import {
   countRequests,
   decideRunStatus,
   scoreQuality,
+  stageDurationS,
   summarizeRequests,
+  wallS,
 } from "../../../score/mod.ts";
 import { outputLine } from "../../../report/result_folder.ts";
 import { DIGEST_KEYS, measuredDigest } from "../../../report/measured.ts";
@@ -146,6 +148,8 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
   const answered = !capped;
   return {
     dispatched_at_epoch_ms: dispatchedMs,
+    // The executor's monotonic clock reads the same as the epoch here (the run started at STARTED_EPOCH_MS).
+    dispatch_clock_ms: dispatchedMs,
     end: "finished",
     http_status: 200,
     finish_reason: capped ? "length" : toolCalls.length > 0 ? "tool_calls" : "stop",
@@ -280,16 +284,21 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     const outcome = outcomeOf(fixture, index, client * 11.5, dispatchedMs);
     clockMs = Math.max(clockMs, Math.ceil(dispatchedMs + outcome.offsets.end_s * 1000) + 50);
     const concurrency = burst ? 4 : 1;
-    executed.push({ kind: "outcome", fixture, concurrency, body: bodyOf(fixture), outcome, startedS: 0, endedS: 0 });
+    const dispatchOffsetS = (dispatchedMs - STARTED_EPOCH_MS) / 1000;
+    executed.push({ kind: "outcome", fixture, concurrency, body: bodyOf(fixture), outcome, dispatchOffsetS });
     const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
     requests.push(built.record);
     for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
   });
-  const spanS = (group: readonly (ExecutedRequest & { kind: "outcome" })[]) =>
-    (Math.max(...group.map((r) => r.outcome.dispatched_at_epoch_ms + r.outcome.offsets.end_s * 1000)) -
-      Math.min(...group.map((r) => r.outcome.dispatched_at_epoch_ms))) / 1000;
+  const spanOf = (r: ExecutedRequest & { kind: "outcome" }) => ({
+    dispatchOffsetS: r.dispatchOffsetS,
+    endOffsetS: r.outcome.offsets.end_s,
+  });
+  const spanS = (group: readonly (ExecutedRequest & { kind: "outcome" })[]) => wallS(group.map(spanOf));
   const burstRequests = executed.filter((r) => r.fixture.phase === "concurrency");
-  const roundWallsS = [1, 2, 3].map((round) => spanS(burstRequests.filter((r) => r.fixture.round === round)));
+  const roundWallsS = optional
+    ? [1, 2, 3].map((round) => spanS(burstRequests.filter((r) => r.fixture.round === round)))
+    : [];
   const summaries = summarizeRequests(requests, { maxSharedPrefixTokens, optionalConcurrency: optional });
   Object.assign(missing, summaries.missing);
   const rounds = optional ? buildConcurrencyRounds(requests, roundWallsS) : { rounds: [], missing: {} };
@@ -333,8 +342,8 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
       id: "20261129T140307Z-3f9a",
       started_at: new Date(STARTED_EPOCH_MS).toISOString(),
       status: status.status,
-      required_duration_s: Math.round(spanS(required) * 1000) / 1000,
-      optional_duration_s: optional ? Math.round(spanS(burstRequests) * 1000) / 1000 : null,
+      required_duration_s: stageDurationS(spanOf(required[0]!), spanOf(required.at(-1)!)),
+      optional_duration_s: optional ? spanS(burstRequests) : null,
       optional_concurrency: optional,
       command: `strata-bench run --url http://127.0.0.1:8080 --track custom${
         optional ? " --optional-concurrency" : ""

@@ -154,21 +154,51 @@ Deno.test("decode_s and decode_tps edited consistently with the summaries are ca
   });
 });
 
-Deno.test("required_duration_s that the dispatch stamps and end offsets contradict is reported", async () => {
+Deno.test("required_duration_s is rebuilt exactly from the dispatch and end offsets: one double off is reported", async () => {
   await withRealistic(false, async (r) => {
     const stated = r.result.run.required_duration_s!;
     const problems = await validateEdited(r, { result: (result) => (result.run.required_duration_s = stated - 2.5) });
     assert.deepEqual(problems.map((p) => p.pointer), ["/run/required_duration_s"], show(problems));
-    assert.match(
+    assert.equal(
       problems[0]!.message,
-      new RegExp(
-        `^results\\.json says ${stated - 2.5}, the evidence \\(outputs\\.jsonl lines 1 and 22: .*\\) gives ` +
-          `${stated} s \\(tolerance ±\\d+ ms`,
-      ),
+      `results.json says ${stated - 2.5}, the evidence (outputs.jsonl lines 1 and 22: dispatch_offset_s to ` +
+        `dispatch_offset_s + client_offsets_s.end_s) gives ${stated}; the run measures this duration from exactly ` +
+        "these numbers",
     );
-    // Within the stated tolerance (10 ms plus 500 ppm) a duration is accepted.
-    const near = await validateEdited(r, { result: (result) => (result.run.required_duration_s = stated + 0.009) });
-    assert.deepEqual(near, [], show(near));
+    // No tolerance: the next double above the true value is already a different duration.
+    const nextUp = stated + stated * Number.EPSILON;
+    assert.notEqual(nextUp, stated);
+    const near = await validateEdited(r, { result: (result) => (result.run.required_duration_s = nextUp) });
+    assert.deepEqual(near.map((p) => p.pointer), ["/run/required_duration_s"], show(near));
+  });
+});
+
+Deno.test("evidence lines of version 1 (no evidence_version) are refused with the reason, once", async () => {
+  await withRealistic(false, async (r) => {
+    const problems = await validateEdited(r, {
+      lines: (lines) => {
+        for (const line of lines) {
+          delete line["evidence_version"];
+          delete line["dispatch_offset_s"];
+        }
+      },
+    });
+    assert.equal(problems.length, 1, show(problems));
+    assert.equal(problems[0]!.pointer, `/artifacts/${OUTPUTS_INDEX}`);
+    assert.match(problems[0]!.message, /^outputs\.jsonl line 1 is evidence version 1 \(it has no evidence_version\)/);
+    assert.match(problems[0]!.message, /Check the result with the strata-bench that wrote it/);
+  });
+});
+
+Deno.test("a line whose dispatch_offset_s is missing or negative is reported", async () => {
+  await withRealistic(false, async (r) => {
+    const problems = await validateEdited(r, {
+      lines: (lines) => (lineOf(lines, "performance-short-r2")["dispatch_offset_s"] = -1),
+    });
+    assert.ok(
+      problems.some((p) => /line 5: request "performance-short-r2": dispatch_offset_s must be/.test(p.message)),
+      show(problems),
+    );
   });
 });
 
@@ -201,7 +231,12 @@ Deno.test("a skipped line must carry the skip reason its record states", async (
         result.requests[i] = buildRequestRecord(fixture, { kind: "skipped", reason, concurrency: 1 }).record;
       },
       lines: (lines) => {
-        lines[i] = { request_id: "sanity-T4", status: "skipped", skip_reason: "skipped: the run was cancelled" };
+        lines[i] = {
+          evidence_version: 2,
+          request_id: "sanity-T4",
+          status: "skipped",
+          skip_reason: "skipped: the run was cancelled",
+        };
       },
     });
     const hit = problems.find((p) => p.pointer === `/requests/${i}/error/message`);
