@@ -20,7 +20,9 @@
 import {
   type Artifact,
   type ClientOffsets,
+  DELTA_KINDS,
   type Fixture,
+  type InvalidUtf8Record,
   type RequestRecord,
   type Result,
   schedule,
@@ -116,14 +118,58 @@ function offsetsOf(value: unknown): ClientOffsets | null {
   return { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s };
 }
 
+/** The `member` of a chunk as JSON.parse reads it (what the client parsed), or null when it cannot be read. */
+function memberOf(chunk: string, member: string): unknown {
+  try {
+    const value = JSON.parse(chunk) as unknown;
+    return isJsonObject(value) ? value[member] ?? null : null;
+  } catch {
+    return null;
+  }
+}
+
+function invalidUtf8Of(value: unknown): InvalidUtf8Record[] | null {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return null;
+  const out: InvalidUtf8Record[] = [];
+  for (const item of value) {
+    if (
+      !isJsonObject(item) || !isCount(item["event"]) || !Array.isArray(item["byte_offsets"]) ||
+      !item["byte_offsets"].every(isCount) || !Array.isArray(item["delta_kinds"]) ||
+      !item["delta_kinds"].every((k) => (DELTA_KINDS as readonly unknown[]).includes(k))
+    ) return null;
+    out.push({
+      event: item["event"],
+      byte_offsets: item["byte_offsets"] as number[],
+      delta_kinds: item["delta_kinds"] as InvalidUtf8Record["delta_kinds"],
+    });
+  }
+  return out;
+}
+
 /** The facts of one parsed outcome line, or why they cannot be read. */
 function outcomeOf(
   fields: Fields,
 ): { outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number } | string {
   const wrong = (name: string, wanted: string) => `${name} must be ${wanted}, found ${brief(fields[name])}`;
-  for (const key of ["usage", "timings"]) {
-    if (!Object.hasOwn(fields, key)) return `${key} is absent (the raw object, or null when none arrived)`;
+  const raw: Record<"usage" | "timings", { parsed: unknown; chunk?: string | null }> = {
+    usage: { parsed: null },
+    timings: { parsed: null },
+  };
+  for (const key of ["usage", "timings"] as const) {
+    const chunkKey = `${key}_chunk`;
+    if (Object.hasOwn(fields, chunkKey)) {
+      const chunk = fields[chunkKey];
+      if (chunk !== null && typeof chunk !== "string") return wrong(chunkKey, "the exact chunk text, or null");
+      raw[key] = { parsed: chunk === null ? null : memberOf(chunk, key), chunk };
+    } else if (Object.hasOwn(fields, key)) {
+      raw[key] = { parsed: fields[key] };
+    } else {
+      return `${chunkKey} is absent (the exact text of the chunk that carried ${key}, or null when none arrived)`;
+    }
   }
+  const invalidUtf8 = invalidUtf8Of(fields["invalid_utf8"]);
+  if (invalidUtf8 === null) return wrong("invalid_utf8", "an array of {event, byte_offsets, delta_kinds}");
   const concurrency = fields["concurrency"];
   if (!Number.isSafeInteger(concurrency) || (concurrency as number) < 1) return wrong("concurrency", "a count ≥ 1");
   if (!isJsonObject(fields["request"])) return wrong("request", "the request body object that was sent");
@@ -179,8 +225,11 @@ function outcomeOf(
       reasoning_text: fields["reasoning_text"] as string,
       answer_text: fields["final_answer"] as string,
       tool_calls: toolCalls,
-      usage: fields["usage"],
-      timings: fields["timings"],
+      usage: raw.usage.parsed,
+      timings: raw.timings.parsed,
+      ...(raw.usage.chunk === undefined ? {} : { usage_chunk: raw.usage.chunk }),
+      ...(raw.timings.chunk === undefined ? {} : { timings_chunk: raw.timings.chunk }),
+      ...(invalidUtf8.length === 0 ? {} : { invalid_utf8: invalidUtf8 }),
       offsets,
       events: fields["sse_events"] as number,
       keepalives: fields["keepalives"] as number,

@@ -166,8 +166,10 @@ export const EVIDENCE_VERSION = 2;
 
 /**
  * One outputs.jsonl line: the exact request body sent (messages, tools, settings), the final answer, reasoning
- * text, structured tool calls, finish reason, raw usage and timings, error, the request's dispatch on the run's
- * monotonic clock and the client event offsets (dispatch = 0 s); for skipped work only the id and the skip reason.
+ * text, structured tool calls, finish reason, the raw usage and timings as the exact text of the chunk that carried
+ * each (`usage_chunk`, `timings_chunk`: numbers as written, repeated keys intact), events whose bytes were not
+ * UTF-8, error, the request's dispatch on the run's monotonic clock and the client event offsets (dispatch = 0 s);
+ * for skipped work only the id and the skip reason.
  */
 export function outputLine(request: ExecutedRequest, status: RequestStatus): Record<string, unknown> {
   if (request.kind === "skipped") {
@@ -189,8 +191,10 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Rec
     final_answer: o.answer_text,
     reasoning_text: o.reasoning_text,
     tool_calls: o.tool_calls,
-    usage: o.usage,
-    timings: o.timings,
+    // The exact texts the counts are read from; a client that kept none leaves the parsed objects instead.
+    ...(o.usage_chunk === undefined ? { usage: o.usage } : { usage_chunk: o.usage_chunk }),
+    ...(o.timings_chunk === undefined ? { timings: o.timings } : { timings_chunk: o.timings_chunk }),
+    invalid_utf8: o.invalid_utf8 ?? [],
     error: o.end === "finished" ? null : { kind: o.end, message: o.error_message ?? o.end },
     client_offsets_s: o.offsets,
     sse_events: o.events,

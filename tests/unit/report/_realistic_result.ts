@@ -146,6 +146,22 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
   const ttft = queuedS + promptMs / 1000 + 0.031;
   const end = queuedS + promptMs / 1000 + predictedMs / 1000 + 0.004;
   const answered = !capped;
+  const usage = {
+    prompt_tokens: fixture.input_tokens,
+    completion_tokens: outputTokens,
+    total_tokens: fixture.input_tokens + outputTokens,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
+  const timings = {
+    cache_n: cached,
+    prompt_n: promptN,
+    prompt_ms: promptMs,
+    predicted_n: outputTokens,
+    predicted_ms: predictedMs,
+    predicted_per_second: ((outputTokens - 1) / predictedMs) * 1000,
+  };
+  // llama-server's last chunk: no choices, usage and timings together.
+  const lastChunk = JSON.stringify({ choices: [], id: `chatcmpl-${index}`, usage, timings });
   return {
     dispatched_at_epoch_ms: dispatchedMs,
     // The executor's monotonic clock reads the same as the epoch here (the run started at STARTED_EPOCH_MS).
@@ -158,20 +174,10 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
     reasoning_text: "",
     answer_text: answered ? answer : "",
     tool_calls: answered ? toolCalls : [],
-    usage: {
-      prompt_tokens: fixture.input_tokens,
-      completion_tokens: outputTokens,
-      total_tokens: fixture.input_tokens + outputTokens,
-      prompt_tokens_details: { cached_tokens: cached },
-    },
-    timings: {
-      cache_n: cached,
-      prompt_n: promptN,
-      prompt_ms: promptMs,
-      predicted_n: outputTokens,
-      predicted_ms: predictedMs,
-      predicted_per_second: ((outputTokens - 1) / predictedMs) * 1000,
-    },
+    usage,
+    timings,
+    usage_chunk: lastChunk,
+    timings_chunk: lastChunk,
     offsets: {
       headers_s: queuedS + 0.002,
       first_byte_s: queuedS + 0.003,

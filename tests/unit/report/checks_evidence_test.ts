@@ -101,11 +101,13 @@ Deno.test("evidence usage and timings edited (hash recomputed) while results.jso
     const problems = await validateEdited(r, {
       lines: (lines) => {
         const line = lineOf(lines, "performance-short-r3");
-        const usage = line["usage"] as Record<string, number>;
-        const timings = line["timings"] as Record<string, number>;
-        usage["completion_tokens"] = usage["completion_tokens"]! + 40;
-        timings["predicted_n"] = timings["predicted_n"]! + 40;
-        timings["predicted_ms"] = timings["predicted_ms"]! * 2;
+        // The counts are read from the chunk text, so the forger edits that.
+        const chunk = JSON.parse(line["usage_chunk"] as string) as Record<string, Record<string, number>>;
+        chunk["usage"]!["completion_tokens"] = chunk["usage"]!["completion_tokens"]! + 40;
+        chunk["timings"]!["predicted_n"] = chunk["timings"]!["predicted_n"]! + 40;
+        chunk["timings"]!["predicted_ms"] = chunk["timings"]!["predicted_ms"]! * 2;
+        line["usage_chunk"] = JSON.stringify(chunk);
+        line["timings_chunk"] = JSON.stringify(chunk);
       },
     });
     assert.ok(!problems.some((p) => p.pointer.startsWith("/artifacts/")), "the hash was recomputed");
