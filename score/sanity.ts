@@ -109,15 +109,19 @@ export function scoreSanityRequest(
 }
 
 /**
- * Why the answer cannot be scored as sent: an answer or tool-call event whose bytes were not UTF-8 holds U+FFFD
- * where the server sent something else, so no comparison with the expected text would be honest. Null when every
- * answer byte was UTF-8.
+ * Why the answer cannot be scored as sent: an answer or tool-call event whose bytes were not UTF-8 put U+FFFD
+ * into the answer where the server sent something else, so no comparison with the expected text would be honest.
+ * Null when every answer byte was UTF-8.
  */
 function invalidAnswerBytes(outcome: StreamOutcome): string | null {
   const bad = (outcome.invalid_utf8 ?? []).filter((record) =>
     record.delta_kinds.includes("answer") || record.delta_kinds.includes("tool_call")
   );
   if (bad.length === 0) return null;
+  // Bad bytes elsewhere in an answer's chunk (its envelope) leave the answer itself as sent.
+  const replaced = outcome.answer_text.includes("\uFFFD") ||
+    outcome.tool_calls.some((call) => call.name.includes("\uFFFD") || call.arguments.includes("\uFFFD"));
+  if (!replaced) return null;
   const where = bad.slice(0, 3).map((record) => `event ${record.event} at byte ${record.byte_offsets.join(", ")}`);
   const more = bad.length > 3 ? ` and ${bad.length - 3} more event(s)` : "";
   return `the answer held bytes that are not UTF-8 (${where.join("; ")}${more}); it cannot be compared as sent`;
