@@ -19,31 +19,19 @@
  */
 import {
   type Artifact,
-  type ClientOffsets,
-  DELTA_KINDS,
   type Fixture,
-  type InvalidUtf8Record,
   type RequestRecord,
   type Result,
   schedule,
   type ScheduledRequest,
-  STREAM_END_KINDS,
-  type StreamEnd,
-  type StreamOutcome,
-  type ToolCallRecord,
 } from "../contract/mod.ts";
-import {
-  buildRequestRecord,
-  parseStrictJsonPlain,
-  type RecordInput,
-  type RequestSpan,
-  stageDurationS,
-  wallS,
-} from "../score/mod.ts";
+import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
+import { leafDifferences, type LineFacts, lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { EVIDENCE_VERSION } from "./result_folder.ts";
 
 /** The outputs artifact and its bytes. */
@@ -71,170 +59,18 @@ export interface EvidenceCheckInput {
   } | null;
   /** Concurrency rounds, where their shape is valid (null otherwise). */
   rounds: Result["concurrency_rounds"] | null;
+  /** /extensions/record_overrides as results.json has it (undefined when absent). */
+  recordOverrides: unknown;
 }
 
-/** One parsed line: its number (1-based), request id, and the facts a record is built from. */
+/** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
 interface EvidenceLine {
   lineNumber: number;
   id: string;
   status: string;
-  facts:
-    | { kind: "skipped"; reason: string }
-    | { kind: "outcome"; outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number };
-}
-
-type Fields = Record<string, unknown>;
-
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
-const isOffsetOrNull = (value: unknown): value is number | null => value === null || typeof value === "number";
-
-function toolCallsOf(value: unknown): ToolCallRecord[] | null {
-  if (!Array.isArray(value)) return null;
-  const calls: ToolCallRecord[] = [];
-  for (const call of value) {
-    if (
-      !isJsonObject(call) || !isCount(call["index"]) || !isStringOrNull(call["id"]) ||
-      !isStringOrNull(call["type"]) || typeof call["name"] !== "string" || typeof call["arguments"] !== "string"
-    ) return null;
-    calls.push({
-      index: call["index"],
-      id: call["id"],
-      type: call["type"],
-      name: call["name"],
-      arguments: call["arguments"],
-    });
-  }
-  return calls;
-}
-
-function offsetsOf(value: unknown): ClientOffsets | null {
-  if (!isJsonObject(value)) return null;
-  const { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s } = value;
-  if (
-    !isOffsetOrNull(headers_s) || !isOffsetOrNull(first_byte_s) || !isOffsetOrNull(first_delta_s) ||
-    !isOffsetOrNull(first_answer_s) || typeof end_s !== "number"
-  ) return null;
-  return { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s };
-}
-
-/** The `member` of a chunk as JSON.parse reads it (what the client parsed), or null when it cannot be read. */
-function memberOf(chunk: string, member: string): unknown {
-  try {
-    const value = JSON.parse(chunk) as unknown;
-    return isJsonObject(value) ? value[member] ?? null : null;
-  } catch {
-    return null;
-  }
-}
-
-function invalidUtf8Of(value: unknown): InvalidUtf8Record[] | null {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) return null;
-  const out: InvalidUtf8Record[] = [];
-  for (const item of value) {
-    if (
-      !isJsonObject(item) || !isCount(item["event"]) || !Array.isArray(item["byte_offsets"]) ||
-      !item["byte_offsets"].every(isCount) || !Array.isArray(item["delta_kinds"]) ||
-      !item["delta_kinds"].every((k) => (DELTA_KINDS as readonly unknown[]).includes(k))
-    ) return null;
-    out.push({
-      event: item["event"],
-      byte_offsets: item["byte_offsets"] as number[],
-      delta_kinds: item["delta_kinds"] as InvalidUtf8Record["delta_kinds"],
-    });
-  }
-  return out;
-}
-
-/** The facts of one parsed outcome line, or why they cannot be read. */
-function outcomeOf(
-  fields: Fields,
-): { outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number } | string {
-  const wrong = (name: string, wanted: string) => `${name} must be ${wanted}, found ${brief(fields[name])}`;
-  const raw: Record<"usage" | "timings", { parsed: unknown; chunk?: string | null }> = {
-    usage: { parsed: null },
-    timings: { parsed: null },
-  };
-  for (const key of ["usage", "timings"] as const) {
-    const chunkKey = `${key}_chunk`;
-    if (Object.hasOwn(fields, chunkKey)) {
-      const chunk = fields[chunkKey];
-      if (chunk !== null && typeof chunk !== "string") return wrong(chunkKey, "the exact chunk text, or null");
-      raw[key] = { parsed: chunk === null ? null : memberOf(chunk, key), chunk };
-    } else if (Object.hasOwn(fields, key)) {
-      raw[key] = { parsed: fields[key] };
-    } else {
-      return `${chunkKey} is absent (the exact text of the chunk that carried ${key}, or null when none arrived)`;
-    }
-  }
-  const invalidUtf8 = invalidUtf8Of(fields["invalid_utf8"]);
-  if (invalidUtf8 === null) return wrong("invalid_utf8", "an array of {event, byte_offsets, delta_kinds}");
-  const concurrency = fields["concurrency"];
-  if (!Number.isSafeInteger(concurrency) || (concurrency as number) < 1) return wrong("concurrency", "a count ≥ 1");
-  if (!isJsonObject(fields["request"])) return wrong("request", "the request body object that was sent");
-  const dispatched = fields["dispatched_at_epoch_ms"];
-  if (typeof dispatched !== "number" || !Number.isFinite(dispatched)) {
-    return wrong("dispatched_at_epoch_ms", "epoch milliseconds");
-  }
-  const dispatchOffsetS = fields["dispatch_offset_s"];
-  if (typeof dispatchOffsetS !== "number" || !(dispatchOffsetS >= 0)) {
-    return wrong("dispatch_offset_s", "the dispatch in seconds from the run's epoch (≥ 0)");
-  }
-  const end = fields["end"];
-  if (typeof end !== "string" || !(STREAM_END_KINDS as readonly string[]).includes(end)) {
-    return wrong("end", `one of ${STREAM_END_KINDS.join(", ")}`);
-  }
-  const httpStatus = fields["http_status"];
-  if (httpStatus !== null && !isCount(httpStatus)) return wrong("http_status", "an HTTP status or null");
-  for (const key of ["finish_reason", "first_delta_kind"]) {
-    if (!isStringOrNull(fields[key])) return wrong(key, "a string or null");
-  }
-  for (const key of ["final_answer", "reasoning_text"]) {
-    if (typeof fields[key] !== "string") return wrong(key, "a string");
-  }
-  const toolCalls = toolCallsOf(fields["tool_calls"]);
-  if (toolCalls === null) return wrong("tool_calls", "an array of {index, id, type, name, arguments}");
-  const offsets = offsetsOf(fields["client_offsets_s"]);
-  if (offsets === null) {
-    return wrong("client_offsets_s", "{headers_s, first_byte_s, first_delta_s, first_answer_s, end_s} in seconds");
-  }
-  for (const key of ["sse_events", "keepalives"]) if (!isCount(fields[key])) return wrong(key, "a count");
-  const error = fields["error"];
-  if (end === "finished") {
-    if (error !== null) return `error must be null for a stream that finished, found ${brief(error)}`;
-  } else if (!isJsonObject(error) || error["kind"] !== end || typeof error["message"] !== "string") {
-    return `error must be {kind: ${JSON.stringify(end)}, message} for a stream that ended "${end}", found ${
-      brief(error)
-    }`;
-  }
-  // The run writes the end's name as the message when the client had no error text.
-  const message = error === null || error["message"] === end ? null : error["message"] as string;
-  return {
-    concurrency: concurrency as number,
-    dispatchOffsetS,
-    outcome: {
-      dispatched_at_epoch_ms: dispatched,
-      // The line keeps the run's offset, not the clock reading; the record needs neither.
-      dispatch_clock_ms: Number.NaN,
-      end: end as StreamEnd,
-      http_status: httpStatus as number | null,
-      finish_reason: fields["finish_reason"] as string | null,
-      error_message: message,
-      first_delta_kind: fields["first_delta_kind"] as StreamOutcome["first_delta_kind"],
-      reasoning_text: fields["reasoning_text"] as string,
-      answer_text: fields["final_answer"] as string,
-      tool_calls: toolCalls,
-      usage: raw.usage.parsed,
-      timings: raw.timings.parsed,
-      ...(raw.usage.chunk === undefined ? {} : { usage_chunk: raw.usage.chunk }),
-      ...(raw.timings.chunk === undefined ? {} : { timings_chunk: raw.timings.chunk }),
-      ...(invalidUtf8.length === 0 ? {} : { invalid_utf8: invalidUtf8 }),
-      offsets,
-      events: fields["sse_events"] as number,
-      keepalives: fields["keepalives"] as number,
-    },
-  };
+  facts: LineFacts;
+  /** Record values the line states explicitly (computed before redaction changed their text). */
+  overrides: Record<string, unknown>;
 }
 
 /** Parses the artifact strictly into lines; each malformed line is a problem at the artifact's pointer. */
@@ -274,15 +110,11 @@ function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLin
     const status = fields["status"];
     if (typeof id !== "string") return say(`request_id must be a string, found ${brief(id)}`);
     if (typeof status !== "string") return say(`status must be a string, found ${brief(status)}`);
-    if (status === "skipped") {
-      const reason = fields["skip_reason"];
-      if (typeof reason !== "string") return say(`a skipped request needs skip_reason, found ${brief(reason)}`);
-      lines.push({ lineNumber: i + 1, id, status, facts: { kind: "skipped", reason } });
-      return;
-    }
-    const facts = outcomeOf(fields);
-    if (typeof facts === "string") return say(`request "${id}": ${facts}`);
-    lines.push({ lineNumber: i + 1, id, status, facts: { kind: "outcome", ...facts } });
+    const facts = lineFacts(fields);
+    if (typeof facts === "string") return say(status === "skipped" ? facts : `request "${id}": ${facts}`);
+    const overrides = overridesOf(fields);
+    if (typeof overrides === "string") return say(`request "${id}": ${overrides}`);
+    lines.push({ lineNumber: i + 1, id, status, facts, overrides });
   });
   if (versionProblem !== null) {
     problems.push({ pointer: at, message: `${name} ${versionProblem}` });
@@ -381,27 +213,6 @@ function evidenceField(sub: string, rebuilt: RequestRecord, line: EvidenceLine):
   return fixed.find(([prefix]) => sub.startsWith(prefix))?.[1] ?? "its facts";
 }
 
-/** Every leaf where `actual` differs from `expected` (a whole subtree where their kinds differ). */
-function leafDifferences(expected: unknown, actual: unknown, pointer = ""): string[] {
-  if (isJsonObject(expected) && isJsonObject(actual)) {
-    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
-    return keys.flatMap((key) => leafDifferences(expected[key], actual[key], childPointer(pointer, key)));
-  }
-  if (Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length) {
-    return expected.flatMap((item, i) => leafDifferences(item, actual[i], childPointer(pointer, i)));
-  }
-  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [pointer];
-}
-
-function valueAt(root: unknown, sub: string): unknown {
-  let current = root;
-  for (const token of sub.split("/").slice(1)) {
-    const key = token.replaceAll("~1", "/").replaceAll("~0", "~");
-    current = isJsonObject(current) || Array.isArray(current) ? (current as Record<string, unknown>)[key] : undefined;
-  }
-  return current;
-}
-
 /** Rebuilds each record from its line with score/'s buildRequestRecord and reports every differing field. */
 function checkRecords(
   lines: readonly EvidenceLine[],
@@ -417,12 +228,9 @@ function checkRecords(
     const fixture = fixtures.get(record.id);
     if (line === undefined || fixture === undefined) continue;
     const base = childPointer("/requests", index);
-    const recordInput: RecordInput = line.facts.kind === "skipped"
-      ? { kind: "skipped", reason: line.facts.reason, concurrency: record.concurrency }
-      : { kind: "outcome", outcome: line.facts.outcome, concurrency: line.facts.concurrency };
     let rebuilt: RequestRecord;
     try {
-      rebuilt = buildRequestRecord(fixture, recordInput).record;
+      rebuilt = rebuildRecord(fixture, line.facts, line.overrides, record.concurrency);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       problems.push({ pointer: base, message: `cannot be rebuilt from ${name} line ${line.lineNumber}: ${detail}` });
@@ -441,6 +249,41 @@ function checkRecords(
         message: `results.json says ${brief(valueAt(record, sub))}, the evidence (${name} line ${line.lineNumber}: ` +
           `${field}) gives ${brief(valueAt(rebuilt, sub))}`,
       });
+    }
+  }
+}
+
+/**
+ * Every record value a line states explicitly (scored before redaction changed its text) must be listed in
+ * /extensions/record_overrides, by request id and pointer, so that the README and a reader see each of them.
+ */
+function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+  const name = input.evidence.artifact.path;
+  const pointer = "/extensions/record_overrides";
+  const stated = lines.filter((line) => Object.keys(line.overrides).length > 0);
+  if (input.recordOverrides === undefined && stated.length === 0) return;
+  const listed = input.recordOverrides ?? {};
+  if (!isJsonObject(listed)) {
+    problems.push({ pointer, message: `must be an object of request id -> record pointers, found ${brief(listed)}` });
+    return;
+  }
+  const seen = new Set<string>();
+  for (const line of stated) {
+    seen.add(line.id);
+    const wanted = Object.keys(line.overrides).sort();
+    const entry = listed[line.id];
+    const given = Array.isArray(entry) ? [...entry].map(String).sort() : null;
+    if (given === null || given.join("\n") !== wanted.join("\n")) {
+      problems.push({
+        pointer,
+        message: `${name} line ${line.lineNumber} states record values of "${line.id}" scored before redaction ` +
+          `(${wanted.join(", ")}), but this lists ${brief(entry)}; every such value must be listed`,
+      });
+    }
+  }
+  for (const id of Object.keys(listed)) {
+    if (!seen.has(id)) {
+      problems.push({ pointer, message: `lists "${id}", whose evidence line states no record value` });
     }
   }
 }
@@ -542,6 +385,7 @@ export function checkEvidence(input: EvidenceCheckInput, problems: Problem[]): v
   const lines = parseLines(input.evidence, problems);
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);
+  checkOverridesListed(lines, input, problems);
   if (input.fixtures !== null) checkRecords(lines, input, input.fixtures, problems);
   checkDurations(lines, input, problems);
 }

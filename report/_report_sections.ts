@@ -392,6 +392,22 @@ function limitationPlace(result: Result, pointer: string): string | null {
   return `${result.requests[Number(index)]?.id ?? `request ${index}`} ${field}`;
 }
 
+/** "sanity-I3 (/evaluation/passed, /evaluation/reason)" for each request whose values the evidence states. */
+function redactionOverrideItems(result: Result): string[] {
+  const raw = result.extensions?.["record_overrides"];
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return [];
+  const entries = Object.entries(raw as Record<string, unknown>).filter(([, p]) => Array.isArray(p) && p.length > 0);
+  if (entries.length === 0) return [];
+  const listed = entries.map(([id, pointers]) =>
+    `${f.oneLine(id)} (${(pointers as unknown[]).map(String).join(", ")})`
+  );
+  return [
+    `scored before redaction: ${listed.join("; ")}. Redaction changed the published text these values were ` +
+    "computed from; they are the values scored on the text as the engine sent it, stated in outputs.jsonl " +
+    "(record_overrides) and applied by report.",
+  ];
+}
+
 const PLACES_SHOWN = 6;
 
 /**
@@ -439,6 +455,7 @@ function limitationsSection(result: Result): Section {
         ? ["Three concurrency rounds are too few for a stable p95; per-round aggregates are reported instead."]
         : []),
       ...[priorRequestsLine(result)].filter((line): line is string => line !== null),
+      ...redactionOverrideItems(result),
       ...notMeasuredLines(result).map((line) => `${f.NOT_MEASURED}: ${line}`),
     ],
   };

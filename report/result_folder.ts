@@ -77,6 +77,11 @@ export interface ResultFolder {
   readonly path: string;
   /** Appends one sanitized JSON line to outputs.jsonl and flushes it; calls are serialized. */
   appendOutput(line: Record<string, unknown>): Promise<void>;
+  /**
+   * Appends a line that is already sanitized (report/publish.ts made it consistent with its published record),
+   * exactly as given; calls are serialized with appendOutput's.
+   */
+  appendSanitizedOutput(line: Record<string, unknown>): Promise<void>;
   /** The outputs artifact over the bytes appended so far (call after the last append). */
   outputsArtifact(): Artifact;
   /** Writes a sanitized artifact and returns its entry (SHA-256 of the bytes written). */
@@ -122,15 +127,21 @@ export async function openResultFolder(
   }
   const outputsHash = createHash("sha256");
   let appended: Promise<void> = Promise.resolve();
+  const append = (line: unknown): Promise<void> => {
+    const bytes = encoder.encode(`${JSON.stringify(line)}\n`);
+    appended = appended.then(async () => {
+      await files.appendDurable(join(path, RESULT_FILES.outputs), bytes);
+      outputsHash.update(bytes);
+    });
+    return appended;
+  };
   return {
     path,
     appendOutput(line) {
-      const bytes = encoder.encode(`${JSON.stringify(sanitize.json(line))}\n`);
-      appended = appended.then(async () => {
-        await files.appendDurable(join(path, RESULT_FILES.outputs), bytes);
-        outputsHash.update(bytes);
-      });
-      return appended;
+      return append(sanitize.json(line));
+    },
+    appendSanitizedOutput(line) {
+      return append(line);
     },
     outputsArtifact() {
       return { kind: "outputs", path: RESULT_FILES.outputs, sha256: outputsHash.copy().digest("hex") };

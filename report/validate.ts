@@ -254,5 +254,6 @@ function checkOutputsEvidence(
     rounds: Array.isArray(value["concurrency_rounds"]) && sound("/concurrency_rounds")
       ? result.concurrency_rounds
       : null,
+    recordOverrides: isJsonObject(value["extensions"]) ? value["extensions"]["record_overrides"] : undefined,
   }, problems);
 }

@@ -26,10 +26,11 @@ import {
   measuredDigest,
   newRunId,
   openResultFolder,
-  outputLine,
+  publishRequest,
   RESULT_FILES,
   type ResultFolder,
   resultFolderName,
+  sanitizeResult,
   type Sanitizers,
   type ScoredRequest,
 } from "../report/mod.ts";
@@ -156,8 +157,10 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const runId = newRunId(startedAtDate);
   const folder = await openFolder(options, deps, prepared, startedAt, runId);
 
-  // Each request's record is built once, when it ends: its evidence line and the result both use it.
+  // Each request's record is built once, when it ends, from the text as the engine sent it; what is published
+  // (its evidence line and the record in results.json) is redacted and kept consistent by report/'s publishRequest.
   const built = new Map<string, BuiltRecord>();
+  const overridden: Record<string, string[]> = {};
   const execution = await executeRun({
     baseUrl: options.baseUrl,
     plan: prepared.plan,
@@ -166,10 +169,11 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
     onRequestEnd: async (request: ExecutedRequest, position) => {
-      const record = recordOf(request);
-      built.set(request.fixture.id, record);
-      await folder.appendOutput(outputLine(request, record.record.status));
-      options.onRequestEnd?.(record.record, position);
+      const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
+      built.set(request.fixture.id, published.built);
+      if (published.overridden.length > 0) overridden[request.fixture.id] = published.overridden;
+      await folder.appendSanitizedOutput(published.line);
+      options.onRequestEnd?.(published.built.record, position);
     },
   }, deps);
   const requests: ScoredRequest[] = execution.requests.map((request) => {
@@ -209,9 +213,9 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     chatTemplateKwargs: prepared.chatTemplateKwargs,
     artifacts,
     nonconformingReasons: prepared.reasons,
-    extensions: resultExtensions(options, prepared),
+    extensions: { ...resultExtensions(options, prepared), record_overrides: overridden },
   });
-  const resultValue = deps.sanitizers.json(assembled.result) as Result;
+  const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
   const text = await finishFolder(resultValue, folder, deps);
   await folder.writeResults(text);
   const validationProblems = await selfCheck(text, prepared, folder, deps);

@@ -320,3 +320,36 @@ Deno.test("without fixtures the records are not rebuilt, but the lines and durat
     assert.deepEqual(problems.map((p) => p.pointer), ["/run/required_duration_s"], show(problems));
   });
 });
+
+Deno.test("a record value a line states (record_overrides) is applied, and must be listed in /extensions", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "sanity-I1");
+    const override = (lines: Line[]) => {
+      const line = lineOf(lines, "sanity-I1");
+      line["final_answer"] = '{"ok":true,"count":"<redacted>"}';
+      line["record_overrides"] = {
+        "/evaluation/passed": true,
+        "/evaluation/reason": r.result.requests[i]!.evaluation!.reason,
+      };
+    };
+    const unlisted = await validateEdited(r, { lines: override });
+    assert.deepEqual(unlisted.map((p) => p.pointer), ["/extensions/record_overrides"], show(unlisted));
+    assert.match(unlisted[0]!.message, /states record values of "sanity-I1" scored before redaction/);
+    const listed = await validateEdited(r, {
+      lines: override,
+      result: (result) => {
+        result.extensions = {
+          ...result.extensions,
+          record_overrides: { "sanity-I1": ["/evaluation/passed", "/evaluation/reason"] },
+        };
+      },
+    });
+    assert.deepEqual(listed, [], show(listed));
+    const stale = await validateEdited(r, {
+      result: (result) => {
+        result.extensions = { ...result.extensions, record_overrides: { "sanity-I2": ["/evaluation/passed"] } };
+      },
+    });
+    assert.deepEqual(stale.map((p) => p.message), ['lists "sanity-I2", whose evidence line states no record value']);
+  });
+});
