@@ -13,6 +13,26 @@ export interface HealthAnswer {
   message: string;
 }
 
+/**
+ * What the engine reported it ran one request's task with, read after the request (llama.cpp's GET /slots: each
+ * slot's last task and its params), or why there is no such reading. Raw facts: score/ compares them with the
+ * body that was sent.
+ */
+export type SlotReading =
+  | {
+    kind: "slot";
+    /** Where it was read, e.g. "GET /slots". */
+    source: string;
+    /** How the slot was matched to the request, in words ("seed 7 among 4 new tasks (id_task 31)"). */
+    matched_by: string;
+    /** The slot's id and task id as the engine reports them. */
+    slot_id: unknown;
+    id_task: unknown;
+    /** The slot's `params` object, untouched. */
+    params: unknown;
+  }
+  | { kind: "none"; reason: string };
+
 /** One scheduled request after the run: sent (with its raw outcome) or skipped (with why). */
 export type ExecutedRequest =
   | {
@@ -27,6 +47,8 @@ export type ExecutedRequest =
      * `outcome.offsets.end_s`; every stage duration and round wall is built from these two numbers.
      */
     dispatchOffsetS: number;
+    /** The engine's report of what it ran this request with; absent where the executor reads none. */
+    slot?: SlotReading;
   }
   | { kind: "skipped"; fixture: Fixture; concurrency: number; reason: string };
 

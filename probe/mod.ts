@@ -34,8 +34,10 @@ export {
   priorRequestsFrom,
   probeServer,
   type ProbeServerDeps,
+  readSlots,
   type ServerFacts,
   sha256Text,
+  type SlotsAnswer,
 } from "./server.ts";
 export {
   buildConfigurationObjects,

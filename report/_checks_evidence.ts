@@ -31,7 +31,15 @@ import { brief } from "./_difference.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
-import { leafDifferences, type LineFacts, lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
+import {
+  configCheckOf,
+  leafDifferences,
+  type LineFacts,
+  lineFacts,
+  overridesOf,
+  rebuildRecord,
+  valueAt,
+} from "./_evidence_line.ts";
 import { EVIDENCE_VERSION } from "./result_folder.ts";
 
 /** The outputs artifact and its bytes. */
@@ -61,6 +69,10 @@ export interface EvidenceCheckInput {
   rounds: Result["concurrency_rounds"] | null;
   /** /extensions/record_overrides as results.json has it (undefined when absent). */
   recordOverrides: unknown;
+  /** /extensions/resolved_configuration as results.json has it (undefined when absent). */
+  resolvedConfiguration: unknown;
+  /** /run/status where its shape is valid (null otherwise). */
+  status: string | null;
 }
 
 /** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
@@ -288,6 +300,54 @@ function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceChe
   }
 }
 
+/**
+ * The resolved-configuration check of every sent request, rebuilt from its line (body and /slots reading) with
+ * score/'s comparison, must be the one /extensions/resolved_configuration states (verdict, compared settings,
+ * differing ones; the reason and the reported extras are words and are not compared); a request the engine ran
+ * with other settings makes the run nonconforming.
+ */
+function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+  const name = input.evidence.artifact.path;
+  const base = "/extensions/resolved_configuration";
+  const stated = isJsonObject(input.resolvedConfiguration) ? input.resolvedConfiguration["requests"] : undefined;
+  const sent = lines.filter((line) => line.facts.kind === "outcome");
+  if (input.resolvedConfiguration === undefined && sent.length === 0) return;
+  if (!isJsonObject(stated)) {
+    problems.push({
+      pointer: base,
+      message: `must hold requests: id -> check, found ${brief(input.resolvedConfiguration)}`,
+    });
+    return;
+  }
+  const pick = (check: unknown) =>
+    isJsonObject(check)
+      ? JSON.stringify({ verified: check["verified"], compared: check["compared"], differing: check["differing"] })
+      : brief(check);
+  for (const line of sent) {
+    const rebuilt = configCheckOf(line.facts);
+    if (rebuilt === null) continue;
+    const pointer = `${base}/requests/${line.id.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const theirs = stated[line.id];
+    if (pick(theirs) !== pick(rebuilt)) {
+      problems.push({
+        pointer,
+        message:
+          `results.json says ${brief(isJsonObject(theirs) ? theirs["verified"] : theirs)}, the evidence (${name} ` +
+          `line ${line.lineNumber}: request, slot_reading) gives verified ${rebuilt.verified}` +
+          (rebuilt.differing.length > 0 ? ` (${rebuilt.differing.join(", ")} differ)` : ""),
+      });
+    }
+    if (rebuilt.verified === false && input.status !== null && input.status !== "nonconforming") {
+      problems.push({
+        pointer: "/run/status",
+        message:
+          `${name} line ${line.lineNumber} shows the engine ran "${line.id}" with ${rebuilt.differing.join(", ")} ` +
+          `other than sent, so run.status must be "nonconforming", found "${input.status}"`,
+      });
+    }
+  }
+}
+
 /** Where a sent request lies on the run's clock (null when its end offset is unusable). */
 function spanOf(line: EvidenceLine): RequestSpan | null {
   if (line.facts.kind !== "outcome") return null;
@@ -386,6 +446,7 @@ export function checkEvidence(input: EvidenceCheckInput, problems: Problem[]): v
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);
   checkOverridesListed(lines, input, problems);
+  checkConfigChecks(lines, input, problems);
   if (input.fixtures !== null) checkRecords(lines, input, input.fixtures, problems);
   checkDurations(lines, input, problems);
 }

@@ -10,12 +10,13 @@ import {
   type Fixture,
   type InvalidUtf8Record,
   type RequestRecord,
+  type SlotReading,
   STREAM_END_KINDS,
   type StreamEnd,
   type StreamOutcome,
   type ToolCallRecord,
 } from "../contract/mod.ts";
-import { buildRequestRecord, type RecordInput } from "../score/mod.ts";
+import { buildRequestRecord, checkResolvedConfig, type ConfigCheck, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
@@ -23,7 +24,37 @@ import { isJsonObject } from "./_contract_check.ts";
 /** What a line says about its request: never sent (with why), or sent (with its raw outcome). */
 export type LineFacts =
   | { kind: "skipped"; reason: string }
-  | { kind: "outcome"; outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number };
+  | {
+    kind: "outcome";
+    outcome: StreamOutcome;
+    concurrency: number;
+    dispatchOffsetS: number;
+    /** The request body as sent (sanitized as published). */
+    body: Record<string, unknown>;
+    slot: SlotReading;
+  };
+
+/** The line's /slots reading; a line without one (or with an unreadable one) reads as "none" with why. */
+function slotReadingOf(value: unknown): SlotReading {
+  if (value === undefined) return { kind: "none", reason: "the line records no /slots reading" };
+  if (isJsonObject(value) && value["kind"] === "none" && typeof value["reason"] === "string") {
+    return { kind: "none", reason: value["reason"] };
+  }
+  if (
+    isJsonObject(value) && value["kind"] === "slot" && typeof value["source"] === "string" &&
+    typeof value["matched_by"] === "string"
+  ) {
+    return {
+      kind: "slot",
+      source: value["source"],
+      matched_by: value["matched_by"],
+      slot_id: value["slot_id"],
+      id_task: value["id_task"],
+      params: value["params"],
+    };
+  }
+  return { kind: "none", reason: `the line's slot_reading is not a reading: ${brief(value)}` };
+}
 
 type Fields = Record<string, unknown>;
 
@@ -208,7 +239,13 @@ export function lineFacts(fields: Fields): LineFacts | string {
     return { kind: "skipped", reason };
   }
   const facts = outcomeOf(fields);
-  return typeof facts === "string" ? facts : { kind: "outcome", ...facts };
+  if (typeof facts === "string") return facts;
+  return {
+    kind: "outcome",
+    ...facts,
+    body: fields["request"] as Record<string, unknown>,
+    slot: slotReadingOf(fields["slot_reading"]),
+  };
 }
 
 /** Values the line states for record fields (JSON Pointer into the record -> value), or why they are unreadable. */
@@ -255,4 +292,9 @@ export function rebuildRecord(
   let record: unknown = buildRequestRecord(fixture, input).record;
   for (const [pointer, value] of Object.entries(overrides)) record = withValueAt(record, pointer, value);
   return record as RequestRecord;
+}
+
+/** The resolved-configuration check of a sent request's line (score/'s comparison of body and /slots reading). */
+export function configCheckOf(facts: LineFacts): ConfigCheck | null {
+  return facts.kind === "outcome" ? checkResolvedConfig(facts.body, facts.slot) : null;
 }

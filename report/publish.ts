@@ -13,8 +13,8 @@
  * vocabulary, never engine text, and are kept as they are.
  */
 import type { ExecutedRequest, Fixture, RequestRecord, Result } from "../contract/mod.ts";
-import type { BuiltRecord } from "../score/mod.ts";
-import { leafDifferences, lineFacts, rebuildRecord, valueAt } from "./_evidence_line.ts";
+import type { BuiltRecord, ConfigCheck } from "../score/mod.ts";
+import { configCheckOf, leafDifferences, lineFacts, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { outputLine, type Sanitizers } from "./result_folder.ts";
 
 /** What one request contributes to the folder: its evidence line as written, and its record as published. */
@@ -25,6 +25,8 @@ export interface PublishedRequest {
   built: BuiltRecord;
   /** Pointers of the record values the line states explicitly (empty when redaction changed nothing). */
   overridden: string[];
+  /** Whether the engine ran the request as sent, from the line as published (null: never sent). */
+  config: ConfigCheck | null;
 }
 
 /** Finish reasons of the protocol's vocabulary: kept as they are. Any other is engine text and is sanitized. */
@@ -94,6 +96,7 @@ export function publishRequest(
   const line = sanitizedLine(outputLine(request, scored.record.status), sanitizers);
   let differing: string[];
   const facts = lineFacts(line);
+  const config = typeof facts === "string" ? null : configCheckOf(facts);
   if (typeof facts === "string") {
     differing = [""];
   } else {
@@ -109,7 +112,7 @@ export function publishRequest(
     );
     line["record_overrides_why"] = RECORD_OVERRIDES_WHY;
   }
-  return { line, built: { ...scored, record }, overridden: differing };
+  return { line, built: { ...scored, record }, overridden: differing, config };
 }
 
 /**

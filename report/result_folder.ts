@@ -206,6 +206,8 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Rec
     ...(o.usage_chunk === undefined ? { usage: o.usage } : { usage_chunk: o.usage_chunk }),
     ...(o.timings_chunk === undefined ? { timings: o.timings } : { timings_chunk: o.timings_chunk }),
     invalid_utf8: o.invalid_utf8 ?? [],
+    // What the engine reported it ran the request with (GET /slots after the request), or why nothing was read.
+    slot_reading: request.slot ?? { kind: "none", reason: "the run read no /slots for this request" },
     error: o.end === "finished" ? null : { kind: o.end, message: o.error_message ?? o.end },
     client_offsets_s: o.offsets,
     sse_events: o.events,

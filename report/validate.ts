@@ -255,5 +255,9 @@ function checkOutputsEvidence(
       ? result.concurrency_rounds
       : null,
     recordOverrides: isJsonObject(value["extensions"]) ? value["extensions"]["record_overrides"] : undefined,
+    resolvedConfiguration: isJsonObject(value["extensions"])
+      ? value["extensions"]["resolved_configuration"]
+      : undefined,
+    status: isJsonObject(value["run"]) && sound("/run/status") ? result.run.status : null,
   }, problems);
 }

@@ -9,10 +9,12 @@ import {
   type Fixture,
   type HealthAnswer,
   REQUEST_TIMEOUT_S,
+  type SlotReading,
   type StreamOutcome,
 } from "../contract/mod.ts";
 import { classifyOutcome, type RequestSpan, spanEndS, stageDurationS, wallS } from "../score/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
+import { highestTask, matchSlots } from "./_slot_match.ts";
 
 /** Options the executor passes to the streaming client for one request. */
 export interface ExecutorStreamOptions {
@@ -32,6 +34,13 @@ export interface ExecutorDeps {
   checkHealth(baseUrl: string, timeoutMs?: number): Promise<HealthAnswer>;
   /** Monotonic clock in milliseconds (performance.now in production). */
   nowMs(): number;
+  /**
+   * Reads the server's GET /slots once (the resolved configuration of each slot's last task); absent: no reading.
+   * `status` is the HTTP status when the server answered one (a refusal that will not change, such as 501).
+   */
+  readSlots?(
+    baseUrl: string,
+  ): Promise<{ ok: true; slots: unknown[] } | { ok: false; reason: string; status: number | null }>;
 }
 
 /** Position of a request in the schedule, for progress lines (index is 1-based). */
@@ -51,6 +60,13 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Timeout for the /health question after a failure, milliseconds. */
   healthTimeoutMs?: number;
+  /**
+   * Why the engine's resolved configuration is not read at all (a server that is not llama.cpp has no /slots of
+   * that shape); null or absent: it is read after every batch when deps.readSlots exists.
+   */
+  slotsUnavailable?: string | null;
+  /** The server's slot count, for the words of a round whose slots were shared (null: unknown). */
+  serverCapacity?: number | null;
   /** Called just before a request is dispatched. */
   onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
   /**
@@ -148,6 +164,8 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
     return `the run was cancelled (${what})`;
   };
+  const slots = slotReader(options, deps);
+  await slots.start();
   const send = async (fixture: Fixture, concurrency: number): Promise<SentRequest> => {
     const body = options.bodyOf(fixture);
     options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total });
@@ -177,13 +195,16 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       }
       return;
     }
-    // All requests of a batch are released together; each is recorded as soon as it terminates.
-    const finished = await Promise.all(batch.fixtures.map(async (fixture) => {
-      const sent = await send(fixture, batch.concurrency);
-      await recorder.record(sent);
-      return sent;
-    }));
+    // All requests of a batch are released together. Once all have terminated, the engine's report of what it ran
+    // them with is read, and each is recorded with it, in termination order.
+    const finished = await Promise.all(batch.fixtures.map((fixture) => send(fixture, batch.concurrency)));
+    const readings = await slots.afterBatch(finished);
     const spans = finished.map(spanOf);
+    const byEnd = finished.map((sent, i) => ({ sent, end: spanEndS(spans[i]!) })).sort((a, b) => a.end - b.end);
+    for (const { sent } of byEnd) {
+      const slot = readings.get(sent.fixture.id);
+      await recorder.record(slot === undefined ? sent : { ...sent, slot });
+    }
     if (batch.phase === "concurrency") {
       roundWallsS.push(wallS(spans));
       clock.optional.push(...spans);
@@ -211,6 +232,44 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     stopReason,
     healthChecks,
     cancelled: signal?.aborted === true || requests.some((r) => r.kind === "outcome" && r.outcome.end === "cancelled"),
+  };
+}
+
+/**
+ * The /slots reader of one run: one reading before the first request (the highest task id already there), one
+ * after each batch, matched to the batch's requests (runner/_slot_match.ts). A refusal with an HTTP status (501
+ * from llama-server --no-slots) stops further reading, and every later request gets that reason.
+ */
+function slotReader(options: ExecuteOptions, deps: ExecutorDeps) {
+  let seenTask = -1;
+  let stopped: string | null = options.slotsUnavailable ?? (deps.readSlots ? null : "the runner reads no /slots here");
+  const read = deps.readSlots;
+  const none = (batch: readonly SentRequest[], reason: string) =>
+    new Map<string, SlotReading>(batch.map((sent) => [sent.fixture.id, { kind: "none", reason }]));
+  return {
+    async start(): Promise<void> {
+      if (stopped !== null || read === undefined) return;
+      const first = await read(options.baseUrl);
+      if (first.ok) seenTask = highestTask(first.slots, seenTask);
+      else if (first.status !== null) stopped = first.reason;
+    },
+    async afterBatch(batch: readonly SentRequest[]): Promise<Map<string, SlotReading>> {
+      if (stopped !== null || read === undefined) return none(batch, stopped ?? "no /slots reader");
+      if (options.signal?.aborted) return none(batch, "the run was cancelled before GET /slots was read");
+      const reading = await read(options.baseUrl);
+      if (!reading.ok) {
+        if (reading.status !== null) stopped = reading.reason;
+        return none(batch, reading.reason);
+      }
+      const requests = batch.map((sent) => ({
+        id: sent.fixture.id,
+        seed: sent.body["seed"],
+        dispatchOffsetS: sent.dispatchOffsetS,
+      }));
+      const matched = matchSlots(reading.slots, requests, seenTask, options.serverCapacity ?? null);
+      seenTask = highestTask(reading.slots, seenTask);
+      return matched;
+    },
   };
 }
 

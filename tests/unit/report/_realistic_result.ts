@@ -26,12 +26,14 @@ import {
   type Result,
   RESULT_FORMAT,
   SCHEMA_VERSION,
+  type SlotReading,
   type StreamOutcome,
   type ToolCallRecord,
 } from "../../../contract/mod.ts";
 import {
   buildConcurrencyRounds,
   buildRequestRecord,
+  checkResolvedConfig,
   countRequests,
   decideRunStatus,
   scoreQuality,
@@ -106,8 +108,37 @@ function bodyOf(fixture: Fixture): Record<string, unknown> {
     min_p: 0.0,
     presence_penalty: 0.0,
     repetition_penalty: 1.0,
+    repeat_penalty: 1.0,
     reasoning_effort: "xhigh",
     chat_template_kwargs: { enable_thinking: true, preserve_thinking: true },
+  };
+}
+
+/**
+ * What llama-server's GET /slots shows after a request on its one slot: the request's settings as float32 (top_p
+ * 0.95 reads 0.949999988079071), the cap as n_predict, and its own reasoning and chat format.
+ */
+function slotOf(body: Record<string, unknown>, index: number): SlotReading {
+  const f = (key: string) => Math.fround(body[key] as number);
+  return {
+    kind: "slot",
+    source: "GET /slots",
+    matched_by: `the only task after id_task ${index * 2 - 1} (slot 0, id_task ${index * 2 + 1})`,
+    slot_id: 0,
+    id_task: index * 2 + 1,
+    params: {
+      seed: body["seed"],
+      temperature: f("temperature"),
+      top_k: body["top_k"],
+      top_p: f("top_p"),
+      min_p: f("min_p"),
+      repeat_penalty: f("repeat_penalty"),
+      presence_penalty: f("presence_penalty"),
+      frequency_penalty: 0,
+      n_predict: body["max_tokens"],
+      reasoning_format: "deepseek",
+      chat_format: "Hermes 2 Pro",
+    },
   };
 }
 
@@ -291,7 +322,8 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     clockMs = Math.max(clockMs, Math.ceil(dispatchedMs + outcome.offsets.end_s * 1000) + 50);
     const concurrency = burst ? 4 : 1;
     const dispatchOffsetS = (dispatchedMs - STARTED_EPOCH_MS) / 1000;
-    executed.push({ kind: "outcome", fixture, concurrency, body: bodyOf(fixture), outcome, dispatchOffsetS });
+    const body = bodyOf(fixture);
+    executed.push({ kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS, slot: slotOf(body, index) });
     const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
     requests.push(built.record);
     for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
@@ -363,7 +395,15 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     quality: scoreQuality(requests),
     artifacts,
     missing: Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-    extensions: { nonconforming_reasons: [], status_reasons: status.reasons, simulated_engine: false },
+    extensions: {
+      nonconforming_reasons: [],
+      status_reasons: status.reasons,
+      simulated_engine: false,
+      resolved_configuration: {
+        source: "GET /slots after each batch",
+        requests: Object.fromEntries(executed.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
+      },
+    },
   };
   if (options.runId !== undefined) result.run.id = options.runId;
   if (options.startedAt !== undefined) result.run.started_at = options.startedAt;

@@ -353,3 +353,28 @@ Deno.test("a record value a line states (record_overrides) is applied, and must 
     assert.deepEqual(stale.map((p) => p.message), ['lists "sanity-I2", whose evidence line states no record value']);
   });
 });
+
+Deno.test("the resolved-configuration check is rebuilt from each line, and a differing setting needs nonconforming", async () => {
+  await withRealistic(false, async (r) => {
+    const untouched = JSON.parse(r.text) as Result;
+    const checks = (untouched.extensions!.resolved_configuration as { requests: Record<string, { verified: unknown }> })
+      .requests;
+    assert.ok(Object.values(checks).every((c) => c.verified === true), "every request was run as sent");
+    // The engine's report says it ran performance-short-r2 at temperature 0.3: the stated check must say so, and
+    // the run must be nonconforming.
+    const lines = (ls: Line[]) => {
+      const reading = lineOf(ls, "performance-short-r2")["slot_reading"] as { params: Record<string, unknown> };
+      reading.params["temperature"] = Math.fround(0.3);
+    };
+    const problems = await validateEdited(r, { lines });
+    assert.deepEqual(
+      problems.map((p) => p.pointer).sort(),
+      ["/extensions/resolved_configuration/requests/performance-short-r2", "/run/status"],
+      show(problems),
+    );
+    assert.match(
+      problems.find((p) => p.pointer === "/run/status")!.message,
+      /ran "performance-short-r2" with temperature/,
+    );
+  });
+});
