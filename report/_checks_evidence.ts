@@ -25,7 +25,7 @@ import {
   schedule,
   type ScheduledRequest,
 } from "../contract/mod.ts";
-import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
+import { type RequestSpan, roundQueueing, stageDurationS, wallS } from "../score/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type Problem } from "./_pointer.ts";
@@ -73,6 +73,10 @@ export interface EvidenceCheckInput {
   resolvedConfiguration: unknown;
   /** /run/status where its shape is valid (null otherwise). */
   status: string | null;
+  /** /extensions/round_queueing as results.json has it (undefined when absent). */
+  roundQueueing: unknown;
+  /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
+  serverCapacity: number | null | undefined;
 }
 
 /** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
@@ -348,6 +352,48 @@ function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckI
   }
 }
 
+/**
+ * /extensions/round_queueing rebuilt with score/'s roundQueueing from the records and the lines' response-headers
+ * stamps: how many requests of each round waited for a slot, and each wait (numbers and flags; the words are not
+ * compared).
+ */
+function checkQueueing(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+  if (input.run === null || !input.run.optionalConcurrency || input.serverCapacity === undefined) return;
+  // Rebuilt only from a complete set of sound records (the others were reported where they fail).
+  if (input.records.length !== input.ids.length) return;
+  const pointer = "/extensions/round_queueing";
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.id, line.facts.kind === "outcome" ? line.facts.outcome.offsets.headers_s : null]),
+  );
+  const rebuilt = roundQueueing(input.records.map((r) => r.record), headers, input.serverCapacity);
+  const numbers = (value: unknown) =>
+    JSON.stringify(
+      Array.isArray(value)
+        ? value.map((round) =>
+          isJsonObject(round)
+            ? {
+              round: round["round"],
+              capacity: round["capacity"],
+              waited: round["waited"],
+              requests: Array.isArray(round["requests"])
+                ? round["requests"].map((w) =>
+                  isJsonObject(w) ? { id: w["request_id"], wait_s: w["wait_s"], queued: w["queued"] } : w
+                )
+                : round["requests"],
+            }
+            : round
+        )
+        : value,
+    );
+  if (numbers(input.roundQueueing) !== numbers(rebuilt)) {
+    const shown = rebuilt.map((r) => `round ${r.round}: ${r.waited ?? "unknown"} waited`).join(", ");
+    problems.push({
+      pointer,
+      message: `differs from what the request records and the lines' response-headers stamps give (${shown})`,
+    });
+  }
+}
+
 /** Where a sent request lies on the run's clock (null when its end offset is unusable). */
 function spanOf(line: EvidenceLine): RequestSpan | null {
   if (line.facts.kind !== "outcome") return null;
@@ -447,6 +493,7 @@ export function checkEvidence(input: EvidenceCheckInput, problems: Problem[]): v
   checkLineIds(lines, input.ids, input.evidence, problems);
   checkOverridesListed(lines, input, problems);
   checkConfigChecks(lines, input, problems);
+  checkQueueing(lines, input, problems);
   if (input.fixtures !== null) checkRecords(lines, input, input.fixtures, problems);
   checkDurations(lines, input, problems);
 }

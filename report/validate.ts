@@ -259,5 +259,9 @@ function checkOutputsEvidence(
       ? value["extensions"]["resolved_configuration"]
       : undefined,
     status: isJsonObject(value["run"]) && sound("/run/status") ? result.run.status : null,
+    roundQueueing: isJsonObject(value["extensions"]) ? value["extensions"]["round_queueing"] : undefined,
+    serverCapacity: isJsonObject(value["configuration"]) && sound("/configuration/server_capacity")
+      ? result.configuration.server_capacity
+      : undefined,
   }, problems);
 }

@@ -35,7 +35,7 @@ import {
   type ScoredRequest,
 } from "../report/mod.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
-import { type BuiltRecord, type ConfigCheck, recordOf } from "../score/mod.ts";
+import { type BuiltRecord, type ConfigCheck, recordOf, roundQueueing } from "../score/mod.ts";
 import type { ChatBody } from "./request_body.ts";
 import { executeRun, type ExecutorDeps, type SchedulePosition } from "./executor.ts";
 import { planRun, type RunPlan } from "./plan.ts";
@@ -185,6 +185,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     if (record === undefined) throw new RangeError(`Cannot assemble the result: no record of ${request.fixture.id}`);
     return { fixture: request.fixture, built: record };
   });
+  const headersS = Object.fromEntries(
+    execution.requests.map((r) => [r.fixture.id, r.kind === "outcome" ? r.outcome.offsets.headers_s : null]),
+  );
+  const queueing = options.optionalConcurrency
+    ? roundQueueing(requests.map((r) => r.built.record), headersS, prepared.provenance.configuration.server_capacity)
+    : [];
 
   const artifacts = await writeArtifacts(options, prepared, folder);
   const { requests: _executed, ...timeline } = execution;
@@ -221,6 +227,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       ...resultExtensions(options, prepared),
       record_overrides: overridden,
       resolved_configuration: resolvedConfiguration(configChecks),
+      round_queueing: queueing,
     },
   });
   const resultValue = sanitizeResult(assembled.result, deps.sanitizers);

@@ -36,6 +36,7 @@ import {
   checkResolvedConfig,
   countRequests,
   decideRunStatus,
+  roundQueueing,
   scoreQuality,
   stageDurationS,
   summarizeRequests,
@@ -403,6 +404,13 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
         source: "GET /slots after each batch",
         requests: Object.fromEntries(executed.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
       },
+      round_queueing: optional
+        ? roundQueueing(
+          requests,
+          Object.fromEntries(executed.map((r) => [r.fixture.id, r.outcome.offsets.headers_s])),
+          sections.configuration.server_capacity,
+        )
+        : [],
     },
   };
   if (options.runId !== undefined) result.run.id = options.runId;
