@@ -76,9 +76,10 @@ async function startBusyLoop(): Promise<SpawnedProcess> {
   return spawned.value;
 }
 
-/** A server for one run and how to stop it. */
+/** A server for one run and how to stop it (with the engine handle when this script started llama-server). */
 interface Server {
   url: string;
+  handle: EngineHandle | null;
   stop(): Promise<void>;
 }
 
@@ -131,6 +132,7 @@ async function startScripted(): Promise<Server> {
     ]);
     return {
       url,
+      handle: null,
       async stop() {
         child.kill("SIGTERM");
         await child.exited;
@@ -146,7 +148,7 @@ async function startScripted(): Promise<Server> {
 }
 
 /** llama-server with the tiny model on one slot, as the real-engine tests start it. */
-async function startLlama(): Promise<Server & { handle: EngineHandle }> {
+async function startLlama(): Promise<Server> {
   const cache = cacheDir();
   if (!cache.ok) throw new Error(`Cannot find the engine cache: ${cache.reason}`);
   const llamaServer = enginePaths(cache.value).llamaServer;
@@ -213,7 +215,7 @@ async function oneRun(index: number): Promise<RunLine> {
       simulated: engineKind === "scripted",
       outRoot,
       command: `strata-bench run --optional-concurrency (stress run ${index})`,
-      ...("handle" in server ? { engineArgs: server.handle.engineArgs, engineLog: server.handle.log } : {}),
+      ...(server.handle === null ? {} : { engineArgs: server.handle.engineArgs, engineLog: server.handle.log }),
     }, deps);
     const folder = report.folder;
     // What `report DIR` does: results.json from disk, checked against the bundle, its artifacts and its evidence.

@@ -27,7 +27,7 @@ import type { ProbeDeps } from "./_deps.ts";
 import { startModuleHashWorker } from "./_hash_pool.ts";
 
 export type { CommandOutput, FileFacts, FileReader, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
-export { type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
+export { type DeviceSelection, type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
 export {
   engineCommitFromBuildInfo,
   type PriorRequests,

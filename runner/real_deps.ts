@@ -51,6 +51,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
         toolkitDir: toolkitDirFromModule(),
         executableDir: executableDir(probeDeps.execPath()),
         backgroundWorkloads: options.declared.background,
+        ...(options.engineEnv === undefined ? {} : { engineEnv: options.engineEnv }),
         operator: operatorFacts(options),
         templateArtifactPath: RESULT_FILES.template,
         ...(settings.hashCacheDir === undefined ? {} : { cacheDir: settings.hashCacheDir }),

@@ -72,6 +72,8 @@ export interface RunOptions {
   command: string;
   /** The engine's argv (without the program) when the runner started it from a profile; its model files are hashed. */
   engineArgs?: readonly string[] | null;
+  /** Variables the profile gives the started engine on top of this environment (its GPU selection). */
+  engineEnv?: Readonly<Record<string, string>>;
   /** More model files a profile names besides the -m files of `engineArgs`. */
   engineModelFiles?: readonly string[];
   /** The started engine's log so far; attached as the engine_log artifact. */
@@ -486,6 +488,7 @@ function resultExtensions(options: RunOptions, prepared: PreparedRun): Record<st
     server_endpoint_problems: server.endpointProblems,
     server_defaults: serverDefaults(prepared),
     kernel: provenance.kernel,
+    gpu_selection: provenance.deviceSelection,
     other_engine_options: provenance.otherEngineOptions,
     model_hashing: {
       hashed_bytes: provenance.modelFiles.hashedBytes,
