@@ -6,11 +6,15 @@
  * self-rejections; the target is 0.
  *
  * Engines: `scripted` (default) starts `mod.ts mock` as its own process for each run (fresh, one slot by default,
- * so the four clients of a round queue); `llama` starts llama-server with the tiny model (deno task engine:build
- * first) for each run.
+ * so the four clients of a round queue); `in-process` starts the scripted engine inside this process, as the test
+ * suite does (engine and client share one event loop); `llama` starts llama-server with the tiny model (deno task
+ * engine:build first) for each run.
  *
  *   deno task bench:stress [--runs 50] [--engine scripted|llama] [--busy 2] [--slots 1]
- *                          [--decode-tps 2000] [--prompt-tps 200000] [--keep]
+ *                          [--decode-tps 2000] [--prompt-tps 200000] [--instant] [--keep]
+ *
+ * --instant makes the scripted engine write every token as fast as it can (the timings it reports still follow the
+ * speeds): the client then reads bursts of events while the busy loops compete for the cores.
  *
  * Result folders go to .bench/stress/ and are removed after a clean run; a run with problems keeps its folder
  * (and --keep keeps all of them).
@@ -27,6 +31,7 @@ import { type EngineHandle, enginePaths, ensureTinyQwen3, LLAMA_CPP_COMMIT, star
 import { cacheDir } from "../engine/mod.ts";
 import { validateResultText } from "../report/mod.ts";
 import { realRunDeps, runProtocol } from "../runner/mod.ts";
+import { startMockEngine, tokenCountsFrom } from "../mock/mod.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -38,12 +43,15 @@ const { values } = parseArgs({
     "decode-tps": { type: "string", default: "2000" },
     "prompt-tps": { type: "string", default: "200000" },
     keep: { type: "boolean", default: false },
+    instant: { type: "boolean", default: false },
   },
   strict: true,
 });
 const engineKind = values.engine;
-if (engineKind !== "scripted" && engineKind !== "llama") {
-  throw new RangeError(`Cannot run the stress benchmark: --engine must be scripted or llama, got "${engineKind}"`);
+if (engineKind !== "scripted" && engineKind !== "in-process" && engineKind !== "llama") {
+  throw new RangeError(
+    `Cannot run the stress benchmark: --engine must be scripted, in-process or llama, got "${engineKind}"`,
+  );
 }
 const runs = Number(values.runs ?? (engineKind === "llama" ? "3" : "50"));
 const busy = Number(values.busy);
@@ -100,6 +108,8 @@ async function startScripted(): Promise<Server> {
     `${decodeTps}`,
     "--prompt-tps",
     `${promptTps}`,
+    // Instant: every token as fast as the engine can write it (the timings still follow the speeds above).
+    ...(values.instant ? ["--instant"] : []),
   ];
   let stderr = "";
   let seen = "";
@@ -147,6 +157,21 @@ async function startScripted(): Promise<Server> {
   }
 }
 
+/**
+ * The scripted engine inside this process, as `deno task test` runs it: engine and client then share one event
+ * loop, so the client's stamps and the executor's continuation compete with the engine's writes as well.
+ */
+async function startInProcess(): Promise<Server> {
+  const engine = await startMockEngine({
+    slots,
+    decodeTps,
+    promptTps,
+    timeScale: values.instant ? 0 : 1,
+    tokenCounts: tokenCountsFrom(bundle.fixtures),
+  });
+  return { url: engine.url, handle: null, stop: () => engine.close() };
+}
+
 /** llama-server with the tiny model on one slot, as the real-engine tests start it. */
 async function startLlama(): Promise<Server> {
   const cache = cacheDir();
@@ -192,7 +217,11 @@ const maxSharedPrefixTokens = Object.fromEntries(bundle.fixtures.map((f) => [f.i
 
 /** One whole protocol run against a fresh server, checked twice. */
 async function oneRun(index: number): Promise<RunLine> {
-  const server = engineKind === "scripted" ? await startScripted() : await startLlama();
+  const server = engineKind === "scripted"
+    ? await startScripted()
+    : engineKind === "in-process"
+    ? await startInProcess()
+    : await startLlama();
   const started = performance.now();
   try {
     const deps = realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null });
@@ -212,7 +241,7 @@ async function oneRun(index: number): Promise<RunLine> {
         buildOptions: null,
         engineCommit: engineKind === "llama" ? LLAMA_CPP_COMMIT : null,
       },
-      simulated: engineKind === "scripted",
+      simulated: engineKind !== "llama",
       outRoot,
       command: `strata-bench run --optional-concurrency (stress run ${index})`,
       ...(server.handle === null ? {} : { engineArgs: server.handle.engineArgs, engineLog: server.handle.log }),
@@ -251,9 +280,11 @@ try {
   for (let i = 0; i < busy; i++) loops.push(await startBusyLoop());
   say(
     `stress: ${runs} protocol runs with --optional-concurrency against ${
-      engineKind === "scripted"
-        ? `the scripted engine (mod.ts mock, ${slots} slot(s), decode ${decodeTps} tok/s)`
-        : `llama-server (tiny model, ${slots} slot(s))`
+      engineKind === "llama"
+        ? `llama-server (tiny model, ${slots} slot(s))`
+        : `the scripted engine (${engineKind === "scripted" ? "mod.ts mock" : "in this process"}, ${slots} slot(s), ${
+          values.instant ? "instant" : `decode ${decodeTps} tok/s`
+        })`
     }, ${busy} busy-loop processes on ${os.cpus().length} cores; load average at start ${loadAverage()}`,
   );
   say("");
