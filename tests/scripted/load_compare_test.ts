@@ -57,7 +57,7 @@ Deno.test("compare passes between two identical scripted engines", async () => {
   assert.deepEqual(result.points[0]!.rounds, { baseline: 3, candidate: 3 });
   for (const line of lines) {
     const parsed = JSON.parse(line);
-    assert.ok(typeof parsed.format === "string" && parsed.version === 1);
+    assert.ok(typeof parsed.format === "string" && parsed.version === 2, line.slice(0, 80));
   }
 });
 

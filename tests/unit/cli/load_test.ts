@@ -53,7 +53,7 @@ Deno.test("open-loop flags become an open plan with milliseconds converted to se
   assert.equal(o.plan.maxConcurrency, 16);
   assert.equal(o.plan.dropLateAfterS, 0.25);
   assert.equal(o.plan.durationS, 10);
-  assert.equal(o.plan.warmupRequests, 4);
+  assert.equal(o.plan.warmupRequests, 16); // the open loop warms up at its --max-concurrency
   assert.deepEqual(o.slo, { ttftS: 0.5 });
   assert.deepEqual(o.osl, { target: 64, tolerance: 0.1, stat: "median" });
   assert.deepEqual(o.workload.source, { kind: "profile", name: "chat-short" });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { type LoadPlan, type LoadStreamOptions, runLoad, validateLoadPlan } from "../../../load/generator.ts";
+import { type LoadPlan, type LoadStreamOptions, validateLoadPlan } from "../../../load/generator.ts";
 import { scheduleOffsets } from "../../../load/schedule.ts";
-import { outcome, VirtualClock } from "./_fakes.ts";
+import { outcome, runCollected, VirtualClock } from "./_fakes.ts";
 
 /** A fake client that takes `serviceS` of virtual time per request and counts the most ever in flight. */
 function fakeClient(clock: VirtualClock, serviceS: number | ((n: number) => number)) {
@@ -39,7 +39,7 @@ Deno.test("closed loop keeps exactly N requests outstanding and completes warm-u
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.5);
   const facts = await clock.drive(
-    runLoad(plan({ concurrency: 3, requests: 10, warmupRequests: 2 }), {
+    runCollected(plan({ concurrency: 3, requests: 10, warmupRequests: 2 }), {
       ...client,
       nowS: clock.nowS,
       sleepUntilS: clock.sleepUntilS,
@@ -60,7 +60,7 @@ Deno.test("closed loop keeps exactly N requests outstanding and completes warm-u
 Deno.test("several endpoints get requests round-robin", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.1);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ endpoints: ["http://127.0.0.1:1", "http://127.0.0.1:2"], requests: 4 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -76,7 +76,7 @@ Deno.test("several endpoints get requests round-robin", async () => {
 Deno.test("open loop sends on its absolute schedule when the cap is not reached", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.35);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 6 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -89,7 +89,7 @@ Deno.test("open loop sends on its absolute schedule when the cap is not reached"
 Deno.test("open loop at the cap sends late and records the lateness instead of moving the schedule", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.25);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", maxConcurrency: 1, requests: 3 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -104,7 +104,7 @@ Deno.test("open loop at the cap sends late and records the lateness instead of m
 Deno.test("open loop drops a request that would go out later than --drop-late-after", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.27);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", maxConcurrency: 1, requests: 3, dropLateAfterS: 0.1 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -120,7 +120,7 @@ Deno.test("open loop drops a request that would go out later than --drop-late-af
 Deno.test("duration stops issuance; requests already sent drain and are kept", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 2);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: undefined, durationS: 1 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -133,7 +133,7 @@ Deno.test("a cancelled run stops issuing and says so", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 1);
   const controller = new AbortController();
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ concurrency: 1, requests: 5 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
     { signal: controller.signal, onSample: () => controller.abort() },

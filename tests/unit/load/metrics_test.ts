@@ -15,6 +15,7 @@ function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {}): LoadS
     in_flight_at_send: 0,
     dropped: false,
     drop_reason: null,
+    cancelled_at_drain: false,
     outcome: o,
     ...extra,
   };
