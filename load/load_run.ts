@@ -251,6 +251,7 @@ export async function runLoadTest(
       const plan = { ...options.plan };
       let clock: Record<string, unknown> | null = null;
       let startAtS: number | null = null;
+      if (options.shard !== undefined) plan.shard = { index: options.shard.index, count: options.shard.count };
       if (options.shard !== undefined && r === 0) {
         const startAt = options.shard.startAt(deps);
         plan.startAtS = startAtS = startAt.startAtS;

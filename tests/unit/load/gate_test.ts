@@ -173,3 +173,13 @@ Deno.test("points are keyed by workload and concurrency; a workload missing at a
     ["W2@8", false],
   ]);
 });
+
+Deno.test("a cross-run p99 from fewer than 100 samples in any run carries an unreliability flag", () => {
+  const small = summary(100, 0.02); // one TTFT sample
+  const agg = aggregateRuns([small, small], { seed: 1 });
+  const p99 = agg.metrics.find((m) => m.metric === "ttft_p99_s")!;
+  assert.match(p99.unreliable as string, /fewer than 100 samples in run\(s\) 1, 2/);
+  const p50 = agg.metrics.find((m) => m.metric === "ttft_p50_s")!;
+  assert.equal(p50.unreliable, null);
+  assert.equal(agg.version, 2);
+});

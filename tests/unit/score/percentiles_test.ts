@@ -72,3 +72,18 @@ Deno.test("a non-finite value is refused rather than sorted", () => {
   assert.throws(() => describeDistribution([1, Number.NaN]), RangeError);
   assert.throws(() => describeDistribution([1, Infinity]), RangeError);
 });
+
+Deno.test("the summary of sorted runs equals the summary of all their values together, ties and empty runs included", async () => {
+  const { describeSortedRuns } = await import("../../../score/percentiles.ts");
+  const { createPrng } = await import("../../../contract/mod.ts");
+  const random = createPrng(11);
+  for (let trial = 0; trial < 40; trial++) {
+    const runs: number[][] = Array.from(
+      { length: 1 + random.nextInt(6) },
+      () => Array.from({ length: random.nextInt(40) }, () => Math.round(random.next() * 50) / 10),
+    );
+    const all = runs.flat();
+    const sortedRuns = runs.map((r) => Float64Array.from(r).sort());
+    assert.deepEqual(describeSortedRuns(sortedRuns), describeDistribution(all), JSON.stringify(runs));
+  }
+});
