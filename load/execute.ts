@@ -47,6 +47,8 @@ export interface ExecuteLoadOptions {
   onRow?(row: LoadRequestRow): void;
   /** At the measurement epoch. */
   onEpoch?(epochS: number): void;
+  /** The store to keep the rows in (a benchmark watches its size); default a new one. */
+  store?: RowStore;
 }
 
 /** The audits of one summary. */
@@ -79,7 +81,7 @@ export async function executeLoad(options: ExecuteLoadOptions, deps: LoadDeps): 
     requestFor: options.workload.requestFor,
     seed: options.seed,
   };
-  const store = new RowStore();
+  const store = options.store ?? new RowStore();
   let measuredEvents = 0;
   const rowOptions: LoadRowOptions = {
     ...options.rows,

@@ -10,7 +10,7 @@ import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
 
 export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
 /**
- * Version 2 (from 1): first_reasoning_s is the first reasoning delta whatever came first; only choice index 0 is
+ * Version 2 (from 1): itl_s gaps are rounded to the microsecond; first_reasoning_s is the first reasoning delta whatever came first; only choice index 0 is
  * measured; ttft_source says where a TTFT came from (the stream, or the HTTP first byte when explicitly asked);
  * requests cancelled by the drain limit are failed with error kind "cancelled" and a message that says so; summaries
  * may have a null effective_max_concurrency (uncapped open loop) and carry the audits, the prompt mix and the
@@ -57,7 +57,7 @@ export interface LoadRequestRow {
   first_reasoning_s: number | null;
   first_answer_s: number | null;
   tpot_s: number | null;
-  /** Gaps between successive visible-output chunks, seconds. */
+  /** Gaps between successive visible-output chunks, seconds, rounded to the microsecond. */
   itl_s: number[] | null;
   /** Server-reported prompt and completion tokens (completion includes reasoning). */
   input_tokens: number | null;
@@ -121,9 +121,15 @@ function answerState(outcome: StreamOutcome): AnswerState {
   return "no_output_token";
 }
 
+/**
+ * Gaps between successive offsets, rounded to the microsecond (well below the stamps' own noise), so that a run's
+ * ITL distribution can be kept as a histogram of exact values whatever its length.
+ */
 function gaps(offsets: readonly number[]): number[] {
   const out: number[] = [];
-  for (let i = 1; i < offsets.length; i++) out.push((offsets[i] as number) - (offsets[i - 1] as number));
+  for (let i = 1; i < offsets.length; i++) {
+    out.push(Math.round(((offsets[i] as number) - (offsets[i - 1] as number)) * 1e6) / 1e6);
+  }
   return out;
 }
 

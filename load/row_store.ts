@@ -1,6 +1,7 @@
 /**
  * Compact storage of a run's measured request rows: what the summary needs, in typed columns (about 120 bytes a
- * request) plus every ITL sample as one float64 (8 bytes), per endpoint. The full rows go to the JSONL as they
+ * request), and the ITL samples of each endpoint as a histogram of exact microsecond values (a fixed 4 MiB, not
+ * growing with the run). The full rows go to the JSONL as they
  * complete and are not kept; exact distributions are computed from these columns (score/describeSortedRuns),
  * so an hour of load fits in bounded memory with the same numbers a list of rows would give.
  */
@@ -30,20 +31,45 @@ export type NumericColumn = typeof NUMERIC_COLUMNS[number];
 
 const FLAG_LATE = 1, FLAG_DRAIN = 2, FLAG_ITL = 4;
 
-/** The ITL samples of one endpoint's successes, appended in chunks; sortable in place for the summary. */
-class ItlPool {
-  samples = new Column(Float64Array, 20);
-  #sorted = false;
+/** ITL samples below this many microseconds are counted in a dense array; longer gaps in a map. */
+const DENSE_US = 1 << 20;
+
+/**
+ * The ITL samples of one endpoint's successes as a histogram of exact microsecond values (rows carry ITL rounded to
+ * the microsecond, see metrics.ts): 4 MiB of counts for gaps under about a second, a map for longer ones. Its
+ * memory does not grow with the run; the summary reads it as one run-length sorted run, so its percentiles, mean,
+ * sd and MAD are exactly those of the rows' values.
+ */
+class ItlHistogram {
+  #dense: Uint32Array | null = null;
+  #sparse = new Map<number, number>();
+  #samples = 0;
   push(values: readonly number[]): void {
-    if (this.#sorted) throw new Error("Cannot add ITL samples: the pool was already sorted for a summary");
-    for (const v of values) this.samples.push(v);
+    for (const v of values) {
+      const us = Math.round(v * 1e6);
+      if (us >= 0 && us < DENSE_US) (this.#dense ??= new Uint32Array(DENSE_US))[us]!++;
+      else this.#sparse.set(us, (this.#sparse.get(us) ?? 0) + 1);
+      this.#samples++;
+    }
   }
-  /** Every chunk sorted ascending, in place: the runs describeSortedRuns merges. Per-request order is lost. */
-  sortedRuns(): Float64Array[] {
-    const runs = this.samples.runs();
-    if (!this.#sorted) { for (const r of runs) r.sort(); }
-    this.#sorted = true;
-    return runs;
+  get samples(): number {
+    return this.#samples;
+  }
+  get allocatedBytes(): number {
+    return (this.#dense?.byteLength ?? 0) + this.#sparse.size * 16;
+  }
+  /** Distinct values (seconds) ascending with their counts. */
+  run(): { values: Float64Array; counts: Float64Array } {
+    const values: number[] = [], counts: number[] = [];
+    const negatives = [...this.#sparse.keys()].filter((k) => k < 0).sort((a, b) => a - b);
+    for (const k of negatives) values.push(k / 1e6), counts.push(this.#sparse.get(k)!);
+    const dense = this.#dense;
+    if (dense !== null) {
+      for (let us = 0; us < DENSE_US; us++) if (dense[us]! > 0) values.push(us / 1e6), counts.push(dense[us]!);
+    }
+    const large = [...this.#sparse.keys()].filter((k) => k >= DENSE_US).sort((a, b) => a - b);
+    for (const k of large) values.push(k / 1e6), counts.push(this.#sparse.get(k)!);
+    return { values: Float64Array.from(values), counts: Float64Array.from(counts) };
   }
 }
 
@@ -58,7 +84,7 @@ export class RowStore {
   readonly numeric: Record<NumericColumn, Column<Float64Array>>;
   /** Endpoint label by endpoint index (the URL, or a host/shard label in a merge). */
   readonly labels = new Map<number, string>();
-  #itl = new Map<number, ItlPool>();
+  #itl = new Map<number, ItlHistogram>();
 
   constructor() {
     this.numeric = Object.fromEntries(NUMERIC_COLUMNS.map((c) => [c, new Column(Float64Array)])) as Record<
@@ -86,7 +112,7 @@ export class RowStore {
     for (const c of NUMERIC_COLUMNS) this.numeric[c].push(row[c] ?? Number.NaN);
     if (row.status === "success" && row.itl_s !== null && row.itl_s.length > 0) {
       let pool = this.#itl.get(row.endpoint_index);
-      if (pool === undefined) this.#itl.set(row.endpoint_index, pool = new ItlPool());
+      if (pool === undefined) this.#itl.set(row.endpoint_index, pool = new ItlHistogram());
       pool.push(row.itl_s);
     }
   }
@@ -104,9 +130,10 @@ export class RowStore {
     return ANSWER[this.answer.at(i)] ?? null;
   }
 
-  /** The sorted ITL runs of one endpoint's successes (sorting the pool in place once). */
-  itlRuns(endpoint: number): Float64Array[] {
-    return this.#itl.get(endpoint)?.sortedRuns() ?? [];
+  /** The ITL samples of one endpoint's successes as one run-length sorted run (none without samples). */
+  itlRuns(endpoint: number): { values: Float64Array; counts: Float64Array }[] {
+    const pool = this.#itl.get(endpoint);
+    return pool === undefined ? [] : [pool.run()];
   }
 
   /** Bytes of typed storage this store holds (rows and ITL samples). */
@@ -114,7 +141,7 @@ export class RowStore {
     let total = this.index.allocatedBytes + this.endpoint.allocatedBytes + this.status.allocatedBytes +
       this.answer.allocatedBytes + this.flags.allocatedBytes + this.events.allocatedBytes;
     for (const c of NUMERIC_COLUMNS) total += this.numeric[c].allocatedBytes;
-    for (const pool of this.#itl.values()) total += pool.samples.allocatedBytes;
+    for (const pool of this.#itl.values()) total += pool.allocatedBytes;
     return total;
   }
 

@@ -69,46 +69,95 @@ export function describeDistribution(values: ArrayLike<number>): DistSummary {
   return describeSortedRuns([sortedFinite(values)]);
 }
 
-/** One ascending sequence the merge walk reads: `at(i)` for i in [0, length). */
-interface Sequence {
-  length: number;
-  at(i: number): number;
+/**
+ * A sorted run of values: ascending `values`, each appearing once, or `counts[i]` times when counts are given (a
+ * run-length form, which is how a histogram of exact values is summarized without expanding it).
+ */
+export type SortedRun = ArrayLike<number> | { values: ArrayLike<number>; counts: ArrayLike<number> };
+
+/** Entries [from, to) of a run read forward or backward, each value mapped by `map`. */
+interface EntryCursor {
+  value: number;
+  count: number;
+  /** Moves to the next entry; false when there is none. */
+  next(): boolean;
+}
+
+function valuesOf(run: SortedRun): ArrayLike<number> {
+  return "values" in run && "counts" in run ? run.values : run as ArrayLike<number>;
+}
+function countsOf(run: SortedRun): ArrayLike<number> | null {
+  return "values" in run && "counts" in run ? run.counts : null;
+}
+function sizeOf(run: SortedRun): number {
+  const counts = countsOf(run);
+  if (counts === null) return valuesOf(run).length;
+  let n = 0;
+  for (let i = 0; i < counts.length; i++) n += counts[i] as number;
+  return n;
+}
+
+/** A cursor over entries of `run` from `from` (inclusive) towards `to` (exclusive), stepping +1 or -1. */
+function cursor(run: SortedRun, from: number, to: number, map: (v: number) => number): EntryCursor | null {
+  const values = valuesOf(run), counts = countsOf(run);
+  const step = to >= from ? 1 : -1;
+  let i = from;
+  const skipEmpty = () => {
+    while (i !== to && counts !== null && (counts[i] as number) === 0) i += step;
+  };
+  skipEmpty();
+  if (i === to) return null;
+  const c: EntryCursor = {
+    value: map(values[i] as number),
+    count: counts === null ? 1 : counts[i] as number,
+    next() {
+      i += step;
+      skipEmpty();
+      if (i === to) return false;
+      c.value = map(values[i] as number);
+      c.count = counts === null ? 1 : counts[i] as number;
+      return true;
+    },
+  };
+  return c;
 }
 
 /**
- * Visits the values of several ascending sequences in ascending order (a k-way merge), with each value's rank in
- * the union. Ties may come in any order: they are equal values, so every sum in this order equals the sum over the
- * sorted union.
+ * Visits the entries of several ascending cursors in ascending value order (a k-way merge), each with its count and
+ * the rank of its first copy in the union. Ties may come in any order: they are equal values, so every sum taken
+ * copy by copy in this order equals the sum over the sorted union.
  */
-function walkMerged(sequences: readonly Sequence[], visit: (value: number, rank: number) => void): void {
-  const live = sequences.filter((s) => s.length > 0);
-  if (live.length === 1) {
-    const s = live[0]!;
-    for (let i = 0; i < s.length; i++) visit(s.at(i), i);
+function walkMerged(
+  cursors: readonly (EntryCursor | null)[],
+  visit: (value: number, count: number, rank: number) => void,
+) {
+  const heap = cursors.filter((c): c is EntryCursor => c !== null);
+  let rank = 0;
+  if (heap.length === 1) {
+    const c = heap[0]!;
+    do {
+      visit(c.value, c.count, rank);
+      rank += c.count;
+    } while (c.next());
     return;
   }
-  // Binary min-heap of sequence positions, keyed by each sequence's current value.
-  const pos = new Array<number>(live.length).fill(0);
-  const heap = live.map((_, i) => i);
-  const key = (h: number) => live[h]!.at(pos[h]!);
   const down = (at: number) => {
     for (;;) {
       const l = 2 * at + 1, r = l + 1;
       let m = at;
-      if (l < heap.length && key(heap[l]!) < key(heap[m]!)) m = l;
-      if (r < heap.length && key(heap[r]!) < key(heap[m]!)) m = r;
+      if (l < heap.length && heap[l]!.value < heap[m]!.value) m = l;
+      if (r < heap.length && heap[r]!.value < heap[m]!.value) m = r;
       if (m === at) return;
       [heap[at], heap[m]] = [heap[m]!, heap[at]!];
       at = m;
     }
   };
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
-  let rank = 0;
   while (heap.length > 0) {
-    const h = heap[0]!;
-    visit(key(h), rank++);
-    pos[h]!++;
-    if (pos[h]! >= live[h]!.length) {
+    const c = heap[0]!;
+    visit(c.value, c.count, rank);
+    rank += c.count;
+    if (!c.next()) {
       heap[0] = heap[heap.length - 1]!;
       heap.pop();
     }
@@ -123,15 +172,20 @@ function ranksFor(n: number, p: number): { lo: number; hi: number; frac: number 
   return { lo, hi: Math.min(lo + 1, n - 1), frac: h - lo };
 }
 
+/** Records the value at every wanted rank an entry covers. */
+function takeRanks(wanted: Map<number, number>, value: number, count: number, rank: number): void {
+  for (const r of wanted.keys()) if (r >= rank && r < rank + count) wanted.set(r, value);
+}
+
 /**
- * The summary of the union of several ascending runs of finite numbers, without concatenating them: exactly the
- * numbers describeDistribution gives for all values together (same ascending summation order, same order
- * statistics). This is how pooled distributions (several endpoints, several shards) stay exact in bounded memory.
- * The runs must be sorted ascending and finite; that is the caller's promise.
+ * The summary of the union of several ascending runs of finite numbers (plain or run-length), without expanding
+ * or concatenating them: exactly the numbers describeDistribution gives for all values together (the same
+ * ascending summation, copy by copy; the same order statistics and MAD). This is how pooled and merged load
+ * distributions stay exact in bounded memory. The runs must be sorted ascending and finite; the caller promises it.
  */
-export function describeSortedRuns(runs: readonly ArrayLike<number>[]): DistSummary {
+export function describeSortedRuns(runs: readonly SortedRun[]): DistSummary {
   let n = 0;
-  for (const r of runs) n += r.length;
+  for (const r of runs) n += sizeOf(r);
   const unreliable = {
     p90: isPercentileUnreliable(n, 0.9),
     p95: isPercentileUnreliable(n, 0.95),
@@ -153,44 +207,45 @@ export function describeSortedRuns(runs: readonly ArrayLike<number>[]): DistSumm
       unreliable,
     };
   }
-  const sequences: Sequence[] = runs.map((r) => ({ length: r.length, at: (i) => r[i] as number }));
-  const wanted = new Map<number, number>();
+  const forward = () => runs.map((r) => cursor(r, 0, valuesOf(r).length, (v) => v));
   const targets = REPORTED_PERCENTILES.map((p) => ranksFor(n, p));
+  const wanted = new Map<number, number>();
   for (const t of targets) wanted.set(t.lo, 0).set(t.hi, 0);
   let sum = 0, min = 0, max = 0;
-  walkMerged(sequences, (v, rank) => {
-    sum += v;
+  walkMerged(forward(), (v, count, rank) => {
+    for (let k = 0; k < count; k++) sum += v;
     if (rank === 0) min = v;
-    if (rank === n - 1) max = v;
-    if (wanted.has(rank)) wanted.set(rank, v);
+    if (rank + count === n) max = v;
+    takeRanks(wanted, v, count, rank);
   });
   const mean = sum / n;
   let squares = 0;
-  walkMerged(sequences, (v) => squares += (v - mean) * (v - mean));
+  walkMerged(forward(), (v, count) => {
+    const d = (v - mean) * (v - mean);
+    for (let k = 0; k < count; k++) squares += d;
+  });
   const pick = (t: { lo: number; hi: number; frac: number }) => {
     const a = wanted.get(t.lo) as number, b = wanted.get(t.hi) as number;
     return a + t.frac * (b - a);
   };
   const [p50, p90, p95, p99] = targets.map(pick) as [number, number, number, number];
-  // Deviations |v - p50| in ascending order: each run splits at p50 into a part read backwards (below it) and a
-  // part read forwards (at or above it); both are ascending in deviation.
-  const deviations: Sequence[] = [];
+  // Deviations |v - p50| in ascending order: each run splits at p50 into entries read backwards (below it) and
+  // entries read forwards (at or above it); both are ascending in deviation.
+  const deviations: (EntryCursor | null)[] = [];
   for (const r of runs) {
-    let split = 0, hiIdx = r.length;
-    while (split < hiIdx) {
-      const mid = (split + hiIdx) >> 1;
-      if ((r[mid] as number) < p50) split = mid + 1;
-      else hiIdx = mid;
+    const values = valuesOf(r);
+    let split = 0, hi = values.length;
+    while (split < hi) {
+      const mid = (split + hi) >> 1;
+      if ((values[mid] as number) < p50) split = mid + 1;
+      else hi = mid;
     }
-    const below = split;
-    deviations.push({ length: below, at: (i) => p50 - (r[below - 1 - i] as number) });
-    deviations.push({ length: r.length - below, at: (i) => (r[below + i] as number) - p50 });
+    deviations.push(cursor(r, split - 1, -1, (v) => p50 - v));
+    deviations.push(cursor(r, split, values.length, (v) => v - p50));
   }
   const madRanks = ranksFor(n, 0.5);
   const madValues = new Map<number, number>([[madRanks.lo, 0], [madRanks.hi, 0]]);
-  walkMerged(deviations, (v, rank) => {
-    if (madValues.has(rank)) madValues.set(rank, v);
-  });
+  walkMerged(deviations, (v, count, rank) => takeRanks(madValues, v, count, rank));
   const madLo = madValues.get(madRanks.lo) as number, madHi = madValues.get(madRanks.hi) as number;
   return {
     n,

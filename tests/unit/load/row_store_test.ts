@@ -27,17 +27,31 @@ function row(index: number, endpoint: number, itl: number[]) {
   });
 }
 
-Deno.test("a stored row takes about 120 bytes of typed columns, an ITL sample 8 (the 1 KB + 8 B budget)", () => {
+Deno.test("a stored row takes about 120 bytes of typed columns; ITL samples a fixed histogram, not 8 B each", () => {
   const store = new RowStore();
   const n = 200_000;
   for (let i = 0; i < n; i++) store.add(row(i, 0, []));
   const perRow = store.allocatedBytes / n;
   assert.ok(perRow <= 130, `bytes per row ${perRow}`);
-  const withItl = new RowStore();
-  for (let i = 0; i < 20_000; i++) withItl.add(row(i, 0, Array.from({ length: 50 }, () => 0.002)));
-  // 50 gaps a request: the ITL pool adds 8 bytes a sample, rounded up to its last 8 MiB chunk.
-  const itlBytes = withItl.allocatedBytes - 20_000 * perRow;
-  assert.ok(itlBytes <= 20_000 * 50 * 8 + (8 << 20), `ITL bytes ${itlBytes}`);
+  const itlBytes = (requests: number) => {
+    const plain = new RowStore(), withItl = new RowStore();
+    for (let i = 0; i < requests; i++) {
+      plain.add(row(i, 0, []));
+      withItl.add(row(i, 0, Array.from({ length: 50 }, (_, k) => 0.001 + (i % 100) * 1e-5 + k * 1e-6)));
+    }
+    return withItl.allocatedBytes - plain.allocatedBytes;
+  };
+  // A million ITL samples cost what a hundred thousand do: the 4 MiB of microsecond counts.
+  const few = itlBytes(2_000), many = itlBytes(20_000);
+  assert.equal(few, many);
+  assert.equal(many, 4 << 20);
+});
+
+Deno.test("ITL gaps longer than the dense histogram (a second) and exact microsecond ties keep the exact distribution", () => {
+  const rows = Array.from({ length: 40 }, (_, i) => row(i, 0, [0.000001 * (i % 3), 1.5 + i, 2.000001, 0.25]));
+  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 8 });
+  assert.deepEqual(s.overall.distributions.itl_s, describeDistribution(rows.flatMap((r) => r.itl_s ?? [])));
+  assert.ok(rows.every((r) => (r.itl_s ?? []).every((g) => Math.round(g * 1e6) / 1e6 === g)));
 });
 
 Deno.test("summaries from the columns equal the distributions of the rows' own values, per endpoint and pooled", () => {

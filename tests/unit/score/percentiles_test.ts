@@ -87,3 +87,12 @@ Deno.test("the summary of sorted runs equals the summary of all their values tog
     assert.deepEqual(describeSortedRuns(sortedRuns), describeDistribution(all), JSON.stringify(runs));
   }
 });
+
+Deno.test("a run-length run (distinct values with counts) summarizes like its values written out", async () => {
+  const { describeSortedRuns } = await import("../../../score/percentiles.ts");
+  const rle = { values: [0.001, 0.002, 0.005, 1.25], counts: [3, 0, 7, 2] };
+  const plain = [0.0015, 0.004, 0.004, 2];
+  const expanded = rle.values.flatMap((v, i) => Array.from({ length: rle.counts[i]! }, () => v));
+  assert.deepEqual(describeSortedRuns([rle, plain]), describeDistribution([...expanded, ...plain]));
+  assert.deepEqual(describeSortedRuns([rle]), describeDistribution(expanded));
+});
