@@ -22,7 +22,7 @@ import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { parseShardFlags, SHARD_HELP, SHARD_OPTIONS } from "./_shard_args.ts";
 import { parseWorkloadFlags, requireLoopback, WORKLOAD_HELP, WORKLOAD_OPTIONS } from "./_workload_args.ts";
 import { EXIT } from "./exit_codes.ts";
-import { main as mergeMain } from "./_load_merge.ts";
+import { main as mergeMain, MERGE_HELP } from "./_load_merge.ts";
 
 export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
 
@@ -95,7 +95,8 @@ Exit codes:
   ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback URL, unbounded load, repeated prompt, pin
      mismatch, a target that cannot be met, a start time in the past)
   ${EXIT.environment}  environment failure (file unreadable, output not writable)
-`;
+
+${MERGE_HELP}`;
 
 const LOAD_OPTIONS = {
   ...WORKLOAD_OPTIONS,

@@ -292,14 +292,16 @@ function columnRuns(
   const runs: Float64Array[] = [];
   for (const part of parts) {
     for (const e of part.endpoints) {
-      const values: number[] = [];
+      // Typed scratch of the store's size, not a growing array: a long run's summary stays near 8 B a row.
+      const values = new Float64Array(part.store.size);
+      let n = 0;
       const col = part.store.numeric[column];
       part.store.endpoint.forEach((ep, i) => {
         if (ep !== e || !keep(part.store, i)) return;
         const v = col.at(i);
-        if (!Number.isNaN(v)) values.push(v);
+        if (!Number.isNaN(v)) values[n++] = v;
       });
-      runs.push(Float64Array.from(values).sort());
+      runs.push(values.subarray(0, n).sort());
     }
   }
   return runs;
@@ -385,20 +387,20 @@ export function summarizeSelection(
     achievedRate = span > 0 ? (sent - 1) / span : null;
   } else if (options.mode !== "open") missing.achieved_send_rate_per_s = "closed loop: no requested rate";
 
-  // Bins and concurrency intervals over the sent rows.
-  const binOffsets: number[] = [], binDone: boolean[] = [], binTokens: (number | null)[] = [];
-  const starts: number[] = [], ends: number[] = [];
+  // Bins and concurrency intervals over the sent rows, in typed scratch arrays (NaN tokens: no count).
+  const starts = new Float64Array(sent), ends = new Float64Array(sent);
+  const binOffsets = new Float64Array(sent), binTokens = new Float64Array(sent), binDone = new Uint8Array(sent);
+  let k = 0, b = 0;
   eachRow(parts, (store, i) => {
     if (store.status.at(i) === DROPPED) return;
     const num = store.numeric;
-    starts.push(num.send_offset_s.at(i));
-    ends.push(num.end_offset_s.at(i));
+    starts[k] = num.send_offset_s.at(i);
+    ends[k++] = num.end_offset_s.at(i);
     const x = options.mode === "open" ? num.scheduled_offset_s.at(i) : num.send_offset_s.at(i);
     if (Number.isNaN(x)) return;
-    binOffsets.push(x);
-    binDone.push(store.status.at(i) === SUCCESS);
-    const t = num.output_tokens.at(i);
-    binTokens.push(Number.isNaN(t) ? null : t);
+    binOffsets[b] = x;
+    binDone[b] = store.status.at(i) === SUCCESS ? 1 : 0;
+    binTokens[b++] = num.output_tokens.at(i);
   });
 
   const isOk = (store: RowStore, i: number) => store.status.at(i) === SUCCESS;
@@ -444,9 +446,12 @@ export function summarizeSelection(
     goodput_requests_per_s: perWindow(sloSet ? good : null),
     achieved_send_rate_per_s: achievedRate,
     bin_width_s: binWidthS,
-    bins: binsOf(binOffsets.length, (i) => binOffsets[i]!, (i) => binDone[i]!, (i) => binTokens[i]!, binWidthS),
+    bins: binsOf(b, (i) => binOffsets[i] as number, (i) => binDone[i] === 1, (i) => {
+      const t = binTokens[i] as number;
+      return Number.isNaN(t) ? null : t;
+    }, binWidthS),
     distributions,
-    concurrency: concurrencyOf(Float64Array.from(starts), Float64Array.from(ends), capLevel),
+    concurrency: concurrencyOf(starts, ends, capLevel),
     isl: options.isl ? lengthCheckOf(distributions.input_tokens, islMiss.n, options.isl) : null,
     osl: options.osl ? lengthCheckOf(distributions.output_tokens, oslMiss.n, options.osl) : null,
     missing,
