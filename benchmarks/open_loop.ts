@@ -10,15 +10,15 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { args, writeStdout } from "../runtime/mod.ts";
+import { args, resourceUsage, writeStdout } from "../runtime/mod.ts";
 import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import {
   buildLoadBody,
   buildLoadRow,
   type LoadPlan,
-  type LoadRequestRow,
+  RowStore,
   runLoad,
-  summarizeLoad,
+  summarizeStore,
   syntheticProfile,
 } from "../load/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
@@ -83,16 +83,22 @@ try {
         drainLimitS: 10,
         requestFor: (_phase, i) => ({ body: bodies[i % bodies.length]!, promptIndex: i % bodies.length }),
       };
-      const rows: LoadRequestRow[] = [];
+      // Rows go into the compact store, as in `load`: keeping row objects would grow the old generation and add
+      // mark-compact pauses of the benchmark's own making.
+      const store = new RowStore();
+      const before = resourceUsage().cpuS;
       await runLoad(plan, { streamChat, nowS: () => performance.now() / 1000 }, {
-        onSample: (s) => rows.push(buildLoadRow(s, { lateAfterS: 0.001 })),
+        onSample: (s) => store.add(buildLoadRow(s, { lateAfterS: 0.001 })),
       });
-      const s = summarizeLoad(rows, { mode: "open", effectiveMaxConcurrency: cap }).overall;
+      const cpuS = resourceUsage().cpuS - before;
+      const s = summarizeStore(store, { mode: "open", effectiveMaxConcurrency: cap }).overall;
       const late = s.distributions.lateness_s;
       writeStdout(
         `| ${arrival} | ${r + 1} | ${ms(late.p50)} | ${ms(late.p90)} | ${ms(late.p99)} | ${ms(late.max)} | ` +
           `${s.counts.late}/${s.counts.attempted} | ${s.counts.dropped} | ${s.counts.failed} | ${rate} | ` +
-          `${s.achieved_send_rate_per_s?.toFixed(1)} | ${s.concurrency.max} | ${load()} |\n`,
+          `${s.achieved_send_rate_per_s?.toFixed(1)} | ${s.concurrency.max} | ${
+            (cpuS * 1e6 / (s.counts.attempted + 64)).toFixed(0)
+          } | ${load()} |\n`,
       );
       closeIdleConnections();
     }
