@@ -19,6 +19,7 @@ import {
   readRecordedNoiseFloor,
   realLoadDeps,
   renderCompare,
+  renderCompareHtml,
   runCompare,
   SPEC_DEFAULTS,
   specWorkloadOptions,
@@ -26,6 +27,7 @@ import {
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 import { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS } from "./_workload_args.ts";
+import { htmlFlag, writeHtml } from "./load.ts";
 
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME)
                              (--candidate URL | --candidate-profile NAME) [--spec SPEC.jsonc | options]
@@ -70,6 +72,8 @@ Options:
   --max-error-rate-increase F  most the candidate's error rate may exceed the baseline's (default ${DEFAULT_MAX_ERROR_RATE_INCREASE})
   --noise-floor LIST        noise floors to apply, e.g. 1=0.03,8=0.04 (fraction per concurrency point)
   --noise-floor-from FILE   reuse the noise floor an earlier compare recorded in its --out JSONL
+  --html FILE               one self-contained page (opens offline): each point's baseline and candidate with
+                            the gate band; FILE may be a folder (compare.html is written into it)
   --out FILE.jsonl          config line, each turn's server (URL, or profile and sanitized engine arguments),
                             every round's summary, and the verdict as versioned JSONL
 
@@ -109,6 +113,7 @@ const OPTIONS = {
   "noise-floor": { type: "string" },
   "noise-floor-from": { type: "string" },
   out: { type: "string" },
+  html: { type: "string" },
 } as const;
 
 function targetOf(values: Record<string, unknown>, side: CompareSide, optional: boolean): CompareTarget {
@@ -130,7 +135,7 @@ function targetOf(values: Record<string, unknown>, side: CompareSide, optional: 
 
 /** What `compare` was asked to do: the options, a spec file to read, and whether only to print the plan. */
 export interface CompareCommand {
-  options: CompareRunOptions;
+  options: CompareRunOptions & { html: string | undefined };
   specPath: string | null;
   planOnly: boolean;
   noiseFloorFrom: string | null;
@@ -211,7 +216,8 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   }
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
-  const options: CompareRunOptions = {
+  const options: CompareRunOptions & { html: string | undefined } = {
+    html: htmlFlag(values),
     baseline,
     candidate,
     workloads: specPath === null ? [{ label: DEFAULT_WORKLOAD, options: parseWorkloadFlags("compare", values) }] : [],
@@ -232,12 +238,12 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
 }
 
 /** Parses the `compare` command line without a spec. @throws UsageError. */
-export function parseCompareArgs(argv: string[]): CompareRunOptions {
+export function parseCompareArgs(argv: string[]): CompareRunOptions & { html: string | undefined } {
   return parseCompareCommand(argv).options;
 }
 
 /** Fills the options from a spec file's text. @throws SyntaxError for a bad spec (every problem listed). */
-export function applySpec(options: CompareRunOptions, text: string, path: string): CompareRunOptions {
+export function applySpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const dir = slash >= 0 ? path.slice(0, slash) : ".";
   const spec = parseCompareSpec(text, dir, sha256Hex(text));
@@ -309,6 +315,11 @@ export async function main(argv: string[]): Promise<number> {
         writeStderr(`Cannot write "${options.out}": ${written.reason}\n`);
         return EXIT.environment;
       }
+    }
+    if (options.html !== undefined) {
+      const page = await renderCompareHtml(result, "Release gate: candidate against baseline");
+      const written = await writeHtml(options.html, "compare.html", page, deps.writeText);
+      if (written !== EXIT.ok) return written;
     }
     return result.pass ? EXIT.ok : EXIT.resultNotOk;
   } catch (error) {

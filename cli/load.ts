@@ -6,7 +6,8 @@
  * scripted engine to show the client's own ceiling; `--shard` runs one generator of a fleet; `load merge` joins
  * the fleet's files.
  */
-import { env, onTerminationSignal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { join } from "node:path";
+import { env, onTerminationSignal, statOutcome, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
 import {
   consoleHooks,
@@ -15,6 +16,7 @@ import {
   type LoadTestOptions,
   type LoadTestOutcome,
   realLoadDeps,
+  renderLoadHtml,
   runLoadTest,
   type Slo,
 } from "../load/mod.ts";
@@ -79,6 +81,9 @@ Client headroom:
 Output:
   --out FILE.jsonl          config line, every request row (written as it ends), the summary (and aggregate)
   --prompt-mix-report FILE  the prompt-mix report (provenance, targets, achieved ISL/OSL) as JSON
+  --html FILE               one self-contained page (opens offline): latency CDFs (E2E, TTFT, TPOT, ITL,
+                            coordinated-omission), throughput and requests in flight over time, per endpoint
+                            and pooled; FILE may be a folder (load.html is written into it)
   --plan                    print the plan (workload, pins, schedule hash, defaults) and send nothing
   --print-schedule          with --plan: every request this generator would issue, one JSON line each
 
@@ -134,6 +139,7 @@ const LOAD_OPTIONS = {
   "bin-s": { type: "string" },
   out: { type: "string" },
   "prompt-mix-report": { type: "string" },
+  html: { type: "string" },
   plan: { type: "boolean" },
   "print-schedule": { type: "boolean" },
 } as const;
@@ -154,16 +160,19 @@ function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): Len
   return { target, tolerance: tolerance ?? 0.1, stat: (stat as "mean" | "median" | undefined) ?? "mean" };
 }
 
+/** The test's options and where its page goes. */
+export type LoadOptionsWithHtml = LoadTestOptions & { html: string | undefined };
+
 /** What `load` was asked to do beyond the test itself. */
 export interface LoadCommand {
-  options: LoadTestOptions;
+  options: LoadOptionsWithHtml;
   /** --plan: print the plan and send nothing; --print-schedule adds every request. */
   planOnly: boolean;
   printSchedule: boolean;
 }
 
 /** Parses the `load` command line. @throws UsageError. */
-export function parseLoadArgs(argv: string[]): LoadTestOptions {
+export function parseLoadArgs(argv: string[]): LoadOptionsWithHtml {
   return parseLoadCommand(argv).options;
 }
 
@@ -267,7 +276,8 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   if (values["print-schedule"] === true && values.plan !== true) {
     throw new UsageError("Cannot use --print-schedule without --plan");
   }
-  const options: LoadTestOptions = {
+  const options: LoadOptionsWithHtml = {
+    html: htmlFlag(values),
     urls,
     selfCheck,
     plan,
@@ -289,6 +299,34 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   if (shard !== undefined) options.shard = shard;
   if (values["prompt-mix-report"] !== undefined) options.promptMixReport = values["prompt-mix-report"] as string;
   return { options, planOnly: values.plan === true, printSchedule: values["print-schedule"] === true };
+}
+
+/** --html's value. @throws UsageError for an empty one. */
+export function htmlFlag(values: Record<string, unknown>): string | undefined {
+  const html = values.html;
+  if (html === undefined) return undefined;
+  if (typeof html !== "string" || html.trim() === "") throw new UsageError("Cannot use --html: the path is empty");
+  return html;
+}
+
+/**
+ * Writes a page to `target`, or to `target`/`name` when target is a folder; returns the exit code and says where.
+ */
+export async function writeHtml(
+  target: string,
+  name: string,
+  html: string,
+  write: (path: string, text: string) => Promise<{ ok: true } | { ok: false; reason: string }>,
+): Promise<number> {
+  const folder = await statOutcome(target);
+  const path = folder.ok && folder.value.isDirectory ? join(target, name) : target;
+  const written = await write(path, html);
+  if (!written.ok) {
+    writeStderr(`Cannot write "${path}": ${written.reason}\n`);
+    return EXIT.environment;
+  }
+  writeStderr(`page written to ${path} (self-contained; opens offline)\n`);
+  return EXIT.ok;
 }
 
 /** The exit code of a finished load test, with its lines on stderr when it did not succeed. */
@@ -332,10 +370,16 @@ export async function main(argv: string[]): Promise<number> {
       for (const r of described.requests ?? []) writeStdout(JSON.stringify({ kind: "request", ...r }) + "\n");
       return EXIT.ok;
     }
-    return loadExitCode(
+    const outcome = await runLoadTest(
       options,
-      await runLoadTest(options, deps, consoleHooks(options, { stdout: writeStdout, stderr: writeStderr })),
+      deps,
+      consoleHooks(options, { stdout: writeStdout, stderr: writeStderr }),
     );
+    const code = loadExitCode(options, outcome);
+    if (options.html === undefined || outcome.runs.length === 0) return code;
+    const page = await renderLoadHtml(outcome.runs, `Load test of ${options.urls.join(", ") || "the scripted engine"}`);
+    const written = await writeHtml(options.html, "load.html", page, deps.writeText);
+    return code === EXIT.ok ? written : code;
   } catch (error) {
     writeStderr(`${(error as Error).message}\n`);
     if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;

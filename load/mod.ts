@@ -192,3 +192,4 @@ export {
   mergeShards,
   readShardFile,
 } from "./merge.ts";
+export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";

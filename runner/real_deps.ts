@@ -9,7 +9,13 @@ import {
   probeServer,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
-import { machineSanitizer, renderReadme, RESULT_FILES, validateResultText } from "../report/mod.ts";
+import {
+  machineSanitizer,
+  renderReadme,
+  renderResultPictures,
+  RESULT_FILES,
+  validateResultText,
+} from "../report/mod.ts";
 import { readFile, resultFiles } from "../runtime/mod.ts";
 import { buildChatBody } from "./request_body.ts";
 import type { RunDeps, RunOptions } from "./run_protocol.ts";
@@ -59,6 +65,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
       }
     },
     renderReadme,
+    renderPictures: renderResultPictures,
     ...overrides,
   };
 }
