@@ -67,8 +67,12 @@ export class ChunkReader {
   /** Set by the event that carried the first counted delta / first answer delta; the caller stamps it. */
   sawFirstDelta = false;
   sawFirstAnswer = false;
+  /** Set by the event that carried the first nonempty reasoning delta; the caller stamps it. */
+  sawFirstReasoning = false;
   /** Whether the event just read carried nonempty visible output (answer text or tool-call bytes). */
   visibleInEvent = false;
+  /** Choices other than index 0 seen in events (not measured, not accumulated). */
+  otherChoiceEvents = 0;
   events = 0;
   errorMessage: string | null = null;
   #tools = new Map<number, ToolCallRecord>();
@@ -120,6 +124,11 @@ export class ChunkReader {
         this.errorMessage = `Cannot read a stream chunk: a choice is not an object: ${preview(data)}`;
         return "malformed";
       }
+      // Choice index 0 is what is measured (performance methodology); other choices (n > 1) are counted only.
+      if (choice.index !== undefined && choice.index !== null && choice.index !== 0) {
+        this.otherChoiceEvents++;
+        continue;
+      }
       const delta = choice.delta;
       if (isObject(delta)) {
         if (!this.#readDelta(delta)) {
@@ -144,6 +153,7 @@ export class ChunkReader {
     if (typeof reasoning === "string" && reasoning !== "") {
       this.#reasoning.append(reasoning);
       kind = "reasoning";
+      this.sawFirstReasoning = true;
     }
     const content = delta.content;
     if (typeof content === "string" && content !== "") {

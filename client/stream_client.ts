@@ -104,6 +104,7 @@ class StreamRequest {
   #firstByteMs: number | null = null;
   #firstDeltaMs: number | null = null;
   #firstAnswerMs: number | null = null;
+  #firstReasoningMs: number | null = null;
   #keepalives = 0;
   #errorBody: Uint8Array[] | null = null;
   #errorBodyBytes = 0;
@@ -247,6 +248,7 @@ class StreamRequest {
       }
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
+    if (reader.sawFirstReasoning && this.#firstReasoningMs === null) this.#firstReasoningMs = this.#readMs;
     if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
       this.#chunkOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
     }
@@ -322,6 +324,7 @@ class StreamRequest {
       },
       events: reader.events,
       keepalives: this.#keepalives,
+      first_reasoning_s: offset(this.#firstReasoningMs),
     };
     if (this.#dispatchMs !== null) {
       // Connection setup before dispatch: 0 on a pooled connection, else from the exchange start to dispatch.

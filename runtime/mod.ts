@@ -33,3 +33,4 @@ export {
   type ServeHttpOptions,
 } from "./_http_server.ts";
 export { resourceUsage } from "./_usage.ts";
+export { type LineWriter, openLineWriter } from "./_line_writer.ts";
