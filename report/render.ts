@@ -6,11 +6,7 @@
 import type { Result } from "../contract/mod.ts";
 import { type Cell, gpuTitle, isSimulated, reportSections, type Section, SIMULATED_LABEL } from "./_report_sections.ts";
 import { NOT_MEASURED, text } from "./_format.ts";
-
-/** Escapes a value for a Markdown table cell or list item (pipes, backslashes, HTML, line breaks). */
-function markdownText(value: string): string {
-  return value.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, " ");
-}
+import { markdownLine, markdownText } from "./_markdown.ts";
 
 function markdownCell(cell: Cell): string {
   if (typeof cell === "string") return markdownText(cell);
@@ -20,7 +16,7 @@ function markdownCell(cell: Cell): string {
 
 function markdownSection(section: Section): string {
   const out: string[] = [`## ${markdownText(section.title)}`, ""];
-  for (const paragraph of section.paragraphs ?? []) out.push(markdownText(paragraph), "");
+  for (const paragraph of section.paragraphs ?? []) out.push(markdownLine(paragraph), "");
   if (section.pairs) {
     for (const [label, value] of section.pairs) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
     out.push("");
@@ -35,7 +31,7 @@ function markdownSection(section: Section): string {
     for (const item of section.items) out.push(`- ${markdownText(item)}`);
     out.push("");
   }
-  for (const note of section.notes ?? []) out.push(markdownText(note), "");
+  for (const note of section.notes ?? []) out.push(markdownLine(note), "");
   return out.join("\n");
 }
 
@@ -49,7 +45,7 @@ export function renderReadme(result: Result): string {
   const head = [`# Standard benchmark: ${markdownText(title(result))}`, ""];
   if (isSimulated(result)) head.push(`> **${markdownText(SIMULATED_LABEL)}**`, "");
   head.push(
-    `Status **${result.run.status}**, sanity ${result.quality.passed}/${result.quality.total}. ` +
+    `Status **${markdownText(String(result.run.status))}**, sanity ${result.quality.passed}/${result.quality.total}. ` +
       `Values the run could not measure read "${NOT_MEASURED}" here and are null with a reason in results.json.`,
     "",
   );

@@ -1,4 +1,5 @@
 import process from "node:process";
+import { escapeTerminalText } from "./_terminal_text.ts";
 
 /** Name and version of the JavaScript runtime executing the toolkit. */
 export function runtimeName(): { name: "deno" | "bun" | "node"; version: string } {
@@ -35,14 +36,25 @@ function writeAll(fd: 1 | 2, text: string): void {
   (fd === 1 ? process.stdout : process.stderr).write(text);
 }
 
-/** Writes text to standard output (results). */
+/**
+ * Writes text to standard output (results). Control characters, C1 codes and bidi overrides are escaped
+ * (escapeTerminalText): nothing an engine or a result file says can act on the terminal.
+ */
 export function writeStdout(text: string): void {
-  writeAll(1, text);
+  writeAll(1, escapeTerminalText(text));
 }
 
-/** Writes text to standard error (progress and diagnostics). */
+/** Writes text to standard error (progress and diagnostics), escaped like writeStdout. */
 export function writeStderr(text: string): void {
-  writeAll(2, text);
+  writeAll(2, escapeTerminalText(text));
+}
+
+/**
+ * Replaces the current line of standard error with `line` (escaped like writeStderr): the toolkit's own
+ * carriage return and erase-line sequence, for progress on an interactive terminal; `final` ends the line.
+ */
+export function rewriteStderrLine(line: string, final: boolean): void {
+  writeAll(2, `\r\x1b[K${escapeTerminalText(line)}${final ? "\n" : ""}`);
 }
 
 /** Whether standard error is an interactive terminal (progress bars, colour). */

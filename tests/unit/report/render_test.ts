@@ -96,7 +96,7 @@ Deno.test("README keeps table and list structure when values hold pipes, newline
   result.configuration.track_notes = "a | b\n# not a heading <script>";
   result.artifacts[0]!.path = "logs/engine log|1.txt";
   const readme = renderReadme(result);
-  assert.ok(readme.includes("- **Track notes:** a \\| b # not a heading \\<script\\>"), readme);
+  assert.ok(readme.includes("- **Track notes:** a \\| b \\# not a heading \\<script\\>"), readme);
   assert.ok(!readme.includes("\n# not a heading"));
   assert.match(readme, /\[logs\/engine log\\\|1\.txt\]\(logs\/engine%20log%7C1\.txt\)/);
 });
