@@ -1,5 +1,5 @@
 /** The real parts `run` joins: fixtures, streaming client, probes, sanitizer, validator, renderers, files. */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { checkHealth, streamChat } from "../client/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import {
@@ -9,8 +9,8 @@ import {
   probeServer,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
-import { machineSanitizer, renderReadme, RESULT_FILES, validateResultText } from "../report/mod.ts";
-import { readFile, resultFiles } from "../runtime/mod.ts";
+import { artifactReaderOf, machineSanitizer, renderReadme, RESULT_FILES, validateResultText } from "../report/mod.ts";
+import { openSafeFolder, resultFiles } from "../runtime/mod.ts";
 import { buildChatBody } from "./request_body.ts";
 import type { RunDeps, RunOptions } from "./run_protocol.ts";
 
@@ -51,13 +51,8 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     files: resultFiles,
     sanitizers,
     validateResultText,
-    readArtifact: async (folder, relativePath) => {
-      try {
-        return await readFile(join(folder, relativePath));
-      } catch {
-        return null;
-      }
-    },
+    // The same reader and caps as `report`: a file the run wrote that report would refuse fails the self-check.
+    readArtifact: async (folder, relativePath) => artifactReaderOf(await openSafeFolder(folder))(relativePath),
     renderReadme,
     ...overrides,
   };

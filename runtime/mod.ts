@@ -6,6 +6,13 @@ export { args, exit, rewriteStderrLine, runtimeName, stderrIsTerminal, writeStde
 export { escapeTerminalText, hasTerminalControls } from "./_terminal_text.ts";
 export { env } from "./_env.ts";
 export { FileReadError, readFile, readTextFile } from "./_files.ts";
+export {
+  type FolderEntry,
+  FolderFileError,
+  type FolderFileProblem,
+  openSafeFolder,
+  type SafeFolder,
+} from "./_folder_files.ts";
 export type { FileProblem } from "./_files.ts";
 export { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
 export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";
