@@ -34,6 +34,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: "gate a candidate server against a baseline on the same machine",
     load: () => import("./cli/compare.ts"),
   },
+  approved: {
+    summary: "verify the approved manifest (bench/approved.json) or add a reviewed result to it",
+    load: () => import("./cli/approved.ts"),
+  },
+  site: {
+    summary: "build, serve or verify the approved-results website (checks every hash in the browser)",
+    load: () => import("./cli/site.ts"),
+  },
 };
 
 export const HELP = `strata-bench: benchmarks for local OpenAI-compatible LLM streaming servers

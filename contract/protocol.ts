@@ -64,10 +64,14 @@ export const PROFILE_REASONING_EFFORT = "xhigh";
 
 /** The tokenizer-independent facts of one scheduled request. */
 export interface ScheduledRequest {
+  /** Request id: warmup, performance-<case>-r<n>, sanity-<ID>, concurrency-r<r>-c<j>. */
   id: string;
   phase: Phase;
+  /** short | prompt-4k | prompt-16k | I1..T4 | short-burst */
   case_id: string;
+  /** Performance repetition 1..3, concurrency round 1..3, else 1. */
   repetition: number;
+  /** Concurrency round 1..3, else null. */
   round: number | null;
   seed: number;
   max_output_tokens: number;

@@ -6,7 +6,7 @@
 import type { MockScript } from "./_behaviour.ts";
 import type { EngineIdentity } from "./_endpoints.ts";
 import { createSlotPool, type SlotPool } from "./_slots.ts";
-import type { MockEngineOptions, MockEngineStats, MockRequestLog } from "./_types.ts";
+import type { MockEngineCounters, MockEngineOptions, MockEngineStats, MockRequestLog } from "./_types.ts";
 
 const DEFAULT_TEMPLATE =
   "{%- for message in messages %}{{- '<|im_start|>' + message.role + '\\n' + message.content + " +
@@ -14,16 +14,6 @@ const DEFAULT_TEMPLATE =
 
 /** How the engine stopped: killed (like a dead process) or closed (a normal shutdown). */
 export type ShutdownKind = "killed" | "closed";
-
-/** Counters of what the engine processed (/metrics). */
-export interface EngineCounters {
-  requestsEnded: number;
-  promptTokensTotal: number;
-  promptSecondsTotal: number;
-  tokensPredictedTotal: number;
-  tokensPredictedSecondsTotal: number;
-  nDecodeTotal: number;
-}
 
 /** Everything a handler reads or changes. */
 export interface EngineState {
@@ -37,7 +27,7 @@ export interface EngineState {
   readonly identity: EngineIdentity;
   readonly requests: MockRequestLog[];
   readonly pool: SlotPool;
-  readonly counters: EngineCounters;
+  readonly counters: MockEngineCounters;
   /** Aborted when the engine stops; in-flight answers end with it. */
   readonly shutdown: AbortController;
   shutdownKind: ShutdownKind | null;
@@ -77,7 +67,7 @@ export function createEngineState(options: MockEngineOptions): EngineState {
     for (const listener of [...listeners]) listener();
   };
   const requests: MockRequestLog[] = [];
-  const counters: EngineCounters = {
+  const counters: MockEngineCounters = {
     requestsEnded: 0,
     promptTokensTotal: 0,
     promptSecondsTotal: 0,

@@ -96,8 +96,19 @@ export interface MockRequestLog {
   events: number;
 }
 
+/** Counters of what the engine processed (/metrics). */
+export interface MockEngineCounters {
+  /** Chat requests that ended (any outcome). */
+  requestsEnded: number;
+  promptTokensTotal: number;
+  promptSecondsTotal: number;
+  tokensPredictedTotal: number;
+  tokensPredictedSecondsTotal: number;
+  nDecodeTotal: number;
+}
+
 /** Counters and gauges, the same numbers /metrics prints. */
-export interface MockEngineStats {
+export interface MockEngineStats extends MockEngineCounters {
   loading: boolean;
   killed: boolean;
   /** Busy slots. */
@@ -106,11 +117,4 @@ export interface MockEngineStats {
   deferred: number;
   /** Chat requests received (any outcome). */
   requestsReceived: number;
-  /** Chat requests that ended (any outcome). */
-  requestsEnded: number;
-  promptTokensTotal: number;
-  promptSecondsTotal: number;
-  tokensPredictedTotal: number;
-  tokensPredictedSecondsTotal: number;
-  nDecodeTotal: number;
 }

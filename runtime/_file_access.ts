@@ -3,7 +3,7 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import { mkdir, open, readdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
@@ -15,6 +15,11 @@ export interface FileFacts {
   ino: number;
   isFile: boolean;
   isDirectory: boolean;
+}
+
+/** FileFacts of the entry itself, which may be a symbolic link. */
+export interface LinkFacts extends FileFacts {
+  isSymlink: boolean;
 }
 
 /** An open file read sequentially into caller-owned buffers. */
@@ -49,6 +54,36 @@ export async function statOutcome(path: string): Promise<Outcome<FileFacts>> {
     };
   } catch (error) {
     return refusalFrom(error, `stat ${path}`, "read");
+  }
+}
+
+/** Stats a path without following a symbolic link: a link is reported as one, never as its target. */
+export async function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
+  try {
+    const s = await lstat(path);
+    return {
+      ok: true,
+      value: {
+        sizeBytes: s.size,
+        mtimeMs: s.mtimeMs,
+        ino: typeof s.ino === "number" ? s.ino : 0,
+        isFile: s.isFile(),
+        isDirectory: s.isDirectory(),
+        isSymlink: s.isSymbolicLink(),
+      },
+    };
+  } catch (error) {
+    return refusalFrom(error, `stat ${path}`, "read");
+  }
+}
+
+/** Removes one file (never a folder). */
+export async function removeFileOutcome(path: string): Promise<Outcome<true>> {
+  try {
+    await unlink(path);
+    return { ok: true, value: true };
+  } catch (error) {
+    return refusalFrom(error, `remove ${path}`, "write");
   }
 }
 

@@ -15,10 +15,10 @@ export interface HttpServerRequest {
 export interface HttpServerResponse {
   /** Sends the status line and headers now (nothing goes out before this or the first write). */
   writeHead(status: number, headers: Record<string, string>): void;
-  /** Writes text; resolves once it was handed to the socket (or the connection closed), so writes never pile up. */
-  write(text: string): Promise<void>;
-  /** Ends the response normally (chunked terminator), optionally with last text. */
-  end(text?: string): Promise<void>;
+  /** Writes text or bytes; resolves once handed to the socket (or the connection closed), so writes never pile up. */
+  write(text: string | Uint8Array): Promise<void>;
+  /** Ends the response normally (chunked terminator), optionally with last text or bytes. */
+  end(text?: string | Uint8Array): Promise<void>;
   /** Closes the connection at once, wherever the response is: the client sees a cut stream. */
   destroy(): void;
   /** True once the connection is gone (client disconnect, destroy, or a normal end). */

@@ -20,10 +20,13 @@ export { sys } from "./_sys.ts";
 export {
   type FileFacts,
   type FileReader,
+  type LinkFacts,
+  lstatOutcome,
   openReaderOutcome,
   readDirOutcome,
   readTextOutcome,
   realPathOutcome,
+  removeFileOutcome,
   statOutcome,
   writeTextOutcome,
 } from "./_file_access.ts";

@@ -27,6 +27,12 @@ const README_TASKS = [
   "engine:model",
   "compile",
   "check",
+  "approved",
+  "site:build",
+  "site:serve",
+  "site:verify",
+  "test:browser",
+  "bench:site",
 ];
 
 Deno.test("deno.json has every task the README names", () => {

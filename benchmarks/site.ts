@@ -1,0 +1,161 @@
+/**
+ * bench:site: how long a reader waits for a fully verified index page of 200 approved results of 34 requests each
+ * (the whole protocol with the optional concurrency stage), in headless chromium on this machine: every results.json
+ * and artifact fetched and hashed by Web Crypto, every request, count, verdict, summary and round recomputed,
+ * the page rendered. Prints figures; asserts nothing about time.
+ *
+ * The results repository (200 `mod.ts demo --optional-concurrency` folders, labelled as activated complete runs the
+ * way tests/site/_fixture_repo.ts describes) is made once into .bench/site-200 and reused.
+ *
+ *   deno task bench:site [--entries 200] [--loads 5]
+ */
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import os from "node:os";
+import { args, resultFiles, serveHttp, writeStderr, writeStdout } from "../runtime/mod.ts";
+import {
+  buildSite,
+  folderReader,
+  GitRepo,
+  gitRunner,
+  knownProtocols,
+  openSiteOutput,
+  outputFiles,
+  readWebFile,
+  siteRequestHandler,
+} from "../site/mod.ts";
+import { manifestText } from "../site/web/mod.js";
+import { demoFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
+import { launchChromium } from "../tests/browser/_chromium.ts";
+
+const { values } = parseArgs({
+  args: args(),
+  options: { entries: { type: "string", default: "200" }, loads: { type: "string", default: "5" } },
+});
+const ENTRIES = Number(values.entries);
+const LOADS = Number(values.loads);
+const BENCH = join(resultFiles.cwd(), ".bench", `site-${ENTRIES}`);
+const REPO = join(BENCH, "repo");
+const GPUS = ["NVIDIA GeForce RTX 3060", "NVIDIA RTX A4000", "NVIDIA GeForce RTX 4090", "AMD Radeon RX 7900 XTX"];
+const QUANTS = ["IQ3_XXS", "Q4_K_M", "Q8_0"];
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Makes the repository once: ENTRIES demo folders, two at a time (the machine's two cores), and a manifest. */
+async function makeRepository(): Promise<void> {
+  if (await exists(join(REPO, "bench/approved.json"))) return;
+  await rm(BENCH, { recursive: true, force: true });
+  await mkdir(join(REPO, "bench/results"), { recursive: true });
+  await git(REPO, "init", "-q", "-b", "main");
+  const started = performance.now();
+  const folders: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < ENTRIES; i = next++) {
+      const made = await demoFolder(join(BENCH, "made", String(i)), true);
+      const folder = join(REPO, "bench/results", `run-${String(i).padStart(3, "0")}`);
+      await rename(made, folder);
+      await relabel(folder, {
+        protocolId: TEST_ACTIVATED,
+        status: "complete",
+        gpu: GPUS[i % GPUS.length]!,
+        quant: QUANTS[i % QUANTS.length]!,
+        model: "Qwen/Qwen3.8-Flash-Next",
+      });
+      folders[i] = folder;
+      if (i % 20 === 0) writeStderr(`made ${i + 1}/${ENTRIES} result folders\n`);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  await git(REPO, "add", "-A");
+  await git(REPO, "commit", "-q", "-m", "results");
+  const commit = (await git(REPO, "rev-parse", "HEAD")).stdout.trim();
+  const entries = [];
+  for (const folder of folders) {
+    const result = JSON.parse(await readFile(join(folder, "results.json"), "utf8"));
+    const relative = folder.slice(REPO.length + 1);
+    entries.push({
+      run_id: result.run.id,
+      protocol_id: TEST_ACTIVATED,
+      results_path: `${relative}/results.json`,
+      results_sha256: await sha256File(join(folder, "results.json")),
+      evidence_commit: commit,
+      review_pr: "https://github.com/example/results/pull/1",
+      reviewed_by: "maintainer-one",
+      reviewed_at: "2026-05-01T12:00:00Z",
+      verification: "evidence-reviewed",
+      reproduction_run_ids: [],
+    });
+  }
+  await writeFile(join(REPO, "bench/approved.json"), manifestText(entries));
+  await git(REPO, "add", "-A");
+  await git(REPO, "commit", "-q", "-m", "approve");
+  await writeFile(join(BENCH, "protocols.json"), PROTOCOLS_JSON);
+  writeStderr(`made the repository in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+await makeRepository();
+const out = join(BENCH, "site");
+const writer = await openSiteOutput(outputFiles, out);
+const buildStarted = performance.now();
+const declarations = new Uint8Array(await readFile(join(BENCH, "protocols.json")));
+const report = await buildSite(new GitRepo(gitRunner(REPO)), writer, {
+  protocols: knownProtocols(declarations),
+  protocolDeclarations: declarations,
+  readWebFile,
+});
+await writer.finish(report.files);
+const buildS = (performance.now() - buildStarted) / 1000;
+
+const server = await serveHttp({ hostname: "127.0.0.1", port: 0, onRequest: siteRequestHandler(folderReader(out)) });
+const browser = await launchChromium({ tempDir: join(BENCH, "tmp") });
+const times: number[] = [];
+/** The page's own measure of loading the data and verifying every entry, before rendering. */
+const verifySeconds: number[] = [];
+let rows = 0;
+try {
+  for (let i = 0; i < LOADS; i++) {
+    const context = await browser.newContext(); // a fresh cache: every byte is fetched, as on a first visit
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${server.port}/`);
+    await page.waitForSelector('html[data-state="done"]', { timeout: 120_000 });
+    times.push(Number(await page.getAttribute("html", "data-done-ms")));
+    const built = await page.locator("p.built").innerText();
+    verifySeconds.push(Number(/ in ([0-9.]+) s\)/.exec(built)?.[1] ?? NaN));
+    rows = await page.locator("#standard tbody tr").count();
+    const rejected = await page.locator("#rejected li[data-kind]").count();
+    if (rejected > 0) throw new Error(`${rejected} entries did not verify`);
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+const [load1] = os.loadavg();
+writeStdout(
+  `bench:site: ${ENTRIES} approved entries x 34 requests, ${report.files.length} files, ` +
+    `${(report.evidenceBytes / 1048576).toFixed(1)} MiB of evidence (site build ${buildS.toFixed(1)} s)\n` +
+    `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "unknown"}), load average ${load1?.toFixed(2)}\n` +
+    `index page fully verified and rendered (${rows} ranked rows), ms from navigation start:\n` +
+    `  loads: ${times.map((t) => t.toFixed(0)).join(", ")}\n` +
+    `  of which loading and verifying (the rest: the page's own load and rendering): ${
+      verifySeconds.map((s) => (s * 1000).toFixed(0)).join(", ")
+    }\n` +
+    `  median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${
+      Math.max(...times).toFixed(0)
+    } (target < 3000)\n`,
+);

@@ -1,0 +1,196 @@
+/** `approved verify` / `approved add`: the approved manifest (bench/approved.json) of a results repository. */
+import { join, relative, resolve, sep } from "node:path";
+import { parseArgs } from "node:util";
+import { FileReadError, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
+import {
+  addApproved,
+  ApprovedAddError,
+  GitError,
+  GitRepo,
+  gitRunner,
+  type KnownProtocol,
+  knownProtocols,
+  MANIFEST_PATH,
+  ProtocolsFileError,
+  verifyApproved,
+} from "../site/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+import { printable } from "./site.ts";
+
+export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
+       strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
+                                 [--evidence-commit COMMIT] [--reproduces RUN_ID]... [--replace]
+
+The approved manifest ${MANIFEST_PATH} lists the results a maintainer reviewed (format
+strata-approved-benchmarks, schema version 1). The website reads it on the default branch.
+
+verify  checks the manifest in the working tree of the repository: its format, every entry's fields (full commit
+        ids, SHA-256 hashes, UTC times, https review links, GitHub handles), unique run ids, reproduction ids that
+        are entries themselves; and against git: the evidence commit exists, lies in the default branch's
+        history and introduces the report folder, results.json there has the reviewed hash, its run and protocol
+        ids match, and every artifact it lists is there with its hash. Every problem is named with its entry.
+add     appends the entry for the report folder DIR after its review: the SHA-256 of the results.json committed on
+        the default branch, the commit that added it, the review PR and reviewer, the time now. It refuses a
+        folder that is uncommitted, changed after that commit, or fails the site's independent check
+        ("site verify"). --reproduces RUN_ID marks both runs independently reproduced (another person ran the
+        protocol); --replace replaces an entry of the same run id after a new review.
+
+Options:
+  --repo DIR            the results repository (default: the current folder)
+  --branch NAME         the default branch (default: origin/HEAD, else main, else master)
+  --protocols FILE      protocol ids to accept besides the built-in ones (see "site --help")
+  --evidence-commit C   for add: the reviewed commit, when it is not the one that added results.json
+  -h, --help            print this help
+
+Exit codes:
+  ${EXIT.ok}  the manifest is valid (verify) or the entry was written (add)
+  ${EXIT.resultNotOk}  problems were found (verify) or the entry was refused (add)
+  ${EXIT.usage}  usage error
+  ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
+`;
+
+class UsageError extends Error {}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function readOptional(path: string): Promise<Uint8Array | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (error instanceof FileReadError && error.code === "not_found") return null;
+    throw error;
+  }
+}
+
+async function protocolsFrom(path: string | undefined): Promise<readonly KnownProtocol[]> {
+  return knownProtocols(path === undefined ? null : await readFile(path));
+}
+
+async function verify(values: Record<string, unknown>): Promise<number> {
+  const repoDir = typeof values.repo === "string" ? values.repo : ".";
+  const protocols = await protocolsFrom(values.protocols as string | undefined);
+  const manifest = await readOptional(join(repoDir, MANIFEST_PATH));
+  if (manifest === null) {
+    writeStderr(`Cannot verify: ${join(repoDir, MANIFEST_PATH)} does not exist\n`);
+    return EXIT.resultNotOk;
+  }
+  const repo = new GitRepo(gitRunner(repoDir));
+  await repo.assertRepository();
+  const report = await verifyApproved(repo, new TextDecoder().decode(manifest), {
+    protocols,
+    ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
+  });
+  if (!report.ok) {
+    writeStdout(`${MANIFEST_PATH}: malformed: ${printable(report.manifestProblem)}\n`);
+    return EXIT.resultNotOk;
+  }
+  writeStdout(
+    `${MANIFEST_PATH}: ${report.entries.length} entries, default branch ${report.branch.name} ${report.branch.commit}\n`,
+  );
+  let bad = 0;
+  for (const entry of report.entries) {
+    if (entry.problems.length === 0) {
+      writeStdout(`  ok   ${printable(entry.label)}\n`);
+      continue;
+    }
+    bad++;
+    writeStdout(`  BAD  ${printable(entry.label)}\n`);
+    for (const problem of entry.problems) writeStdout(`         ${printable(problem)}\n`);
+  }
+  writeStdout(bad === 0 ? "the manifest is valid\n" : `${bad} of ${report.entries.length} entries have problems\n`);
+  return bad === 0 ? EXIT.ok : EXIT.resultNotOk;
+}
+
+async function add(values: Record<string, unknown>, positionals: string[]): Promise<number> {
+  if (positionals.length !== 1) throw new UsageError(`approved add needs one report folder, got ${positionals.length}`);
+  if (typeof values["review-pr"] !== "string") throw new UsageError("approved add needs --review-pr URL");
+  if (typeof values["reviewed-by"] !== "string") throw new UsageError("approved add needs --reviewed-by HANDLE");
+  const repoDir = typeof values.repo === "string" ? values.repo : ".";
+  const folder = relative(resolve(repoDir), resolve(positionals[0] as string)).split(sep).join("/");
+  if (folder === "" || folder.startsWith("..") || resolve(folder) === folder) {
+    throw new UsageError(`the report folder "${positionals[0]}" is not inside the repository "${repoDir}"`);
+  }
+  const protocols = await protocolsFrom(values.protocols as string | undefined);
+  const repo = new GitRepo(gitRunner(repoDir));
+  await repo.assertRepository();
+  const manifestPath = join(repoDir, MANIFEST_PATH);
+  const result = await addApproved(repo, {
+    readManifest: async () => {
+      const bytes = await readOptional(manifestPath);
+      return bytes === null ? null : new TextDecoder().decode(bytes);
+    },
+    writeManifest: async (text) => {
+      await resultFiles.makeDirectory(join(repoDir, "bench"));
+      await resultFiles.writeAtomic(manifestPath, new TextEncoder().encode(text));
+    },
+  }, {
+    folder,
+    reviewPr: values["review-pr"],
+    reviewedBy: values["reviewed-by"],
+    now: new Date(),
+    reproduces: Array.isArray(values.reproduces) ? values.reproduces as string[] : [],
+    replace: values.replace === true,
+    protocols,
+    ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
+    ...(typeof values["evidence-commit"] === "string" ? { evidenceCommit: values["evidence-commit"] } : {}),
+  });
+  writeStdout(`${JSON.stringify(result.entry, null, 2)}\n`);
+  writeStderr(
+    `added ${printable(result.entry.run_id)} to ${manifestPath}; commit it in a maintainer-reviewed change\n`,
+  );
+  return EXIT.ok;
+}
+
+/** Entry point of `approved`. */
+export async function main(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  try {
+    if (sub !== "verify" && sub !== "add") {
+      throw new UsageError(`expected "verify" or "add", got ${JSON.stringify(sub ?? "")}`);
+    }
+    const { values, positionals } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: sub === "add",
+      options: {
+        repo: { type: "string" },
+        branch: { type: "string" },
+        protocols: { type: "string" },
+        "review-pr": { type: "string" },
+        "reviewed-by": { type: "string" },
+        "evidence-commit": { type: "string" },
+        reproduces: { type: "string", multiple: true },
+        replace: { type: "boolean" },
+      },
+    });
+    if (sub === "verify") {
+      for (const flag of ["review-pr", "reviewed-by", "evidence-commit", "reproduces", "replace"]) {
+        if (values[flag as keyof typeof values] !== undefined) {
+          throw new UsageError(`--${flag} belongs to approved add`);
+        }
+      }
+      return await verify(values);
+    }
+    return await add(values, positionals);
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
+      writeStderr(`Cannot run approved: ${describe(error)}\nRun "strata-bench approved --help" for usage.\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ApprovedAddError) {
+      writeStderr(`${printable(error.message)}\n`);
+      return EXIT.resultNotOk;
+    }
+    if (error instanceof ProtocolsFileError) {
+      writeStderr(`${printable(error.message)}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof GitError || error instanceof FileReadError) {
+      writeStderr(`${printable(error.message)}\n`);
+      return EXIT.environment;
+    }
+    throw error;
+  }
+}

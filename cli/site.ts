@@ -1,0 +1,232 @@
+/** `site build | serve | verify`: the approved-results website. */
+import { parseArgs } from "node:util";
+import { FileReadError, onTerminationSignal, readFile, serveHttp, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { isLoopbackHost } from "../client/mod.ts";
+import {
+  buildSite,
+  type CheckOutcome,
+  folderReader,
+  GitError,
+  GitRepo,
+  gitRunner,
+  knownProtocols,
+  MANIFEST_PATH,
+  openSiteOutput,
+  outputFiles,
+  ProtocolsFileError,
+  readWebFile,
+  SiteOutputError,
+  siteRequestHandler,
+  verifyFolder,
+} from "../site/mod.ts";
+import { EXIT } from "./exit_codes.ts";
+
+export const HELP = `Usage: strata-bench site build [--repo DIR] [--out DIR] [--branch NAME] [--protocols FILE]
+       strata-bench site serve [DIR] [--port N] [--host HOST]
+       strata-bench site verify DIR [--sha256 HEX] [--protocols FILE]
+
+build   reads ${MANIFEST_PATH} on the default branch of the results repository, and for each entry the
+        results.json and its artifacts at the entry's evidence_commit (from git's object store), and writes a
+        static site into --out (default site-dist): index.html, one page per entry under r/, the browser code,
+        and every evidence file once under evidence/sha256/<its SHA-256>. It works from any static host.
+        Before a page shows a result, the reader's browser checks the SHA-256 of results.json against the
+        manifest and of every artifact against results.json, and recomputes the sanity verdicts, quality,
+        request counts, rates and per-case statistics from the evidence; a difference shows "verification
+        failed" with its reason and no numbers. Entries that cannot be read are named here and shown as
+        unverifiable. --out must be new, empty, or an earlier site build.
+serve   serves a built site (default site-dist) on loopback (default 127.0.0.1:8000) until Ctrl-C.
+verify  runs the same check on one result folder, e.g. a pull request's, before approval; --sha256 also
+        compares results.json with a reviewed hash.
+
+Protocols: the site knows the draft protocol strata-qwen38-thinking-v1-draft.1, whose results it keeps outside
+the standard list. --protocols FILE declares further ids (for example the activated id, once the pilot froze it
+with the draft's workload): {"format":"strata-site-protocols","schema_version":1,"protocols":[{"id":"...",
+"stage":"activated","definition_of":"strata-qwen38-thinking-v1-draft.1"}]}.
+
+Options:
+  --repo DIR       the results repository (default: the current folder)
+  --out DIR        where build writes the site (default: site-dist)
+  --branch NAME    the default branch (default: origin/HEAD, else main, else master)
+  --port N, --host HOST   where serve listens (default 8000 on 127.0.0.1; loopback only)
+  -h, --help       print this help
+
+Exit codes:
+  ${EXIT.ok}  built with every entry readable / served until stopped / verified
+  ${EXIT.resultNotOk}  built, but some entries are unverifiable or contradict their review / verification failed
+  ${EXIT.usage}  usage error
+  ${EXIT.environment}  git missing, not a repository, unreadable folder, or an --out folder holding other files
+`;
+
+class UsageError extends Error {}
+
+// deno-lint-ignore no-control-regex -- control characters are what printable() escapes
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+
+/** Text from a result or a manifest, safe for a terminal: control characters shown as escapes. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function protocolsFrom(path: unknown) {
+  const bytes = typeof path === "string" ? await readFile(path) : null;
+  return { bytes, protocols: knownProtocols(bytes) };
+}
+
+async function build(values: Record<string, unknown>): Promise<number> {
+  const repoDir = typeof values.repo === "string" ? values.repo : ".";
+  const outDir = typeof values.out === "string" ? values.out : "site-dist";
+  const { bytes, protocols } = await protocolsFrom(values.protocols);
+  const repo = new GitRepo(gitRunner(repoDir));
+  await repo.assertRepository();
+  const out = await openSiteOutput(outputFiles, outDir);
+  const report = await buildSite(repo, out, {
+    protocols,
+    protocolDeclarations: bytes,
+    readWebFile,
+    ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
+  });
+  await out.finish(report.files);
+  writeStdout(
+    `site: ${report.entries.length} entries from ${MANIFEST_PATH} on ${report.branch.name} ${report.branch.commit}\n`,
+  );
+  if (report.manifestProblem !== null) {
+    writeStdout(`  the manifest cannot be read: ${printable(report.manifestProblem)}\n`);
+  }
+  let flagged = 0;
+  for (const entry of report.entries) {
+    const state = entry.problems.length > 0 ? "unverifiable" : entry.contradictions.length > 0 ? "will fail" : "ok";
+    if (state !== "ok") flagged++;
+    writeStdout(`  ${state.padEnd(12)} ${printable(entry.label)}  r/${entry.slug}/\n`);
+    for (const line of [...entry.problems, ...entry.contradictions]) writeStdout(`               ${printable(line)}\n`);
+  }
+  const mib = (report.evidenceBytes / 1048576).toFixed(1);
+  writeStdout(`wrote ${report.files.length} files (${mib} MiB of evidence) to ${outDir}\n`);
+  return flagged === 0 && report.manifestProblem === null ? EXIT.ok : EXIT.resultNotOk;
+}
+
+async function serve(values: Record<string, unknown>, positionals: string[]): Promise<number> {
+  if (positionals.length > 1) throw new UsageError(`site serve takes one folder, got ${positionals.length}`);
+  const dir = positionals[0] ?? "site-dist";
+  const host = typeof values.host === "string" ? values.host : "127.0.0.1";
+  if (!isLoopbackHost(host)) throw new UsageError(`host "${host}" is not loopback; use 127.0.0.1 or ::1`);
+  const portText = typeof values.port === "string" ? values.port : "8000";
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be 0-65535, got "${portText}"`);
+  const read = folderReader(dir);
+  if (await read("index.html") === null) {
+    writeStderr(`Cannot serve "${dir}": it has no index.html; run "site build" first\n`);
+    return EXIT.environment;
+  }
+  const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
+  const server = await serveHttp({ hostname, port, onRequest: siteRequestHandler(read) });
+  const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+  writeStdout(`http://${shown}:${server.port}/\n`);
+  writeStderr("serving the site; stop with Ctrl-C\n");
+  await new Promise<void>((resolve) => {
+    const stop = onTerminationSignal(() => {
+      stop();
+      resolve();
+    });
+  });
+  await server.close();
+  return EXIT.ok;
+}
+
+function fixed(value: number | null | undefined, digits: number): string {
+  return value === null || value === undefined ? "not measured" : value.toFixed(digits);
+}
+
+/** The lines `site verify` prints for an outcome. */
+export function verifyText(dir: string, outcome: CheckOutcome): string {
+  const lines = [`site verify ${dir}: the site's independent check (no code shared with the runner)`];
+  for (const check of outcome.checks) lines.push(`  ok  ${check}`);
+  if (outcome.state !== "verified" || outcome.facts === null) {
+    lines.push(`verification ${outcome.state === "failed" ? "failed" : "impossible: unverifiable"}:`);
+    for (const reason of outcome.reasons) lines.push(`  - ${printable(reason)}`);
+    return `${lines.join("\n")}\n`;
+  }
+  const f = outcome.facts;
+  lines.push(
+    `run ${printable(f.runId)}: ${f.status}${f.simulated ? " (simulated engine)" : ""}, protocol ${
+      printable(f.protocolId)
+    } (${f.stage})`,
+  );
+  lines.push(
+    `sanity ${f.quality.passed}/12 (instruction ${f.quality.categories.instruction?.passed}/4, retrieval ${f.quality.categories.retrieval?.passed}/4, tool_call ${f.quality.categories.tool_call?.passed}/4)`,
+  );
+  for (const row of f.cases) {
+    const m = row.metrics;
+    lines.push(
+      `  ${row.caseId.padEnd(11)} c=${row.concurrency}  prompt ${fixed(m.prompt_tps?.median, 1)} tok/s  decode ${
+        fixed(m.decode_tps?.median, 1)
+      } tok/s  ttft ${fixed(m.ttft_s?.median, 3)} s  (n=${m.decode_tps?.n ?? 0}, capped ${row.capped}/${row.requests})`,
+    );
+  }
+  lines.push("verified: every recomputed value equals results.json");
+  return `${lines.join("\n")}\n`;
+}
+
+async function verify(values: Record<string, unknown>, positionals: string[]): Promise<number> {
+  if (positionals.length !== 1) throw new UsageError(`site verify needs one result folder, got ${positionals.length}`);
+  const dir = positionals[0] as string;
+  const sha = values.sha256;
+  if (sha !== undefined && (typeof sha !== "string" || !/^[0-9a-f]{64}$/.test(sha))) {
+    throw new UsageError("--sha256 needs a lowercase 64-digit SHA-256");
+  }
+  const { protocols } = await protocolsFrom(values.protocols);
+  const read = folderReader(dir);
+  if (await read("results.json") === null) {
+    writeStderr(`Cannot verify "${dir}": no results.json there (a regular file inside the folder)\n`);
+    return EXIT.environment;
+  }
+  const outcome = await verifyFolder(read, { protocols, ...(typeof sha === "string" ? { expectedSha256: sha } : {}) });
+  writeStdout(verifyText(dir, outcome));
+  return outcome.state === "verified" ? EXIT.ok : EXIT.resultNotOk;
+}
+
+/** Entry point of `site`. */
+export async function main(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  try {
+    if (sub !== "build" && sub !== "serve" && sub !== "verify") {
+      throw new UsageError(`expected "build", "serve" or "verify", got ${JSON.stringify(sub ?? "")}`);
+    }
+    const options = {
+      build: {
+        repo: { type: "string" },
+        out: { type: "string" },
+        branch: { type: "string" },
+        protocols: { type: "string" },
+      },
+      serve: { port: { type: "string" }, host: { type: "string" } },
+      verify: { sha256: { type: "string" }, protocols: { type: "string" } },
+    } as const;
+    const { values, positionals } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: sub !== "build",
+      options: options[sub],
+    });
+    if (sub === "build") return await build(values);
+    if (sub === "serve") return await serve(values, positionals);
+    return await verify(values, positionals);
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
+      writeStderr(`Cannot run site: ${describe(error)}\nRun "strata-bench site --help" for usage.\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ProtocolsFileError) {
+      writeStderr(`${printable(error.message)}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof GitError || error instanceof FileReadError || error instanceof SiteOutputError) {
+      writeStderr(`${printable(error.message)}\n`);
+      return EXIT.environment;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * `approved verify` and `approved add`: the maintainer's side of bench/approved.json. Verify checks the manifest's
+ * shape and every entry against the repository (commit, path, hashes, ids); add appends one entry after review,
+ * with the hash of the reviewed results.json and the commit that introduced its folder, and refuses evidence that
+ * the site's independent check would not accept.
+ */
+import type { GitRepo } from "./_git.ts";
+import { type KnownProtocol, resolveEntry } from "./_entries.ts";
+import {
+  type CheckOutcome,
+  checkResult,
+  isHandle,
+  isResultsPath,
+  isReviewUrl,
+  type ManifestEntry,
+  manifestText,
+  parseStrictJson,
+  readManifest,
+  sha256Hex,
+} from "./web/mod.js";
+
+export type { ManifestEntry };
+
+/** The files `approved` reads and writes in the repository's working tree. */
+export interface ManifestFiles {
+  /** The manifest's text, or null when the file does not exist. */
+  readManifest(): Promise<string | null>;
+  writeManifest(text: string): Promise<void>;
+}
+
+/** The outcome of one entry in `approved verify`. */
+export interface EntryReport {
+  label: string;
+  problems: string[];
+}
+
+/** The outcome of `approved verify`. */
+export type VerifyApprovedReport =
+  | { ok: false; manifestProblem: string }
+  | { ok: true; branch: { name: string; commit: string }; entries: EntryReport[] };
+
+/** Checks the manifest text and every entry against the repository. */
+export async function verifyApproved(
+  repo: GitRepo,
+  manifest: string,
+  options: { branch?: string; protocols: readonly KnownProtocol[] },
+): Promise<VerifyApprovedReport> {
+  const read = readManifest(manifest);
+  if (!read.ok) return { ok: false, manifestProblem: read.problem };
+  const branch = await repo.defaultBranch(options.branch);
+  const entries: EntryReport[] = [];
+  for (const entry of read.entries) {
+    const resolved = await resolveEntry(repo, entry, branch, options.protocols);
+    entries.push({ label: entry.label, problems: [...resolved.problems, ...resolved.contradictions] });
+  }
+  return { ok: true, branch, entries };
+}
+
+/** Why `approved add` refused. */
+export class ApprovedAddError extends Error {
+  override readonly name = "ApprovedAddError";
+}
+
+/** What `approved add` needs. */
+export interface AddApprovedOptions {
+  /** The report folder, relative to the repository root, "/"-separated. */
+  folder: string;
+  reviewPr: string;
+  reviewedBy: string;
+  /** UTC time of the approval. */
+  now: Date;
+  branch?: string;
+  /** Use this commit instead of the one that added the folder's results.json. */
+  evidenceCommit?: string;
+  /** Run ids of approved entries this result independently reproduces (another person's run of the protocol). */
+  reproduces: readonly string[];
+  /** Replace an entry with the same run id (the report changed and was reviewed again). */
+  replace: boolean;
+  protocols: readonly KnownProtocol[];
+}
+
+/** The entry written and the site's check of it. */
+export interface AddApprovedResult {
+  entry: ManifestEntry;
+  check: CheckOutcome;
+  manifest: string;
+}
+
+/**
+ * Appends the entry for one reviewed report and writes the manifest.
+ * @throws {ApprovedAddError} when the report is not committed, changed after its commit, fails the site's check,
+ *   or the manifest cannot take the entry.
+ */
+export async function addApproved(
+  repo: GitRepo,
+  files: ManifestFiles,
+  options: AddApprovedOptions,
+): Promise<AddApprovedResult> {
+  const resultsPath = `${options.folder}/results.json`;
+  if (!isResultsPath(resultsPath)) {
+    throw new ApprovedAddError(`Cannot add "${options.folder}": give the report folder inside the repository`);
+  }
+  if (!isReviewUrl(options.reviewPr)) {
+    throw new ApprovedAddError(`Cannot add: --review-pr "${options.reviewPr}" is not an https URL of the review`);
+  }
+  if (!isHandle(options.reviewedBy)) {
+    throw new ApprovedAddError(`Cannot add: --reviewed-by "${options.reviewedBy}" is not a GitHub handle`);
+  }
+  const existingText = await files.readManifest();
+  let entries: ManifestEntry[] = [];
+  if (existingText !== null) {
+    const existing = readManifest(existingText);
+    if (!existing.ok) throw new ApprovedAddError(`Cannot add to bench/approved.json: ${existing.problem}`);
+    const bad = existing.entries.filter((e) => e.entry === null);
+    if (bad.length > 0) {
+      throw new ApprovedAddError(
+        `Cannot add to bench/approved.json: fix its malformed entries first (${
+          bad.map((e) => `${e.label}: ${e.problems.join("; ")}`).join(" | ")
+        })`,
+      );
+    }
+    entries = existing.entries.map((e) => e.entry as ManifestEntry);
+  }
+  const branch = await repo.defaultBranch(options.branch);
+  const evidence = options.evidenceCommit === undefined
+    ? await repo.commitAdding(branch.name, resultsPath)
+    : await repo.resolveCommit(options.evidenceCommit);
+  if (evidence === null) {
+    throw new ApprovedAddError(
+      options.evidenceCommit === undefined
+        ? `Cannot add "${options.folder}": ${resultsPath} is not committed on ${branch.name}; merge the reviewed report first`
+        : `Cannot add "${options.folder}": ${options.evidenceCommit} is not a commit of this repository`,
+    );
+  }
+  if (options.evidenceCommit === undefined) {
+    const touching = await repo.commitsTouching(branch.name, options.folder);
+    const later = touching.slice(0, touching.indexOf(evidence));
+    if (later.length > 0) {
+      throw new ApprovedAddError(
+        `Cannot add "${options.folder}": it changed after ${evidence} (in ${later.join(", ")}); ` +
+          "review the version you approve and pass --evidence-commit with the commit that introduced it",
+      );
+    }
+  }
+  if (await repo.isDirty(options.folder)) {
+    throw new ApprovedAddError(
+      `Cannot add "${options.folder}": it has uncommitted changes; the entry names committed bytes`,
+    );
+  }
+  const resultsBytes = await repo.readBlob(evidence, resultsPath);
+  if (resultsBytes === null) {
+    throw new ApprovedAddError(`Cannot add "${options.folder}": ${resultsPath} is missing at ${evidence}`);
+  }
+  const draft = await draftEntry(resultsBytes, resultsPath, evidence, options);
+  const check = await checkResult({
+    resultsBytes,
+    expected: { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id },
+    readArtifact: (path) => repo.readBlob(evidence, `${options.folder}/${path}`),
+    protocols: options.protocols,
+  });
+  if (check.state !== "verified") {
+    throw new ApprovedAddError(
+      `Cannot add "${options.folder}": the site's independent check says ${check.state}:\n  ${
+        check.reasons.join("\n  ")
+      }`,
+    );
+  }
+  const clash = entries.findIndex((e) => e.run_id === draft.run_id);
+  if (clash >= 0 && !options.replace) {
+    throw new ApprovedAddError(
+      `Cannot add "${options.folder}": run ${draft.run_id} is already approved; pass --replace after a new review`,
+    );
+  }
+  if (clash >= 0) entries.splice(clash, 1);
+  for (const original of options.reproduces) {
+    const target = entries.find((e) => e.run_id === original);
+    if (target === undefined) {
+      throw new ApprovedAddError(`Cannot mark ${original} reproduced: it is not an approved entry`);
+    }
+    if (original === draft.run_id) throw new ApprovedAddError("Cannot mark a run as its own reproduction");
+    target.verification = "independently-reproduced";
+    if (!target.reproduction_run_ids.includes(draft.run_id)) target.reproduction_run_ids.push(draft.run_id);
+    draft.verification = "independently-reproduced";
+    draft.reproduction_run_ids.push(original);
+  }
+  entries.push(draft);
+  const manifest = manifestText(entries);
+  const reread = readManifest(manifest);
+  const problems = reread.ok
+    ? reread.entries.flatMap((e) => e.problems.map((p) => `${e.label}: ${p}`))
+    : [reread.problem];
+  if (problems.length > 0) throw new ApprovedAddError(`Cannot write the manifest: ${problems.join("; ")}`);
+  await files.writeManifest(manifest);
+  return { entry: draft, check, manifest };
+}
+
+async function draftEntry(
+  resultsBytes: Uint8Array,
+  resultsPath: string,
+  evidence: string,
+  options: AddApprovedOptions,
+): Promise<ManifestEntry> {
+  const parsed = parseStrictJson(new TextDecoder().decode(resultsBytes));
+  const result = parsed.ok ? parsed.value as { run?: { id?: unknown }; protocol?: { id?: unknown } } : {};
+  const runId = result.run?.id;
+  const protocolId = result.protocol?.id;
+  if (typeof runId !== "string" || typeof protocolId !== "string") {
+    throw new ApprovedAddError(`Cannot add "${options.folder}": results.json has no run id or protocol id`);
+  }
+  const reviewedAt = new Date(Math.floor(options.now.getTime() / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  return {
+    run_id: runId,
+    protocol_id: protocolId,
+    results_path: resultsPath,
+    results_sha256: await sha256Hex(resultsBytes),
+    evidence_commit: evidence,
+    review_pr: options.reviewPr,
+    reviewed_by: options.reviewedBy,
+    reviewed_at: reviewedAt,
+    verification: "evidence-reviewed",
+    reproduction_run_ids: [],
+  };
+}

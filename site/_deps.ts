@@ -1,0 +1,94 @@
+/**
+ * The real dependencies of the site's commands, from runtime/: git through spawnProcess (bytes kept as bytes),
+ * files of a folder read only when they are regular files inside it, and the output folder's operations.
+ */
+import { join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  FileReadError,
+  lstatOutcome,
+  readDirOutcome,
+  readFile,
+  realPathOutcome,
+  removeFileOutcome,
+  resultFiles,
+  spawnProcess,
+} from "../runtime/mod.ts";
+import type { GitRunner } from "./_git.ts";
+import type { OutputFiles } from "./_output.ts";
+
+/** Runs git in `dir`, collecting stdout as bytes and stderr as text. */
+export function gitRunner(dir: string): GitRunner {
+  return async (args) => {
+    const stdout: Uint8Array[] = [];
+    const stderr: Uint8Array[] = [];
+    const started = await spawnProcess("git", ["-c", "core.quotePath=false", ...args], {
+      cwd: dir,
+      onOutput: (chunk, stream) => (stream === "stdout" ? stdout : stderr).push(chunk),
+    });
+    if (!started.ok) return { error: started.reason };
+    const exit = await started.value.exited;
+    return { code: exit.code ?? 128, stdout: concat(stdout), stderr: new TextDecoder().decode(concat(stderr)) };
+  };
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/**
+ * Reads files of `dir` by relative path: null unless the path resolves, without following a symbolic link at
+ * any step, to a regular file inside the folder.
+ */
+export function folderReader(dir: string): (relativePath: string) => Promise<Uint8Array | null> {
+  let root: Promise<string | null> | null = null;
+  return async (relativePath) => {
+    root ??= realPathOutcome(dir).then((r) => (r.ok ? r.value : null));
+    const base = await root;
+    if (base === null) return null;
+    const path = resolve(base, relativePath);
+    if (!path.startsWith(base + sep)) return null;
+    const real = await realPathOutcome(path);
+    if (!real.ok || real.value !== path) return null;
+    const facts = await lstatOutcome(path);
+    if (!facts.ok || !facts.value.isFile || facts.value.isSymlink) return null;
+    try {
+      return await readFile(path);
+    } catch (error) {
+      if (error instanceof FileReadError && error.code === "not_found") return null;
+      throw error;
+    }
+  };
+}
+
+/** The runtime's file operations for the output folder. */
+export const outputFiles: OutputFiles = {
+  async list(dir) {
+    const listed = await readDirOutcome(dir);
+    return listed.ok ? listed.value : null;
+  },
+  async read(path) {
+    try {
+      return await readFile(path);
+    } catch {
+      return null;
+    }
+  },
+  async remove(path) {
+    const removed = await removeFileOutcome(path);
+    if (!removed.ok && removed.kind !== "not_found") throw new Error(`Cannot remove "${path}": ${removed.reason}`);
+  },
+  makeDirectory: (path) => resultFiles.makeDirectory(path),
+  write: (path, bytes) => resultFiles.writeAtomic(path, bytes),
+};
+
+/** Reads one file of site/web/, the browser code this module ships with. */
+export function readWebFile(name: string): Promise<Uint8Array> {
+  return readFile(join(fileURLToPath(new URL("./web/", import.meta.url)), name));
+}

@@ -1,0 +1,88 @@
+/**
+ * The static HTML shells of the site. They carry no result data: the page's script verifies the evidence in the
+ * reader's browser and only then fills the page. A Content-Security-Policy in each page lets scripts, styles and
+ * data come only from the site itself (pictures also from verified in-memory bytes), which holds on any static
+ * host, GitHub Pages included, where no response header can be set.
+ */
+
+/** The browser files copied from site/web/ into the site's assets/ folder, byte for byte. */
+export const WEB_FILES = [
+  "app.js",
+  "app_render.js",
+  "app_dom.js",
+  "check_derived.js",
+  "check_records.js",
+  "check_result.js",
+  "evidence.js",
+  "facts.js",
+  "favicon.svg",
+  "manifest.js",
+  "mod.js",
+  "protocol.js",
+  "sanity.js",
+  "sha256.js",
+  "strict_json.js",
+  "style.css",
+  "verify_entry.js",
+  "verify_worker.js",
+] as const;
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function shell(title: string, root: string, attributes: Record<string, string>): string {
+  const data = Object.entries(attributes).map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`).join("");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="${root}assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${root}assets/style.css">
+<script type="module" src="${root}assets/app.js"></script>
+</head>
+<body data-root="${root}"${data}>
+<header class="site"><a href="${root}index.html">strata-bench approved results</a></header>
+<main id="main">
+<p class="pending" id="pending">Verifying the evidence in your browser&hellip;</p>
+<noscript><p class="problem">This site checks every hash and recomputes every score in your browser before it
+shows a number. That needs JavaScript; without it nothing is shown.</p></noscript>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The index page: the list of approved results, filled after verification. */
+export function indexPage(): string {
+  return shell("Approved standard benchmark results", "", { page: "index" });
+}
+
+/** The page of one manifest entry (`slug` from its run id), at r/<slug>/index.html. */
+export function resultPage(slug: string, runId: string): string {
+  return shell(`Result ${runId}`, "../../", { page: "result", entry: slug });
+}
+
+/** A folder name for a run id: letters, digits, dot, dash and underscore kept, the rest as dashes. */
+export function slugFor(runId: string | null, index: number, taken: Set<string>): string {
+  let slug = (runId ?? "").replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[.-]+/, "").slice(0, 120);
+  if (slug === "") slug = `entry-${index}`;
+  if (taken.has(slug)) slug = `${slug}-${index}`;
+  taken.add(slug);
+  return slug;
+}

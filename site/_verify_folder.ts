@@ -1,0 +1,30 @@
+/**
+ * `site verify DIR`: the site's independent check on a result folder before it is approved (on a pull request,
+ * for example): artifact hashes and the whole recomputation, by the same code the browser runs.
+ */
+import { type CheckOutcome, checkResult, type KnownProtocol } from "./web/mod.js";
+
+/** Checks the result folder read by `read`; `expectedSha256` compares results.json with a reviewed hash. */
+export async function verifyFolder(
+  read: (relativePath: string) => Promise<Uint8Array | null>,
+  options: { protocols: readonly KnownProtocol[]; expectedSha256?: string },
+): Promise<CheckOutcome> {
+  const resultsBytes = await read("results.json");
+  const outcome = await checkResult({
+    resultsBytes,
+    missingReason: "the folder has no results.json (a regular file, not a link)",
+    readArtifact: read,
+    protocols: options.protocols,
+  });
+  if (options.expectedSha256 !== undefined && outcome.resultsSha256 !== null) {
+    if (outcome.resultsSha256 !== options.expectedSha256) {
+      return {
+        ...outcome,
+        state: "failed",
+        reasons: [`results.json has SHA-256 ${outcome.resultsSha256}, not the expected ${options.expectedSha256}`],
+        facts: null,
+      };
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,654 @@
+// @ts-check
+/// <reference lib="dom" />
+/**
+ * The index and result pages, drawn from verified entries only. The index keeps complete standard results (ranked
+ * per case and concurrency by one chosen metric, never by a combined score), partial runs (listed, never ranked),
+ * nonconforming and draft-protocol results (outside the standard list, their pages reachable) and entries that
+ * failed or could not be verified (reasons, no numbers) in separate, labelled sections.
+ */
+import { badge, h, num, rangeText, s, show, statText } from "./app_dom.js";
+
+/** @typedef {import("./app.js").SiteState} SiteState */
+/** @typedef {import("./app.js").VerifiedEntry} VerifiedEntry */
+/** @typedef {import("./facts.js").ResultFacts} ResultFacts */
+/** @typedef {import("./facts.js").CaseRow} CaseRow */
+
+const KIND_LABEL = /** @type {const} */ ({
+  complete: ["complete", "ok"],
+  partial: ["PARTIAL: not ranked", "warn"],
+  nonconforming: ["NONCONFORMING", "bad"],
+  draft: ["DRAFT PROTOCOL", "warn"],
+  failed: ["VERIFICATION FAILED", "bad"],
+  unverifiable: ["UNVERIFIABLE", "bad"],
+});
+
+/** @param {VerifiedEntry["kind"]} kind */
+function kindBadge(kind) {
+  const [text, style] = KIND_LABEL[kind];
+  return badge(text, style);
+}
+
+/** @param {ResultFacts} facts */
+function statusBadges(facts) {
+  return [
+    badge(facts.status, facts.status === "complete" ? "ok" : facts.status === "partial" ? "warn" : "bad"),
+    facts.stage === "activated" ? null : badge("draft protocol", "warn"),
+    facts.simulated ? badge("SIMULATED ENGINE", "bad") : null,
+  ];
+}
+
+/** @param {VerifiedEntry} entry */
+function verificationBadge(entry) {
+  const level = entry.read?.entry?.verification ?? "unknown";
+  return badge(level, level === "independently-reproduced" ? "ok" : "info");
+}
+
+/** @param {SiteState} state @param {VerifiedEntry} entry */
+function pageLink(state, entry, text = entry.site.run_id ?? `entry ${entry.site.index}`) {
+  return h("a", { href: `${state.root}r/${entry.site.slug}/` }, text);
+}
+
+/** @param {VerifiedEntry} entry */
+function reviewLink(entry) {
+  const url = entry.read?.entry?.review_pr;
+  return url === undefined ? "no review link" : h("a", { href: url, rel: "noopener noreferrer" }, "review");
+}
+
+const DIMENSIONS = /** @type {const} */ ([
+  ["gpu", "GPU"],
+  ["model", "Model"],
+  ["quant", "Quant"],
+  ["track", "Track"],
+  ["engine", "Engine"],
+  ["case", "Case"],
+  ["concurrency", "Concurrency"],
+]);
+
+/** @typedef {{ entry: VerifiedEntry, facts: ResultFacts, row: CaseRow, dims: Record<string, string> }} TableRow */
+
+/** @param {VerifiedEntry} entry @returns {TableRow[]} */
+function rowsOf(entry) {
+  const facts = entry.outcome.facts;
+  if (facts === null) return [];
+  return facts.cases.map((row) => ({
+    entry,
+    facts,
+    row,
+    dims: {
+      gpu: facts.identity.gpu,
+      model: facts.identity.model,
+      quant: facts.identity.quant,
+      track: facts.identity.track,
+      engine: facts.identity.engine,
+      case: row.caseId,
+      concurrency: String(row.concurrency),
+    },
+  }));
+}
+
+const RANK_BY = /** @type {const} */ ({
+  decode_tps: ["decode tok/s (higher first)", -1],
+  prompt_tps: ["prompt tok/s (higher first)", -1],
+  ttft_s: ["TTFT (lower first)", 1],
+});
+
+/**
+ * Ranks complete rows within each (protocol, case, concurrency) group by one metric's median; rows without it
+ * get no rank. @param {TableRow[]} rows @param {keyof typeof RANK_BY} metric @returns {Map<TableRow, number>}
+ */
+function ranks(rows, metric) {
+  /** @type {Map<string, TableRow[]>} */
+  const groups = new Map();
+  for (const row of rows) {
+    const key = `${row.facts.protocolId}|${row.row.caseId}|${row.row.concurrency}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const direction = RANK_BY[metric][1];
+  /** @type {Map<TableRow, number>} */
+  const rank = new Map();
+  for (const group of groups.values()) {
+    const valued = group.filter((r) => r.row.metrics[metric]?.median != null);
+    valued.sort((a, b) => direction * ((a.row.metrics[metric]?.median ?? 0) - (b.row.metrics[metric]?.median ?? 0)));
+    valued.forEach((r, i) => rank.set(r, i + 1));
+  }
+  return rank;
+}
+
+/** @param {SiteState} state @param {TableRow} r @param {string | number} rankCell */
+function resultRow(state, r, rankCell) {
+  const { row, facts } = r;
+  const m = row.metrics;
+  const counts = facts.counts;
+  const outcomes = ["completed", "truncated", "failed", "skipped"].map((k) =>
+    ["warmup", "performance", "sanity", "concurrency"].reduce((n, p) => n + (counts[p]?.[k] ?? 0), 0)
+  );
+  return h(
+    "tr",
+    { "data-run": r.entry.site.run_id ?? "", "data-case": row.caseId },
+    h("td", { class: "rank" }, rankCell),
+    ...DIMENSIONS.map(([key]) => h("td", {}, r.dims[key] ?? "")),
+    h("td", { class: "num" }, rangeText(row.inputTokens)),
+    h("td", { class: "num" }, rangeText(row.cachedTokens)),
+    h(
+      "td",
+      { class: "num" },
+      statText(m.prompt_tps, 1),
+      row.caseId === "short" ? h("sup", { title: "fixed cost of a request" }, "*") : null,
+    ),
+    h("td", { class: "num" }, statText(m.decode_tps, 1)),
+    h("td", { class: "num" }, row.aggregateTps === null ? "" : statText(row.aggregateTps, 1)),
+    h("td", { class: "num" }, statText(m.ttft_s, 3)),
+    h("td", { class: "num" }, `${row.capped}/${row.requests}`),
+    h("td", { class: "num" }, `${facts.quality.passed}/12`),
+    h("td", { class: "num", title: "completed / truncated / failed / skipped" }, outcomes.join(" / ")),
+    h("td", {}, statusBadges(facts)),
+    h("td", {}, verificationBadge(r.entry)),
+    h("td", {}, pageLink(state, r.entry, "result"), " ", reviewLink(r.entry)),
+  );
+}
+
+const HEAD = [
+  "Rank",
+  ...DIMENSIONS.map(([, label]) => label),
+  "Input tok",
+  "Cached tok",
+  "Prompt tok/s median [range]",
+  "Decode tok/s median [range]",
+  "Aggregate tok/s",
+  "TTFT s",
+  "Capped",
+  "Sanity",
+  "Outcomes c/t/f/s",
+  "Status",
+  "Verification",
+  "Evidence",
+];
+
+/** @param {readonly Node[]} rows @param {string} empty */
+function table(rows, empty) {
+  if (rows.length === 0) return h("p", { class: "empty" }, empty);
+  return h(
+    "div",
+    { class: "scroll" },
+    h("table", {}, h("thead", {}, h("tr", {}, HEAD.map((t) => h("th", {}, t)))), h("tbody", {}, rows)),
+  );
+}
+
+/**
+ * The index page.
+ * @param {SiteState} state
+ */
+export function renderIndex(state) {
+  const header = [
+    h("h1", {}, "Approved standard benchmark results"),
+    h(
+      "p",
+      { class: "built" },
+      `Built from bench/approved.json on ${state.branch} at ${state.commit.slice(0, 12)}. `,
+      `Every entry below was checked in this browser (${state.entries.length} in ${state.seconds.toFixed(2)} s): `,
+      "the SHA-256 of results.json against the reviewed hash, every evidence file against its hash, and the ",
+      "sanity verdicts, counts, rates and per-case statistics recomputed from the evidence.",
+    ),
+  ];
+  if (state.manifestProblem !== null) {
+    show(header, h("p", { class: "problem" }, `Nothing is listed: ${state.manifestProblem}`));
+    return;
+  }
+  const by = (/** @type {VerifiedEntry["kind"][]} */ ...kinds) => state.entries.filter((e) => kinds.includes(e.kind));
+  const standardRows = by("complete").flatMap(rowsOf);
+  const partialRows = by("partial").flatMap(rowsOf);
+  const allRows = [...standardRows, ...partialRows];
+
+  const filters = h("form", { class: "filters", id: "filters" });
+  /** @type {Record<string, HTMLSelectElement>} */
+  const selects = {};
+  for (const [key, label] of DIMENSIONS) {
+    const values = [...new Set(allRows.map((r) => r.dims[key] ?? ""))].sort();
+    const select = /** @type {HTMLSelectElement} */ (h(
+      "select",
+      { name: key, id: `filter-${key}` },
+      h("option", { value: "" }, "all"),
+      values.map((v) => h("option", { value: v }, v)),
+    ));
+    selects[key] = select;
+    filters.append(h("label", {}, `${label} `, select));
+  }
+  const rankSelect = /** @type {HTMLSelectElement} */ (h(
+    "select",
+    { name: "rank", id: "rank-by" },
+    Object.entries(RANK_BY).map(([value, [text]]) => h("option", { value }, text)),
+  ));
+  filters.append(h("label", {}, "Rank by ", rankSelect));
+
+  const standardSection = h("section", { id: "standard" });
+  const partialSection = h("section", { id: "partial" });
+  const draw = () => {
+    const keep = (/** @type {TableRow} */ r) =>
+      DIMENSIONS.every(([key]) => !selects[key]?.value || r.dims[key] === selects[key]?.value);
+    const metric = /** @type {keyof typeof RANK_BY} */ (rankSelect.value);
+    const shown = standardRows.filter(keep);
+    const rank = ranks(shown, metric);
+    const direction = RANK_BY[metric][1];
+    shown.sort((a, b) =>
+      a.row.caseId.localeCompare(b.row.caseId) || a.row.concurrency - b.row.concurrency ||
+      (rank.get(a) ?? 1e9) - (rank.get(b) ?? 1e9) || direction * 0
+    );
+    standardSection.replaceChildren(
+      h("h2", {}, "Standard results: complete runs"),
+      h(
+        "p",
+        { class: "note" },
+        "Ranked within each case and concurrency by the metric chosen above; there is no combined score. ",
+        "Ranges are min-max over the case's valid requests. * The short prompt's rate measures the fixed cost of a request.",
+      ),
+      table(shown.map((r) => resultRow(state, r, rank.get(r) ?? "-")), "No complete standard result matches."),
+    );
+    partialSection.replaceChildren(
+      h("h2", {}, "Partial runs: listed, never ranked"),
+      h("p", { class: "note" }, "Required work was skipped or interrupted; their numbers cover what ran."),
+      table(partialRows.filter(keep).map((r) => resultRow(state, r, "not ranked")), "No partial standard run."),
+    );
+  };
+  filters.addEventListener("change", draw);
+  draw();
+
+  const outside = by("nonconforming", "draft");
+  const outsideSection = h(
+    "section",
+    { id: "outside" },
+    h("h2", {}, "Outside the standard list: nonconforming and draft-protocol results"),
+    h(
+      "p",
+      { class: "note" },
+      "Reviewed and verified, but not comparable with standard results; their reports stay reachable.",
+    ),
+    outside.length === 0 ? h("p", { class: "empty" }, "None.") : h(
+      "ul",
+      { class: "entries" },
+      outside.map((e) => {
+        const f = /** @type {ResultFacts} */ (e.outcome.facts);
+        return h(
+          "li",
+          { "data-run": e.site.run_id ?? "", "data-kind": e.kind },
+          statusBadges(f),
+          " ",
+          pageLink(state, e),
+          ` ${f.protocolId} / ${f.identity.gpu} / ${f.identity.model} / ${f.identity.quant} / sanity ${f.quality.passed}/12 `,
+          reviewLink(e),
+        );
+      }),
+    ),
+  );
+  const rejected = by("failed", "unverifiable");
+  const rejectedSection = h(
+    "section",
+    { id: "rejected" },
+    h("h2", {}, "Not shown: verification failed or impossible"),
+    h(
+      "p",
+      { class: "note" },
+      "These entries are in the manifest, but their evidence did not pass the check in this browser. None of their numbers are shown.",
+    ),
+    rejected.length === 0 ? h("p", { class: "empty" }, "None: every entry passed.") : h(
+      "ul",
+      { class: "entries" },
+      rejected.map((e) =>
+        h(
+          "li",
+          { "data-run": e.site.run_id ?? "", "data-kind": e.kind },
+          kindBadge(e.kind),
+          " ",
+          pageLink(state, e),
+          " ",
+          reviewLink(e),
+          h("ul", { class: "reasons" }, e.outcome.reasons.slice(0, 5).map((r) => h("li", {}, r))),
+        )
+      ),
+    ),
+  );
+  show(header, filters, standardSection, partialSection, outsideSection, rejectedSection);
+}
+
+/**
+ * A range chart: one bar per case from min to max with the median marked.
+ * @param {string} title @param {{ label: string, stat: import("./facts.js").Stat | undefined }[]} rows
+ * @param {string} unit
+ */
+function rangeChart(title, rows, unit) {
+  const known = rows.filter((r) => r.stat !== undefined && r.stat.median !== null);
+  if (known.length === 0) return null;
+  const top = Math.max(...known.map((r) => r.stat?.max ?? 0)) * 1.1 || 1;
+  const width = 640;
+  const left = 110;
+  const barHeight = 26;
+  const height = 40 + rows.length * barHeight;
+  const x = (/** @type {number} */ v) => left + (v / top) * (width - left - 90);
+  return h(
+    "figure",
+    { class: "chart" },
+    s(
+      "svg",
+      { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": title },
+      s("text", { x: 0, y: 16, class: "chart-title" }, `${title} (${unit}), median with min-max`),
+      rows.map((r, i) => {
+        const y = 34 + i * barHeight;
+        const st = r.stat;
+        if (st === undefined || st.median === null || st.min === null || st.max === null) {
+          return s(
+            "g",
+            {},
+            s("text", { x: 0, y: y + 12 }, r.label),
+            s("text", { x: left, y: y + 12, class: "muted" }, "not measured"),
+          );
+        }
+        return s(
+          "g",
+          {},
+          s("text", { x: 0, y: y + 12 }, r.label),
+          s("rect", { x: left, y: y + 2, width: Math.max(1, x(st.median) - left), height: 12, class: "bar" }),
+          s("line", { x1: x(st.min), x2: x(st.max), y1: y + 8, y2: y + 8, class: "whisker" }),
+          s("line", { x1: x(st.min), x2: x(st.min), y1: y + 3, y2: y + 13, class: "whisker" }),
+          s("line", { x1: x(st.max), x2: x(st.max), y1: y + 3, y2: y + 13, class: "whisker" }),
+          s("text", { x: x(st.max) + 6, y: y + 12 }, `${num(st.median, unit === "s" ? 3 : 1)} (n=${st.n})`),
+        );
+      }),
+    ),
+  );
+}
+
+/** @param {[string, import("./app_dom.js").Child][]} pairs */
+function facts(pairs) {
+  return h("dl", { class: "facts" }, pairs.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+}
+
+/**
+ * Pictures the run brought as SVG provenance artifacts, drawn from the verified bytes (an <img> runs no script).
+ * @param {SiteState} state @param {VerifiedEntry} entry
+ */
+function runPictures(state, entry) {
+  const list = entry.outcome.facts?.artifacts.filter((a) => a.path.endsWith(".svg")) ?? [];
+  return list.map((a) => {
+    const img = /** @type {HTMLImageElement} */ (h("img", { alt: a.path, class: "picture" }));
+    void fetch(`${state.root}evidence/sha256/${a.sha256}`).then((r) => r.arrayBuffer()).then((bytes) => {
+      img.src = URL.createObjectURL(new Blob([bytes], { type: "image/svg+xml" }));
+    });
+    return h("figure", {}, img, h("figcaption", {}, a.path));
+  });
+}
+
+/**
+ * One result's page.
+ * @param {SiteState} state @param {string} slug
+ */
+export function renderResult(state, slug) {
+  const entry = state.entries.find((e) => e.site.slug === slug);
+  if (state.manifestProblem !== null || entry === undefined) {
+    show(
+      h("h1", {}, "Not in the approved list"),
+      h(
+        "p",
+        { class: "problem" },
+        state.manifestProblem ?? "This entry is not in the current manifest (withdrawn, or never approved).",
+      ),
+    );
+    return;
+  }
+  const manifestEntry = entry.read?.entry ?? null;
+  const review = manifestEntry === null ? h("p", { class: "problem" }, "The manifest entry is malformed.") : facts([
+    ["Verification level", verificationBadge(entry)],
+    ["Reviewed by", manifestEntry.reviewed_by],
+    ["Reviewed at", manifestEntry.reviewed_at],
+    ["Review", reviewLink(entry)],
+    ["Evidence commit", h("code", {}, manifestEntry.evidence_commit)],
+    ["Results path", h("code", {}, manifestEntry.results_path)],
+    ["results.json SHA-256", h("code", {}, manifestEntry.results_sha256)],
+  ]);
+  const outcome = entry.outcome;
+  const title = h("h1", {}, `Result ${entry.site.run_id ?? slug} `, kindBadge(entry.kind));
+  if (outcome.state !== "verified" || outcome.facts === null) {
+    show(
+      title,
+      h(
+        "section",
+        { class: "verdict verdict-bad", id: "verdict" },
+        h("h2", {}, outcome.state === "failed" ? "Verification failed" : "Cannot be verified"),
+        h("p", {}, "None of this result's numbers are shown. Reasons:"),
+        h("ul", { class: "reasons" }, outcome.reasons.map((r) => h("li", {}, r))),
+      ),
+      h("h2", {}, "Review"),
+      review,
+    );
+    return;
+  }
+  const f = outcome.facts;
+  const reproductions = (manifestEntry?.reproduction_run_ids ?? []).map((id) => {
+    const other = state.entries.find((e) => e.site.run_id === id);
+    const of = other?.outcome.facts ?? null;
+    return h(
+      "tr",
+      {},
+      h("td", {}, other === undefined ? id : pageLink(state, other)),
+      h("td", {}, other === undefined ? "not in the manifest" : kindBadge(other.kind)),
+      h("td", {}, of?.identity.gpu ?? "-"),
+      h("td", {}, of?.identity.model ?? "-"),
+      h("td", {}, of?.identity.quant ?? "-"),
+      h("td", {}, of?.identity.engine ?? "-"),
+      h("td", {}, of?.identity.track ?? "-"),
+    );
+  });
+  const caseRows = f.cases.map((row) =>
+    h(
+      "tr",
+      {},
+      h("td", {}, row.caseId),
+      h("td", { class: "num" }, row.concurrency),
+      h("td", { class: "num" }, `${row.capped}/${row.requests}`),
+      h("td", { class: "num" }, rangeText(row.inputTokens)),
+      h("td", { class: "num" }, rangeText(row.cachedTokens)),
+      h("td", { class: "num" }, rangeText(row.outputTokens)),
+      h("td", { class: "num" }, statText(row.metrics.prompt_tps, 1)),
+      h("td", { class: "num" }, statText(row.metrics.decode_tps, 1)),
+      h("td", { class: "num" }, row.aggregateTps === null ? "" : statText(row.aggregateTps, 1)),
+      h("td", { class: "num" }, statText(row.metrics.ttft_s, 3)),
+      h("td", { class: "num" }, statText(row.metrics.first_answer_s, 3)),
+      h("td", { class: "num" }, statText(row.metrics.total_s, 3)),
+    )
+  );
+  const chartRows = (/** @type {string} */ metric) =>
+    f.cases.map((row) => ({ label: `${row.caseId} c=${row.concurrency}`, stat: row.metrics[metric] }));
+  show(
+    title,
+    h("p", {}, statusBadges(f), " ", verificationBadge(entry), ` protocol ${f.protocolId} (${f.stage})`),
+    h(
+      "section",
+      { class: "verdict verdict-ok", id: "verdict" },
+      h("h2", {}, "Verified in this browser"),
+      h("ul", {}, outcome.checks.map((c) => h("li", {}, c))),
+    ),
+    h("h2", {}, "Machine, model and configuration"),
+    facts([
+      ["GPU", f.identity.gpu],
+      ["CPU", f.identity.cpu],
+      ["OS", f.identity.os],
+      ["Model", f.identity.model],
+      ["Quantization", f.identity.quant],
+      ["Track", `${f.identity.track}: ${f.identity.trackNotes}`],
+      ["Engine", `${f.identity.engine} (commit ${f.identity.engineCommit})`],
+      ["Runner commit", f.identity.runnerCommit],
+      ["Context / server capacity", `${f.identity.contextTokens} tokens / ${f.identity.serverCapacity} slot(s)`],
+      ["Started", f.startedAt],
+      ["Required stages", f.requiredDurationS === null ? "not measured" : `${num(f.requiredDurationS, 1)} s`],
+      [
+        "Optional concurrency",
+        !f.optionalConcurrency
+          ? "not selected"
+          : f.optionalDurationS === null
+          ? "not measured"
+          : `${num(f.optionalDurationS, 1)} s`,
+      ],
+    ]),
+    h("h2", {}, "Review"),
+    review,
+    reproductions.length === 0 ? null : [
+      h("h3", {}, "Independent reproductions"),
+      h(
+        "table",
+        { id: "reproductions" },
+        h(
+          "thead",
+          {},
+          h("tr", {}, ["Run", "Status", "GPU", "Model", "Quant", "Engine", "Track"].map((t) => h("th", {}, t))),
+        ),
+        h("tbody", {}, reproductions),
+      ),
+    ],
+    h("h2", {}, "Performance per case"),
+    h(
+      "div",
+      { class: "scroll" },
+      h(
+        "table",
+        { id: "cases" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            [
+              "Case",
+              "Concurrency",
+              "Capped",
+              "Input tok",
+              "Cached tok",
+              "Output tok",
+              "Prompt tok/s",
+              "Decode tok/s",
+              "Aggregate tok/s",
+              "TTFT s",
+              "First answer s",
+              "Total s",
+            ]
+              .map((t) => h("th", {}, t)),
+          ),
+        ),
+        h("tbody", {}, caseRows),
+      ),
+    ),
+    h(
+      "div",
+      { class: "charts" },
+      rangeChart("Decode", chartRows("decode_tps"), "tok/s"),
+      rangeChart("Prompt", chartRows("prompt_tps"), "tok/s"),
+      rangeChart("TTFT", chartRows("ttft_s"), "s"),
+    ),
+    runPictures(state, entry),
+    f.rounds.length === 0 ? null : [
+      h("h2", {}, "Concurrency rounds"),
+      h(
+        "table",
+        {},
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["Round", "Requests", "Wall s", "Output tokens", "Aggregate tok/s", "Failed"].map((t) => h("th", {}, t)),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          f.rounds.map((r) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, r.round),
+              h("td", {}, r.request_ids.join(", ")),
+              h("td", { class: "num" }, num(r.wall_s, 3)),
+              h("td", { class: "num" }, r.output_tokens ?? "not measured"),
+              h("td", { class: "num" }, num(r.aggregate_tps, 1)),
+              h("td", { class: "num" }, r.failed),
+            )
+          ),
+        ),
+      ),
+    ],
+    h("h2", {}, `Sanity checks: ${f.quality.passed}/12`),
+    h("p", {}, Object.entries(f.quality.categories).map(([k, v]) => `${k} ${v.passed}/${v.total}`).join(", ")),
+    h(
+      "table",
+      { id: "sanity" },
+      h("thead", {}, h("tr", {}, ["Case", "Category", "Verdict", "Why (recomputed here)"].map((t) => h("th", {}, t)))),
+      h(
+        "tbody",
+        {},
+        f.verdicts.map((v) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, v.caseId),
+            h("td", {}, v.category),
+            h("td", {}, badge(v.passed ? "pass" : "fail", v.passed ? "ok" : "bad")),
+            h("td", {}, v.reason),
+          )
+        ),
+      ),
+    ),
+    h("h2", {}, "Failures and status"),
+    f.failures.length === 0
+      ? h("p", {}, "Every scheduled request completed or reached its cap.")
+      : h("ul", {}, f.failures.map((x) => h("li", {}, `${x.id}: ${x.status}: ${x.reason}`))),
+    f.statusReasons.length === 0 && f.nonconformities.length === 0 ? null : h(
+      "ul",
+      { class: "reasons" },
+      f.statusReasons.map((r) => h("li", {}, `the run says: ${r}`)),
+      f.nonconformities.map((r) => h("li", {}, `the evidence shows: ${r}`)),
+    ),
+    h("h2", {}, "Evidence files"),
+    h(
+      "table",
+      { id: "evidence" },
+      h("thead", {}, h("tr", {}, ["Kind", "File", "SHA-256", "Bytes"].map((t) => h("th", {}, t)))),
+      h(
+        "tbody",
+        {},
+        h(
+          "tr",
+          {},
+          h("td", {}, "results"),
+          h(
+            "td",
+            {},
+            h(
+              "a",
+              { href: `${state.root}evidence/sha256/${outcome.resultsSha256}`, download: "results.json" },
+              "results.json",
+            ),
+          ),
+          h("td", {}, h("code", {}, outcome.resultsSha256 ?? "")),
+          h("td", {}, ""),
+        ),
+        f.artifacts.map((a) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, a.kind),
+            h(
+              "td",
+              {},
+              h(
+                "a",
+                { href: `${state.root}evidence/sha256/${a.sha256}`, download: a.path.split("/").at(-1) ?? a.path },
+                a.path,
+              ),
+            ),
+            h("td", {}, h("code", {}, a.sha256)),
+            h("td", { class: "num" }, a.size),
+          )
+        ),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,370 @@
+// @ts-check
+/**
+ * Everything results.json derives from its request records, recomputed from the site's own rebuilt records:
+ * request counts per phase with their identities, the sanity score, the per-case summaries (median, min, max, n,
+ * included and excluded ids), the concurrency rounds, and the parts of the run status that the evidence decides.
+ */
+import { isObject, sameNumber } from "./evidence.js";
+import { BURST_CASE, CATEGORIES, PERFORMANCE_CASES, PHASES, SUMMARY_METRICS } from "./protocol.js";
+
+/** @typedef {import("./check_records.js").CheckedRequest} CheckedRequest */
+/** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
+/** @typedef {import("./protocol.js").SummaryMetric} SummaryMetric */
+
+/**
+ * A recomputed summary.
+ * @typedef {{ phase: string, case_id: string, concurrency: number, metric: SummaryMetric, median: number | null,
+ *   min: number | null, max: number | null, n: number, included: string[], excluded: string[] }} Summary
+ */
+
+/** @typedef {{ round: number, request_ids: string[], wall_s: number | null, output_tokens: number | null,
+ *   aggregate_tps: number | null, failed: number }} Round */
+
+/** @param {unknown} value */
+function show(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
+/**
+ * Median of a sorted list (mean of the two middle values for an even count).
+ * @param {readonly number[]} sorted
+ */
+export function medianOfSorted(sorted) {
+  const n = sorted.length;
+  if (n === 0) return null;
+  const mid = Math.floor(n / 2);
+  return n % 2 === 1
+    ? /** @type {number} */ (sorted[mid])
+    : (/** @type {number} */ (sorted[mid - 1]) + /** @type {number} */ (sorted[mid])) / 2;
+}
+
+/**
+ * Per phase: planned from the schedule, outcomes from the rebuilt statuses; compared with /request_counts.
+ * @param {unknown} claimed @param {readonly CheckedRequest[]} checked @param {string[]} problems
+ */
+export function checkCounts(claimed, checked, problems) {
+  /** @type {Record<string, Record<string, number>>} */
+  const counts = {};
+  for (const phase of PHASES) {
+    counts[phase] = { planned: 0, attempted: 0, completed: 0, truncated: 0, failed: 0, skipped: 0 };
+  }
+  for (const { scheduled, rebuilt } of checked) {
+    const c = /** @type {Record<string, number>} */ (counts[scheduled.phase]);
+    c.planned = (c.planned ?? 0) + 1;
+    c[rebuilt.status] = (c[rebuilt.status] ?? 0) + 1;
+    if (rebuilt.status !== "skipped") c.attempted = (c.attempted ?? 0) + 1;
+  }
+  const claimedCounts = isObject(claimed) ? claimed : {};
+  for (const phase of PHASES) {
+    const mine = /** @type {Record<string, number>} */ (counts[phase]);
+    const theirs = isObject(claimedCounts[phase]) ? /** @type {Record<string, unknown>} */ (claimedCounts[phase]) : {};
+    for (const [field, value] of Object.entries(mine)) {
+      if (theirs[field] !== value) {
+        problems.push(`request_counts.${phase}.${field} is ${show(theirs[field])}; the records give ${value}`);
+      }
+    }
+  }
+  return counts;
+}
+
+/**
+ * The sanity score from the site's own verdicts, compared with /quality.
+ * @param {unknown} claimed @param {readonly CheckedRequest[]} checked @param {string[]} problems
+ */
+export function checkQuality(claimed, checked, problems) {
+  /** @type {Record<string, { passed: number, total: number }>} */
+  const categories = {};
+  for (const category of CATEGORIES) categories[category] = { passed: 0, total: 4 };
+  let passed = 0;
+  for (const { verdict } of checked) {
+    if (verdict === null || !verdict.passed) continue;
+    passed++;
+    const c = categories[verdict.category];
+    if (c !== undefined) c.passed++;
+  }
+  const quality = { passed, total: 12, categories };
+  const theirs = isObject(claimed) ? claimed : {};
+  if (theirs.passed !== passed) {
+    problems.push(`quality.passed is ${show(theirs.passed)}; the saved outputs pass ${passed} of 12`);
+  }
+  if (theirs.total !== 12) problems.push(`quality.total is ${show(theirs.total)}; the denominator is 12`);
+  const theirCategories = isObject(theirs.categories) ? theirs.categories : {};
+  for (const category of CATEGORIES) {
+    const mine = /** @type {{ passed: number, total: number }} */ (categories[category]);
+    const c = isObject(theirCategories[category])
+      ? /** @type {Record<string, unknown>} */ (theirCategories[category])
+      : {};
+    if (c.passed !== mine.passed || c.total !== 4) {
+      problems.push(`quality.categories.${category} is ${show(c)}; the saved outputs give ${mine.passed}/4`);
+    }
+  }
+  return quality;
+}
+
+/**
+ * Requests whose cached tokens exceed the reuse the bundle allows (max_shared_prefix_tokens + 8): their user
+ * payload came from the cache, so they leave the speed summaries.
+ * @param {readonly CheckedRequest[]} checked @param {KnownProtocol} protocol @returns {Set<string>}
+ */
+export function unexpectedReuse(checked, protocol) {
+  const flagged = new Set();
+  for (const { scheduled, rebuilt } of checked) {
+    const shared = protocol.maxSharedPrefixTokens[scheduled.id];
+    const cached = rebuilt.tokens.cached_tokens;
+    if (shared !== undefined && cached !== null && cached > shared + protocol.workload.reuseAllowanceTokens) {
+      flagged.add(scheduled.id);
+    }
+  }
+  return flagged;
+}
+
+/** @param {CheckedRequest} request @param {SummaryMetric} metric */
+function metricOf(request, metric) {
+  if (metric === "prompt_tps" || metric === "decode_tps") return request.rebuilt.metrics[metric];
+  return request.rebuilt.timings[metric];
+}
+
+/**
+ * Recomputes the five summaries of every performance case (and of the burst case when selected) and compares them
+ * with /summaries: the same set of summaries, units, n, statistics and included/excluded ids.
+ * @param {unknown} claimed @param {readonly CheckedRequest[]} checked @param {boolean} optional
+ * @param {Set<string>} reused @param {string[]} problems
+ * @returns {Summary[]}
+ */
+export function checkSummaries(claimed, checked, optional, reused, problems) {
+  /** @type {{ phase: string, case_id: string, concurrency: number }[]} */
+  const groups = PERFORMANCE_CASES.map((c) => ({ phase: "performance", case_id: c, concurrency: 1 }));
+  if (optional) groups.push({ phase: "concurrency", case_id: BURST_CASE, concurrency: 4 });
+  /** @type {Summary[]} */
+  const summaries = [];
+  for (const group of groups) {
+    const members = checked.filter((r) => r.scheduled.phase === group.phase && r.scheduled.case_id === group.case_id);
+    for (const metric of SUMMARY_METRICS) {
+      /** @type {{ id: string, value: number }[]} */
+      const valid = [];
+      /** @type {string[]} */
+      const excluded = [];
+      for (const request of members) {
+        const value = metricOf(request, metric);
+        const ended = request.rebuilt.status === "completed" || request.rebuilt.status === "truncated";
+        if (ended && value !== null && !reused.has(request.scheduled.id)) {
+          valid.push({ id: request.scheduled.id, value });
+        } else excluded.push(request.scheduled.id);
+      }
+      const sorted = valid.map((v) => v.value).sort((a, b) => a - b);
+      summaries.push({
+        ...group,
+        metric,
+        median: medianOfSorted(sorted),
+        min: sorted[0] ?? null,
+        max: sorted[sorted.length - 1] ?? null,
+        n: sorted.length,
+        included: valid.map((v) => v.id),
+        excluded,
+      });
+    }
+  }
+  compareSummaries(claimed, summaries, problems);
+  return summaries;
+}
+
+/** @param {unknown} claimed @param {readonly Summary[]} mine @param {string[]} problems */
+function compareSummaries(claimed, mine, problems) {
+  if (!Array.isArray(claimed)) return void problems.push("results.json /summaries is not an array");
+  /** @type {Map<string, Record<string, unknown>>} */
+  const byKey = new Map();
+  for (const s of claimed) {
+    if (!isObject(s)) continue;
+    const key = `${s.phase}|${s.case_id}|${s.concurrency}|${s.metric}`;
+    if (byKey.has(key)) problems.push(`summaries has two entries for ${s.case_id} ${s.metric}`);
+    byKey.set(key, s);
+  }
+  if (claimed.length !== mine.length) {
+    problems.push(`results.json has ${claimed.length} summaries; the protocol asks for ${mine.length}`);
+  }
+  for (const s of mine) {
+    const name = `summary ${s.case_id} ${s.metric}`;
+    const theirs = byKey.get(`${s.phase}|${s.case_id}|${s.concurrency}|${s.metric}`);
+    if (theirs === undefined) {
+      problems.push(`${name} is missing`);
+      continue;
+    }
+    const unit = s.metric.endsWith("_tps") ? "tokens/s" : "s";
+    if (theirs.unit !== unit) problems.push(`${name}: unit ${show(theirs.unit)}, expected ${unit}`);
+    if (theirs.n !== s.n) problems.push(`${name}: n is ${show(theirs.n)}; the records give ${s.n}`);
+    for (const stat of /** @type {const} */ (["median", "min", "max"])) {
+      if (!sameNumber(theirs[stat], s[stat])) {
+        problems.push(`${name}: ${stat} is ${show(theirs[stat])}; the records give ${show(s[stat])}`);
+      }
+    }
+    const included = Array.isArray(theirs.included_request_ids) ? theirs.included_request_ids : [];
+    if ([...included].sort().join(",") !== [...s.included].sort().join(",")) {
+      problems.push(`${name}: included ${show(included)}; the records support ${show(s.included)}`);
+    }
+    const excluded = Array.isArray(theirs.excluded) ? theirs.excluded : [];
+    const excludedIds = excluded.map((e) => (isObject(e) ? e.request_id : undefined));
+    if ([...excludedIds].sort().join(",") !== [...s.excluded].sort().join(",")) {
+      problems.push(`${name}: excluded ${show(excludedIds)}; the records exclude ${show(s.excluded)}`);
+    }
+    if (excluded.some((e) => !isObject(e) || typeof e.reason !== "string" || e.reason === "")) {
+      problems.push(`${name}: an exclusion has no reason`);
+    }
+  }
+}
+
+/** Tolerance for a round's wall time rebuilt from epoch-millisecond dispatch stamps. */
+const WALL_TOLERANCE_S = 0.01;
+
+/**
+ * Recomputes each concurrency round (output tokens of completed/capped requests, failures, wall time from the
+ * evidence's dispatch stamps and end offsets, aggregate rate) and compares with /concurrency_rounds.
+ * @param {unknown} claimed @param {readonly CheckedRequest[]} checked @param {boolean} optional
+ * @param {string[]} problems @returns {Round[]}
+ */
+export function checkRounds(claimed, checked, optional, problems) {
+  if (!Array.isArray(claimed)) {
+    problems.push("results.json /concurrency_rounds is not an array");
+    return [];
+  }
+  if (!optional) {
+    if (claimed.length !== 0) {
+      problems.push("concurrency_rounds must be empty when the optional stage was not selected");
+    }
+    return [];
+  }
+  /** @type {Round[]} */
+  const rounds = [];
+  for (let round = 1; round <= 3; round++) {
+    const members = checked.filter((r) => r.scheduled.round === round);
+    const ended = members.filter((r) => r.rebuilt.status === "completed" || r.rebuilt.status === "truncated");
+    const counts = ended.map((r) => r.rebuilt.tokens.output_tokens);
+    const outputTokens = counts.some((c) => c === null) ? null : counts.reduce((a, b) => (a ?? 0) + (b ?? 0), 0);
+    const spans = members.flatMap((r) => {
+      const start = r.rebuilt.dispatchedAtEpochMs;
+      const end = r.rebuilt.timings.total_s;
+      return start === null || end === null ? [] : [{ start, end: start + end * 1000 }];
+    });
+    const wall = spans.length === 0
+      ? null
+      : (Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start))) / 1000;
+    const theirs = claimed.find((c) => isObject(c) && c.round === round);
+    const name = `concurrency round ${round}`;
+    if (!isObject(theirs)) {
+      problems.push(`${name} is missing`);
+      continue;
+    }
+    const ids = members.map((r) => r.scheduled.id);
+    if (!Array.isArray(theirs.request_ids) || theirs.request_ids.join(",") !== ids.join(",")) {
+      problems.push(`${name}: request_ids ${show(theirs.request_ids)}, expected ${show(ids)}`);
+    }
+    if (theirs.output_tokens !== outputTokens) {
+      problems.push(`${name}: output_tokens ${show(theirs.output_tokens)}; the records give ${show(outputTokens)}`);
+    }
+    const failed = members.filter((r) => r.rebuilt.status === "failed").length;
+    if (theirs.failed !== failed) problems.push(`${name}: failed ${show(theirs.failed)}; the records give ${failed}`);
+    const claimedWall = typeof theirs.wall_s === "number" ? theirs.wall_s : null;
+    if (wall !== null && (claimedWall === null || Math.abs(claimedWall - wall) > WALL_TOLERANCE_S)) {
+      problems.push(`${name}: wall_s ${show(theirs.wall_s)}; the evidence's stamps give ${wall.toFixed(3)} s`);
+    }
+    const aggregate = outputTokens === null || claimedWall === null || claimedWall === 0
+      ? null
+      : outputTokens / claimedWall;
+    if (!sameNumber(theirs.aggregate_tps, aggregate)) {
+      problems.push(
+        `${name}: aggregate_tps ${show(theirs.aggregate_tps)}; output_tokens / wall_s gives ${show(aggregate)}`,
+      );
+    }
+    rounds.push({
+      round,
+      request_ids: ids,
+      wall_s: claimedWall,
+      output_tokens: outputTokens,
+      aggregate_tps: aggregate,
+      failed,
+    });
+  }
+  if (claimed.length !== 3) problems.push(`results.json has ${claimed.length} concurrency rounds; the protocol runs 3`);
+  return rounds;
+}
+
+/**
+ * What the evidence alone shows against a claimed status: skipped required work makes a run partial, and a
+ * conforming status is refused when the evidence shows changed settings, a refused setting (HTTP 400/422), a
+ * prompt length outside 2% of its target, or a performance request whose payload came from the cache.
+ * @param {Record<string, unknown>} result @param {readonly CheckedRequest[]} checked @param {KnownProtocol} protocol
+ * @param {Set<string>} reused @param {string[]} problems
+ * @returns {string[]} the nonconformities the evidence shows
+ */
+export function checkStatus(result, checked, protocol, reused, problems) {
+  const run = isObject(result.run) ? result.run : {};
+  const status = run.status;
+  const workload = protocol.workload;
+  const required = checked.filter((r) => r.scheduled.phase !== "concurrency");
+  const skipped = required.filter((r) => r.rebuilt.status === "skipped").length;
+  const cancelled = required.some((r) => r.rebuilt.errorKind === "cancelled");
+  /** @type {string[]} */
+  const nonconformities = [];
+  for (const r of checked) {
+    const id = r.scheduled.id;
+    if (r.rebuilt.httpStatus === 400 || r.rebuilt.httpStatus === 422) {
+      nonconformities.push(`${id} was refused by the server (HTTP ${r.rebuilt.httpStatus})`);
+    }
+    if (r.scheduled.phase === "performance" && reused.has(id)) {
+      nonconformities.push(
+        `${id} read its user payload from the cache (cached_tokens ${r.rebuilt.tokens.cached_tokens})`,
+      );
+    }
+    const target = workload.promptTargets[r.scheduled.case_id];
+    const input = r.rebuilt.tokens.input_tokens;
+    if (r.scheduled.phase === "performance" && target !== undefined && input !== null) {
+      if (Math.abs(input - target) > workload.promptTolerance * target) {
+        nonconformities.push(`${id} had ${input} input tokens, outside 2% of ${target}`);
+      }
+    }
+    const body = r.rebuilt.body;
+    if (body !== null) {
+      for (const [key, value] of Object.entries(workload.sampling)) {
+        if (body[key] !== value) {
+          nonconformities.push(`${id} sent ${key} ${show(body[key])}, the profile requires ${show(value)}`);
+        }
+      }
+      const kwargs = isObject(body.chat_template_kwargs) ? body.chat_template_kwargs : {};
+      for (const [key, value] of Object.entries(workload.chatTemplateKwargs)) {
+        if (kwargs[key] !== value) nonconformities.push(`${id} sent chat_template_kwargs.${key} ${show(kwargs[key])}`);
+      }
+    }
+  }
+  const configuration = isObject(result.configuration) ? result.configuration : {};
+  const sampling = isObject(configuration.sampling) ? configuration.sampling : {};
+  for (const [key, value] of Object.entries(workload.sampling)) {
+    if (sampling[key] !== value) {
+      nonconformities.push(
+        `configuration.sampling.${key} is ${show(sampling[key])}, the profile requires ${show(value)}`,
+      );
+    }
+  }
+  const extensions = isObject(result.extensions) ? result.extensions : {};
+  if (extensions.simulated_engine === true) nonconformities.push("the result says its engine was simulated");
+
+  if (status !== "complete" && status !== "partial" && status !== "nonconforming") {
+    problems.push(`run.status is ${show(status)}; expected complete, partial or nonconforming`);
+  }
+  if (status === "complete" && (skipped > 0 || cancelled)) {
+    problems.push(
+      `run.status says complete, but ${skipped} required request(s) were skipped${cancelled ? " or cancelled" : ""}`,
+    );
+  }
+  if (status === "partial" && skipped === 0 && !cancelled) {
+    problems.push("run.status says partial, but no required request was skipped or cancelled");
+  }
+  if ((status === "complete" || status === "partial") && nonconformities.length > 0) {
+    const more = nonconformities.length > 3 ? ` and ${nonconformities.length - 3} more` : "";
+    problems.push(
+      `run.status says ${status}, but the evidence makes it nonconforming: ${
+        nonconformities.slice(0, 3).join("; ")
+      }${more}`,
+    );
+  }
+  return nonconformities;
+}

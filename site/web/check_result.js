@@ -1,0 +1,318 @@
+// @ts-check
+/**
+ * The site's independent check of one result: the bytes of results.json against the reviewed hash, every
+ * artifact's bytes against its hash, and a recomputation of every derived number from the evidence. It runs in
+ * the reader's browser before anything is shown, and as `site verify DIR` for maintainers.
+ *
+ * Outcome states: "verified" (every check passed: the numbers may be shown), "failed" (the evidence contradicts
+ * results.json or its reviewed hash: no number may be shown), "unverifiable" (the result cannot be read as a
+ * standard result this site knows: legacy or unknown format, unknown schema version or protocol id).
+ */
+import { checkRecords, evidenceLines } from "./check_records.js";
+import {
+  checkCounts,
+  checkQuality,
+  checkRounds,
+  checkStatus,
+  checkSummaries,
+  unexpectedReuse,
+} from "./check_derived.js";
+import { isObject } from "./evidence.js";
+import { isSha256Hex, sha256Hex } from "./sha256.js";
+import { parseStrictJson } from "./strict_json.js";
+import { resultFacts } from "./facts.js";
+
+/** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
+/** @typedef {import("./facts.js").ResultFacts} ResultFacts */
+
+export const RESULT_FORMAT = "strata-standard-benchmark";
+export const RESULT_SCHEMA_VERSION = 1;
+export const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
+/** Reasons listed at most; a longer list ends with a count. */
+const MAX_REASONS = 40;
+
+/**
+ * @typedef {{
+ *   resultsBytes: Uint8Array | null,
+ *   missingReason?: string,
+ *   expected?: { resultsSha256: string, runId: string, protocolId: string } | null,
+ *   readArtifact: (path: string) => Promise<Uint8Array | null>,
+ *   protocols: readonly KnownProtocol[],
+ * }} CheckInput
+ */
+
+/**
+ * @typedef {{
+ *   state: "verified" | "failed" | "unverifiable",
+ *   reasons: string[],
+ *   checks: string[],
+ *   resultsSha256: string | null,
+ *   protocol: { id: string, stage: string } | null,
+ *   facts: ResultFacts | null,
+ * }} CheckOutcome
+ */
+
+/**
+ * A path inside the report folder: relative, "/"-separated, no "." or ".." segment, no backslash or control text.
+ * @param {unknown} path @returns {path is string}
+ */
+export function isSafeRelativePath(path) {
+  if (typeof path !== "string" || path === "" || path.length > 512) return false;
+  // deno-lint-ignore no-control-regex -- a path with control characters is refused
+  if (path.startsWith("/") || path.includes("\\") || /[\u0000-\u001f\u007f]/.test(path) || /^[A-Za-z]:/.test(path)) {
+    return false;
+  }
+  return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** @param {Uint8Array} bytes @returns {string | null} */
+function decodeUtf8(bytes) {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {CheckOutcome["state"]} state @param {string[]} reasons @param {string[]} checks
+ * @param {string | null} sha @param {CheckOutcome["protocol"]} protocol
+ * @returns {CheckOutcome}
+ */
+function outcome(state, reasons, checks, sha, protocol) {
+  const listed = reasons.length > MAX_REASONS
+    ? [...reasons.slice(0, MAX_REASONS), `and ${reasons.length - MAX_REASONS} more differences`]
+    : reasons;
+  return { state, reasons: listed, checks, resultsSha256: sha, protocol, facts: null };
+}
+
+/**
+ * Checks one result end to end. Never throws for bad input; the outcome names every reason found.
+ * @param {CheckInput} input
+ * @returns {Promise<CheckOutcome>}
+ */
+export async function checkResult(input) {
+  /** @type {string[]} */
+  const checks = [];
+  if (input.resultsBytes === null) {
+    return outcome("failed", [input.missingReason ?? "results.json is missing"], checks, null, null);
+  }
+  const sha = await sha256Hex(input.resultsBytes);
+  const expected = input.expected ?? null;
+  if (expected !== null) {
+    if (sha !== expected.resultsSha256) {
+      return outcome(
+        "failed",
+        [`results.json has SHA-256 ${sha}, but the reviewed hash in the manifest is ${expected.resultsSha256}`],
+        checks,
+        sha,
+        null,
+      );
+    }
+    checks.push(`results.json SHA-256 ${sha} equals the manifest's reviewed hash`);
+  } else checks.push(`results.json SHA-256 ${sha} (no manifest entry to compare with)`);
+
+  const text = decodeUtf8(input.resultsBytes);
+  if (text === null) return outcome("unverifiable", ["results.json is not UTF-8 text"], checks, sha, null);
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok) {
+    return outcome(
+      "unverifiable",
+      [`results.json is not strict JSON (${parsed.message} at ${parsed.offset})`],
+      checks,
+      sha,
+      null,
+    );
+  }
+  const result = parsed.value;
+  if (!isObject(result)) return outcome("unverifiable", ["results.json is not a JSON object"], checks, sha, null);
+  if (result.format !== RESULT_FORMAT) {
+    return outcome(
+      "unverifiable",
+      [
+        `results.json has format ${
+          JSON.stringify(result.format ?? null)
+        }, not "${RESULT_FORMAT}": a legacy or other report is not a standard result`,
+      ],
+      checks,
+      sha,
+      null,
+    );
+  }
+  if (result.schema_version !== RESULT_SCHEMA_VERSION) {
+    return outcome(
+      "unverifiable",
+      [
+        `results.json has schema_version ${
+          JSON.stringify(result.schema_version ?? null)
+        }; this site reads only ${RESULT_SCHEMA_VERSION}`,
+      ],
+      checks,
+      sha,
+      null,
+    );
+  }
+  const protocolField = isObject(result.protocol) ? result.protocol : {};
+  const protocol = input.protocols.find((p) => p.id === protocolField.id);
+  if (protocol === undefined) {
+    return outcome(
+      "unverifiable",
+      [
+        `results.json has protocol id ${JSON.stringify(protocolField.id ?? null)}, which this site does not know`,
+      ],
+      checks,
+      sha,
+      null,
+    );
+  }
+  const protocolLabel = { id: protocol.id, stage: protocol.stage };
+  checks.push(`format ${RESULT_FORMAT} schema ${RESULT_SCHEMA_VERSION}, protocol ${protocol.id} (${protocol.stage})`);
+
+  /** @type {string[]} */
+  const problems = [];
+  const run = isObject(result.run) ? result.run : {};
+  if (expected !== null) {
+    if (run.id !== expected.runId) {
+      problems.push(`run.id is ${JSON.stringify(run.id)}, the manifest entry says ${JSON.stringify(expected.runId)}`);
+    }
+    if (protocolField.id !== expected.protocolId) {
+      problems.push(
+        `protocol.id is ${JSON.stringify(protocolField.id)}, the manifest entry says ${
+          JSON.stringify(expected.protocolId)
+        }`,
+      );
+    }
+  }
+  if (protocolField.corpus_sha256 !== protocol.corpusSha256) {
+    problems.push(
+      `protocol.corpus_sha256 ${
+        JSON.stringify(protocolField.corpus_sha256)
+      } is not the frozen bundle of ${protocol.id}`,
+    );
+  }
+  if (protocolField.profile !== protocol.workload.profile) {
+    problems.push(`protocol.profile ${JSON.stringify(protocolField.profile)} is not ${protocol.workload.profile}`);
+  }
+
+  const artifacts = await checkArtifacts(result, input.readArtifact, problems, checks);
+  if (artifacts.outputs === null) return outcome("failed", problems, checks, sha, protocolLabel);
+  const outputsText = decodeUtf8(artifacts.outputs);
+  if (outputsText === null) {
+    problems.push("outputs.jsonl is not UTF-8 text");
+    return outcome("failed", problems, checks, sha, protocolLabel);
+  }
+
+  const optional = run.optional_concurrency === true;
+  if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
+  const schedule = protocol.workload.schedule(optional);
+  const lines = evidenceLines(outputsText, parseStrictJson, problems);
+  const checked = checkRecords(result.requests, schedule, lines, problems);
+  const counts = checkCounts(result.request_counts, checked, problems);
+  const quality = checkQuality(result.quality, checked, problems);
+  const reused = unexpectedReuse(checked, protocol);
+  const summaries = checkSummaries(result.summaries, checked, optional, reused, problems);
+  const rounds = checkRounds(result.concurrency_rounds, checked, optional, problems);
+  const nonconformities = checkStatus(result, checked, protocol, reused, problems);
+  if (problems.length > 0) return outcome("failed", problems, checks, sha, protocolLabel);
+
+  checks.push(
+    `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates)`,
+  );
+  checks.push(
+    `request counts per phase equal the records (${counts.performance?.attempted ?? 0} performance attempted)`,
+  );
+  checks.push(`sanity ${quality.passed}/12 recomputed from the saved outputs equals quality`);
+  checks.push(`${summaries.length} summaries recomputed (median, min, max, n, included and excluded ids)`);
+  if (optional) checks.push(`${rounds.length} concurrency rounds recomputed`);
+  checks.push(`run.status ${String(run.status)} is consistent with the evidence`);
+  return {
+    state: "verified",
+    reasons: [],
+    checks,
+    resultsSha256: sha,
+    protocol: protocolLabel,
+    facts: resultFacts({
+      result,
+      protocol,
+      checked,
+      counts,
+      quality,
+      summaries,
+      rounds,
+      nonconformities,
+      artifacts: artifacts.list,
+    }),
+  };
+}
+
+/**
+ * Every artifact: a known kind, a safe path, a lowercase hash, and bytes with that hash. The template named by
+ * the configuration must be one of them. Returns the bytes of the single outputs artifact (null when unusable).
+ * @param {Record<string, unknown>} result
+ * @param {CheckInput["readArtifact"]} read
+ * @param {string[]} problems @param {string[]} checks
+ */
+async function checkArtifacts(result, read, problems, checks) {
+  /** @type {{ kind: string, path: string, sha256: string, size: number }[]} */
+  const list = [];
+  /** @type {Uint8Array | null} */
+  let outputs = null;
+  if (!Array.isArray(result.artifacts)) {
+    problems.push("results.json /artifacts is not an array");
+    return { outputs, list };
+  }
+  const seen = new Set();
+  let outputsCount = 0;
+  for (const [index, artifact] of result.artifacts.entries()) {
+    if (!isObject(artifact)) {
+      problems.push(`/artifacts/${index} is not an object`);
+      continue;
+    }
+    const { kind, path, sha256 } = artifact;
+    if (typeof kind !== "string" || !ARTIFACT_KINDS.includes(kind)) {
+      problems.push(`/artifacts/${index}: unknown kind ${JSON.stringify(kind)}`);
+    }
+    if (!isSafeRelativePath(path)) {
+      problems.push(
+        `/artifacts/${index}: path ${JSON.stringify(path)} is not a relative path inside the report folder`,
+      );
+      continue;
+    }
+    if (!isSha256Hex(sha256)) {
+      problems.push(`artifact ${path}: sha256 is not a lowercase SHA-256`);
+      continue;
+    }
+    if (seen.has(path)) problems.push(`artifact ${path} is listed twice`);
+    seen.add(path);
+    const bytes = await read(path);
+    if (bytes === null) {
+      problems.push(`artifact ${path} is missing from the evidence`);
+      continue;
+    }
+    const actual = await sha256Hex(bytes);
+    if (actual !== sha256) {
+      problems.push(`artifact ${path} has SHA-256 ${actual}, but results.json records ${sha256}: its bytes changed`);
+      continue;
+    }
+    list.push({ kind: String(kind), path, sha256, size: bytes.length });
+    if (kind === "outputs") {
+      outputsCount++;
+      outputs = bytes;
+    }
+  }
+  if (outputsCount !== 1) {
+    problems.push(`results.json lists ${outputsCount} verified outputs artifacts; the recomputation needs exactly one`);
+    outputs = null;
+  }
+  const configuration = isObject(result.configuration) ? result.configuration : {};
+  const template = configuration.template;
+  if (isObject(template) && !list.some((a) => a.path === template.path && a.sha256 === template.sha256)) {
+    problems.push(`configuration.template ${JSON.stringify(template.path)} is not one of the verified artifacts`);
+  }
+  if (problems.length === 0) {
+    checks.push(`${list.length} artifacts match their SHA-256 (${list.map((a) => a.path).join(", ")})`);
+  }
+  return { outputs, list };
+}

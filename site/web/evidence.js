@@ -1,0 +1,167 @@
+// @ts-check
+/**
+ * One request rebuilt from its outputs.jsonl line by the spec's "Request records" and "Where the numbers come
+ * from": status from the stream end and finish reason; counts from the raw usage and timings (exact safe
+ * integers only); durations from the engine timers and the client's offsets; rates from the counts and timers.
+ */
+
+/** @typedef {"completed" | "truncated" | "failed" | "skipped"} RequestStatus */
+
+/**
+ * @typedef {{
+ *   id: string,
+ *   status: RequestStatus,
+ *   finishReason: string | null,
+ *   httpStatus: number | null,
+ *   errorKind: string | null,
+ *   firstDeltaKind: unknown,
+ *   finalAnswer: string,
+ *   toolCalls: { name: unknown, arguments: unknown }[],
+ *   tokens: { input_tokens: number | null, cached_tokens: number | null, read_tokens: number | null,
+ *     output_tokens: number | null, decode_tokens: number | null },
+ *   timings: { prompt_s: number | null, decode_s: number | null, ttft_s: number | null,
+ *     first_answer_s: number | null, total_s: number | null },
+ *   metrics: { prompt_tps: number | null, decode_tps: number | null },
+ *   dispatchedAtEpochMs: number | null,
+ *   body: Record<string, unknown> | null,
+ *   concurrency: unknown,
+ * }} RebuiltRequest
+ */
+
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+export function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A token count only as an exact nonnegative safe integer. @param {unknown} value */
+function count(value) {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+/** A finite nonnegative number. @param {unknown} value */
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/**
+ * Status of an attempted request: a normal stream end with stop or tool_calls is completed, with length (the
+ * cap) truncated; every other end or finish reason is failed.
+ * @param {unknown} end @param {unknown} finishReason @returns {RequestStatus}
+ */
+function statusOf(end, finishReason) {
+  if (end !== "finished") return "failed";
+  if (finishReason === "stop" || finishReason === "tool_calls") return "completed";
+  if (finishReason === "length") return "truncated";
+  return "failed";
+}
+
+/**
+ * decode_tokens: predicted_n when it agrees with predicted_per_second x decode_s within 0.05 x decode_s + 1
+ * tokens (the engine rounds its rate to 0.1 tokens/s); otherwise the count the rate implies.
+ * @param {number | null} predictedN @param {number | null} rate @param {number | null} decodeS
+ */
+function decodeCount(predictedN, rate, decodeS) {
+  if (predictedN === null) return null;
+  if (rate === null || decodeS === null) return predictedN;
+  const implied = rate * decodeS;
+  return Math.abs(predictedN - implied) <= 0.05 * decodeS + 1 ? predictedN : Math.round(implied);
+}
+
+/** @param {number | null} numerator @param {number | null} seconds */
+function rate(numerator, seconds) {
+  if (numerator === null || seconds === null || numerator === 0 || seconds === 0) return null;
+  return numerator / seconds;
+}
+
+/**
+ * Rebuilds a request from its evidence line (already parsed). Unknown shapes give nulls, never exceptions: the
+ * comparison with results.json then names the difference.
+ * @param {Record<string, unknown>} line
+ * @returns {RebuiltRequest}
+ */
+export function rebuildRequest(line) {
+  const id = typeof line.request_id === "string" ? line.request_id : "";
+  const empty = {
+    tokens: { input_tokens: null, cached_tokens: null, read_tokens: null, output_tokens: null, decode_tokens: null },
+    timings: { prompt_s: null, decode_s: null, ttft_s: null, first_answer_s: null, total_s: null },
+    metrics: { prompt_tps: null, decode_tps: null },
+  };
+  if (line.end === undefined && typeof line.skip_reason === "string") {
+    return {
+      id,
+      status: "skipped",
+      finishReason: null,
+      httpStatus: null,
+      errorKind: "skipped",
+      firstDeltaKind: null,
+      finalAnswer: "",
+      toolCalls: [],
+      ...empty,
+      dispatchedAtEpochMs: null,
+      body: null,
+      concurrency: null,
+    };
+  }
+  const usage = isObject(line.usage) ? line.usage : {};
+  const timings = isObject(line.timings) ? line.timings : {};
+  const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const offsets = isObject(line.client_offsets_s) ? line.client_offsets_s : {};
+
+  const input = count(usage.prompt_tokens);
+  const cachedFromUsage = count(details.cached_tokens);
+  const cached = cachedFromUsage ?? count(timings.cache_n);
+  const promptN = count(timings.prompt_n);
+  const read = promptN ?? (input !== null && cached !== null && input >= cached ? input - cached : null);
+  const promptMs = finite(timings.prompt_ms);
+  const predictedMs = finite(timings.predicted_ms);
+  const promptS = promptMs === null ? null : promptMs / 1000;
+  const decodeS = predictedMs === null ? null : predictedMs / 1000;
+  const decode = decodeCount(count(timings.predicted_n), finite(timings.predicted_per_second), decodeS);
+  const finishReason = typeof line.finish_reason === "string" ? line.finish_reason : null;
+  const error = isObject(line.error) ? line.error : null;
+  const toolCalls = Array.isArray(line.tool_calls)
+    ? line.tool_calls.map((call) => (isObject(call) ? { name: call.name, arguments: call.arguments } : {
+      name: undefined,
+      arguments: undefined,
+    }))
+    : [];
+  return {
+    id,
+    status: statusOf(line.end, line.finish_reason),
+    finishReason,
+    httpStatus: count(line.http_status),
+    errorKind: error !== null && typeof error.kind === "string" ? error.kind : null,
+    firstDeltaKind: line.first_delta_kind ?? null,
+    finalAnswer: typeof line.final_answer === "string" ? line.final_answer : "",
+    toolCalls,
+    tokens: {
+      input_tokens: input,
+      cached_tokens: cached,
+      read_tokens: read,
+      output_tokens: count(usage.completion_tokens),
+      decode_tokens: decode,
+    },
+    timings: {
+      prompt_s: promptS,
+      decode_s: decodeS,
+      ttft_s: finite(offsets.first_delta_s),
+      first_answer_s: finite(offsets.first_answer_s),
+      total_s: finite(offsets.end_s),
+    },
+    metrics: { prompt_tps: rate(read, promptS), decode_tps: rate(decode, decodeS) },
+    dispatchedAtEpochMs: finite(line.dispatched_at_epoch_ms),
+    body: isObject(line.request) ? line.request : null,
+    concurrency: line.concurrency,
+  };
+}
+
+/**
+ * Two recorded numbers agree: equal, or equal to 1e-9 relative (the runner may divide in another order).
+ * @param {unknown} claimed @param {number | null} recomputed
+ */
+export function sameNumber(claimed, recomputed) {
+  if (recomputed === null || claimed === null) return claimed === recomputed;
+  if (typeof claimed !== "number") return false;
+  if (claimed === recomputed) return true;
+  return Math.abs(claimed - recomputed) <= 1e-9 * Math.max(Math.abs(claimed), Math.abs(recomputed));
+}

@@ -1,0 +1,34 @@
+// @ts-check
+/**
+ * The site's browser code: the independent check of approved results (strict JSON, the twelve sanity verdicts,
+ * the request records, counts, summaries and rounds rebuilt from the evidence, SHA-256 by Web Crypto) and the
+ * manifest contract. Plain JavaScript modules with JSDoc types, served to browsers byte for byte as written: the
+ * site needs no build step, and `deno check` type-checks these files with the project's strict options.
+ *
+ * Nothing here imports from the rest of the project (score/, runner/, report/ or the shared contract): where the
+ * runner's scorer and this code disagree on a result, the site says so.
+ */
+export { checkResult, isSafeRelativePath, RESULT_FORMAT, RESULT_SCHEMA_VERSION } from "./check_result.js";
+export { JsonNumber, parseStrictJson } from "./strict_json.js";
+export { jsonEqual, judgeSanity, stripAsciiSpace } from "./sanity.js";
+export { isSha256Hex, sha256Hex } from "./sha256.js";
+export { KNOWN_PROTOCOLS, PROTOCOLS_FORMAT, protocolsWithDeclarations, SANITY_CASES } from "./protocol.js";
+export {
+  isFullCommit,
+  isHandle,
+  isResultsPath,
+  isReviewUrl,
+  isUtcTimestamp,
+  MANIFEST_FORMAT,
+  MANIFEST_PATH,
+  MANIFEST_SCHEMA_VERSION,
+  manifestText,
+  readManifest,
+} from "./manifest.js";
+
+/** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
+/** @typedef {import("./check_result.js").CheckInput} CheckInput */
+/** @typedef {import("./facts.js").ResultFacts} ResultFacts */
+/** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
+/** @typedef {import("./manifest.js").ManifestEntry} ManifestEntry */
+/** @typedef {import("./manifest.js").ReadEntry} ReadEntry */

@@ -1,0 +1,228 @@
+// @ts-check
+/**
+ * Strict JSON (RFC 8259) for the site's independent check, written for the site and sharing nothing with the
+ * runner's parser. It accepts exactly one JSON value surrounded by JSON whitespace and rejects everything else:
+ * duplicate object keys, trailing commas, comments, leading zeros, a byte-order mark, control characters inside
+ * strings, numbers that do not fit a double, and nesting deeper than MAX_DEPTH.
+ *
+ * Objects come back with a null prototype, so a key such as "__proto__" is an ordinary key. With
+ * `{ lexemes: true }` every number is a JsonNumber that keeps its source text: the sanity checks compare types,
+ * and `3` and `3.0` are different answers.
+ */
+
+/** Deepest nesting accepted; deeper input is refused instead of exhausting the stack. */
+export const MAX_DEPTH = 256;
+
+/** A number as written in the source, for comparisons that must tell `3` from `3.0` or `3e0`. */
+export class JsonNumber {
+  /** @param {string} lexeme */
+  constructor(lexeme) {
+    /** The exact source text of the number. */
+    this.lexeme = lexeme;
+    /** True when written without fraction or exponent (the JSON form of an integer). */
+    this.isInteger = /^-?(?:0|[1-9][0-9]*)$/.test(lexeme);
+    /** The number as a double. */
+    this.value = Number(lexeme);
+  }
+}
+
+/**
+ * @typedef {{ ok: true, value: unknown } | { ok: false, message: string, offset: number }} JsonParse
+ */
+
+// deno-lint-ignore no-control-regex -- control characters end a string scan: JSON forbids them raw
+const STRING_STOP = /["\\\u0000-\u001f]/g;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const ESCAPES = /** @type {Record<string, string>} */ ({
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+});
+
+class Failure extends Error {
+  /** @param {string} message @param {number} offset */
+  constructor(message, offset) {
+    super(message);
+    this.offset = offset;
+  }
+}
+
+/**
+ * Parses `text` as exactly one strict JSON value; never throws.
+ * @param {string} text
+ * @param {{ lexemes?: boolean }} [options]
+ * @returns {JsonParse}
+ */
+export function parseStrictJson(text, options = {}) {
+  const parser = new Parser(text, options.lexemes === true);
+  try {
+    parser.skipSpace();
+    const value = parser.value(0);
+    parser.skipSpace();
+    if (parser.at < text.length) throw new Failure("unexpected text after the JSON value", parser.at);
+    return { ok: true, value };
+  } catch (error) {
+    if (error instanceof Failure) return { ok: false, message: error.message, offset: error.offset };
+    throw error;
+  }
+}
+
+class Parser {
+  /** @param {string} text @param {boolean} lexemes */
+  constructor(text, lexemes) {
+    this.text = text;
+    this.lexemes = lexemes;
+    this.at = 0;
+  }
+
+  skipSpace() {
+    const text = this.text;
+    let at = this.at;
+    for (;;) {
+      const c = text.charCodeAt(at);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) at++;
+      else break;
+    }
+    this.at = at;
+  }
+
+  /** @param {number} depth @returns {unknown} */
+  value(depth) {
+    const c = this.text.charCodeAt(this.at);
+    if (c === 0x22) return this.string();
+    if (c === 0x7b) return this.object(depth + 1);
+    if (c === 0x5b) return this.array(depth + 1);
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
+    if (this.text.startsWith("true", this.at)) return this.word(4, true);
+    if (this.text.startsWith("false", this.at)) return this.word(5, false);
+    if (this.text.startsWith("null", this.at)) return this.word(4, null);
+    if (this.at >= this.text.length) throw new Failure("unexpected end of text", this.at);
+    throw new Failure(`unexpected character ${JSON.stringify(this.text[this.at])}`, this.at);
+  }
+
+  /** @param {number} length @param {boolean | null} value */
+  word(length, value) {
+    this.at += length;
+    return value;
+  }
+
+  number() {
+    NUMBER.lastIndex = this.at;
+    const match = NUMBER.exec(this.text);
+    if (match === null) throw new Failure("malformed number", this.at);
+    const lexeme = match[0];
+    const next = this.text.charCodeAt(this.at + lexeme.length);
+    // "01", "1.", "1e", "-": the regex stops early; a digit, dot, e or sign right after means malformed.
+    if ((next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 || next === 0x2b) {
+      throw new Failure("malformed number", this.at);
+    }
+    const value = Number(lexeme);
+    if (!Number.isFinite(value)) throw new Failure(`number ${lexeme} does not fit a double`, this.at);
+    this.at += lexeme.length;
+    return this.lexemes ? new JsonNumber(lexeme) : value;
+  }
+
+  /** @returns {string} */
+  string() {
+    const text = this.text;
+    const start = this.at + 1;
+    let at = start;
+    let out = "";
+    let escaped = false;
+    for (;;) {
+      STRING_STOP.lastIndex = at;
+      const stop = STRING_STOP.exec(text);
+      if (stop === null) throw new Failure("unterminated string", this.at);
+      const index = stop.index;
+      const c = text.charCodeAt(index);
+      if (c === 0x22) {
+        this.at = index + 1;
+        return escaped ? out + text.slice(at, index) : text.slice(start, index);
+      }
+      if (c < 0x20) throw new Failure("control character inside a string", index);
+      escaped = true;
+      out += text.slice(at, index);
+      const e = text[index + 1];
+      if (e === "u") {
+        const hex = text.slice(index + 2, index + 6);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new Failure("malformed \\u escape", index);
+        out += String.fromCharCode(parseInt(hex, 16));
+        at = index + 6;
+      } else {
+        const decoded = e === undefined ? undefined : ESCAPES[e];
+        if (decoded === undefined) throw new Failure("unknown escape in a string", index);
+        out += decoded;
+        at = index + 2;
+      }
+    }
+  }
+
+  /** @param {number} depth */
+  array(depth) {
+    if (depth > MAX_DEPTH) throw new Failure(`nesting deeper than ${MAX_DEPTH}`, this.at);
+    this.at++;
+    /** @type {unknown[]} */
+    const items = [];
+    this.skipSpace();
+    if (this.text.charCodeAt(this.at) === 0x5d) {
+      this.at++;
+      return items;
+    }
+    for (;;) {
+      this.skipSpace();
+      items.push(this.value(depth));
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.at);
+      if (c === 0x2c) {
+        this.at++;
+        continue;
+      }
+      if (c === 0x5d) {
+        this.at++;
+        return items;
+      }
+      throw new Failure("expected , or ] in an array", this.at);
+    }
+  }
+
+  /** @param {number} depth */
+  object(depth) {
+    if (depth > MAX_DEPTH) throw new Failure(`nesting deeper than ${MAX_DEPTH}`, this.at);
+    this.at++;
+    /** @type {Record<string, unknown>} */
+    const object = Object.create(null);
+    this.skipSpace();
+    if (this.text.charCodeAt(this.at) === 0x7d) {
+      this.at++;
+      return object;
+    }
+    for (;;) {
+      this.skipSpace();
+      if (this.text.charCodeAt(this.at) !== 0x22) throw new Failure("expected a string key", this.at);
+      const keyAt = this.at;
+      const key = this.string();
+      if (Object.hasOwn(object, key)) throw new Failure(`duplicate key ${JSON.stringify(key)}`, keyAt);
+      this.skipSpace();
+      if (this.text.charCodeAt(this.at) !== 0x3a) throw new Failure("expected : after a key", this.at);
+      this.at++;
+      this.skipSpace();
+      object[key] = this.value(depth);
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.at);
+      if (c === 0x2c) {
+        this.at++;
+        continue;
+      }
+      if (c === 0x7d) {
+        this.at++;
+        return object;
+      }
+      throw new Failure("expected , or } in an object", this.at);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// @ts-check
+/**
+ * Verifies one manifest entry from the site's copy of its evidence: the manifest entry must be well formed and
+ * match the build's data, the build must have found its files, and then checkResult decides. Used by the page
+ * script and by verify_worker.js, so the same code runs on the main thread or in workers.
+ */
+import { checkResult } from "./check_result.js";
+import { KNOWN_PROTOCOLS, protocolsWithDeclarations } from "./protocol.js";
+import { parseStrictJson } from "./strict_json.js";
+
+/** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
+/** @typedef {import("./manifest.js").ManifestEntry} ManifestEntry */
+/** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
+
+/**
+ * One entry of the build's data/site.json.
+ * @typedef {{ index: number, slug: string, run_id: string | null, results_folder: string | null,
+ *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[] }} SiteEntry
+ */
+
+/**
+ * What a verification needs from the manifest: the entry when well formed, else its problems.
+ * @typedef {{ entry: ManifestEntry | null, problems: string[] } | null} EntryRead
+ */
+
+/** @param {string} url @returns {Promise<Uint8Array | null>} */
+export async function fetchBytes(url) {
+  try {
+    const response = await fetch(url);
+    return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {string[]} reasons @returns {CheckOutcome} */
+export function unverifiable(reasons) {
+  return { state: "unverifiable", reasons, checks: [], resultsSha256: null, protocol: null, facts: null };
+}
+
+/**
+ * The protocols the site knows plus those its build declared (data/protocols.json).
+ * @param {string} root absolute URL of the site's root, ending in /
+ * @returns {Promise<readonly KnownProtocol[]>}
+ */
+export async function siteProtocols(root) {
+  const bytes = await fetchBytes(`${root}data/protocols.json`);
+  const parsed = bytes === null ? null : parseStrictJson(new TextDecoder().decode(bytes));
+  const declared = parsed !== null && parsed.ok ? protocolsWithDeclarations(parsed.value) : null;
+  return declared !== null && declared.ok ? declared.protocols : KNOWN_PROTOCOLS;
+}
+
+/**
+ * @param {string} root absolute URL of the site's root, ending in /
+ * @param {SiteEntry} site @param {EntryRead} read @param {readonly KnownProtocol[]} protocols
+ * @returns {Promise<CheckOutcome>}
+ */
+export async function verifyEntry(root, site, read, protocols) {
+  if (read === null) return unverifiable(["the site's data names an entry the manifest does not have"]);
+  if (read.entry === null) return unverifiable(read.problems.map((p) => `manifest entry: ${p}`));
+  if (site.run_id !== read.entry.run_id) return unverifiable(["the site's data does not match the manifest entry"]);
+  if (site.build_problems.length > 0) return unverifiable(site.build_problems);
+  const entry = read.entry;
+  const resultsBytes = site.results === null ? null : await fetchBytes(root + site.results);
+  return await checkResult({
+    resultsBytes,
+    missingReason: `${entry.results_path} is not part of this site`,
+    expected: { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id },
+    readArtifact: (path) => {
+      const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
+      return typeof location === "string" ? fetchBytes(root + location) : Promise.resolve(null);
+    },
+    protocols,
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * The approved-results site in a real browser: Debian's chromium, driven headless by playwright-core (which
+ * launches the installed browser and never downloads one). The site is built from a results repository of the
+ * tool's own result folders (tests/site/_results_repo.ts) and served on loopback; every scenario must be shown as
+ * the protocol requires. Screenshots of the index and of result pages go to $STRATA_CI_LOGS (or a temporary
+ * folder), whose path the test prints.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { serveHttp } from "../../runtime/mod.ts";
+import {
+  buildSite,
+  folderReader,
+  GitRepo,
+  gitRunner,
+  knownProtocols,
+  openSiteOutput,
+  outputFiles,
+  readWebFile,
+  siteRequestHandler,
+} from "../../site/mod.ts";
+import { buildResultsRepository } from "../site/_results_repo.ts";
+import { launchChromium } from "./_chromium.ts";
+const PAGE_DEADLINE_MS = 20_000;
+
+Deno.test({
+  name:
+    "the site shows clean, partial, nonconforming, draft, tampered, unverifiable and withdrawn entries as the spec requires",
+  // The browser's pipes belong to playwright; it closes them in browser.close() below.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async (t) => {
+    const root = await Deno.makeTempDir({ prefix: "strata-site-browser-" });
+    const shots = Deno.env.get("STRATA_CI_LOGS") ?? await Deno.makeTempDir({ prefix: "strata-site-screenshots-" });
+    await Deno.mkdir(shots, { recursive: true });
+    console.log(`site screenshots: ${shots}`);
+    const fixture = await buildResultsRepository(root);
+    const out = join(root, "site");
+    const writer = await openSiteOutput(outputFiles, out);
+    const report = await buildSite(new GitRepo(gitRunner(fixture.repo)), writer, {
+      protocols: knownProtocols(await Deno.readFile(fixture.protocolsFile)),
+      protocolDeclarations: await Deno.readFile(fixture.protocolsFile),
+      readWebFile,
+    });
+    await writer.finish(report.files);
+    const server = await serveHttp({
+      hostname: "127.0.0.1",
+      port: 0,
+      onRequest: siteRequestHandler(folderReader(out)),
+    });
+    const base = `http://127.0.0.1:${server.port}/`;
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+      const open = async (path: string) => {
+        await page.goto(base + path);
+        await page.waitForSelector('html[data-state="done"]', { timeout: PAGE_DEADLINE_MS });
+      };
+      await open("");
+
+      await t.step("every scenario is in its section, with its label and reason", async () => {
+        for (const s of fixture.scenarios) {
+          const where = `[data-run="${s.runId}"]`;
+          if (s.expected === "absent") {
+            assert.equal(await page.locator(where).count(), 0, `${s.name} must not be listed`);
+            continue;
+          }
+          if (s.expected === "ranked") {
+            const ranks = await page.locator(`#standard tr${where} td.rank`).allInnerTexts();
+            assert.ok(ranks.length >= 3 && ranks.every((r) => /^\d+$/.test(r)), `${s.name}: ranks ${ranks}`);
+          } else if (s.expected === "partial") {
+            const ranks = await page.locator(`#partial tr${where} td.rank`).allInnerTexts();
+            assert.deepEqual(ranks, ["not ranked", "not ranked", "not ranked"], s.name);
+            assert.equal(
+              await page.locator(`#standard ${where}`).count(),
+              0,
+              "a partial run is never in the ranked table",
+            );
+          } else if (s.expected === "outside") {
+            assert.equal(await page.locator(`#outside li${where}`).count(), 1, s.name);
+            assert.equal(await page.locator(`#standard ${where}, #partial ${where}`).count(), 0);
+          } else {
+            const item = page.locator(`#rejected li${where}[data-kind="${s.expected}"]`);
+            assert.equal(await item.count(), 1, `${s.name} should be ${s.expected}`);
+            const text = await item.innerText();
+            assert.match(text, s.reason ?? /./, `${s.name}: ${text}`);
+            assert.doesNotMatch(text, /tok\/s|\d+\/12/, `${s.name}: no numbers of an entry that did not verify`);
+          }
+        }
+        assert.match(await page.locator("#outside").innerText(), /nonconforming[\s\S]*SIMULATED ENGINE/);
+        assert.match(await page.locator("#outside").innerText(), /draft protocol/);
+      });
+
+      await t.step("ranks are per case and concurrency, and the filters narrow the table", async () => {
+        const clean = fixture.byName("clean-3060").runId;
+        const rows = await page.locator(`#standard tr[data-case="prompt-16k"]`).evaluateAll((trs) =>
+          trs.map((tr) => [tr.getAttribute("data-run"), tr.querySelector("td.rank")?.textContent])
+        );
+        assert.equal(rows.length, 2);
+        assert.deepEqual(rows.map((r) => r[1]).sort(), ["1", "2"]);
+        assert.ok(rows.some((r) => r[0] === clean));
+        assert.equal(await page.locator('#standard tr[data-case="short-burst"] td.rank').innerText(), "1");
+        await page.selectOption("#filter-gpu", "NVIDIA RTX A4000");
+        const gpus = await page.locator("#standard tbody tr td:nth-child(2)").allInnerTexts();
+        assert.ok(gpus.length === 4 && gpus.every((g) => g === "NVIDIA RTX A4000"), gpus.join());
+        assert.equal(await page.locator("#partial tbody tr").count(), 0, "the partial run is on another GPU");
+        await page.selectOption("#filter-gpu", "");
+        await page.selectOption("#filter-case", "short");
+        assert.equal(await page.locator("#standard tbody tr").count(), 2);
+        await page.selectOption("#filter-case", "");
+      });
+      await page.screenshot({ path: join(shots, "site-index.png"), fullPage: true });
+
+      await t.step("a clean result's page shows its verified numbers, sanity, reproduction and evidence", async () => {
+        const clean = fixture.byName("clean-3060").runId;
+        await open(`r/${clean}/`);
+        assert.equal(await page.locator("#verdict.verdict-ok").count(), 1);
+        assert.match(
+          await page.locator("#verdict").innerText(),
+          /results\.json SHA-256 [0-9a-f]{64} equals the manifest's reviewed hash/,
+        );
+        assert.equal(await page.locator("#cases tbody tr").count(), 3);
+        assert.match(await page.locator("#cases").innerText(), /50\.1 \[50\.1-50\.1\] n=3/);
+        assert.match(await page.locator("main").innerText(), /Sanity checks: 12\/12/);
+        assert.match(await page.locator("main").innerText(), /independently-reproduced/);
+        assert.match(await page.locator("#reproductions").innerText(), /NVIDIA RTX A4000/);
+        const files = await page.locator("#evidence a").allInnerTexts();
+        assert.deepEqual(files, ["results.json", "outputs.jsonl", "config.json", "template.jinja"]);
+        assert.equal(await page.locator("figure.chart svg").count(), 3);
+        await page.screenshot({ path: join(shots, "site-result-clean.png"), fullPage: true });
+      });
+
+      await t.step(
+        "a tampered result's page says verification failed, why, and shows none of its numbers",
+        async () => {
+          const forged = fixture.byName("false-verdict").runId;
+          await open(`r/${forged}/`);
+          const verdict = await page.locator("#verdict.verdict-bad").innerText();
+          assert.match(verdict, /Verification failed/);
+          assert.match(verdict, /sanity-I2: results\.json says passed, the saved output fails/);
+          assert.equal(await page.locator("#cases").count(), 0);
+          assert.doesNotMatch(await page.locator("main").innerText(), /tok\/s|Sanity checks/);
+          await page.screenshot({ path: join(shots, "site-result-failed.png"), fullPage: true });
+        },
+      );
+
+      await t.step("a withdrawn entry has no page", async () => {
+        const response = await fetch(`${base}r/${fixture.byName("withdrawn").runId}/`);
+        await response.body?.cancel();
+        assert.equal(response.status, 404);
+      });
+      assert.deepEqual(errors, [], "the pages ran without script errors");
+    } finally {
+      await browser.close();
+      await server.close();
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,208 @@
+/**
+ * `approved verify`, `approved add` and `site build` on a results repository made of the tool's own result folders
+ * (see _results_repo.ts), run as a person runs them, under the tasks' narrow permission sets.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { buildResultsRepository } from "./_results_repo.ts";
+import { git, sha256File, strataBench } from "./_fixture_repo.ts";
+
+const root = await Deno.makeTempDir({ prefix: "strata-site-cli-" });
+const fixture = await buildResultsRepository(root);
+const repo = fixture.repo;
+const approvedPermissions = ["-P=approved", `--allow-write=${join(repo, "bench")}`];
+const buildPermissions = (out: string) => ["-P=site-build", `--allow-write=${out}`];
+
+globalThis.addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
+
+Deno.test("approved verify names every entry whose commit, path, hash, format or protocol is wrong, and exits 1", async () => {
+  const out = await strataBench(
+    ["approved", "verify", "--repo", repo, "--protocols", fixture.protocolsFile],
+    approvedPermissions,
+  );
+  assert.equal(out.code, 1, out.stderr);
+  for (const scenario of fixture.scenarios) {
+    if (scenario.expected === "absent") {
+      assert.doesNotMatch(out.stdout, new RegExp(scenario.runId));
+      continue;
+    }
+    // The hashes of false-verdict match: only the recomputation (site verify, the browser) catches it.
+    const bad = scenario.expected === "unverifiable" ||
+      (scenario.expected === "failed" && scenario.name !== "false-verdict");
+    assert.match(out.stdout, new RegExp(`  ${bad ? "BAD" : "ok "}  ${scenario.runId}\\n`), scenario.name);
+  }
+  assert.match(
+    out.stdout,
+    /evidence_commit 0123456789abcdef0123456789abcdef01234567 is not a commit of this repository/,
+  );
+  assert.match(out.stdout, /bench\/results\/not-there\/results\.json does not exist at evidence_commit/);
+  assert.match(out.stdout, /artifact config\.json is missing at evidence_commit/);
+  assert.match(out.stdout, /reviewed_at: expected a UTC ISO 8601 time .*"yesterday"/);
+  assert.match(out.stdout, /9 of 15 entries have problems/);
+});
+
+Deno.test("approved verify without the protocol declaration calls the activated id unknown", async () => {
+  const out = await strataBench(["approved", "verify", "--repo", repo], approvedPermissions);
+  assert.equal(out.code, 1);
+  assert.match(out.stdout, /has protocol id "test-activated-qwen38-thinking-v1", unknown to this site/);
+});
+
+Deno.test("approved add refuses evidence the independent check rejects, changed folders, and duplicates", async () => {
+  const malformed = await strataBench([
+    "approved",
+    "add",
+    join(repo, "bench/results/clean-3060"),
+    "--repo",
+    repo,
+    "--review-pr",
+    "https://github.com/example/results/pull/7",
+    "--reviewed-by",
+    "maintainer-one",
+  ], approvedPermissions);
+  assert.equal(malformed.code, 1);
+  assert.match(malformed.stderr, /fix its malformed entries first \(malformed-entry: reviewed_at/);
+  // A clone whose manifest lost the malformed entry, so that add gets to its other checks.
+  const clone = join(root, "clone");
+  await git(root, "clone", "-q", repo, clone);
+  const manifest = JSON.parse(await Deno.readTextFile(join(clone, "bench/approved.json")));
+  manifest.entries = manifest.entries.filter((e: { run_id: string }) => e.run_id !== "malformed-entry");
+  await Deno.writeTextFile(join(clone, "bench/approved.json"), JSON.stringify(manifest, null, 2));
+  const add = (folder: string, ...more: string[]) =>
+    strataBench([
+      "approved",
+      "add",
+      join(clone, folder),
+      "--repo",
+      clone,
+      "--review-pr",
+      "https://github.com/example/results/pull/7",
+      "--reviewed-by",
+      "maintainer-one",
+      "--protocols",
+      fixture.protocolsFile,
+      ...more,
+    ], ["-P=approved", `--allow-write=${join(clone, "bench")}`]);
+  const before = await Deno.readTextFile(join(clone, "bench/approved.json"));
+  const forged = await add("bench/results/false-verdict");
+  assert.equal(forged.code, 1);
+  assert.match(forged.stderr, /the site's independent check says failed:\n {2}sanity-I2: results\.json says passed/);
+  const edited = await add("bench/results/outputs-changed");
+  assert.equal(edited.code, 1);
+  assert.match(edited.stderr, /it changed after [0-9a-f]{40} \(in [0-9a-f]{40}\); review the version you approve/);
+  const again = await add("bench/results/clean-3060");
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /is already approved; pass --replace after a new review/);
+  const badLink = await add("bench/results/clean-3060", "--review-pr", "http://example.com/x");
+  assert.equal(badLink.code, 1);
+  assert.match(badLink.stderr, /is not an https URL of the review/);
+  const outside = await add("../elsewhere");
+  assert.equal(outside.code, 2);
+  assert.equal(await Deno.readTextFile(join(clone, "bench/approved.json")), before, "a refused add writes nothing");
+});
+
+Deno.test("approved add records the commit that introduced the folder and the hash of its results.json", async () => {
+  const manifest = JSON.parse(await Deno.readTextFile(join(repo, "bench/approved.json")));
+  const clean = fixture.byName("clean-3060");
+  const entry = manifest.entries.find((e: { run_id: string }) => e.run_id === clean.runId);
+  assert.equal(entry.evidence_commit, fixture.evidenceCommit);
+  assert.equal(entry.results_sha256, await sha256File(join(repo, clean.folder, "results.json")));
+  assert.equal(entry.verification, "independently-reproduced");
+  assert.deepEqual(entry.reproduction_run_ids, [fixture.byName("reproduction-a4000").runId]);
+  assert.equal(entry.reviewed_at, "2026-05-01T12:00:00Z");
+});
+
+Deno.test("site build writes every evidence file once under its SHA-256, a page per entry, and names bad entries", async () => {
+  const out = join(root, "site");
+  const built = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--protocols", fixture.protocolsFile],
+    buildPermissions(out),
+  );
+  assert.equal(built.code, 1, built.stderr);
+  assert.match(built.stdout, /site: 15 entries from bench\/approved\.json on main [0-9a-f]{40}/);
+  for (const scenario of fixture.scenarios) {
+    const state = scenario.expected === "unverifiable"
+      ? "unverifiable"
+      : scenario.expected === "failed" && scenario.name !== "false-verdict"
+      ? "will fail"
+      : "ok";
+    if (scenario.expected === "absent") assert.doesNotMatch(built.stdout, new RegExp(scenario.runId));
+    else assert.match(built.stdout, new RegExp(`  ${state} +${scenario.runId} `), scenario.name);
+  }
+  let packed = 0;
+  for await (const file of Deno.readDir(join(out, "evidence/sha256"))) {
+    const path = join(out, "evidence/sha256", file.name);
+    if (!file.name.endsWith(".gz")) {
+      assert.equal(await sha256File(path), file.name);
+      continue;
+    }
+    // A compressed copy for site serve: it must decode to the very bytes named by its hash.
+    packed++;
+    const bytes = await new Response((await Deno.open(path)).readable.pipeThrough(new DecompressionStream("gzip")))
+      .arrayBuffer();
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    assert.equal([...digest].map((b) => b.toString(16).padStart(2, "0")).join(""), file.name.slice(0, -3));
+  }
+  assert.ok(packed > 0);
+  const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
+  assert.equal(site.entries.length, 15);
+  for (const entry of site.entries) await Deno.stat(join(out, "r", entry.slug, "index.html"));
+  const withdrawn = fixture.byName("withdrawn");
+  await assert.rejects(Deno.stat(join(out, "r", withdrawn.runId)));
+  const head = (await git(repo, "show", "main:bench/approved.json")).stdout;
+  assert.equal(await Deno.readTextFile(join(out, "data/approved.json")), head);
+  const page = await Deno.readTextFile(join(out, "index.html"));
+  assert.match(page, /Content-Security-Policy" content="default-src 'none'; script-src 'self'/);
+  assert.doesNotMatch(page, /tok\/s|\d+\/12/, "the static page carries no result numbers");
+});
+
+Deno.test("a rebuild replaces the previous build: a withdrawn entry's page goes; a foreign folder is refused", async () => {
+  const out = join(root, "site-rebuild");
+  const older = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--branch", "main~1", "--protocols", fixture.protocolsFile],
+    buildPermissions(out),
+  );
+  assert.match(older.stdout, /site: 16 entries/);
+  const withdrawn = fixture.byName("withdrawn");
+  await Deno.stat(join(out, "r", withdrawn.runId, "index.html"));
+  const newer = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--protocols", fixture.protocolsFile],
+    buildPermissions(out),
+  );
+  assert.match(newer.stdout, /site: 15 entries/);
+  await assert.rejects(Deno.stat(join(out, "r", withdrawn.runId, "index.html")));
+  const foreign = join(root, "foreign");
+  await Deno.mkdir(foreign);
+  await Deno.writeTextFile(join(foreign, "notes.txt"), "mine");
+  const refused = await strataBench(["site", "build", "--repo", repo, "--out", foreign], buildPermissions(foreign));
+  assert.equal(refused.code, 3);
+  assert.match(refused.stderr, /holds files that no site build wrote/);
+  assert.equal(await Deno.readTextFile(join(foreign, "notes.txt")), "mine");
+});
+
+Deno.test("a malformed manifest builds a site that says so; a missing repository or branch is an environment error", async () => {
+  await git(repo, "checkout", "-q", "-b", "broken");
+  await Deno.writeTextFile(join(repo, "bench/approved.json"), '{"format":"strata-approved-benchmarks",');
+  await git(repo, "commit", "-q", "-am", "break the manifest");
+  await git(repo, "checkout", "-q", "main");
+  const out = join(root, "site-broken");
+  const built = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--branch", "broken"],
+    buildPermissions(out),
+  );
+  assert.equal(built.code, 1);
+  assert.match(built.stdout, /the manifest cannot be read: bench\/approved\.json is malformed: not strict JSON/);
+  const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
+  assert.match(site.manifest_problem, /malformed/);
+  const noBranch = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--branch", "nope"],
+    buildPermissions(out),
+  );
+  assert.equal(noBranch.code, 3);
+  assert.match(noBranch.stderr, /Cannot find branch "nope"/);
+  const notRepo = await strataBench(
+    ["site", "build", "--repo", root, "--out", join(root, "x")],
+    buildPermissions(join(root, "x")),
+  );
+  assert.equal(notRepo.code, 3);
+  assert.match(notRepo.stderr, /Cannot read the repository/);
+});

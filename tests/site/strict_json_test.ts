@@ -1,0 +1,69 @@
+/** The site's own strict JSON parser: exactly one RFC 8259 value, nothing lenient. */
+import assert from "node:assert/strict";
+import { JsonNumber, parseStrictJson } from "../../site/web/mod.js";
+
+const accepts: [string, unknown][] = [
+  ['{"ok":true,"count":3}', { ok: true, count: 3 }],
+  [" \t\r\n[1, -2.5e3, 0, -0, 1E+2]\n", [1, -2500, 0, -0, 100]],
+  ['"\\u0041\\n\\"\\\\\\/"', 'A\n"\\/'],
+  ['"\\ud83d\\ude00"', "😀"],
+  ["null", null],
+  ['{"__proto__":1}', Object.assign(Object.create(null), { ["__proto__"]: 1 })],
+];
+for (const [text, expected] of accepts) {
+  Deno.test(`strict JSON accepts ${JSON.stringify(text)}`, () => {
+    const parsed = parseStrictJson(text);
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    assert.deepEqual(JSON.stringify(parsed.value), JSON.stringify(expected));
+  });
+}
+
+Deno.test("strict JSON keeps __proto__ as an ordinary key, never as the prototype", () => {
+  const parsed = parseStrictJson('{"__proto__":{"polluted":true}}');
+  assert.ok(parsed.ok);
+  assert.equal(Object.getPrototypeOf(parsed.value), null);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+const rejects: [string, RegExp][] = [
+  ['{"a":1,"a":1}', /duplicate key "a"/],
+  ['{"a":{"b":1,"b":2}}', /duplicate key "b"/],
+  ['{"\\u0061":1,"a":2}', /duplicate key "a"/],
+  ["[1,]", /unexpected character/],
+  ['{"a":1,}', /expected a string key/],
+  ["01", /malformed number/],
+  ["1.", /malformed number/],
+  [".5", /unexpected character/],
+  ["1e", /malformed number/],
+  ["+1", /unexpected character/],
+  ["-", /malformed number/],
+  ["1e400", /does not fit a double/],
+  ["NaN", /unexpected character/],
+  ["\ufeff{}", /unexpected character/],
+  ["{} {}", /unexpected text after the JSON value/],
+  ['"a\tb"', /control character/],
+  ['"\\x41"', /unknown escape/],
+  ['"\\u12"', /malformed \\u escape/],
+  ['"abc', /unterminated string/],
+  ["// c\n1", /unexpected character/],
+  ["```json\n[1]\n```", /unexpected character/],
+  ["", /unexpected end/],
+  ["tru", /unexpected character/],
+  [`${"[".repeat(300)}${"]".repeat(300)}`, /nesting deeper than 256/],
+];
+for (const [text, reason] of rejects) {
+  Deno.test(`strict JSON rejects ${JSON.stringify(text.slice(0, 30))}`, () => {
+    const parsed = parseStrictJson(text);
+    assert.equal(parsed.ok, false);
+    if (!parsed.ok) assert.match(parsed.message, reason);
+  });
+}
+
+Deno.test("strict JSON with lexemes tells 3 from 3.0 and 3e0", () => {
+  const parsed = parseStrictJson("[3, 3.0, 3e0, -17]", { lexemes: true });
+  assert.ok(parsed.ok);
+  const [a, b, c, d] = parsed.value as JsonNumber[];
+  assert.deepEqual([a!.isInteger, b!.isInteger, c!.isInteger, d!.isInteger], [true, false, false, true]);
+  assert.deepEqual([a!.lexeme, b!.lexeme, c!.lexeme], ["3", "3.0", "3e0"]);
+  assert.equal(d!.value, -17);
+});
