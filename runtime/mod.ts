@@ -32,7 +32,7 @@ export {
 } from "./_file_access.ts";
 export { onTerminationSignal, type TerminationSignal } from "./_signals.ts";
 export { type ProcessExit, type SpawnedProcess, spawnProcess, type SpawnProcessOptions } from "./_spawn.ts";
-export { type ResultFiles, resultFiles } from "./_result_files.ts";
+export { type ResultFiles, resultFiles, type RootCheck } from "./_result_files.ts";
 export {
   type HttpServerHandle,
   type HttpServerRequest,
