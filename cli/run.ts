@@ -5,6 +5,7 @@ import { UsageError } from "./_args.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
 import { type RunOptions, runProtocol, RunRefusedError, type RunReport, RunWriteError } from "../runner/mod.ts";
 import type { RequestRecord } from "../contract/mod.ts";
+import type { ModelHashProgress } from "../probe/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL] [options]
@@ -99,9 +100,17 @@ export async function main(argv: string[]): Promise<number> {
     const report = await runProtocol(
       options,
       realRunDeps({}, {
-        onHashProgress: (p) => {
-          if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
-        },
+        onHashProgress: (() => {
+          const started = new Set<number>();
+          return (p: ModelHashProgress) => {
+            if (!p.done && !started.has(p.fileIndex)) {
+              started.add(p.fileIndex);
+              const gib = (p.bytesTotal / 2 ** 30).toFixed(1);
+              writeStderr(`hashing model file ${p.fileIndex + 1}/${p.fileCount} (${gib} GiB; Ctrl-C stops it)\n`);
+            }
+            if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
+          };
+        })(),
       }),
     );
     return printReport(report);

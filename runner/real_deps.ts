@@ -47,6 +47,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
         templateArtifactPath: RESULT_FILES.template,
         ...(settings.hashCacheDir === undefined ? {} : { cacheDir: settings.hashCacheDir }),
         ...(settings.onHashProgress === undefined ? {} : { onHashProgress: settings.onHashProgress }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
       }),
     files: resultFiles,
     sanitizers,

@@ -23,17 +23,37 @@ export function exit(code: number): never {
 
 const encoder = new TextEncoder();
 
+/** Streams whose reader has gone (a closed pipe): later writes to them are dropped instead of failing. */
+const broken = new Set<1 | 2>();
+/** Streams whose asynchronous write errors (Node and Bun) are already heard. */
+const hooked = new Set<1 | 2>();
+
+/**
+ * Writes all of `text`; never throws. When the reader of stdout or stderr is gone (the pipe to a parent that died),
+ * the write fails with a broken pipe: the text is dropped and so is everything after it on that stream, so the run
+ * can still write its result.
+ */
 function writeAll(fd: 1 | 2, text: string): void {
+  if (broken.has(fd)) return;
   const g = globalThis as {
     Deno?: { stdout: { writeSync(b: Uint8Array): number }; stderr: { writeSync(b: Uint8Array): number } };
   };
-  if (g.Deno) {
-    const stream = fd === 1 ? g.Deno.stdout : g.Deno.stderr;
-    let bytes = encoder.encode(text);
-    while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
-    return;
+  try {
+    if (g.Deno) {
+      const stream = fd === 1 ? g.Deno.stdout : g.Deno.stderr;
+      let bytes = encoder.encode(text);
+      while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+      return;
+    }
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    if (!hooked.has(fd)) {
+      hooked.add(fd);
+      stream.on("error", () => broken.add(fd));
+    }
+    stream.write(text);
+  } catch {
+    broken.add(fd);
   }
-  (fd === 1 ? process.stdout : process.stderr).write(text);
 }
 
 /**

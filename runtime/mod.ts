@@ -30,7 +30,7 @@ export {
   statOutcome,
   writeTextOutcome,
 } from "./_file_access.ts";
-export { onTerminationSignal, type TerminationSignal } from "./_signals.ts";
+export { onParentExit, onTerminationSignal, PARENT_EXITED, type TerminationSignal } from "./_signals.ts";
 export { type ProcessExit, type SpawnedProcess, spawnProcess, type SpawnProcessOptions } from "./_spawn.ts";
 export { type ResultFiles, resultFiles, type RootCheck } from "./_result_files.ts";
 export {
