@@ -26,6 +26,8 @@ export interface HostileEngineOptions {
   slots?: unknown;
   /** Prompt tokens reported per request id (default 100). */
   promptTokens?: Readonly<Record<string, number>>;
+  /** An HTTP 500 with this llama.cpp error message, by request id (instead of a stream). */
+  errors?: Readonly<Record<string, string>>;
 }
 
 /** A running hostile engine. */
@@ -332,7 +334,9 @@ export function startHostileEngine(options: HostileEngineOptions = {}): HostileE
         state,
       );
       const fault = options.faults?.[id];
-      if (fault === undefined) await wire.normal();
+      const error = options.errors?.[id];
+      if (error !== undefined) await json(500, { error: { code: 500, message: error, type: "server_error" } });
+      else if (fault === undefined) await wire.normal();
       else await FAULTS[fault].send(wire);
     } finally {
       conns.delete(conn);
