@@ -166,6 +166,12 @@ export class SseParser {
 
   /** One complete line, without its terminator. */
   #line(buf: Uint8Array, s: number, e: number): void {
+    // The same limit as for a line carried across pushes, so a split never changes the verdict.
+    if (e - s > this.#maxLineBytes) {
+      throw new RangeError(
+        `Cannot parse the event stream: a line is longer than ${this.#maxLineBytes} bytes; the stream is malformed`,
+      );
+    }
     if (s === e) {
       const data = this.#data;
       if (data !== null) {

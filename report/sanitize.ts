@@ -270,8 +270,23 @@ function redactName(text: string, name: string | null | undefined, placeholder: 
   return contexts.reduce((out, pattern) => out.replace(pattern, placeholder), text);
 }
 
-/** Replaces home folders, user and host names, private addresses and secrets in a text. */
+/**
+ * Replaces home folders, user and host names, private addresses and secrets in a text. Idempotent: a replacement
+ * can give a neighbour the context another rule looks for ("10.0.0.1--api-key x" becomes "<private-ip-1>--api-key
+ * x", whose flag now stands alone), so the passes repeat until nothing changes (placeholders match no rule, so
+ * this ends after a pass or two).
+ */
 export function sanitizeText(text: string, context: SanitizeContext = {}): string {
+  let out = sanitizeOnce(text, context);
+  for (let pass = 0; pass < 8; pass++) {
+    const next = sanitizeOnce(out, context);
+    if (next === out) return out;
+    out = next;
+  }
+  return out;
+}
+
+function sanitizeOnce(text: string, context: SanitizeContext): string {
   let out = redactSecrets(text, context);
   out = redactHomes(out, context);
   out = redactDataPaths(out);
