@@ -171,7 +171,7 @@ function redactHomes(text: string, context: SanitizeContext): string {
  * says nothing about the machine's owner and stays, and so does a URL path such as /v1/chat/completions).
  */
 const DATA_ROOTS =
-  "opt|mnt|media|srv|data|data\\d*|var|tmp|scratch|models?|workspace|work|nfs|storage|lustre|gpfs|run/media|Volumes|" +
+  "opt|mnt|media|srv|data|data\\d*|var|tmp|scratch|models|workspace|work|nfs|storage|lustre|gpfs|run/media|Volumes|" +
   "private|net|shared|share|export|datasets?|ssd|nvme|disk\\d*|content|kaggle|cache|weights|llm|ai|projects?";
 /** File endings of model and data files: a path ending in one is a machine path whatever its first folder. */
 const DATA_EXTENSIONS = "gguf|safetensors|bin|pt|pth|onnx|ckpt|jsonl|parquet|npy|npz|h5|arrow|tar|zip|jinja";

@@ -280,5 +280,7 @@ export const INNOCENT: readonly string[] = [
   "relative models/qwen3/x.gguf path",
   "./bench-results/2026-11-29-standard-rtx-3060-run",
   "fe80 alone and fd00 alone",
+  "/model/custom_pack and /model/files/0/sha256 (JSON Pointers of the result)",
+  "/configuration/template, /hardware/storage, /software/runner_commit",
   "size 1.5e9 bytes",
 ];
