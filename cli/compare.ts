@@ -13,11 +13,12 @@ import {
   isProfileTarget,
   realLoadDeps,
   renderCompare,
+  renderCompareHtml,
   runCompare,
 } from "../load/mod.ts";
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
-import { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS } from "./load.ts";
+import { htmlFlag, parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS, writeHtml } from "./load.ts";
 
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME)
                              (--candidate URL | --candidate-profile NAME) [options]
@@ -49,6 +50,8 @@ Options:
   --noise-floor LIST        recorded noise floors, e.g. 1=0.03,8=0.04 (fraction per point)
   --out FILE.jsonl          config line, each turn's server (URL, or profile and sanitized engine arguments),
                             every round's summary, and the verdict as versioned JSONL
+  --html FILE               one self-contained page (opens offline): each point's baseline and candidate with
+                            the gate band; FILE may be a folder (compare.html is written into it)
 
 Workload (same bytes for both sides; default --profile chat-short; --profile names a workload, not an engine):
   --profile NAME | --prompts FILE.jsonl | --sharegpt FILE.json, --sample N, --seed N, --max-tokens N,
@@ -77,6 +80,7 @@ const OPTIONS = {
   tolerance: { type: "string" },
   "noise-floor": { type: "string" },
   out: { type: "string" },
+  html: { type: "string" },
 } as const;
 
 function targetOf(values: Record<string, unknown>, side: CompareSide): CompareTarget {
@@ -96,7 +100,7 @@ function targetOf(values: Record<string, unknown>, side: CompareSide): CompareTa
 }
 
 /** Parses the `compare` command line. @throws UsageError. */
-export function parseCompareArgs(argv: string[]): CompareRunOptions {
+export function parseCompareArgs(argv: string[]): CompareRunOptions & { html: string | undefined } {
   const values: Record<string, unknown> = parseFlags("compare", argv, OPTIONS).values;
   const baseline = targetOf(values, "baseline");
   const candidate = targetOf(values, "candidate");
@@ -134,12 +138,13 @@ export function parseCompareArgs(argv: string[]): CompareRunOptions {
     noiseFloor,
     workload: parseWorkloadFlags("compare", values),
     out: values.out as string | undefined,
+    html: htmlFlag(values),
   };
 }
 
 /** Entry point of `compare`. */
 export async function main(argv: string[]): Promise<number> {
-  let options: CompareRunOptions;
+  let options: CompareRunOptions & { html: string | undefined };
   try {
     options = parseCompareArgs(argv);
   } catch (error) {
@@ -167,6 +172,11 @@ export async function main(argv: string[]): Promise<number> {
         writeStderr(`Cannot write "${options.out}": ${written.reason}\n`);
         return EXIT.environment;
       }
+    }
+    if (options.html !== undefined) {
+      const page = await renderCompareHtml(result, "Release gate: candidate against baseline");
+      const written = await writeHtml(options.html, "compare.html", page, deps.writeText);
+      if (written !== EXIT.ok) return written;
     }
     return result.pass ? EXIT.ok : EXIT.resultNotOk;
   } catch (error) {

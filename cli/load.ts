@@ -4,7 +4,8 @@
  * --duration; request rows and the summary go to versioned JSONL; the console prints the same summary objects.
  * `--self-check` loads the in-process scripted engine with zero service time to show the client's own ceiling.
  */
-import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { join } from "node:path";
+import { onTerminationSignal, statOutcome, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { classifyServerUrl } from "../client/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
 import {
@@ -14,6 +15,7 @@ import {
   type LoadTestOutcome,
   PROFILES,
   realLoadDeps,
+  renderLoadHtml,
   runLoadTest,
   type Slo,
   type WorkloadOptions,
@@ -65,6 +67,9 @@ Targets and SLOs:
 
 Output:
   --out FILE.jsonl          config line, every request row, the summary (and aggregate) as versioned JSONL
+  --html FILE               one self-contained page (opens offline): latency CDFs (E2E, TTFT, TPOT, ITL,
+                            coordinated-omission), throughput and requests in flight over time, per endpoint
+                            and pooled; FILE may be a folder (load.html is written into it)
 
 Self-check:
   --self-check              start the scripted engine in-process with zero service time and load it
@@ -117,6 +122,7 @@ const LOAD_OPTIONS = {
   "slo-e2e-ms": { type: "string" },
   "bin-s": { type: "string" },
   out: { type: "string" },
+  html: { type: "string" },
 } as const;
 
 /** Reads the workload flags. @throws UsageError. */
@@ -176,8 +182,11 @@ function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): Len
   return { target, tolerance: tolerance ?? 0.1, stat: (stat as "mean" | "median" | undefined) ?? "mean" };
 }
 
+/** A `load` command line: the test's options and where its page goes. */
+export type LoadCommand = LoadTestOptions & { html: string | undefined };
+
 /** Parses the `load` command line. @throws UsageError. */
-export function parseLoadArgs(argv: string[]): LoadTestOptions {
+export function parseLoadArgs(argv: string[]): LoadCommand {
   const values: Record<string, unknown> = parseFlags("load", argv, LOAD_OPTIONS).values;
   const selfCheck = values["self-check"] === true;
   const urls = ((values.url as string[] | undefined) ?? []).map(requireLoopback);
@@ -253,7 +262,36 @@ export function parseLoadArgs(argv: string[]): LoadTestOptions {
     slo,
     binS: numberFlag("load", values, "bin-s", { min: 0.001, max: 3600 }) ?? 1,
     out: values.out as string | undefined,
+    html: htmlFlag(values),
   };
+}
+
+/** --html's value. @throws UsageError for an empty one. */
+export function htmlFlag(values: Record<string, unknown>): string | undefined {
+  const html = values.html;
+  if (html === undefined) return undefined;
+  if (typeof html !== "string" || html.trim() === "") throw new UsageError("Cannot use --html: the path is empty");
+  return html;
+}
+
+/**
+ * Writes a page to `target`, or to `target`/`name` when target is a folder; returns the exit code and says where.
+ */
+export async function writeHtml(
+  target: string,
+  name: string,
+  html: string,
+  write: (path: string, text: string) => Promise<{ ok: true } | { ok: false; reason: string }>,
+): Promise<number> {
+  const folder = await statOutcome(target);
+  const path = folder.ok && folder.value.isDirectory ? join(target, name) : target;
+  const written = await write(path, html);
+  if (!written.ok) {
+    writeStderr(`Cannot write "${path}": ${written.reason}\n`);
+    return EXIT.environment;
+  }
+  writeStderr(`page written to ${path} (self-contained; opens offline)\n`);
+  return EXIT.ok;
 }
 
 /** The exit code of a finished load test, with its one line on stderr when it did not succeed. */
@@ -275,7 +313,7 @@ export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome)
 
 /** Entry point of `load`. */
 export async function main(argv: string[]): Promise<number> {
-  let options: LoadTestOptions;
+  let options: LoadCommand;
   try {
     options = parseLoadArgs(argv);
   } catch (error) {
@@ -285,14 +323,17 @@ export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   const stop = onTerminationSignal(() => controller.abort());
   try {
-    return loadExitCode(
+    const deps = realLoadDeps(controller.signal);
+    const outcome = await runLoadTest(
       options,
-      await runLoadTest(
-        options,
-        realLoadDeps(controller.signal),
-        consoleHooks(options, { stdout: writeStdout, stderr: writeStderr }),
-      ),
+      deps,
+      consoleHooks(options, { stdout: writeStdout, stderr: writeStderr }),
     );
+    const code = loadExitCode(options, outcome);
+    if (options.html === undefined || outcome.runs.length === 0) return code;
+    const page = await renderLoadHtml(outcome.runs, `Load test of ${options.urls.join(", ") || "the scripted engine"}`);
+    const written = await writeHtml(options.html, "load.html", page, deps.writeText);
+    return code === EXIT.ok ? written : code;
   } catch (error) {
     writeStderr(`${(error as Error).message}\n`);
     if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;

@@ -1,158 +1,454 @@
-/** `report` command: re-validate a saved result folder strictly and print its summary again. */
-import { join } from "node:path";
-import { FolderFileError, openSafeFolder, type SafeFolder, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
-import type { Result } from "../contract/mod.ts";
+/**
+ * `report`: re-validate saved result folders strictly and print them again: one folder's summary, the comparison
+ * of several, the suggested pull request (--pr), or the seal after a hand redaction (--seal). The reading,
+ * comparing, sealing and rendering live in report/; this file parses, wires and prints.
+ */
+import { basename, join } from "node:path";
 import {
+  FolderFileError,
+  openSafeFolder,
+  type SafeFolder,
+  writeStderr,
+  writeStdout,
+  writeTextOutcome,
+} from "../runtime/mod.ts";
+import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
+import { type Result, RESULT_FORMAT, SCHEMA_VERSION, sha256Hex } from "../contract/mod.ts";
+import {
+  type ArtifactReader,
   artifactReaderOf,
   capOf,
+  type ComparedInput,
+  compareResults,
+  comparisonSpec,
+  DIGEST_KEYS,
   interruptedEvidence,
   parseResultText,
+  prBody,
   type Problem,
+  prTitle,
+  renderChartSvg,
+  renderComparisonCsv,
+  renderComparisonJson,
+  renderComparisonMarkdown,
   renderConsoleSummary,
+  sealResult,
+  terminalText,
   validateResultCounted,
+  validateResultText,
 } from "../report/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
 
-/** Problems printed; the rest are counted. */
+/** Problems printed per folder; the rest are counted. */
 const PRINTED_PROBLEMS = 200;
 
-export const HELP = `Usage: strata-bench report DIR
+export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|json] [--svg FILE]
+       strata-bench report DIR --pr
+       strata-bench report DIR --seal
 
 Reads DIR/results.json, validates it strictly against the result contract (every field and type, every null
 explained in "missing", the request schedule and counts, summaries, rounds and the sanity score rebuilt from the
-request records, the run status, the SHA-256 of every artifact file in DIR, and the evidence: every request
-record rebuilt from its line in outputs.jsonl, the stage durations and round wall times from the lines' dispatch
-stamps and end offsets), prints the summary on stdout and every problem, with its JSON Pointer, on stderr.
+request records, the run status, the SHA-256 of every artifact file in DIR, the evidence: every request record
+rebuilt from its line in outputs.jsonl, the stage durations and round wall times from the lines' dispatch stamps
+and end offsets, and the measured digest the run recorded), and prints the summary on stdout and every problem,
+with its JSON Pointer, on stderr. It also says when README.md was edited after the run (information, not an
+error: the operator may correct it).
+
+Several folders: each is validated; invalid ones (or folders of another format or schema version, or no result
+at all) are refused by name with their problems, and the valid ones are compared: one row per (configuration,
+case) with actual prompt, cached and generated tokens, runs, prompt and decode tok/s median [min-max], TTFT and
+first-answer medians, capped count, sanity x/12 and status. Different protocols or models are separate groups
+(never side by side); different configurations, engines, tracks or concurrency levels are separate rows;
+complete, partial and nonconforming results are separate sections.
 
 Options:
-  -h, --help  print this help
+  --format md|csv|json  the comparison's format (default md; with one folder it prints its one-folder table)
+  --svg FILE            also draw the comparison as an SVG picture into FILE
+  --pr                  print the suggested pull request title and body for DIR
+  --seal                after you read and redacted DIR by hand: re-hash its artifacts into results.json,
+                        refusing (and changing nothing) when an edit changed anything measured
+  -h, --help            print this help
 
 Exit codes:
-  ${EXIT.ok}  the result is valid and its run is complete
-  ${EXIT.resultNotOk}  the result is invalid, or valid but partial or nonconforming; or the folder is an interrupted run
-     (no results.json, only the evidence of the requests that ended)
-  ${EXIT.usage}  usage error (no folder, more than one folder, unknown flag)
-  ${EXIT.environment}  the folder or results.json cannot be read (missing, permission), or the fixture bundle cannot be loaded
+  ${EXIT.ok}  every result is valid and its run is complete (--seal: sealed, or nothing to seal)
+  ${EXIT.resultNotOk}  a result is invalid or refused, or valid but partial or nonconforming (--seal: refused)
+  ${EXIT.usage}  usage error (no folder, unknown flag, --pr/--seal with several folders)
+  ${EXIT.environment}  a folder or results.json cannot be read, the fixture bundle cannot be loaded, or a file
+     cannot be written ("deno task report" may only read: use "deno task report:write" for --seal and --svg)
+  A folder a killed run left without results.json is named an interrupted run, with how many requests its
+  evidence (outputs.jsonl) holds, and exits ${EXIT.resultNotOk}.
 
 Only regular files inside DIR are read: a symbolic link anywhere below DIR, a device, FIFO or socket is refused,
 not followed; results.json may be at most 16 MiB, outputs.jsonl 256 MiB, every other file 64 MiB. At most
-${PRINTED_PROBLEMS} problems are printed, with the count of all of them.
+${PRINTED_PROBLEMS} problems of a folder are printed, with the count of all of them.
 `;
 
 const RESULT_FILE = "results.json";
-const OUTPUTS_FILE = "outputs.jsonl";
-
-function usage(message: string): number {
-  writeStderr(`Cannot run report: ${message}\nRun "strata-bench report --help" for usage.\n`);
-  return EXIT.usage;
-}
+const FORMATS = ["md", "csv", "json"] as const;
+type Format = typeof FORMATS[number];
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The exit code and words for a folder that cannot be opened. */
-function folderUnreadable(dir: string, error: unknown): number {
-  if (error instanceof FolderFileError && error.code === "permission_denied") {
-    writeStderr(
-      `Cannot read "${dir}": permission refused. Run through "deno task report DIR" or grant --allow-read.\n`,
-    );
-  } else if (error instanceof FolderFileError && error.code === "not_folder") {
-    writeStderr(
-      `Cannot read a result from "${dir}": it is not a folder; pass the result folder that holds ${RESULT_FILE}.\n`,
-    );
-  } else if (error instanceof FolderFileError && error.code === "not_found") {
-    writeStderr(`Cannot read a result from "${dir}": no such folder. Check the path.\n`);
-  } else {
-    writeStderr(`Cannot read a result from "${dir}": ${describe(error)}\n`);
+const OUTPUTS_FILE = "outputs.jsonl";
+
+/** Why a folder or its results.json cannot be read (permission, no such folder), with a hint a person can act on. */
+function unreadableMessage(dir: string, error: unknown): string {
+  const file = join(dir, RESULT_FILE);
+  if (!(error instanceof FolderFileError)) return `Cannot read "${file}": ${describe(error)}`;
+  if (error.code === "permission_denied") {
+    return `Cannot read "${error.path === "." ? dir : file}": permission refused. Run through "deno task report DIR" ` +
+      "or grant --allow-read.";
   }
-  return EXIT.environment;
+  if (error.path === "." && error.code === "not_folder") {
+    return `Cannot read a result from "${dir}": it is not a folder; pass the result folder that holds ${RESULT_FILE}.`;
+  }
+  if (error.path === "." && error.code === "not_found") {
+    return `Cannot read a result from "${dir}": no such folder. Check the path.`;
+  }
+  return `Cannot read "${file}": ${error.message}`;
 }
 
 /**
- * A folder without results.json: an interrupted run when it holds a run's evidence (exit 1, with how many requests
- * the evidence holds), otherwise not a result folder (exit 3).
+ * The folder's files through runtime's SafeFolder (every path component checked with lstat, no link followed,
+ * regular files only, report/'s size caps); null for an absent file.
  */
-async function withoutResults(dir: string, folder: SafeFolder): Promise<number> {
+function artifactReader(dir: string): ArtifactReader {
+  let folder: Promise<SafeFolder> | null = null;
+  return async (relativePath) => {
+    folder ??= openSafeFolder(dir);
+    return await artifactReaderOf(await folder)(relativePath);
+  };
+}
+
+/** A folder without results.json: an interrupted run when it holds a run's evidence, else not a result folder. */
+async function withoutResults(dir: string, folder: SafeFolder): Promise<Loaded> {
   let bytes: Uint8Array | null = null;
   try {
     bytes = await folder.read(OUTPUTS_FILE, capOf(OUTPUTS_FILE));
   } catch (error) {
     if (!(error instanceof FolderFileError) || error.code !== "not_found") {
-      writeStderr(`"${dir}" has no ${RESULT_FILE}, and its ${OUTPUTS_FILE} cannot be read: ${describe(error)}\n`);
-      return EXIT.resultNotOk;
+      return {
+        kind: "interrupted",
+        dir,
+        message: `"${dir}" has no ${RESULT_FILE}, and its ${OUTPUTS_FILE} cannot be read: ${describe(error)}`,
+      };
     }
   }
   if (bytes === null) {
-    writeStderr(
-      `Cannot read "${join(dir, RESULT_FILE)}": the folder has no ${RESULT_FILE}; pass the folder a run wrote ` +
-        "(bench-results/<UTC-date>-standard-<gpu>-<run-id>).\n",
-    );
-    return EXIT.environment;
+    return {
+      kind: "unreadable",
+      dir,
+      message: `Cannot read "${join(dir, RESULT_FILE)}": the folder has no ${RESULT_FILE}; pass the folder a run ` +
+        "wrote (bench-results/<UTC-date>-standard-<gpu>-<run-id>).",
+    };
   }
   const held = interruptedEvidence(bytes);
   const cut = held.lastLineCut ? "; its last line is cut off (the process died while writing it)" : "";
   const unreadable = held.unreadableLines > 0 ? `; ${held.unreadableLines} line(s) are not a request's evidence` : "";
-  writeStderr(
-    `"${dir}" is an interrupted run: it has no ${RESULT_FILE} (the run was stopped before it wrote its result). ` +
-      `Its ${OUTPUTS_FILE} holds the evidence of ${held.requests} request(s), ${held.sent} of them sent${unreadable}` +
-      `${cut}. It is not a result; run the protocol again for one.\n`,
-  );
-  return EXIT.resultNotOk;
+  return {
+    kind: "interrupted",
+    dir,
+    message: `"${dir}" is an interrupted run: it has no ${RESULT_FILE} (the run was stopped before it wrote its ` +
+      `result). Its ${OUTPUTS_FILE} holds the evidence of ${held.requests} request(s), ${held.sent} of them ` +
+      `sent${unreadable}${cut}. It is not a result; run the protocol again for one.`,
+  };
 }
 
-/** The console summary, or null with a note on stderr when the result is too malformed to print. */
-function summaryOf(value: unknown): string | null {
-  try {
-    return renderConsoleSummary(value as Result);
-  } catch (error) {
-    writeStderr(`Cannot print the summary: the result is too malformed (${describe(error)}).\n`);
-    return null;
-  }
+/** One folder, read and validated. */
+type Loaded =
+  | { kind: "unreadable"; dir: string; message: string }
+  | { kind: "interrupted"; dir: string; message: string }
+  | { kind: "checked"; dir: string; text: string; problems: Problem[]; total: number; result: Result | null };
+
+function validationOptions(bundle: LoadedBundle, dir: string) {
+  return {
+    maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
+    readArtifact: artifactReader(dir),
+    corpusSha256: bundle.corpusSha256,
+    fixtures: bundle.fixtures,
+  };
 }
 
-function printProblems(problems: readonly Problem[], total = problems.length): void {
-  const shown = problems.slice(0, PRINTED_PROBLEMS);
-  const listed = shown.length < total ? `; the first ${shown.length} are listed` : "";
-  writeStderr(`${RESULT_FILE} is invalid: ${total} problem(s)${listed}\n`);
-  for (const problem of shown) {
-    writeStderr(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`);
+/** "another format": a results.json whose format or schema_version is not the one this tool reads, said first. */
+function formatProblem(value: unknown): Problem | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { pointer: "", message: "not a result: results.json must be one JSON object" };
   }
-  if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
+  const { format, schema_version: version } = value as Record<string, unknown>;
+  if (format === RESULT_FORMAT && version === SCHEMA_VERSION) return null;
+  return {
+    pointer: "/format",
+    message: `format ${JSON.stringify(format)} schema_version ${JSON.stringify(version)} is not a result this ` +
+      `strata-bench reads (${RESULT_FORMAT} schema version ${SCHEMA_VERSION}); results of other formats or ` +
+      "versions are never read as if they were",
+  };
 }
 
-/** Entry point of `report`. */
-export async function main(argv: string[]): Promise<number> {
-  let positionals: string[];
-  try {
-    ({ positionals } = parseFlags("run report", argv, {}, { positionals: true }));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
-    return EXIT.usage;
-  }
-  if (positionals.length !== 1) return usage(`expected one result folder, got ${positionals.length}`);
-  const dir = positionals[0] as string;
-
+async function loadFolder(dir: string, bundle: LoadedBundle): Promise<Loaded> {
   let folder: SafeFolder;
   try {
     folder = await openSafeFolder(dir);
   } catch (error) {
-    return folderUnreadable(dir, error);
+    return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
   }
+  const checked = (problem: Problem): Loaded => ({
+    kind: "checked",
+    dir,
+    text: "",
+    problems: [problem],
+    total: 1,
+    result: null,
+  });
   let bytes: Uint8Array;
   try {
     bytes = await folder.read(RESULT_FILE, capOf(RESULT_FILE));
   } catch (error) {
     if (error instanceof FolderFileError && error.code === "not_found") return await withoutResults(dir, folder);
     if (error instanceof FolderFileError && error.code === "permission_denied") {
-      writeStderr(`Cannot read "${join(dir, RESULT_FILE)}": permission refused. Grant --allow-read.\n`);
+      return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
+    }
+    // A link, a FIFO, a device, a folder or a file over its cap: the folder's content is the problem.
+    return checked({ pointer: "", message: describe(error) });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return checked({ pointer: "", message: "not UTF-8 text: results.json must be UTF-8 JSON" });
+  }
+  // Parsed once (strictly, with the value cap): the format check, the validator and the summary read one value.
+  const parsed = parseResultText(text);
+  if (!parsed.ok) {
+    return checked({ pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` });
+  }
+  const wrongFormat = formatProblem(parsed.value);
+  if (wrongFormat !== null) return { ...checked(wrongFormat) as Loaded & { kind: "checked" }, text };
+  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir));
+  return { kind: "checked", dir, text, problems, total, result: parsed.value as Result };
+}
+
+/** The console summary, or null with a note on stderr when the result is too malformed to print. */
+function summaryOf(result: Result | null): string | null {
+  if (result === null) return null;
+  try {
+    return renderConsoleSummary(result);
+  } catch (error) {
+    writeStderr(`Cannot print the summary: the result is too malformed (${describe(error)}).\n`);
+    return null;
+  }
+}
+
+function printProblems(dir: string | null, problems: readonly Problem[], total = problems.length): void {
+  const shown = problems.slice(0, PRINTED_PROBLEMS);
+  const listed = shown.length < total ? `; the first ${shown.length} are listed` : "";
+  writeStderr(`${dir === null ? "" : `${dir}: `}${RESULT_FILE} is invalid: ${total} problem(s)${listed}\n`);
+  for (const problem of shown) {
+    writeStderr(terminalText(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`));
+  }
+  if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
+}
+
+/** Whether README.md differs from the hash the run recorded; null when there is no hash or no README. */
+async function readmeEdited(dir: string, result: Result): Promise<boolean | null> {
+  const recorded = result.extensions?.[DIGEST_KEYS.readme];
+  if (typeof recorded !== "string") return null;
+  const bytes = await artifactReader(dir)("README.md").catch(() => null);
+  return bytes === null ? null : sha256Hex(bytes) !== recorded;
+}
+
+async function printInformation(dir: string, result: Result): Promise<void> {
+  if (await readmeEdited(dir, result)) {
+    writeStderr(
+      "README.md was edited after the run (its SHA-256 differs from the one results.json recorded); results.json " +
+        "and the evidence are what count, and reviewers read the README knowing it was changed.\n",
+    );
+  }
+  const seals = result.extensions?.[DIGEST_KEYS.seal];
+  if (Array.isArray(seals)) {
+    for (const seal of seals as { sealed_at?: unknown; rehashed?: { path?: unknown }[] }[]) {
+      const files = (seal.rehashed ?? []).map((r) => String(r.path)).join(", ");
+      writeStderr(terminalText(`sealed at ${String(seal.sealed_at)}: re-hashed after a redaction: ${files}\n`));
+    }
+  }
+}
+
+async function singleFolder(loaded: Loaded): Promise<number> {
+  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
+    writeStderr(`${loaded.message}\n`);
+    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
+  }
+  const summary = summaryOf(loaded.result);
+  if (summary !== null) writeStdout(summary);
+  if (loaded.result !== null) await printInformation(loaded.dir, loaded.result).catch(() => {});
+  if (loaded.total > 0) {
+    printProblems(null, loaded.problems, loaded.total);
+    return EXIT.resultNotOk;
+  }
+  const result = loaded.result as Result;
+  if (result.run.status !== "complete") {
+    writeStderr(`${RESULT_FILE} is valid, but the run is ${result.run.status}; see the Status section above.\n`);
+    return EXIT.resultNotOk;
+  }
+  writeStderr(`${RESULT_FILE} is valid; the run is complete.\n`);
+  return EXIT.ok;
+}
+
+/** Display names: each folder's own name, or the path as given where two names are alike. */
+function displayNames(dirs: readonly string[]): string[] {
+  const names = dirs.map((d) => basename(d.replace(/[\\/]+$/, "")) || d);
+  return names.map((name, i) => (names.indexOf(name) !== names.lastIndexOf(name) ? dirs[i]! : name));
+}
+
+async function comparison(
+  loaded: Loaded[],
+  format: Format,
+  svg: string | null,
+): Promise<number> {
+  const names = displayNames(loaded.map((l) => l.dir));
+  const refused: string[] = [];
+  const inputs: ComparedInput[] = [];
+  const runs = new Map<string, string>();
+  let environment = false;
+  loaded.forEach((l, i) => {
+    const name = names[i]!;
+    if (l.kind === "unreadable" || l.kind === "interrupted") {
+      if (l.kind === "unreadable") environment = true;
+      refused.push(`${name}: ${l.message}`);
+      writeStderr(`${l.message}\n`);
+    } else if (l.total > 0 || l.result === null) {
+      const first = l.problems[0];
+      refused.push(
+        `${name}: invalid (${l.total} problem(s); first: ${first?.pointer || "(root)"}: ${first?.message})`,
+      );
+      printProblems(name, l.problems, l.total);
+    } else if (runs.has(l.result.run.id)) {
+      refused.push(`${name}: the same run as ${runs.get(l.result.run.id)} (run id ${l.result.run.id}); counted once`);
+    } else {
+      runs.set(l.result.run.id, name);
+      inputs.push({ folder: name, result: l.result });
+    }
+  });
+  const compared = compareResults(inputs);
+  const out = format === "csv"
+    ? renderComparisonCsv(compared)
+    : format === "json"
+    ? renderComparisonJson(compared, refused)
+    : renderComparisonMarkdown(compared, refused);
+  writeStdout(terminalText(out));
+  if (format === "csv") { for (const line of refused) writeStderr(terminalText(`refused: ${line}\n`)); }
+  if (svg !== null) {
+    const written = await writeTextOutcome(svg, await renderChartSvg(comparisonSpec(compared)));
+    if (!written.ok) {
+      writeStderr(
+        `Cannot write "${svg}": ${written.reason}. "deno task report" may only read; use "deno task report:write" ` +
+          "(writes under bench-results and bench/results) or add --allow-write for that file.\n",
+      );
       return EXIT.environment;
     }
-    printProblems([{ pointer: "", message: describe(error) }]);
+    writeStderr(`comparison picture written to ${svg}\n`);
+  }
+  if (environment) return EXIT.environment;
+  const allComplete = inputs.every((i) => i.result.run.status === "complete");
+  return refused.length === 0 && allComplete ? EXIT.ok : EXIT.resultNotOk;
+}
+
+async function pullRequest(loaded: Loaded): Promise<number> {
+  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
+    writeStderr(`${loaded.message}\n`);
+    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
+  }
+  if (loaded.total > 0 || loaded.result === null) {
+    printProblems(null, loaded.problems, loaded.total);
+    writeStderr("Cannot suggest a pull request for an invalid result: fix the folder (or run again) first.\n");
     return EXIT.resultNotOk;
+  }
+  const result = loaded.result;
+  const folderName = basename(loaded.dir.replace(/[\\/]+$/, ""));
+  const body = prBody(result, { folderName, readmeEdited: await readmeEdited(loaded.dir, result) });
+  writeStdout(terminalText(`Title: ${prTitle(result)}\n\n${body}`));
+  if (result.extensions?.["simulated_engine"] === true) {
+    writeStderr("This result is a simulation: do not submit it.\n");
+    return EXIT.resultNotOk;
+  }
+  return result.run.status === "complete" ? EXIT.ok : EXIT.resultNotOk;
+}
+
+async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
+  const path = join(dir, RESULT_FILE);
+  let text: string;
+  try {
+    const folder = await openSafeFolder(dir);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+      await folder.read(RESULT_FILE, capOf(RESULT_FILE)),
+    );
+  } catch (error) {
+    writeStderr(`${unreadableMessage(dir, error)}\n`);
+    return EXIT.environment;
+  }
+  const options = validationOptions(bundle, dir);
+  const outcome = await sealResult(text, {
+    read: options.readArtifact,
+    validate: (candidate) => validateResultText(candidate, options),
+    now: () => new Date(),
+  });
+  if (!outcome.ok) {
+    writeStderr(`Cannot seal "${dir}": nothing was changed, because:\n`);
+    for (const reason of outcome.reasons) writeStderr(terminalText(`  ${reason}\n`));
+    writeStderr(
+      "A seal accepts redactions of evidence text only; restore what was changed (from your copy of the run) and " +
+        "seal again.\n",
+    );
+    return EXIT.resultNotOk;
+  }
+  if (outcome.text === null) {
+    writeStdout("nothing to seal: every artifact still matches its SHA-256, and the result validates\n");
+    return EXIT.ok;
+  }
+  const written = await writeTextOutcome(path, outcome.text);
+  if (!written.ok) {
+    writeStderr(
+      `Cannot write "${path}": ${written.reason}. "deno task report" may only read; run "deno task report:write ` +
+        `${dir} --seal".\n`,
+    );
+    return EXIT.environment;
+  }
+  for (const r of outcome.rehashed) {
+    writeStdout(terminalText(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`));
+  }
+  writeStdout(`sealed: results.json re-validated with ${outcome.rehashed.length} re-hashed artifact(s)\n`);
+  return EXIT.ok;
+}
+
+/** Entry point of `report`. */
+export async function main(argv: string[]): Promise<number> {
+  let positionals: string[];
+  let values: Record<string, unknown>;
+  try {
+    ({ positionals, values } = parseFlags("run report", argv, {
+      format: { type: "string" },
+      svg: { type: "string" },
+      pr: { type: "boolean" },
+      seal: { type: "boolean" },
+    }, { positionals: true }));
+    if (positionals.length === 0) throw new UsageError("Cannot run report: expected a result folder, got none");
+    const format = values.format;
+    if (format !== undefined && !(FORMATS as readonly unknown[]).includes(format)) {
+      throw new UsageError(`Cannot use --format "${String(format)}": choose md, csv or json`);
+    }
+    const modes = [values.pr === true, values.seal === true, format !== undefined || values.svg !== undefined];
+    if (modes.filter(Boolean).length > 1) {
+      throw new UsageError("Cannot run report: --pr, --seal and --format/--svg are separate uses; pass one of them");
+    }
+    if ((values.pr || values.seal) && positionals.length !== 1) {
+      throw new UsageError(`Cannot run report --${values.pr ? "pr" : "seal"}: it takes one result folder`);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
+    return EXIT.usage;
   }
   let bundle: LoadedBundle;
   try {
@@ -162,37 +458,13 @@ export async function main(argv: string[]): Promise<number> {
     writeStderr(`Cannot validate without the fixture bundle: ${describe(error)}${hint}\n`);
     return EXIT.environment;
   }
-
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    printProblems([{ pointer: "", message: "not UTF-8 text: results.json must be UTF-8 JSON" }]);
-    return EXIT.resultNotOk;
+  const dirs = positionals;
+  if (values.seal === true) return await seal(dirs[0]!, bundle);
+  const loaded: Loaded[] = [];
+  for (const dir of dirs) loaded.push(await loadFolder(dir, bundle));
+  if (values.pr === true) return await pullRequest(loaded[0]!);
+  if (dirs.length === 1 && values.format === undefined && values.svg === undefined) {
+    return await singleFolder(loaded[0]!);
   }
-  // Parsed once (strictly, with the value cap): the validator, the summary and the status read the same value.
-  const parsed = parseResultText(text);
-  if (!parsed.ok) {
-    printProblems([{ pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` }]);
-    return EXIT.resultNotOk;
-  }
-  const { problems, total } = await validateResultCounted(parsed.value, {
-    maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
-    readArtifact: artifactReaderOf(folder),
-    corpusSha256: bundle.corpusSha256,
-    fixtures: bundle.fixtures,
-  });
-  const summary = summaryOf(parsed.value);
-  if (summary !== null) writeStdout(summary);
-  if (total > 0) {
-    printProblems(problems, total);
-    return EXIT.resultNotOk;
-  }
-  const status = (parsed.value as Result).run.status;
-  if (status !== "complete") {
-    writeStderr(`${RESULT_FILE} is valid, but the run is ${status}; see the Status section above.\n`);
-    return EXIT.resultNotOk;
-  }
-  writeStderr(`${RESULT_FILE} is valid; the run is complete.\n`);
-  return EXIT.ok;
+  return await comparison(loaded, (values.format as Format | undefined) ?? "md", (values.svg as string) ?? null);
 }

@@ -95,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
       if (engine.started) {
         options.engineArgs = engine.engineArgs;
         options.engineLog = engine.log;
+        options.engineLoadSeconds = engine.loadSeconds;
       }
     }
     const report = await runProtocol(

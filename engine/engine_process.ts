@@ -29,6 +29,11 @@ export interface EngineHandle {
   engineCommit: string | null;
   /** Process id of the started engine, else null. */
   pid: number | null;
+  /**
+   * Seconds from spawning the engine to its first ready /health answer (model loading included), on the monotonic
+   * clock; null for a server found running (its load was not watched).
+   */
+  loadSeconds: number | null;
   /** Everything the engine wrote to stdout and stderr so far ("" for a server found running). */
   log(): string;
   /** The started engine's exit, once it ended; null while it runs or when it was not started here. */
@@ -120,6 +125,7 @@ function foundRunning(baseUrl: string, modelFiles: string[], engineCommit: strin
     modelFiles,
     engineCommit,
     pid: null,
+    loadSeconds: null,
     log: () => "",
     exitStatus: () => null,
     kill: () => false,
@@ -168,6 +174,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
   let listening: string | null = null;
   const argv = engineArgv(profile);
   progress(`starting ${profile.label}`);
+  const spawnedAtMs = performance.now();
   const spawned = await spawnProcess(profile.engine, argv, {
     env: profile.env,
     onOutput: (chunk) => {
@@ -198,7 +205,8 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
   const fixedUrl = profile.port === 0 ? null : profileBaseUrl(profile.host, profile.port);
   try {
     const url = await waitReady(fixedUrl, () => listening, profile, options, fetchFn, log.text, child);
-    progress(`engine ready at ${url} (pid ${child.pid})`);
+    const loadSeconds = (performance.now() - spawnedAtMs) / 1000;
+    progress(`engine ready at ${url} (pid ${child.pid}) after ${loadSeconds.toFixed(1)} s`);
     return {
       baseUrl: url,
       started: true,
@@ -206,6 +214,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
       modelFiles: profile.modelFiles,
       engineCommit: profile.engineCommit,
       pid: child.pid,
+      loadSeconds,
       log: log.text,
       exitStatus: child.exitStatus,
       kill: (signal) => child.kill(signal),

@@ -24,6 +24,7 @@ export {
 } from "./compare_sessions.ts";
 export { COMPARE_FORMAT_LINE, type CompareDeps, type CompareRunOptions, runCompare } from "./compare_run.ts";
 export { executeLoad, type ExecuteLoadOptions, type LoadRunResult } from "./execute.ts";
+export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";
 export {
   compareLoad,
   type CompareMetric,

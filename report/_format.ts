@@ -1,5 +1,5 @@
 /** Formatting of result values for people: units, "not measured" for null, no statistics computed here. */
-import { type Metric, METRIC_UNITS, type NameVersion, type Summary } from "../contract/mod.ts";
+import { type Metric, METRIC_UNITS, type NameVersion } from "../contract/mod.ts";
 
 /** What a reader sees where the result holds null. */
 export const NOT_MEASURED = "not measured";
@@ -19,14 +19,6 @@ export function metricDecimals(metric: Metric): number {
   return METRIC_UNITS[metric] === "s" ? 3 : 1;
 }
 
-/** "41.2 (39.8-42.0, n=3)", or "not measured (n=0)" when the summary has no valid sample. */
-export function summaryCell(summary: Summary | undefined): string {
-  if (!summary) return NOT_MEASURED;
-  if (summary.median === null) return `${NOT_MEASURED} (n=${summary.n})`;
-  const d = metricDecimals(summary.metric);
-  return `${fixed(summary.median, d)} (${fixed(summary.min, d)}-${fixed(summary.max, d)}, n=${summary.n})`;
-}
-
 /** "202.4 s (3 min 22 s)", or "not measured". */
 export function duration(seconds: number | null): string {
   if (seconds === null || !Number.isFinite(seconds)) return NOT_MEASURED;
@@ -35,10 +27,30 @@ export function duration(seconds: number | null): string {
   return minutes > 0 ? `${seconds.toFixed(1)} s (${minutes} min ${whole % 60} s)` : `${seconds.toFixed(1)} s`;
 }
 
-/** "24.0 GiB (25769803776 bytes)", or "not measured". */
-export function bytes(value: number | null): string {
+/** "24.0 GiB (25769803776 bytes)" ("24.0 GiB", or "20.1 MiB" below 1 GiB, without `exact`), or "not measured". */
+export function bytes(value: number | null, exact = true): string {
   if (value === null || !Number.isFinite(value)) return NOT_MEASURED;
-  return `${(value / 2 ** 30).toFixed(1)} GiB (${value} bytes)`;
+  const gib = `${(value / 2 ** 30).toFixed(1)} GiB`;
+  if (exact) return `${gib} (${value} bytes)`;
+  return value < 2 ** 30 ? `${(value / 2 ** 20).toFixed(1)} MiB` : gib;
+}
+
+/** "41.2 [39.8-42.0] n=3" from a summary or a range, or "not measured (n=0)". */
+export function rangeCell(
+  range: { median: number | null; min: number | null; max: number | null; n: number } | null,
+  metric: Metric,
+): string {
+  if (range === null) return NOT_MEASURED;
+  if (range.median === null) return `${NOT_MEASURED} (n=${range.n})`;
+  const d = metricDecimals(metric);
+  return `${fixed(range.median, d)} [${fixed(range.min, d)}-${fixed(range.max, d)}] n=${range.n}`;
+}
+
+/** Token counts: "4101", or "4101 [4099-4103]" when they differ; "not measured" without a count. */
+export function tokenRange(range: { median: number | null; min: number | null; max: number | null }): string {
+  if (range.median === null || range.min === null || range.max === null) return NOT_MEASURED;
+  const median = Number.isInteger(range.median) ? String(range.median) : range.median.toFixed(1);
+  return range.min === range.max ? median : `${median} [${range.min}-${range.max}]`;
 }
 
 /** "name version" pairs joined by commas; "none" for an empty list, "not measured" for null. */
@@ -64,3 +76,6 @@ export function options(value: Record<string, unknown> | null): string {
 export function oneLine(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
+
+/** Literal Markdown text on one line: the one implementation, in _markdown.ts (terminal escapes included). */
+export { markdownText } from "./_markdown.ts";

@@ -1,18 +1,18 @@
 /**
- * The facts a person reads about one result, gathered once as neutral sections (labelled values, tables, lists)
- * so the README and the console summary say the same things. Values are formatted from the result as stored;
- * nothing here computes a statistic (the Capped column counts records with score/'s countCapped).
+ * The facts a person reads about one result, gathered once as neutral sections (labelled values, tables, lists,
+ * pictures) so the README and the console summary say the same things, in reading order: the first screen
+ * (`_report_head.ts`), the per-case table, the pictures, the optional rounds, sanity, failures, the status in
+ * full, the run's details, and the long tail (limitations and every value not measured, one line per reason),
+ * then the evidence files. Values are formatted as stored; the per-case numbers are score/'s case readouts.
  */
-import {
-  CONCURRENCY_CASE,
-  METRICS,
-  PERFORMANCE_CASES,
-  type Result,
-  SANITY_IDS,
-  type Summary,
-} from "../contract/mod.ts";
-import { countCapped } from "../score/mod.ts";
+import { CONCURRENCY_CASE, METRICS, type Result, SANITY_IDS } from "../contract/mod.ts";
+import { type CaseReadout, readCases } from "../score/mod.ts";
 import * as f from "./_format.ts";
+import { findSummary, isSimulated, nonconformingReasons, SIMULATED_LABEL } from "./_report_head.ts";
+import { PICTURE_FILES } from "./pictures.ts";
+
+export { gpuTitle, isSimulated, nonconformingReasons, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
+export type { ReportHead } from "./_report_head.ts";
 
 /** A table cell: plain text, or text that links to a file of the result folder. */
 export type Cell = string | { text: string; href: string };
@@ -23,6 +23,8 @@ export interface Section {
   pairs?: [string, string][];
   table?: { head: string[]; rows: Cell[][] };
   items?: string[];
+  /** Pictures of the result folder: the README shows them, the console names the files. */
+  images?: { file: string; caption: string }[];
   notes?: string[];
 }
 
@@ -40,30 +42,10 @@ const METRIC_HEADINGS = {
   total_s: "Total s",
 } as const;
 
-/** Label shown when `extensions.simulated_engine` is true. */
-export const SIMULATED_LABEL =
-  "SIMULATED ENGINE: these numbers come from the scripted test engine, not from a real inference engine; " +
-  "they say nothing about any hardware.";
-
-/** Reasons listed in `extensions.nonconforming_reasons`, when it is an array of strings. */
-export function nonconformingReasons(result: Result): string[] {
-  const reasons = result.extensions?.["nonconforming_reasons"];
-  return Array.isArray(reasons) ? reasons.filter((r): r is string => typeof r === "string") : [];
-}
-
-/** Whether the result says it was measured against the scripted engine. */
-export function isSimulated(result: Result): boolean {
-  return result.extensions?.["simulated_engine"] === true;
-}
-
-/** GPU names for a title ("2x NVIDIA RTX A4000"), or "not measured". */
-export function gpuTitle(result: Result): string {
-  const names = result.hardware.gpus?.map((gpu) => gpu.name) ?? [];
-  if (names.length === 0) return f.NOT_MEASURED;
-  const counted = new Map<string, number>();
-  for (const name of names) counted.set(name, (counted.get(name) ?? 0) + 1);
-  return [...counted].map(([name, n]) => (n > 1 ? `${n}x ${name}` : name)).join(" + ");
-}
+/** The note on the short prompt's rate, wherever it is left out. */
+export const SHORT_PROMPT_NOTE =
+  "(*) The short prompt is only a few dozen tokens, so its prompt rate measures the fixed cost of a request rather " +
+  "than prompt processing; it is kept in results.json and left out of this readout.";
 
 /** `extensions.server_prior_requests` as the run recorded it (the server probe's reading), or null. */
 interface PriorRequestsReading {
@@ -106,7 +88,7 @@ function priorRequestsLine(result: Result): string | null {
 }
 
 /** "partial: 13 of 22 required requests were skipped (warmup 0, performance 1, sanity 12)", from request_counts. */
-function skippedLines(result: Result): string[] {
+export function skippedLines(result: Result): string[] {
   const counts = result.request_counts;
   const phases = ["warmup", "performance", "sanity"] as const;
   const skipped = phases.reduce((sum, phase) => sum + counts[phase].skipped, 0);
@@ -266,35 +248,66 @@ function countsSection(result: Result): Section {
   };
 }
 
-function performanceSection(result: Result): Section {
-  const cases: ["performance" | "concurrency", string][] = PERFORMANCE_CASES.map((c) => ["performance", c]);
-  if (result.run.optional_concurrency) cases.push(["concurrency", CONCURRENCY_CASE]);
-  const find = (phase: string, caseId: string, metric: string): Summary | undefined =>
-    result.summaries.find((s) => s.phase === phase && s.case_id === caseId && s.metric === metric);
-  const rows = cases.map(([phase, caseId]) => {
-    const records = result.requests.filter((r) => r.phase === phase && r.case_id === caseId).length;
-    const shortPrompt = caseId === "short" || caseId === CONCURRENCY_CASE;
+function caseLabel(c: CaseReadout): string {
+  return c.phase === "concurrency" ? `${c.caseId} x${c.concurrency}` : c.caseId;
+}
+
+function perCaseSection(result: Result): Section {
+  const rows = readCases(result).map((c) => {
+    const shortPrompt = c.caseId === "short" || c.caseId === CONCURRENCY_CASE;
     const cells = METRICS.map((metric) =>
-      metric === "prompt_tps" && shortPrompt ? "left out (*)" : f.summaryCell(find(phase, caseId, metric))
+      metric === "prompt_tps" && shortPrompt
+        ? "left out (*)"
+        : f.rangeCell(findSummary(result, c.phase, c.caseId, metric) ?? null, metric)
     );
-    const concurrency = phase === "concurrency" ? "4" : "1";
-    return [caseId, concurrency, `${countCapped(result.requests, phase, caseId)}/${records}`, ...cells];
+    return [
+      caseLabel(c),
+      `${c.capped}/${c.records}`,
+      f.tokenRange(c.inputTokens),
+      f.tokenRange(c.cachedTokens),
+      f.tokenRange(c.outputTokens),
+      ...cells,
+    ];
   });
-  const excluded = result.summaries.flatMap((s) =>
-    s.excluded.map((e) => `${s.case_id} ${s.metric}: ${e.request_id} left out (${f.oneLine(e.reason)})`)
-  );
   return {
-    title: "Performance",
+    title: "Per case",
     paragraphs: [
-      "Each cell is median (min-max, n) over the case's valid requests. Capped counts the requests that stopped " +
-      "at the output cap: their total time is the time to the cap, and they have no first-answer time.",
+      "Token counts are the engine's own (input includes cached; cached is prompt reuse the protocol allows), as " +
+      "median [min-max] over the case's measured requests. Rates and latencies are median [min-max] n over the " +
+      "valid requests. Capped counts the requests that stopped at the output cap: their total time is the time " +
+      "to the cap, and they have no first-answer time. Requests left out of a summary are listed under " +
+      "Limitations.",
     ],
-    table: { head: ["Case", "Concurrency", "Capped", ...METRICS.map((m) => METRIC_HEADINGS[m])], rows },
-    ...(excluded.length > 0 ? { items: excluded } : {}),
-    notes: [
-      "(*) The short prompt is only a few dozen tokens, so its prompt rate measures the fixed cost of a request rather " +
-      "than prompt processing; it is kept in results.json and left out of this readout.",
-    ],
+    table: {
+      head: [
+        "Case",
+        "Capped",
+        "Input tokens",
+        "Cached tokens",
+        "Output tokens",
+        ...METRICS.map((m) => METRIC_HEADINGS[m]),
+      ],
+      rows,
+    },
+    notes: [SHORT_PROMPT_NOTE],
+  };
+}
+
+function picturesSection(result: Result): Section | null {
+  const drawn = new Set(result.artifacts.filter((a) => a.kind === "provenance").map((a) => a.path));
+  const captions: [string, string][] = [
+    [PICTURE_FILES.rates, "Prompt and decode tokens/s per case, median and min-max"],
+    [PICTURE_FILES.latency, "TTFT and first-answer latency per case, median and min-max"],
+    [PICTURE_FILES.caps, "Requests per case that reached the output cap"],
+    [PICTURE_FILES.rounds, "Optional stage: aggregate output tokens/s per round"],
+  ];
+  const images = captions.filter(([file]) => drawn.has(file)).map(([file, caption]) => ({ file, caption }));
+  const problem = result.extensions?.["pictures_problem"];
+  if (images.length === 0 && typeof problem !== "string") return null;
+  return {
+    title: "Pictures",
+    images,
+    ...(typeof problem === "string" ? { notes: [f.oneLine(problem)] } : {}),
   };
 }
 
@@ -363,10 +376,15 @@ const MEASURED_GROUPS = ["tokens", "timings", "metrics"];
 
 /**
  * Where a null of `missing` is shown: run-level pointers as they are, request measurements as "<request id>
- * <field>", and not-applicable request fields (error of a completed request, round outside the optional stage...)
- * not at all; they stay in results.json.
+ * <field>", summary statistics as "<case> <metric> summary", and not-applicable request fields (error of a
+ * completed request, round outside the optional stage...) not at all; they stay in results.json.
  */
 function limitationPlace(result: Result, pointer: string): string | null {
+  const summary = /^\/summaries\/(\d+)\/(?:median|min|max)$/.exec(pointer);
+  if (summary) {
+    const s = result.summaries[Number(summary[1])];
+    return s === undefined ? pointer : `${s.case_id} ${s.metric} summary`;
+  }
   const match = /^\/requests\/(\d+)\/([a-z_]+)(?:\/([a-z_]+))?$/.exec(pointer);
   if (!match) return pointer;
   const [, index, group = "", field] = match;
@@ -374,22 +392,46 @@ function limitationPlace(result: Result, pointer: string): string | null {
   return `${result.requests[Number(index)]?.id ?? `request ${index}`} ${field}`;
 }
 
-function limitationsSection(result: Result): Section {
-  const byReason = new Map<string, string[]>();
+const PLACES_SHOWN = 6;
+
+/**
+ * One line per reason: every null of `missing` and every request a summary left out, grouped by the reason
+ * (an exclusion's "<metric> null: " prefix is dropped, so it joins the null it comes from), with its places.
+ */
+export function notMeasuredLines(result: Result): string[] {
+  const byReason = new Map<string, Set<string>>();
+  const add = (reason: string, place: string) => {
+    const key = f.oneLine(reason);
+    const places = byReason.get(key) ?? new Set<string>();
+    places.add(place);
+    byReason.set(key, places);
+  };
   const entries = Object.entries(result.missing).sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }));
   for (const [pointer, reason] of entries) {
     const place = limitationPlace(result, pointer);
-    if (place === null) continue;
-    const key = f.oneLine(reason);
-    byReason.set(key, [...(byReason.get(key) ?? []), place]);
+    if (place !== null) add(reason, place);
   }
-  const notMeasured = [...byReason].map(([reason, pointers]) => {
-    const shown = pointers.slice(0, 4).join(", ");
-    const more = pointers.length > 4 ? ` and ${pointers.length - 4} more` : "";
-    return `${f.NOT_MEASURED}: ${reason} (${shown}${more})`;
+  for (const s of result.summaries) {
+    for (const e of s.excluded) {
+      const reason = e.reason.startsWith(`${s.metric} null: `) ? e.reason.slice(s.metric.length + 7) : e.reason;
+      add(reason, `${e.request_id} ${s.metric}`);
+    }
+  }
+  return [...byReason].map(([reason, set]) => {
+    const places = [...set];
+    const shown = places.slice(0, PLACES_SHOWN).join(", ");
+    const more = places.length > PLACES_SHOWN ? ` and ${places.length - PLACES_SHOWN} more` : "";
+    return `${reason} (${places.length === 1 ? "" : `${places.length}: `}${shown}${more})`;
   });
+}
+
+function limitationsSection(result: Result): Section {
   return {
-    title: "Limitations",
+    title: "Limitations and values not measured",
+    paragraphs: [
+      `Each line is one reason, with the places it applies to; results.json has every null with its JSON ` +
+      `Pointer in "missing" and every left-out request in its summary's "excluded".`,
+    ],
     items: [
       `Protocol ${result.protocol.id} is a draft; its results are pilot data, not approved standard results.`,
       "A fixed seed does not make outputs identical across hardware or engine versions.",
@@ -397,7 +439,7 @@ function limitationsSection(result: Result): Section {
         ? ["Three concurrency rounds are too few for a stable p95; per-round aggregates are reported instead."]
         : []),
       ...[priorRequestsLine(result)].filter((line): line is string => line !== null),
-      ...notMeasured,
+      ...notMeasuredLines(result).map((line) => `${f.NOT_MEASURED}: ${line}`),
     ],
   };
 }
@@ -413,10 +455,16 @@ function evidenceSection(result: Result): Section {
   };
 }
 
-/** Every section of a report, in reading order. */
+/** Every section after the first screen, in reading order. */
 export function reportSections(result: Result): Section[] {
-  const rounds = roundsSection(result);
+  const optional = [roundsSection(result)];
+  const pictures = picturesSection(result);
   return [
+    perCaseSection(result),
+    ...(pictures ? [pictures] : []),
+    ...optional.filter((s): s is Section => s !== null),
+    sanitySection(result),
+    failuresSection(result),
     statusSection(result),
     runSection(result),
     hardwareSection(result),
@@ -424,10 +472,6 @@ export function reportSections(result: Result): Section[] {
     modelSection(result),
     configurationSection(result),
     countsSection(result),
-    performanceSection(result),
-    ...(rounds ? [rounds] : []),
-    sanitySection(result),
-    failuresSection(result),
     limitationsSection(result),
     evidenceSection(result),
   ];

@@ -21,7 +21,36 @@ export {
   RESULT_FILE_CAPS,
 } from "./result_reader.ts";
 export { markdownLine, markdownText } from "./_markdown.ts";
-export { renderConsoleSummary, renderReadme } from "./render.ts";
+export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
+export { type Rehashed, SEALABLE_KINDS, type SealDeps, type SealOutcome, sealResult } from "./seal.ts";
+export { prBody, prTitle, type SubmissionFacts } from "./submission.ts";
+export { type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
+export {
+  COMPARED_METRICS,
+  type ComparedConfiguration,
+  type ComparedInput,
+  type ComparedRun,
+  compareResults,
+  type Comparison,
+  type ComparisonGroup,
+  type ComparisonRow,
+} from "./comparison.ts";
+export {
+  COMPARISON_FORMAT,
+  comparisonSpec,
+  renderComparisonCsv,
+  renderComparisonJson,
+  renderComparisonMarkdown,
+} from "./comparison_render.ts";
+export { type Picture, PICTURE_FILES, pictureSpecs, renderResultPictures } from "./pictures.ts";
+export {
+  DIGEST_KEYS,
+  MEASURED_DIGEST_METHOD,
+  measuredChanges,
+  type MeasuredDigest,
+  measuredDigest,
+  recordedDigest,
+} from "./measured.ts";
 export {
   ABSOLUTE_PATH_PLACEHOLDER,
   createSanitizer,

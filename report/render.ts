@@ -1,17 +1,45 @@
 /**
  * Renders a validated result for people: the README.md of a result folder (Markdown) and the console summary
- * (plain text). Both print the same sections from `_report_sections.ts`; neither computes a statistic, and every
- * null of the result reads "not measured".
+ * (plain text). Both print the first screen (`_report_head.ts`) and the same sections (`_report_sections.ts`);
+ * neither computes a statistic, and every null of the result reads "not measured".
  */
 import type { Result } from "../contract/mod.ts";
-import { type Cell, gpuTitle, isSimulated, reportSections, type Section, SIMULATED_LABEL } from "./_report_sections.ts";
-import { NOT_MEASURED, text } from "./_format.ts";
+import { escapeTerminalText } from "../runtime/mod.ts";
 import { markdownLine, markdownText } from "./_markdown.ts";
+import {
+  type Cell,
+  type ReportHead,
+  reportHead,
+  reportSections,
+  type Section,
+  SHORT_PROMPT_NOTE,
+  SIMULATED_LABEL,
+  skippedLines,
+} from "./_report_sections.ts";
+
+/**
+ * A value as the terminal may show it: runtime's one escaping layer (C0 controls except newline and tab, DEL, C1
+ * controls, bidi overrides and line separators become visible `\uXXXX` escapes). writeStdout and writeStderr apply
+ * it to everything anyway; this name stays for renderers whose text is printed elsewhere.
+ */
+export const terminalText: (value: string) => string = escapeTerminalText;
+
+/** A relative file link whose path segments are percent-encoded. */
+function href(path: string): string {
+  return path.split("/").map(encodeURIComponent).join("/");
+}
 
 function markdownCell(cell: Cell): string {
   if (typeof cell === "string") return markdownText(cell);
-  const href = cell.href.split("/").map(encodeURIComponent).join("/");
-  return `[${markdownText(cell.text)}](${href})`;
+  return `[${markdownText(cell.text)}](${href(cell.href)})`;
+}
+
+function markdownTable(head: readonly string[], rows: readonly (readonly Cell[])[]): string[] {
+  return [
+    `| ${head.map(markdownText).join(" | ")} |`,
+    `|${head.map(() => " --- |").join("")}`,
+    ...rows.map((row) => `| ${row.map(markdownCell).join(" | ")} |`),
+  ];
 }
 
 function markdownSection(section: Section): string {
@@ -21,39 +49,45 @@ function markdownSection(section: Section): string {
     for (const [label, value] of section.pairs) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
     out.push("");
   }
-  if (section.table) {
-    out.push(`| ${section.table.head.map(markdownText).join(" | ")} |`);
-    out.push(`|${section.table.head.map(() => " --- |").join("")}`);
-    for (const row of section.table.rows) out.push(`| ${row.map(markdownCell).join(" | ")} |`);
-    out.push("");
-  }
+  if (section.table) out.push(...markdownTable(section.table.head, section.table.rows), "");
   if (section.items) {
     for (const item of section.items) out.push(`- ${markdownText(item)}`);
     out.push("");
+  }
+  for (const image of section.images ?? []) {
+    out.push(`![${markdownText(image.caption)}](${href(image.file)})`, "");
   }
   for (const note of section.notes ?? []) out.push(markdownLine(note), "");
   return out.join("\n");
 }
 
-/** Title line: GPU / model / quantization / protocol. */
-function title(result: Result): string {
-  return `${gpuTitle(result)} / ${text(result.model.id)} / ${text(result.model.quantization)} / ${result.protocol.id}`;
+/**
+ * The first screen in Markdown: title, simulated label, five facts, headline table (15 lines with the label,
+ * 13 without).
+ */
+function markdownHead(head: ReportHead): string[] {
+  const out = [`# Standard benchmark: ${markdownText(head.title)}`, ""];
+  if (head.simulated) out.push(`> **${markdownText(SIMULATED_LABEL)}**`, "");
+  for (const [label, value] of head.facts) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
+  out.push("", ...markdownTable(head.headline.head, head.headline.rows), "");
+  out.push(`${markdownText(SHORT_PROMPT_NOTE)} Details, pictures and every value not measured follow.`, "");
+  return out;
 }
 
-/** README.md of a result folder: protocol and status, hardware, model, configuration, durations, counts, performance with a Capped column, passed/12 with failing reasons, failures, limitations, evidence. */
+/** README.md of a result folder: the first screen, then every section in reading order. */
 export function renderReadme(result: Result): string {
-  const head = [`# Standard benchmark: ${markdownText(title(result))}`, ""];
-  if (isSimulated(result)) head.push(`> **${markdownText(SIMULATED_LABEL)}**`, "");
-  head.push(
-    `Status **${markdownText(String(result.run.status))}**, sanity ${result.quality.passed}/${result.quality.total}. ` +
-      `Values the run could not measure read "${NOT_MEASURED}" here and are null with a reason in results.json.`,
-    "",
-  );
-  return [...head, ...reportSections(result).map(markdownSection)].join("\n").replace(/\n+$/, "\n");
+  const head = markdownHead(reportHead(result, skippedLines(result)));
+  return [head.join("\n"), ...reportSections(result).map(markdownSection)].join("\n").replace(/\n+$/, "\n");
 }
 
 function pad(cells: string[], widths: number[]): string {
   return cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+}
+
+function consoleTable(head: readonly string[], body: readonly (readonly Cell[])[]): string[] {
+  const rows = [head, ...body.map((row) => row.map((c) => (typeof c === "string" ? c : c.text)))];
+  const widths = head.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  return rows.map((row) => `  ${pad([...row], widths)}`);
 }
 
 function consoleSection(section: Section): string {
@@ -63,23 +97,21 @@ function consoleSection(section: Section): string {
     const width = Math.max(...section.pairs.map(([label]) => label.length));
     for (const [label, value] of section.pairs) out.push(`  ${`${label}:`.padEnd(width + 1)} ${value}`);
   }
-  if (section.table) {
-    const rows = [
-      section.table.head,
-      ...section.table.rows.map((row) => row.map((c) => (typeof c === "string" ? c : c.text))),
-    ];
-    const widths = section.table.head.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
-    for (const row of rows) out.push(`  ${pad(row, widths)}`);
-  }
+  if (section.table) out.push(...consoleTable(section.table.head, section.table.rows));
   for (const item of section.items ?? []) out.push(`  - ${item}`);
+  for (const image of section.images ?? []) out.push(`  ${image.file}: ${image.caption}`);
   for (const note of section.notes ?? []) out.push(note);
   return out.join("\n");
 }
 
 /** Plain-text summary of a result for the terminal: the same facts as the README, without Markdown. */
 export function renderConsoleSummary(result: Result): string {
-  const head = [`Standard benchmark: ${title(result)}`];
-  if (isSimulated(result)) head.push(SIMULATED_LABEL);
-  head.push(`Status ${result.run.status}, sanity ${result.quality.passed}/${result.quality.total}.`);
-  return `${[head.join("\n"), ...reportSections(result).map(consoleSection)].join("\n\n")}\n`;
+  const head = reportHead(result, skippedLines(result));
+  const lines = [`Standard benchmark: ${head.title}`];
+  if (head.simulated) lines.push(SIMULATED_LABEL);
+  const width = Math.max(...head.facts.map(([label]) => label.length));
+  for (const [label, value] of head.facts) lines.push(`  ${`${label}:`.padEnd(width + 1)} ${value}`);
+  lines.push(...consoleTable(head.headline.head, head.headline.rows));
+  const text = [lines.join("\n"), ...reportSections(result).map(consoleSection)].join("\n\n");
+  return `${terminalText(text)}\n`;
 }

@@ -81,8 +81,13 @@ export interface ResultFolder {
   outputsArtifact(): Artifact;
   /** Writes a sanitized artifact and returns its entry (SHA-256 of the bytes written). */
   writeArtifact(kind: ArtifactKind, name: string, content: string): Promise<Artifact>;
-  /** Writes a sanitized file that is not an artifact (README.md). */
-  writeFile(name: string, content: string): Promise<void>;
+  /**
+   * Writes a file drawn only from the already sanitized result (the pictures) as an artifact, without passing it
+   * through the sanitizer again (which could take a drawing's path data for a host name); returns its entry.
+   */
+  writeDerivedArtifact(kind: ArtifactKind, name: string, content: string): Promise<Artifact>;
+  /** Writes a sanitized file that is not an artifact (README.md); resolves with the SHA-256 of the bytes written. */
+  writeFile(name: string, content: string): Promise<string>;
   /** Writes results.json atomically; call last. The text must already be final (sanitized, hashed artifacts in). */
   writeResults(text: string): Promise<void>;
 }
@@ -135,8 +140,15 @@ export async function openResultFolder(
       await files.writeAtomic(join(path, name), bytes);
       return { kind, path: name, sha256: sha256Hex(bytes) };
     },
+    async writeDerivedArtifact(kind, name, content) {
+      const bytes = encoder.encode(content);
+      await files.writeAtomic(join(path, name), bytes);
+      return { kind, path: name, sha256: sha256Hex(bytes) };
+    },
     async writeFile(name, content) {
-      await files.writeAtomic(join(path, name), encoder.encode(sanitize.text(content)));
+      const bytes = encoder.encode(sanitize.text(content));
+      await files.writeAtomic(join(path, name), bytes);
+      return sha256Hex(bytes);
     },
     async writeResults(text) {
       await appended;

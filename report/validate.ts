@@ -42,6 +42,7 @@ import {
 } from "./_checks_requests.ts";
 import { childPointer, type Problem, ProblemCollector, type ProblemSink } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
+import { DIGEST_KEYS, measuredChanges, recordedDigest } from "./measured.ts";
 
 export type { Problem } from "./_pointer.ts";
 export type { ArtifactReader } from "./_checks_artifacts.ts";
@@ -261,8 +262,33 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
       const bytes = await read(outputs.artifact.path).catch(() => null);
       if (bytes !== null) checkOutputsEvidence(value, result, { ...outputs, bytes }, options, sound, problems);
     }
+    await checkMeasuredDigest(value, read, problems);
   }
   return report();
+}
+
+/**
+ * The measured digest the run recorded (when it recorded one) against the folder as it is now: an edit after the
+ * run that changed a measured value is a problem; a redaction of evidence text is not (see measured.ts).
+ */
+async function checkMeasuredDigest(value: Record<string, unknown>, read: ArtifactReader, problems: ProblemSink) {
+  const recorded = recordedDigest(value);
+  if (recorded === null) return;
+  const bytes = await read(recorded.outputs.path).catch(() => null);
+  let text: string | null = null;
+  if (bytes !== null) {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      text = null;
+    }
+  }
+  for (const change of measuredChanges(recorded, value, text)) {
+    problems.push({
+      pointer: `/extensions/${DIGEST_KEYS.digest}`,
+      message: `changed after the run: ${change}`,
+    });
+  }
 }
 
 /** The evidence check on the sound parts of the result. */

@@ -9,7 +9,14 @@ import {
   probeServer,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
-import { artifactReaderOf, machineSanitizer, renderReadme, RESULT_FILES, validateResultText } from "../report/mod.ts";
+import {
+  artifactReaderOf,
+  machineSanitizer,
+  renderReadme,
+  renderResultPictures,
+  RESULT_FILES,
+  validateResultText,
+} from "../report/mod.ts";
 import { openSafeFolder, resultFiles } from "../runtime/mod.ts";
 import { buildChatBody } from "./request_body.ts";
 import type { RunDeps, RunOptions } from "./run_protocol.ts";
@@ -55,6 +62,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     // The same reader and caps as `report`: a file the run wrote that report would refuse fails the self-check.
     readArtifact: async (folder, relativePath) => artifactReaderOf(await openSafeFolder(folder))(relativePath),
     renderReadme,
+    renderPictures: renderResultPictures,
     ...overrides,
   };
 }

@@ -21,7 +21,9 @@ import type { Provenance, ServerFacts } from "../probe/mod.ts";
 import {
   assembleResult,
   chooseResultsRoot,
+  DIGEST_KEYS,
   gpuSlug,
+  measuredDigest,
   newRunId,
   openResultFolder,
   outputLine,
@@ -73,6 +75,11 @@ export interface RunOptions {
   engineModelFiles?: readonly string[];
   /** The started engine's log so far; attached as the engine_log artifact. */
   engineLog?: () => string;
+  /**
+   * Seconds the engine the runner started from a profile took from spawn to ready (model load included); the
+   * result reports it apart from the run. Absent when the server was already running.
+   */
+  engineLoadSeconds?: number | null;
   onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
   onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
 }
@@ -97,6 +104,8 @@ export interface RunDeps extends ExecutorDeps {
   ): Promise<{ pointer: string; message: string }[]>;
   readArtifact(folder: string, relativePath: string): Promise<Uint8Array | null>;
   renderReadme(result: Result): string;
+  /** The result's pictures (SVG text), drawn from the sanitized result. */
+  renderPictures(result: Result): Promise<{ file: string; svg: string }[]>;
   /** Wall clock (started_at and the run id). */
   now(): Date;
 }
@@ -278,18 +287,46 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     chatTemplateKwargs: prepared.chatTemplateKwargs,
     artifacts,
     nonconformingReasons: prepared.reasons,
-    extensions: resultExtensions(prepared),
+    extensions: resultExtensions(options, prepared),
   });
   const resultValue = deps.sanitizers.json(assembled.result) as Result;
-  const text = `${JSON.stringify(resultValue, null, 2)}\n`;
+  let text: string;
   try {
-    await folder.writeFile(RESULT_FILES.readme, deps.renderReadme(resultValue));
+    text = await finishFolder(resultValue, folder, deps);
     await folder.writeResults(text);
   } catch (error) {
     throw writeError(folder.path, keptRequests, error, `writing ${RESULT_FILES.results}`);
   }
   const validationProblems = await selfCheck(text, prepared, folder, deps);
   return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
+}
+
+/**
+ * The folder's last files, in dependency order: the pictures (drawn from the sanitized result, listed as
+ * provenance artifacts), the README (which shows them), then the README's hash and the measured digest of the
+ * result and its outputs as written, both in extensions. Returns the final results.json text. A picture that
+ * cannot be drawn is a defect, but it must not lose the run: the result then says why it has no pictures.
+ */
+async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps): Promise<string> {
+  const extensions = result.extensions ??= {};
+  try {
+    for (const picture of await deps.renderPictures(result)) {
+      result.artifacts.push(await folder.writeDerivedArtifact("provenance", picture.file, picture.svg));
+    }
+  } catch (error) {
+    extensions["pictures_problem"] = `the pictures could not be drawn: ${
+      error instanceof Error ? error.message : String(error)
+    }`;
+  }
+  extensions[DIGEST_KEYS.readme] = await folder.writeFile(RESULT_FILES.readme, deps.renderReadme(result));
+  const outputs = await deps.readArtifact(folder.path, RESULT_FILES.outputs);
+  const outputsText = outputs === null ? "" : new TextDecoder().decode(outputs);
+  extensions[DIGEST_KEYS.digest] = measuredDigest(
+    result as unknown as Record<string, unknown>,
+    RESULT_FILES.outputs,
+    outputsText,
+  );
+  return `${JSON.stringify(result, null, 2)}\n`;
 }
 
 /** Bundle, URL, /health, server identity, provenance, plan and bodies: all before anything is sent. */
@@ -443,7 +480,7 @@ function runConfig(options: RunOptions, prepared: PreparedRun): Record<string, u
 }
 
 /** results.json's extensions: facts beyond the contract that a reviewer needs. */
-function resultExtensions(prepared: PreparedRun): Record<string, unknown> {
+function resultExtensions(options: RunOptions, prepared: PreparedRun): Record<string, unknown> {
   const { server, provenance } = prepared;
   const prior = server.priorRequests;
   return {
@@ -465,6 +502,14 @@ function resultExtensions(prepared: PreparedRun): Record<string, unknown> {
       hash_seconds: provenance.modelFiles.hashSeconds,
       cache_problem: provenance.modelFiles.cacheProblem,
     },
+    // The protocol excludes model loading from the run and asks for its duration apart.
+    engine_load: typeof options.engineLoadSeconds === "number"
+      ? { started_by_runner: true, load_seconds: options.engineLoadSeconds, reason: null }
+      : {
+        started_by_runner: false,
+        load_seconds: null,
+        reason: "the server was already running when the run began; its model load was not watched",
+      },
   };
 }
 

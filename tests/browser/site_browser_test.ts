@@ -130,7 +130,15 @@ Deno.test({
         assert.match(await page.locator("main").innerText(), /independently-reproduced/);
         assert.match(await page.locator("#reproductions").innerText(), /NVIDIA RTX A4000/);
         const files = await page.locator("#evidence a").allInnerTexts();
-        assert.deepEqual(files, ["results.json", "outputs.jsonl", "config.json", "template.jinja"]);
+        assert.deepEqual(files, [
+          "results.json",
+          "outputs.jsonl",
+          "config.json",
+          "template.jinja",
+          "rates.svg",
+          "latency.svg",
+          "caps.svg",
+        ]);
         assert.equal(await page.locator("figure.chart svg").count(), 3);
         await page.screenshot({ path: join(shots, "site-result-clean.png"), fullPage: true });
       });

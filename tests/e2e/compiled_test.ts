@@ -73,6 +73,9 @@ Deno.test("the bun-compiled binary, alone in an empty folder, runs the protocol 
     assert.equal(result.software.runner_commit, head.value);
     assert.equal(result.software.build_kind, "release");
     assert.equal(result.missing["/software/runner_commit"], undefined);
+    // The picture libraries travel inside the binary: the run drew its pictures instead of recording why not.
+    assert.equal(result.extensions.pictures_problem, undefined, result.extensions.pictures_problem);
+    assert.match(await Deno.readTextFile(join(folder, "rates.svg")), /^<svg /);
 
     const reread = await runBinary(binary, alone, ["report", folder]);
     assert.match(reread.stdout, new RegExp(result.run.id));

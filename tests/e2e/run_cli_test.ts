@@ -50,7 +50,16 @@ Deno.test("run against the scripted engine writes a labelled simulated result un
     assert.match(folder, /\/\d{4}-\d{2}-\d{2}-standard-[a-z0-9-]+-\d{8}T\d{6}Z-[a-z0-9]{6}$/);
     const names: string[] = [];
     for await (const entry of Deno.readDir(folder)) names.push(entry.name);
-    assert.deepEqual(names.sort(), ["README.md", "config.json", "outputs.jsonl", "results.json", "template.jinja"]);
+    assert.deepEqual(names.sort(), [
+      "README.md",
+      "caps.svg",
+      "config.json",
+      "latency.svg",
+      "outputs.jsonl",
+      "rates.svg",
+      "results.json",
+      "template.jinja",
+    ]);
     const result = JSON.parse(await Deno.readTextFile(join(folder, "results.json")));
     assert.equal(result.run.status, "nonconforming");
     assert.equal(result.extensions.simulated_engine, true);

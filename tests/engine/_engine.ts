@@ -96,7 +96,9 @@ export async function runAgainst(
     simulated: false,
     outRoot: dir,
     command: "strata-bench run --profile tiny-qwen3",
-    ...(engine.started ? { engineArgs: engine.engineArgs, engineLog: engine.log } : {}),
+    ...(engine.started
+      ? { engineArgs: engine.engineArgs, engineLog: engine.log, engineLoadSeconds: engine.loadSeconds }
+      : {}),
     ...run,
   }, deps);
   const decoder = new TextDecoder();

@@ -36,8 +36,15 @@ Deno.test("a complete run with right answers is complete, 12/12, 22 records, one
     assert.equal(run.engine.requests.length, 22);
     // Summaries are rebuilt by the validator; here: 3 cases x 5 metrics, each n <= 3.
     assert.equal(run.result.summaries.length, 15);
-    const kinds = run.result.artifacts.map((a) => a.kind).sort();
-    assert.deepEqual(kinds, ["config", "outputs", "provenance"]);
+    const kinds = run.result.artifacts.map((a) => `${a.kind} ${a.path}`).sort();
+    assert.deepEqual(kinds, [
+      "config config.json",
+      "outputs outputs.jsonl",
+      "provenance caps.svg",
+      "provenance latency.svg",
+      "provenance rates.svg",
+      "provenance template.jinja",
+    ]);
     assert.equal(run.result.configuration.template?.path, "template.jinja");
     assert.equal(run.result.extensions?.dialect, "llama.cpp");
   } finally {

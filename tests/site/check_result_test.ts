@@ -187,7 +187,10 @@ Deno.test("an unknown schema version, protocol id or a legacy report is unverifi
 Deno.test("site verify prints every check and exits 0 on a genuine folder, 1 with reasons on a changed one", async () => {
   const ok = await strataBench(["site", "verify", demo], ["-P=report"]);
   assert.equal(ok.code, 0, ok.stderr);
-  assert.match(ok.stdout, /ok {2}3 artifacts match their SHA-256 \(outputs\.jsonl, config\.json, template\.jinja\)/);
+  assert.match(
+    ok.stdout,
+    /ok {2}6 artifacts match their SHA-256 \(outputs\.jsonl, config\.json, template\.jinja, rates\.svg, latency\.svg, caps\.svg\)/,
+  );
   assert.match(ok.stdout, /ok {2}sanity 12\/12 recomputed from the saved outputs equals quality/);
   assert.match(ok.stdout, /verified: every recomputed value equals results\.json/);
   const tampered = await changed(demo, (f) => relabel(f, { edit: (r) => (r.quality.passed = 11) }));

@@ -50,10 +50,14 @@ Deno.test("report exits 1 for a results.json that is not UTF-8", async () => {
   });
 });
 
-Deno.test("report usage errors exit 2: no folder, two folders, unknown flag", async () => {
+Deno.test("report usage errors exit 2: no folder, unknown flag or format, --pr/--seal with two folders or together", async () => {
   assert.equal(await main([]), EXIT.usage);
-  assert.equal(await main(["a", "b"]), EXIT.usage);
   assert.equal(await main(["--strict", "a"]), EXIT.usage);
+  assert.equal(await main(["--format", "xml", "a", "b"]), EXIT.usage);
+  assert.equal(await main(["--pr", "a", "b"]), EXIT.usage);
+  assert.equal(await main(["--seal", "a", "b"]), EXIT.usage);
+  assert.equal(await main(["--pr", "--seal", "a"]), EXIT.usage);
+  assert.equal(await main(["--pr", "--format", "csv", "a"]), EXIT.usage);
 });
 
 Deno.test("report exits 3 when the folder is missing, has no results.json, or is a file", async () => {
@@ -132,5 +136,99 @@ Deno.test("mod.ts report names the missing file and gives a hint", async () => {
     assert.match(stderr, /Cannot read ".*results\.json": the folder has no results\.json; pass the folder a run wrote/);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+function runReport(args: string[], permissions: string[] = ["-P=report"]) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions, "--no-prompt", "mod.ts", "report", ...args],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output().then((o) => ({
+    code: o.code,
+    stdout: new TextDecoder().decode(o.stdout),
+    stderr: new TextDecoder().decode(o.stderr),
+  }));
+}
+
+Deno.test("report with several folders prints the comparison and refuses an invalid or foreign folder by name", async () => {
+  const a = await buildRealisticResult({ runId: "run-a" });
+  const b = await buildRealisticResult({ runId: "run-b", startedAt: "2026-11-29T15:00:00.000Z" });
+  const foreign = await mkdtemp(join(tmpdir(), "strata-report-foreign-"));
+  try {
+    await writeFile(
+      join(foreign, "results.json"),
+      JSON.stringify({ format: "strata-standard-benchmark", schema_version: 2 }),
+    );
+    const out = await runReport([a.dir, b.dir, foreign]);
+    assert.equal(out.code, EXIT.resultNotOk, out.stderr);
+    assert.match(out.stdout, /^# Comparison of 2 result folder\(s\)/);
+    assert.match(out.stdout, /- \*\*A\*\* \(2 run\(s\): /);
+    assert.match(out.stdout, /\| A \| prompt-4k \| 4089 \| 4 \| 512 \\\[365-512\\\] \| 2 \|/);
+    assert.match(
+      out.stdout,
+      /Refused \(not compared\):\n\n- strata-report-foreign-\w+: invalid .*schema\\_version 2 is not a result this strata-bench reads/,
+    );
+    const csv = await runReport(["--format", "csv", a.dir, b.dir]);
+    assert.equal(csv.code, EXIT.ok, csv.stderr);
+    assert.equal(csv.stdout.split("\n").filter((l) => l !== "").length, 1 + 3, "a header and one row per case");
+    const json = await runReport(["--format", "json", b.dir, a.dir]);
+    assert.equal(JSON.parse(json.stdout).format, "strata-bench-comparison");
+    const svg = await runReport(["--svg", join(a.dir, "cmp.svg"), a.dir, b.dir]);
+    assert.equal(svg.code, EXIT.environment, "deno task report may only read");
+    assert.match(svg.stderr, /deno task report:write/);
+    const written = await runReport(["--svg", join(a.dir, "cmp.svg"), a.dir, b.dir], [
+      "-P=report-write",
+      `--allow-write=${a.dir}`,
+    ]);
+    assert.equal(written.code, EXIT.ok, written.stderr);
+    assert.match(await Deno.readTextFile(join(a.dir, "cmp.svg")), /^<svg /);
+  } finally {
+    await a.cleanup();
+    await b.cleanup();
+    await rm(foreign, { recursive: true, force: true });
+  }
+});
+
+Deno.test("report --pr prints the title and body; report --seal re-hashes a redaction and refuses a measured edit", async () => {
+  const r = await buildRealisticResult({ asWritten: true });
+  try {
+    const pr = await runReport([r.dir, "--pr"]);
+    assert.equal(pr.code, EXIT.ok, pr.stderr);
+    assert.match(
+      pr.stdout,
+      /^Title: benchmark: NVIDIA GeForce RTX 3060 \/ Qwen\/Qwen3\.8-Flash-Next \/ IQ3_XXS \/ strata-/,
+    );
+    assert.match(pr.stdout, /README\.md edited after the run: no/);
+
+    const log = join(r.dir, "engine.log");
+    await writeFile(log, (await Deno.readTextFile(log)).replace("127.0.0.1", "<redacted>"));
+    await writeFile(join(r.dir, "README.md"), "# my own words\n");
+    const before = await runReport([r.dir]);
+    assert.equal(before.code, EXIT.resultNotOk, "the log changed after hashing");
+    assert.match(before.stderr, /README\.md was edited after the run/);
+    const readOnly = await runReport([r.dir, "--seal"]);
+    assert.equal(readOnly.code, EXIT.environment);
+    assert.match(readOnly.stderr, /deno task report:write/);
+    const sealed = await runReport([r.dir, "--seal"], ["-P=report-write", `--allow-write=${r.dir}`]);
+    assert.equal(sealed.code, EXIT.ok, sealed.stderr);
+    assert.match(sealed.stdout, /re-hashed engine\.log \(engine_log\): [0-9a-f]{64} -> [0-9a-f]{64}/);
+    const after = await runReport([r.dir]);
+    assert.equal(after.code, EXIT.ok, after.stderr);
+    assert.match(after.stderr, /sealed at .*: re-hashed after a redaction: engine\.log/);
+
+    const outputs = join(r.dir, "outputs.jsonl");
+    await writeFile(
+      outputs,
+      (await Deno.readTextFile(outputs)).replace('"final_answer":"DELTA-609"', '"final_answer":"DELTA-906"'),
+    );
+    const resultsBefore = await Deno.readTextFile(join(r.dir, "results.json"));
+    const refused = await runReport([r.dir, "--seal"], ["-P=report-write", `--allow-write=${r.dir}`]);
+    assert.equal(refused.code, EXIT.resultNotOk);
+    assert.match(refused.stderr, /Cannot seal .*nothing was changed[\s\S]*\(sanity-R3\) differs in a measured value/);
+    assert.equal(await Deno.readTextFile(join(r.dir, "results.json")), resultsBefore, "results.json untouched");
+  } finally {
+    await r.cleanup();
   }
 });

@@ -38,6 +38,8 @@ import {
   summarizeRequests,
 } from "../../../score/mod.ts";
 import { outputLine } from "../../../report/result_folder.ts";
+import { DIGEST_KEYS, measuredDigest } from "../../../report/measured.ts";
+import { renderReadme } from "../../../report/render.ts";
 
 /** A realistic result and the folder it was written to. */
 export interface RealisticResult {
@@ -60,6 +62,14 @@ export interface RealisticResult {
 export interface RealisticOptions {
   /** Also run the optional concurrency stage (34 records). Default false (22 records). */
   optionalConcurrency?: boolean;
+  /**
+   * Finish the folder as a run does: README.md written and its hash recorded, and the measured digest of the
+   * result and its outputs in extensions (what `report` and `--seal` compare with). Default false.
+   */
+  asWritten?: boolean;
+  /** Run id and start (another run of the same configuration). */
+  runId?: string;
+  startedAt?: string;
 }
 
 const STARTED_EPOCH_MS = Date.UTC(2026, 10, 29, 14, 3, 7, 123);
@@ -340,6 +350,19 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     missing: Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     extensions: { nonconforming_reasons: [], status_reasons: status.reasons, simulated_engine: false },
   };
+  if (options.runId !== undefined) result.run.id = options.runId;
+  if (options.startedAt !== undefined) result.run.started_at = options.startedAt;
+  if (options.asWritten) {
+    const readme = new TextEncoder().encode(renderReadme(result));
+    await writeFile(join(dir, "README.md"), readme);
+    const outputs = files.find(([kind]) => kind === "outputs")![2];
+    result.extensions![DIGEST_KEYS.readme] = sha256(readme);
+    result.extensions![DIGEST_KEYS.digest] = measuredDigest(
+      result as unknown as Record<string, unknown>,
+      "outputs.jsonl",
+      outputs,
+    );
+  }
   const text = JSON.stringify(result, null, 2) + "\n";
   await writeFile(join(dir, "results.json"), text);
   return {

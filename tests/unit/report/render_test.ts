@@ -19,12 +19,91 @@ function tableRow(text: string, firstCell: string): string {
   return row;
 }
 
-Deno.test("README has the performance table with a Capped column and capped counts per case", async () => {
+Deno.test("README's per-case table has the Capped column, actual token counts and the five metrics", async () => {
+  const result = await realistic();
+  const readme = renderReadme(result);
+  assert.match(
+    readme,
+    /\| Case \| Capped \| Input tokens \| Cached tokens \| Output tokens \| Prompt tok\/s \| Decode tok\/s \| TTFT s \|/,
+  );
+  assert.match(tableRow(readme, "short"), /^\| short \| 1\/3 \|/);
+  assert.match(tableRow(readme, "prompt-4k"), /^\| prompt-4k \| 2\/3 \|/);
+  const row16 = tableRow(readme, "prompt-16k");
+  assert.match(row16, /^\| prompt-16k \| 3\/3 \|/);
+  // Input tokens are the engine's usage.prompt_tokens of the three requests (each fixture has its own count).
+  const inputs = result.requests.filter((r) => r.case_id === "prompt-16k").map((r) => r.tokens.input_tokens!);
+  const sorted = [...inputs].sort((a, b) => a - b);
+  const shown = sorted[0] === sorted[2] ? `${sorted[1]}` : `${sorted[1]} \\[${sorted[0]}-${sorted[2]}\\]`;
+  assert.ok(row16.includes(`| ${shown} |`), `${row16} lacks ${shown}`);
+  assert.ok(row16.includes("| 512 |"), "capped requests generated exactly 512 tokens");
+});
+
+Deno.test("README's first 15 lines name machine, model, engine, status, sanity and the headline numbers", async () => {
+  for (const simulated of [false, true]) {
+    const result = clone(await realistic());
+    result.hardware.gpus = [{
+      device_index: 0,
+      name: "NVIDIA RTX 3060",
+      memory_bytes: 12 * 2 ** 30,
+      memory_kind: "dedicated",
+      power_limit_w: 170,
+    }];
+    result.model.id = "Qwen/Qwen3.8-Flash-Next-GGUF";
+    result.model.quantization = "IQ3_XXS";
+    if (simulated) result.extensions = { ...result.extensions, simulated_engine: true };
+    const first = renderReadme(result).split("\n").slice(0, 15).join("\n");
+    assert.match(
+      first,
+      /^# Standard benchmark: NVIDIA RTX 3060 \/ Qwen\/Qwen3\.8-Flash-Next-GGUF \/ IQ3\\_XXS \/ strata-/,
+    );
+    assert.match(first, /- \*\*Status:\*\* complete; sanity 11\/12/);
+    assert.match(first, /- \*\*Machine:\*\* NVIDIA RTX 3060 \(12\.0 GiB dedicated\)/);
+    assert.match(first, /- \*\*Model:\*\* Qwen\/Qwen3\.8-Flash-Next-GGUF; quantization IQ3\\_XXS/);
+    assert.match(first, /- \*\*Engine:\*\* /);
+    const decode = result.summaries.find((s) => s.case_id === "prompt-4k" && s.metric === "decode_tps")!;
+    const prompt16 = result.summaries.find((s) => s.case_id === "prompt-16k" && s.metric === "prompt_tps")!;
+    assert.ok(first.includes(`${decode.median!.toFixed(1)} \\[${decode.min!.toFixed(1)}-${decode.max!.toFixed(1)}\\]`));
+    assert.ok(first.includes(`${prompt16.median!.toFixed(1)} \\[`), "16K prompt rate with its range");
+    assert.match(first, /\| TTFT s \|/);
+    assert.equal(first.includes("SIMULATED ENGINE"), simulated);
+  }
+});
+
+Deno.test("the title names only what is known: no 'not measured' parts", async () => {
+  const result = clone(await realistic());
+  result.hardware.gpus = null;
+  result.model.id = null;
+  result.model.quantization = null;
+  const title = renderReadme(result).split("\n")[0]!;
+  assert.doesNotMatch(title, /not measured/);
+  assert.match(title, /strata-qwen38-thinking-v1-draft\.1$/);
+  result.hardware.gpus = [];
+  result.hardware.cpu = "AMD EPYC";
+  assert.match(renderReadme(result).split("\n")[0]!, /^# Standard benchmark: AMD EPYC \(no GPU\) \/ /);
+});
+
+Deno.test("README reports model hashing and a profile-started engine's model load apart from the run", async () => {
+  const result = clone(await realistic());
+  result.extensions = {
+    ...result.extensions,
+    model_hashing: { hashed_bytes: 44 * 2 ** 30, hash_seconds: 181.25, cache_problem: null },
+    engine_load: { started_by_runner: true, load_seconds: 12.34, reason: null },
+  };
+  const time = renderReadme(result).split("\n").find((line) => line.startsWith("- **Time:**"))!;
+  assert.match(time, /model hashing 181\.3 s \(44\.0 GiB read\)/);
+  assert.match(time, /model load 12\.3 s \(the runner started the engine from its profile\)/);
+  result.extensions.engine_load = { started_by_runner: false, load_seconds: null, reason: "already running" };
+  assert.match(renderReadme(result), /model load not measured \(already running\)/);
+});
+
+Deno.test("the long tail has one line per reason, however many requests share it", async () => {
   const readme = renderReadme(await realistic());
-  assert.match(readme, /\| Case \| Concurrency \| Capped \| Prompt tok\/s \| Decode tok\/s \| TTFT s \|/);
-  assert.match(tableRow(readme, "short"), /^\| short \| 1 \| 1\/3 \|/);
-  assert.match(tableRow(readme, "prompt-4k"), /^\| prompt-4k \| 1 \| 2\/3 \|/);
-  assert.match(tableRow(readme, "prompt-16k"), /^\| prompt-16k \| 1 \| 3\/3 \|/);
+  const tail = section(readme, "## Limitations and values not measured");
+  const lines = tail.split("\n").filter((line) => line.startsWith("- "));
+  assert.equal(new Set(lines).size, lines.length, "no line repeats");
+  const capped = lines.filter((line) => /512-token cap while reasoning/.test(line));
+  assert.equal(capped.length, 1, capped.join("\n"));
+  assert.doesNotMatch(section(readme, "## Per case"), /left out \(first_answer/);
 });
 
 Deno.test("README leaves the short case's prompt rate out of the table while results.json keeps it", async () => {
@@ -41,7 +120,7 @@ Deno.test("README prints medians as stored: an edited summary shows the edited n
   const decode = result.summaries.find((s) => s.case_id === "prompt-4k" && s.metric === "decode_tps");
   assert.ok(decode);
   Object.assign(decode, { median: 123.45, min: 100, max: 150, n: 3 });
-  assert.match(tableRow(renderReadme(result), "prompt-4k"), /\| 123\.5 \(100\.0-150\.0, n=3\) \|/);
+  assert.match(tableRow(renderReadme(result), "prompt-4k"), /\| 123\.5 \\\[100\.0-150\.0\\\] n=3 \|/);
 });
 
 Deno.test("README shows passed/12 with the category scores and each failing case's reason", async () => {
@@ -79,7 +158,7 @@ Deno.test("README labels a simulated engine and lists nonconforming reasons", as
   const readme = renderReadme(result);
   assert.match(readme, /^> \*\*SIMULATED ENGINE/m);
   assert.match(readme, /- nonconforming: the server is not on loopback/);
-  assert.match(readme, /Status \*\*nonconforming\*\*/);
+  assert.match(readme, /- \*\*Status:\*\* nonconforming: the server is not on loopback/);
   assert.ok(!renderReadme(await realistic()).includes("SIMULATED"), "no label when simulated_engine is false");
 });
 
@@ -87,7 +166,7 @@ Deno.test("README includes the concurrency rounds only when the optional stage r
   assert.ok(!renderReadme(await realistic()).includes("## Concurrency rounds"));
   const readme = renderReadme(await realistic(true));
   assert.match(readme, /## Concurrency rounds/);
-  assert.match(tableRow(readme, "short-burst"), /^\| short-burst \| 4 \| 1\/12 \|/);
+  assert.match(tableRow(readme, "short-burst x4"), /^\| short-burst x4 \| 1\/12 \|/);
   assert.match(readme, /\| 2 \| 4 \| 40\.591 \| 1486 \| 36\.6 \| 0 \|/);
 });
 
@@ -103,9 +182,9 @@ Deno.test("README keeps table and list structure when values hold pipes, newline
 
 Deno.test("console summary carries the same facts in plain text", async () => {
   const text = renderConsoleSummary(await realistic());
-  assert.match(text, /Status complete, sanity 11\/12\./);
-  assert.match(text, /Case\s+Concurrency\s+Capped\s+Prompt tok\/s/);
-  assert.match(text, /prompt-16k\s+1\s+3\/3\s+/);
+  assert.match(text, /Status:\s+complete; sanity 11\/12/);
+  assert.match(text, /Case\s+Capped\s+Input tokens\s+Cached tokens\s+Output tokens\s+Prompt tok\/s/);
+  assert.match(text, /prompt-16k\s+3\/3\s+/);
   assert.match(text, /R3 \(retrieval, completed\)/);
   assert.match(text, /Storage:\s+not measured/);
   for (const word of ["NaN", "undefined", "**", "| ---"]) assert.ok(!text.includes(word), word);
@@ -129,9 +208,9 @@ Deno.test("README and console say a reused server had already answered requests,
     `(evidence: ${evidence})`;
   const readme = renderReadme(result);
   assert.ok(section(readme, "## Status").includes(line), section(readme, "## Status"));
-  assert.ok(section(readme, "## Limitations").includes(line));
+  assert.ok(section(readme, "## Limitations and values not measured").includes(line));
   assert.ok(renderConsoleSummary(result).includes(line));
-  assert.match(readme, /Status \*\*complete\*\*/, "the renderer reports the status, it does not change it");
+  assert.match(readme, /- \*\*Status:\*\* complete;/, "the renderer reports the status, it does not change it");
 
   result.extensions.server_prior_requests = {
     served: 7,
@@ -177,4 +256,12 @@ Deno.test("a nonconforming run that also skipped required work says both in Stat
   );
   assert.match(renderConsoleSummary(result), /partial: 16 of 22 required requests were skipped/);
   assert.doesNotMatch(section(renderReadme(await realistic()), "## Status"), /partial:/);
+});
+
+Deno.test("the console summary shows control characters of result text as escapes", async () => {
+  const result = clone(await realistic());
+  result.configuration.track_notes = "red \u001b[31mX\u001b[0m bell \u0007";
+  const text = renderConsoleSummary(result);
+  assert.ok(![...text].some((c) => c !== "\n" && (c < " " || c === "\u007f")), "no raw control character");
+  assert.match(text, /red \\u001b\[31mX\\u001b\[0m bell \\u0007/);
 });

@@ -1,0 +1,109 @@
+/**
+ * What a reader of one performance case wants besides its speed summaries: how many requests it had, how many
+ * reached the output cap, failed or were skipped, and the actual token counts the engine reported (input,
+ * cached, output) as median, min and max over the requests that have a count. Renderers (README, comparison,
+ * pictures) show these numbers; they are computed only here.
+ */
+import {
+  CLIENTS_PER_ROUND,
+  CONCURRENCY_CASE,
+  type Metric,
+  PERFORMANCE_CASES,
+  type RequestRecord,
+  type Result,
+} from "../contract/mod.ts";
+import { orderStatistics } from "./stats.ts";
+import { metricValue } from "./summaries.ts";
+
+/** Median, min, max and n of a sample; every statistic null (n 0) when it is empty (never a measured zero). */
+export interface ValueRange {
+  median: number | null;
+  min: number | null;
+  max: number | null;
+  n: number;
+}
+
+/** The range of a sample of finite numbers. @throws {RangeError} on a value that is not finite. */
+export function rangeOf(values: readonly number[]): ValueRange {
+  return values.length === 0 ? { median: null, min: null, max: null, n: 0 } : orderStatistics(values);
+}
+
+/** One case of one result, read out for people. */
+export interface CaseReadout {
+  phase: "performance" | "concurrency";
+  caseId: string;
+  concurrency: number;
+  /** Records of the case (3 for a performance case, 12 for short-burst). */
+  records: number;
+  /** Completed or capped: the requests with measurements. */
+  measured: number;
+  /** Requests that reached the output cap (status truncated). */
+  capped: number;
+  failed: number;
+  skipped: number;
+  /** Over the measured requests that have the count. */
+  inputTokens: ValueRange;
+  cachedTokens: ValueRange;
+  outputTokens: ValueRange;
+}
+
+function tokens(records: readonly RequestRecord[], pick: (r: RequestRecord) => number | null): ValueRange {
+  const values: number[] = [];
+  for (const record of records) {
+    const value = pick(record);
+    if (value !== null) values.push(value);
+  }
+  return rangeOf(values);
+}
+
+/** The readout of one case from its records (any order). */
+export function readCase(
+  requests: readonly RequestRecord[],
+  phase: "performance" | "concurrency",
+  caseId: string,
+): CaseReadout {
+  const records = requests.filter((r) => r.phase === phase && r.case_id === caseId);
+  const measured = records.filter((r) => r.status === "completed" || r.status === "truncated");
+  return {
+    phase,
+    caseId,
+    concurrency: phase === "concurrency" ? CLIENTS_PER_ROUND : 1,
+    records: records.length,
+    measured: measured.length,
+    capped: records.filter((r) => r.status === "truncated").length,
+    failed: records.filter((r) => r.status === "failed").length,
+    skipped: records.filter((r) => r.status === "skipped").length,
+    inputTokens: tokens(measured, (r) => r.tokens.input_tokens),
+    cachedTokens: tokens(measured, (r) => r.tokens.cached_tokens),
+    outputTokens: tokens(measured, (r) => r.tokens.output_tokens),
+  };
+}
+
+/** Readouts of the performance cases, then short-burst when the optional stage was selected. */
+export function readCases(result: Pick<Result, "requests" | "run">): CaseReadout[] {
+  const out = PERFORMANCE_CASES.map((caseId) => readCase(result.requests, "performance", caseId));
+  if (result.run.optional_concurrency) out.push(readCase(result.requests, "concurrency", CONCURRENCY_CASE));
+  return out;
+}
+
+/**
+ * Median, min, max and n of one metric over the requests that several summaries of one case included, pooled
+ * (runs of one configuration read together). Each run's summary decides inclusion, as in its own results.json.
+ * @throws {RangeError} when an included id has no record, or a value is not finite.
+ */
+export function pooledMetric(
+  runs: readonly { requests: readonly RequestRecord[]; includedRequestIds: readonly string[] }[],
+  metric: Metric,
+): ValueRange {
+  const values: number[] = [];
+  for (const run of runs) {
+    const byId = new Map(run.requests.map((r) => [r.id, r]));
+    for (const id of run.includedRequestIds) {
+      const record = byId.get(id);
+      if (record === undefined) throw new RangeError(`Cannot pool ${metric}: included request "${id}" has no record`);
+      const value = metricValue(record, metric);
+      if (value !== null) values.push(value);
+    }
+  }
+  return rangeOf(values);
+}

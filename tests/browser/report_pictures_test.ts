@@ -1,0 +1,164 @@
+/**
+ * The pictures a result travels with, in a real browser: Debian's chromium driven headless by playwright-core.
+ * Each SVG a run writes (demo with the optional stage, and a realistic real-shaped result), the comparison SVG of
+ * `report DIR DIR --svg`, and the offline pages of `load --html` and `compare --html` are opened the way a reader
+ * meets them (an SVG as an <img>, as GitHub shows it in a README; a page as a file), must load with their full
+ * size and no browser error, and are saved as screenshots in $STRATA_CI_LOGS (or a temporary folder), whose path
+ * the test prints. Look at them: a test can say a picture loaded, not that it reads well.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startMockEngine } from "../../mock/mod.ts";
+import { renderResultPictures } from "../../report/mod.ts";
+import { compareLoad, realLoadDeps, renderCompareHtml, runLoadTest } from "../../load/mod.ts";
+import { parseLoadArgs } from "../../cli/load.ts";
+import { buildRealisticResult } from "../unit/report/_realistic_result.ts";
+import { launchChromium } from "./_chromium.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+async function command(...args: string[]): Promise<{ code: number; stderr: string }> {
+  const output = await new Deno.Command(Deno.execPath(), { args, cwd: REPO, stdout: "piped", stderr: "piped" })
+    .output();
+  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+}
+
+Deno.test({
+  name: "every picture and page a result or a load test writes opens in chromium at full size, without errors",
+  // The browser's pipes belong to playwright; it closes them in browser.close() below.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async (t) => {
+    const work = await Deno.makeTempDir({ prefix: "strata-pictures-" });
+    const shots = Deno.env.get("STRATA_CI_LOGS") ?? await Deno.makeTempDir({ prefix: "strata-picture-shots-" });
+    await Deno.mkdir(shots, { recursive: true });
+    console.log(`report picture screenshots: ${shots}`);
+    const realistic = await buildRealisticResult({ optionalConcurrency: true, asWritten: true });
+    const second = await buildRealisticResult({ runId: "second", startedAt: "2026-11-29T16:00:00.000Z" });
+    const browser = await launchChromium();
+    try {
+      const demo = await command(
+        "run",
+        "-P=test",
+        "--no-prompt",
+        "mod.ts",
+        "demo",
+        "--optional-concurrency",
+        "--time-scale",
+        "0",
+        "--out",
+        join(work, "demo"),
+      );
+      assert.equal(demo.code, 0, demo.stderr);
+      const [demoFolder] = [...Deno.readDirSync(join(work, "demo"))].map((e) => join(work, "demo", e.name));
+      for (const picture of await renderResultPictures(realistic.result)) {
+        await Deno.writeTextFile(join(realistic.dir, picture.file), picture.svg);
+      }
+      const compared = await command(
+        "run",
+        "-P=test",
+        "--no-prompt",
+        "mod.ts",
+        "report",
+        realistic.dir,
+        second.dir,
+        "--svg",
+        join(work, "comparison.svg"),
+      );
+      assert.ok(compared.code === 0 || compared.code === 1, compared.stderr);
+
+      const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+
+      const svgs: [string, string][] = [
+        ...["rates", "latency", "caps", "rounds"].map((
+          n,
+        ): [string, string] => [`demo-${n}`, join(demoFolder!, `${n}.svg`)]),
+        ...["rates", "latency", "caps", "rounds"].map((
+          n,
+        ): [string, string] => [`result-${n}`, join(realistic.dir, `${n}.svg`)]),
+        ["comparison", join(work, "comparison.svg")],
+      ];
+      for (const [name, file] of svgs) {
+        await t.step(`${name}: the SVG loads as an image at its full size`, async () => {
+          const html = join(work, `${name}.html`);
+          await Deno.writeTextFile(
+            html,
+            `<!doctype html><body style="margin:0;background:#fff"><img src="${file}"></body>`,
+          );
+          await page.goto(`file://${html}`);
+          // Runs in the page: the image element's own facts.
+          const image = await page.locator("img").evaluate((node) => {
+            const img = node as unknown as { complete: boolean; naturalWidth: number; naturalHeight: number };
+            return { complete: img.complete, width: img.naturalWidth, height: img.naturalHeight };
+          });
+          assert.ok(image.complete && image.width > 200 && image.height > 100, `${name}: ${JSON.stringify(image)}`);
+          await page.screenshot({ path: join(shots, `report-${name}.png`), fullPage: true });
+        });
+      }
+
+      await t.step("load --html and compare --html pages open offline with their pictures", async () => {
+        const engine = await startMockEngine({
+          timeScale: 0.02,
+          slots: 4,
+          script: { "*": { answer: { kind: "text", text: "one two three four five six" }, reasoningTokens: 4 } },
+        });
+        const other = await startMockEngine({ timeScale: 0.02, slots: 4 });
+        let compareRuns;
+        try {
+          const loadPage = join(work, "load.html");
+          const load = await command(
+            "run",
+            "-P=load",
+            `--allow-write=${work}`,
+            "--no-prompt",
+            "mod.ts",
+            "load",
+            "--url",
+            engine.url,
+            "--url",
+            other.url,
+            "--concurrency",
+            "4",
+            "--requests",
+            "40",
+            "--html",
+            loadPage,
+          );
+          assert.equal(load.code, 0, load.stderr);
+          compareRuns = await runLoadTest(
+            parseLoadArgs(["--url", engine.url, "--url", other.url, "--concurrency", "2", "--requests", "16"]),
+            realLoadDeps(),
+          );
+          const [a, b] = compareRuns.runs[0]!.summary.endpoints;
+          const gate = compareLoad([{ concurrency: 2, baseline: [a!, a!], candidate: [b!, b!] }], {
+            seed: 1,
+            expectedConcurrency: [2],
+          });
+          const comparePage = join(work, "compare.html");
+          await Deno.writeTextFile(comparePage, await renderCompareHtml(gate, "Release gate (test)"));
+          for (const [name, file] of [["load", loadPage], ["compare", comparePage]]) {
+            await page.goto(`file://${file}`);
+            const svgCount = await page.locator("svg").count();
+            assert.ok(svgCount >= 1, `${name}: ${svgCount} pictures`);
+            await page.screenshot({ path: join(shots, `report-${name}-page.png`), fullPage: true });
+          }
+        } finally {
+          await engine.close();
+          await other.close();
+        }
+      });
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      await realistic.cleanup();
+      await second.cleanup();
+      await Deno.remove(work, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { type ComparedInput, compareResults } from "../../../report/comparison.ts";
+import {
+  comparisonSpec,
+  renderComparisonCsv,
+  renderComparisonJson,
+  renderComparisonMarkdown,
+} from "../../../report/comparison_render.ts";
+import { renderChartSvg } from "../../../report/charts.ts";
+import type { Result } from "../../../contract/mod.ts";
+import { buildRealisticResult } from "./_realistic_result.ts";
+
+const GOLDEN = fileURLToPath(new URL("../../data/report/", import.meta.url));
+
+async function result(runId: string, startedAt: string, edit: (r: Result) => void = () => {}): Promise<Result> {
+  const built = await buildRealisticResult({ runId, startedAt, optionalConcurrency: runId.endsWith("c") });
+  await built.cleanup();
+  edit(built.result);
+  return built.result;
+}
+
+/** Two runs of one configuration, one of another (two slots), one of another model, and a partial run. */
+async function inputs(): Promise<ComparedInput[]> {
+  const a1 = await result("run-a1", "2026-11-29T14:03:07.123Z");
+  const a2 = await result("run-a2", "2026-11-29T15:03:07.123Z");
+  const b = await result("run-b", "2026-11-29T16:03:07.123Z", (r) => (r.configuration.server_capacity = 2));
+  const other = await result("run-m", "2026-11-29T17:03:07.123Z", (r) => (r.model.quantization = "Q8_0"));
+  const partial = await result("run-p", "2026-11-29T18:03:07.123Z", (r) => (r.run.status = "partial"));
+  return [
+    { folder: "b", result: b },
+    { folder: "a2", result: a2 },
+    { folder: "m", result: other },
+    { folder: "p", result: partial },
+    { folder: "a1", result: a1 },
+  ];
+}
+
+Deno.test("runs of one configuration share rows; another configuration, model or status never does", async () => {
+  const comparison = compareResults(await inputs());
+  assert.equal(comparison.groups.length, 2, "two models: two groups");
+  assert.match(comparison.notes[0]!, /differ in quantization, model files?|differ in quantization/);
+  const main = comparison.groups.find((g) => g.configurations.some((c) => c.label === "A"))!;
+  const labels = main.configurations.map((c) => `${c.label}:${c.runs.map((r) => r.folder).join("+")}`);
+  assert.deepEqual(labels, ["A:a1+a2+p", "B:b"]);
+  assert.deepEqual(main.configurations[1]!.differs, [["server capacity", "2"]]);
+  assert.deepEqual(main.sections.map((s) => s.status), ["complete", "partial"]);
+  const complete = main.sections[0]!.rows;
+  const a4k = complete.find((r) => r.configuration === "A" && r.caseId === "prompt-4k")!;
+  assert.equal(a4k.runs, 2);
+  assert.equal(a4k.records, 6);
+  assert.equal(a4k.capped, 4, "2 of 3 capped in each run");
+  assert.deepEqual(a4k.sanity, ["11/12", "11/12"]);
+  const single = (await inputs()).find((i) => i.folder === "a1")!.result;
+  const summary = single.summaries.find((s) => s.case_id === "prompt-4k" && s.metric === "decode_tps")!;
+  assert.equal(a4k.metrics.decode_tps!.n, summary.n * 2, "the two runs' included requests, pooled");
+  assert.equal(a4k.metrics.decode_tps!.median, summary.median, "identical runs: the same median");
+  assert.equal(complete.find((r) => r.caseId === "short")!.metrics.prompt_tps, null, "short prompt rate left out");
+  assert.equal(main.sections[1]!.rows.every((r) => r.runs === 1 && r.status === "partial"), true);
+});
+
+Deno.test("the comparison does not depend on the order the folders are named in", async () => {
+  const list = await inputs();
+  const forward = renderComparisonMarkdown(compareResults(list));
+  const backward = renderComparisonMarkdown(compareResults([...list].reverse()));
+  assert.equal(forward, backward);
+});
+
+Deno.test("the same run twice is refused instead of being counted twice", async () => {
+  const list = await inputs();
+  assert.throws(() => compareResults([...list, { folder: "copy", result: list[0]!.result }]), /same run as "b"/);
+});
+
+Deno.test("md, csv and json output is pinned byte for byte", async () => {
+  const comparison = compareResults(await inputs());
+  const outputs: [string, string][] = [
+    [
+      "comparison.md",
+      renderComparisonMarkdown(comparison, ["x: invalid (1 problem(s); first: /format: not a result)"]),
+    ],
+    ["comparison.csv", renderComparisonCsv(comparison)],
+    ["comparison.json", renderComparisonJson(comparison, [])],
+  ];
+  for (const [name, text] of outputs) {
+    if (Deno.env.get("STRATA_UPDATE_GOLDEN") === "1") await writeFile(`${GOLDEN}${name}`, text);
+    assert.equal(text, await readFile(`${GOLDEN}${name}`, "utf8"), `${name} differs from tests/data/report/${name}`);
+  }
+});
+
+Deno.test("a CSV cell that a spreadsheet would run as a formula is neutralized; quotes are doubled", async () => {
+  const list = await inputs();
+  list[0]!.folder = '=HYPERLINK("x")';
+  const csv = renderComparisonCsv(compareResults(list));
+  assert.ok(csv.includes(`"'=HYPERLINK(""x"")"`), csv.split("\n").slice(0, 3).join("\n"));
+});
+
+Deno.test("the comparison picture renders as one SVG with a panel per group and metric", async () => {
+  const svg = await renderChartSvg(comparisonSpec(compareResults(await inputs())));
+  assert.match(svg, /^<svg /);
+  assert.match(svg, /Group 1: .*prompt tokens\/s/);
+  assert.match(svg, /Group 2: .*decode tokens\/s/);
+});

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { pictureSpecs, renderResultPictures } from "../../../report/pictures.ts";
+import type { Result } from "../../../contract/mod.ts";
+import { buildRealisticResult } from "./_realistic_result.ts";
+
+async function realistic(optionalConcurrency: boolean): Promise<Result> {
+  const built = await buildRealisticResult({ optionalConcurrency });
+  await built.cleanup();
+  return structuredClone(built.result);
+}
+
+Deno.test("a result has rates, latency and caps pictures, and rounds only with the optional stage", async () => {
+  assert.deepEqual(pictureSpecs(await realistic(false)).map((p) => p.file), ["rates.svg", "latency.svg", "caps.svg"]);
+  assert.deepEqual(pictureSpecs(await realistic(true)).map((p) => p.file), [
+    "rates.svg",
+    "latency.svg",
+    "caps.svg",
+    "rounds.svg",
+  ]);
+});
+
+Deno.test("pictures are SVG drawn from the stored numbers, the same bytes every time", async () => {
+  const result = await realistic(true);
+  const first = await renderResultPictures(result);
+  const again = await renderResultPictures(result);
+  assert.deepEqual(first.map((p) => p.svg), again.map((p) => p.svg));
+  const rates = first.find((p) => p.file === "rates.svg")!.svg;
+  assert.match(rates, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.doesNotMatch(rates, /<script|<foreignObject|href="http/i);
+  const decode = result.summaries.find((s) => s.case_id === "prompt-4k" && s.metric === "decode_tps")!;
+  assert.ok(rates.includes(`${decode.median!.toFixed(1)} [${decode.min!.toFixed(1)}-${decode.max!.toFixed(1)}] n=3`));
+  const latency = first.find((p) => p.file === "latency.svg")!.svg;
+  assert.ok(latency.includes("not measured (n=0)"), "16K has no first-answer sample");
+  assert.doesNotMatch(rates + latency, /SIMULATED/);
+});
+
+Deno.test("a simulated result says so in every picture's title", async () => {
+  const result = await realistic(false);
+  result.extensions = { ...result.extensions, simulated_engine: true };
+  for (const picture of await renderResultPictures(result)) {
+    assert.match(picture.svg, /SIMULATED: /, picture.file);
+    assert.match(picture.svg, /SIMULATED ENGINE: scripted test engine/, picture.file);
+  }
+});
