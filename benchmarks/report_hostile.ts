@@ -44,30 +44,37 @@ async function runReport(dir: string) {
   return { seconds, code: exit.code, peakMiB: peak === null ? null : peak / 1024, printed, head };
 }
 
+/** A result's format and version: without them report refuses the file before validating it. */
+const HEAD = `"format":"strata-standard-benchmark","schema_version":1`;
+
 /** Records of the case that stays under the validator's value cap, so the whole validator runs on it. */
 const UNDER_CAP = 190_000;
 
 const cases: [string, (dir: string) => Promise<void>][] = [
   [
     `results.json: ${UNDER_CAP} empty records (under the value cap: every check runs)`,
-    (dir) => writeFile(join(dir, "results.json"), `{"requests":[${Array(UNDER_CAP).fill("{}").join(",")}]}`),
+    (dir) => writeFile(join(dir, "results.json"), `{${HEAD},"requests":[${Array(UNDER_CAP).fill("{}").join(",")}]}`),
   ],
   [
     "results.json: N empty records",
-    (dir) => writeFile(join(dir, "results.json"), `{"requests":[${Array(records).fill("{}").join(",")}]}`),
+    (dir) => writeFile(join(dir, "results.json"), `{${HEAD},"requests":[${Array(records).fill("{}").join(",")}]}`),
   ],
   [
     'results.json: N records {"id":"a"}',
-    (dir) => writeFile(join(dir, "results.json"), `{"requests":[${Array(records).fill('{"id":"a"}').join(",")}]}`),
+    (dir) =>
+      writeFile(join(dir, "results.json"), `{${HEAD},"requests":[${Array(records).fill('{"id":"a"}').join(",")}]}`),
   ],
   ["results.json: a map of N stale missing entries", (dir) => {
     const entries = Array.from({ length: records }, (_, i) => `"/x/${i}":"r"`).join(",");
-    return writeFile(join(dir, "results.json"), `{"missing":{${entries}}}`);
+    return writeFile(join(dir, "results.json"), `{${HEAD},"missing":{${entries}}}`);
   }],
   ["outputs.jsonl: N lines beside a results.json that lists it", async (dir) => {
     await writeFile(join(dir, "outputs.jsonl"), '{"request_id":"warmup","status":"skipped"}\n'.repeat(records));
     const artifact = { kind: "outputs", path: "outputs.jsonl", sha256: "0".repeat(64) };
-    await writeFile(join(dir, "results.json"), JSON.stringify({ artifacts: [artifact], requests: [] }));
+    await writeFile(
+      join(dir, "results.json"),
+      JSON.stringify({ format: "strata-standard-benchmark", schema_version: 1, artifacts: [artifact], requests: [] }),
+    );
   }],
 ];
 

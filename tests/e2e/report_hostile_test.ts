@@ -174,7 +174,8 @@ Deno.test("report prints a valid result's engine text with its terminal escapes 
 Deno.test("report rejects 100,000 empty records with a bounded list of problems and their count", async () => {
   const dir = await Deno.makeTempDir({ prefix: "strata-many-" });
   try {
-    await writeFile(join(dir, "results.json"), `{"requests":[${Array(100_000).fill("{}").join(",")}]}`);
+    const head = `"format":"strata-standard-benchmark","schema_version":1`;
+    await writeFile(join(dir, "results.json"), `{${head},"requests":[${Array(100_000).fill("{}").join(",")}]}`);
     const run = await report(dir);
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /\/requests: 100000 items, more than the 34 a result can have/);
