@@ -26,7 +26,7 @@ import {
 } from "../contract/mod.ts";
 import { buildRequestRecord, parseStrictJsonPlain, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
 
@@ -179,8 +179,16 @@ function outcomeOf(fields: Fields): { outcome: StreamOutcome; concurrency: numbe
   };
 }
 
+/** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
+export const MAX_EVIDENCE_LINES = 1000;
+
+/** A strict-JSON reason without the excerpt of the text it may quote ("prose instead of a JSON value (...)"). */
+function unquoted(reason: string): string {
+  return reason.replace(/ \(".*"\)$/s, "");
+}
+
 /** Parses the artifact strictly into lines; each malformed line is a problem at the artifact's pointer. */
-function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLine[] | null {
+function parseLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceLine[] | null {
   const at = childPointer("/artifacts", evidence.index);
   const name = evidence.artifact.path;
   let text: string;
@@ -193,13 +201,22 @@ function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLin
   if (text !== "" && !text.endsWith("\n")) {
     problems.push({ pointer: at, message: `"${name}" does not end with a newline: its last line is cut off` });
   }
-  const pieces = text.split("\n");
+  const pieces = text.split("\n", MAX_EVIDENCE_LINES + 2);
   if (pieces.at(-1) === "") pieces.pop();
+  if (pieces.length > MAX_EVIDENCE_LINES) {
+    problems.push({
+      pointer: at,
+      message: `${name} has more than ${MAX_EVIDENCE_LINES} lines; a run writes one per request (22 or 34), so ` +
+        `only the first ${MAX_EVIDENCE_LINES} are read`,
+    });
+    pieces.length = MAX_EVIDENCE_LINES;
+  }
   const lines: EvidenceLine[] = [];
   pieces.forEach((piece, i) => {
     const say = (detail: string) => problems.push({ pointer: at, message: `${name} line ${i + 1}: ${detail}` });
     const parsed = parseStrictJsonPlain(piece);
-    if (!parsed.ok) return say(`not strict JSON: ${parsed.reason} (at character ${parsed.offset})`);
+    // The reason is given without the text it quotes: a line that is not JSON may be anything, and is not echoed.
+    if (!parsed.ok) return say(`not strict JSON: ${unquoted(parsed.reason)} (at character ${parsed.offset})`);
     const fields = parsed.value;
     if (!isJsonObject(fields)) return say(`must be one JSON object, found ${brief(fields)}`);
     const id = fields["request_id"];
@@ -224,7 +241,7 @@ function checkLineIds(
   lines: readonly EvidenceLine[],
   ids: readonly (string | null)[],
   evidence: OutputsEvidence,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const at = childPointer("/artifacts", evidence.index);
   const name = evidence.artifact.path;
@@ -233,6 +250,12 @@ function checkLineIds(
     if (id !== null && !recordIndex.has(id)) recordIndex.set(id, index);
   });
   const roundOf = new Map(schedule(true).map((s) => [s.id, s.round]));
+  // The first record index of each concurrency round, computed once (linear in the records).
+  const roundStart = new Map<number, number>();
+  ids.forEach((id, i) => {
+    const round = id === null ? undefined : roundOf.get(id);
+    if (round !== undefined && round !== null && !roundStart.has(round)) roundStart.set(round, i);
+  });
   const lineOf = new Map<string, number>();
   // Order key: the record index, or the first record index of the line's concurrency round.
   const keys: { line: EvidenceLine; key: number }[] = [];
@@ -255,9 +278,7 @@ function checkLineIds(
       continue;
     }
     const round = roundOf.get(line.id) ?? null;
-    const key = round === null
-      ? index
-      : Math.min(...ids.flatMap((id, i) => (id !== null && roundOf.get(id) === round ? [i] : [])));
+    const key = round === null ? index : roundStart.get(round) ?? index;
     keys.push({ line, key });
   }
   for (const [id, index] of recordIndex) {
@@ -335,7 +356,7 @@ function checkRecords(
   lines: readonly EvidenceLine[],
   input: EvidenceCheckInput,
   fixtures: ReadonlyMap<string, Fixture>,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const name = input.evidence.artifact.path;
   const lineOf = new Map<string, EvidenceLine>();
@@ -398,7 +419,7 @@ function spanDuration(group: readonly (EvidenceLine | undefined)[], name: string
   return { seconds, from: `${name} ${at}: ${what}` };
 }
 
-function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuilt, problems: Problem[]): void {
+function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuilt, problems: ProblemSink): void {
   if (rebuilt === "unknown") return;
   if ("notRun" in rebuilt) {
     if (stated !== null) {
@@ -421,7 +442,7 @@ function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuil
 }
 
 /** Required and optional durations and round wall times against the lines' dispatch stamps and end offsets. */
-function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
   const name = input.evidence.artifact.path;
   const byId = new Map<string, EvidenceLine>();
   for (const line of lines) if (!byId.has(line.id)) byId.set(line.id, line);
@@ -469,7 +490,7 @@ function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInpu
  * Checks the outputs evidence against the result: strict lines, one per record in send order, every record
  * rebuilt from its line (when fixtures are given), and durations rebuilt from dispatch stamps and end offsets.
  */
-export function checkEvidence(input: EvidenceCheckInput, problems: Problem[]): void {
+export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink): void {
   const lines = parseLines(input.evidence, problems);
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);

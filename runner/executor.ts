@@ -8,6 +8,7 @@ import {
   type ExecutionFacts,
   type Fixture,
   type HealthAnswer,
+  MAX_STREAM_BODY_BYTES,
   REQUEST_TIMEOUT_S,
   type StreamOutcome,
 } from "../contract/mod.ts";
@@ -20,6 +21,8 @@ export interface ExecutorStreamOptions {
   body: Record<string, unknown> | string;
   deadlineS?: number;
   signal?: AbortSignal;
+  /** Most response body bytes (the contract's MAX_STREAM_BODY_BYTES). */
+  maxBodyBytes?: number;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -145,6 +148,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       baseUrl: options.baseUrl,
       body,
       deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
+      maxBodyBytes: MAX_STREAM_BODY_BYTES,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);

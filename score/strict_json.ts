@@ -40,6 +40,11 @@ export type StrictJsonResult<T> = { ok: true; value: T } | { ok: false; reason: 
 export interface StrictJsonOptions {
   /** Deepest allowed nesting of arrays and objects (default 512; the top-level container is depth 1). */
   maxDepth?: number;
+  /**
+   * Most values (scalars, arrays and objects, each counted once) the text may hold; more is an error result.
+   * Bounds the memory a hostile text can make the parse allocate (default: no limit).
+   */
+  maxValues?: number;
 }
 
 /** Default nesting limit of the strict parsers. */
@@ -74,7 +79,7 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
   if (typeof text !== "string") return { ok: false, reason: `input is ${typeof text}, not text`, offset: 0 };
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   try {
-    return { ok: true, value: new Parser(text, maxDepth).parseDocument() };
+    return { ok: true, value: new Parser(text, maxDepth, options?.maxValues ?? Infinity).parseDocument() };
   } catch (error) {
     if (error instanceof StrictJsonError) return { ok: false, reason: error.reason, offset: error.offset };
     if (error instanceof RangeError) {
@@ -87,7 +92,8 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
 
 class Parser {
   private pos = 0;
-  constructor(private readonly text: string, private readonly maxDepth: number) {}
+  private values = 0;
+  constructor(private readonly text: string, private readonly maxDepth: number, private readonly maxValues: number) {}
 
   private fail(reason: string, offset = this.pos): never {
     throw new StrictJsonError(reason, offset);
@@ -126,6 +132,7 @@ class Parser {
       // Here a value must start.
       this.skipWhitespace();
       let value: JsonValue;
+      if (++this.values > this.maxValues) this.fail(`more than ${this.maxValues} values`);
       const code = text.charCodeAt(this.pos);
       if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
         if (stack.length >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth} levels`);
