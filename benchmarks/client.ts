@@ -7,7 +7,10 @@
  *
  *   deno run --allow-read --allow-write=.bench --allow-run --allow-net=127.0.0.1 --allow-sys benchmarks/client.ts
  *   bun benchmarks/client.ts
- *   options: --points 1,16,64,256  --tokens 2000  --events 400000 (per point)  --alternatives (fetch, node:http)
+ *   options: --points 1,16,64,256,1024  --tokens 2000  --events 400000 (per point)  --alternatives (fetch, node:http)
+ *            --readers curl,c,streamChat (which readers run)  --curl-max 1024 (no curl point above this concurrency)
+ * The cost columns (client CPU microseconds per token event, RSS per stream over the idle process) are the cost
+ * curve of README's scaling section (`deno task bench:cost-curve`).
  */
 import net from "node:net";
 import os from "node:os";
@@ -22,16 +25,20 @@ import { percentileType7 } from "../score/mod.ts";
 const { values } = parseArgs({
   args: args(),
   options: {
-    points: { type: "string", default: "1,16,64,256" },
+    points: { type: "string", default: "1,16,64,256,1024" },
     tokens: { type: "string", default: "2000" },
     events: { type: "string", default: "400000" },
     alternatives: { type: "boolean", default: false },
+    readers: { type: "string", default: "curl,c,streamChat" },
+    "curl-max": { type: "string", default: "1024" },
   },
   strict: true,
 });
 const points = values.points.split(",").map(Number);
 const tokens = Number(values.tokens);
 const eventsPerPoint = Number(values.events);
+const readers = new Set(values.readers.split(","));
+const curlMax = Number(values["curl-max"]);
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const sources = `${repo}../shared/tools/sse-ceiling`;
@@ -59,6 +66,10 @@ async function freePort(): Promise<number> {
 interface PointResult {
   reader: string;
   concurrency: number;
+  /** Token events the point moved. */
+  events: number;
+  /** RSS of the idle process just before the point. */
+  idleRssBytes: number | null;
   eventsPerS: number;
   wallS: number;
   cpuS: number | null;
@@ -79,6 +90,7 @@ async function runOurs(name: string, port: number, concurrency: number, client: 
   const firstDelta: { id: string; atMs: number }[] = [];
   let tokenEvents = 0, bad = 0, counter = 0, peakRss = 0;
   const sampler = setInterval(() => peakRss = Math.max(peakRss, resourceUsage().rssBytes), 100);
+  (globalThis as { gc?: () => void }).gc?.();
   const before = resourceUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -110,6 +122,8 @@ async function runOurs(name: string, port: number, concurrency: number, client: 
   return {
     reader: name,
     concurrency,
+    events: tokenEvents,
+    idleRssBytes: before.rssBytes,
     eventsPerS: tokenEvents / wallS,
     wallS,
     cpuS: after.cpuS - before.cpuS,
@@ -134,6 +148,8 @@ async function runCurl(port: number, concurrency: number): Promise<PointResult> 
   return {
     reader: "curl -sN",
     concurrency,
+    events: n * concurrency * tokens,
+    idleRssBytes: null,
     eventsPerS: (n * concurrency * tokens) / wallS,
     wallS,
     cpuS: ticks !== undefined && hz ? ticks / hz : null,
@@ -169,6 +185,8 @@ async function runCReader(port: number, concurrency: number): Promise<PointResul
   return {
     reader: "C reader (no parsing)",
     concurrency,
+    events: report.tokens,
+    idleRssBytes: null,
     eventsPerS: report.tokens / report.duration_s,
     wallS: report.duration_s,
     cpuS: report.cpu_s,
@@ -211,9 +229,10 @@ async function main(): Promise<void> {
   const designs: [string, BenchClient | null][] = [["streamChat", null]];
   if (values.alternatives) designs.push(["fetch+getReader", fetchClient], ["node:http", nodeHttpClient]);
   for (const c of points) {
-    if (c <= 64) results.push(await runCurl(port, c));
-    results.push(await runCReader(port, c));
+    if (readers.has("curl") && c <= curlMax) results.push(await runCurl(port, c));
+    if (readers.has("c")) results.push(await runCReader(port, c));
     for (const [name, client] of designs) {
+      if (!readers.has(name) && client === null) continue;
       if (client !== null && c > 64) continue;
       results.push(await runOurs(name, port, c, client));
     }
@@ -236,9 +255,10 @@ async function main(): Promise<void> {
   );
   say("");
   say(
-    "| reader | c | token events/s | x curl | wall s | client CPU s | RSS MB | bad | stamp err p50 ms | p99 ms | n |",
+    "| reader | c | token events/s | x curl | wall s | client CPU s | CPU us/event | RSS MB | RSS KB/stream | bad | " +
+      "stamp err p50 ms | p99 ms | n |",
   );
-  say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of results) {
     const curl = results.find((x) => x.reader === "curl -sN" && x.concurrency === r.concurrency);
     const errors: number[] = [];
@@ -252,7 +272,11 @@ async function main(): Promise<void> {
       `| ${r.reader} | ${r.concurrency} | ${Math.round(r.eventsPerS)} | ${
         curl ? (r.eventsPerS / curl.eventsPerS).toFixed(2) : "-"
       } | ${r.wallS.toFixed(2)} | ${cell(r.cpuS, 2)} | ${
-        r.rssBytes === null ? "-" : (r.rssBytes / 1e6).toFixed(0)
+        r.cpuS === null || r.events === 0 ? "-" : (r.cpuS * 1e6 / r.events).toFixed(2)
+      } | ${r.rssBytes === null ? "-" : (r.rssBytes / 1e6).toFixed(0)} | ${
+        r.rssBytes === null || r.idleRssBytes === null
+          ? "-"
+          : ((r.rssBytes - r.idleRssBytes) / 1e3 / r.concurrency).toFixed(1)
       } | ${r.bad} | ${errors.length ? percentileType7(errors, 0.5).toFixed(3) : "-"} | ${
         errors.length ? percentileType7(errors, 0.99).toFixed(3) : "-"
       } | ${errors.length} |`,
@@ -260,7 +284,11 @@ async function main(): Promise<void> {
   }
   say("");
   say("Stamping error: client read time of the first content delta minus the server's post-send() time of that");
-  say("delta (epoch); percentiles are Hyndman-Fan type 7. RSS is the peak of the whole process, sampled every 100 ms.");
+  say("delta (epoch); percentiles are Hyndman-Fan type 7. RSS is the peak of the whole process, sampled every 100 ms;");
+  say(
+    "RSS per stream is that peak minus the process's RSS just before the point, over the point's streams. CPU us/event",
+  );
+  say("is the client process's user+system CPU over the token events it read (curl: its children's CPU).");
 }
 
 await main();

@@ -5,7 +5,7 @@ import { EXIT } from "./exit_codes.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { renderConsoleSummary, sanitizeCommand } from "../report/mod.ts";
-import { realRunDeps, runProtocol, RunRefusedError } from "../runner/mod.ts";
+import { realRunDeps, runProtocol, RunRefusedError, RunWriteError } from "../runner/mod.ts";
 import { progressLine } from "./run.ts";
 
 export const HELP = `Usage: strata-bench demo [--optional-concurrency] [--time-scale X] [--out DIR]
@@ -78,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof RunRefusedError) {
+    if (error instanceof RunRefusedError || error instanceof RunWriteError) {
       writeStderr(`${error.message}\n`);
       return EXIT.environment;
     }

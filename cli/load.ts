@@ -1,43 +1,41 @@
 /**
  * `load`: load test of loopback chat servers by the performance methodology. Closed loop (--concurrency) or open
  * loop (--rate, seeded Poisson or constant arrivals, --max-concurrency), warm-up first, bounded by --requests or
- * --duration; request rows and the summary go to versioned JSONL; the console prints the same summary objects.
- * `--self-check` loads the in-process scripted engine with zero service time to show the client's own ceiling.
+ * --duration with a drain limit; request rows and the summary go to versioned JSONL as they happen; the console
+ * prints the same summary objects. `--plan` shows the plan without traffic; `--self-check` loads the in-process
+ * scripted engine to show the client's own ceiling; `--shard` runs one generator of a fleet; `load merge` joins
+ * the fleet's files.
  */
 import { join } from "node:path";
-import { onTerminationSignal, statOutcome, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { classifyServerUrl } from "../client/mod.ts";
+import { env, onTerminationSignal, statOutcome, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
 import {
   consoleHooks,
+  describeLoadPlan,
   type LengthTarget,
   type LoadTestOptions,
   type LoadTestOutcome,
-  PROFILES,
   realLoadDeps,
   renderLoadHtml,
   runLoadTest,
   type Slo,
-  type WorkloadOptions,
 } from "../load/mod.ts";
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
+import { parseShardFlags, SHARD_HELP, SHARD_OPTIONS } from "./_shard_args.ts";
+import { parseWorkloadFlags, requireLoopback, WORKLOAD_HELP, WORKLOAD_OPTIONS } from "./_workload_args.ts";
 import { EXIT } from "./exit_codes.ts";
+import { main as mergeMain, MERGE_HELP } from "./_load_merge.ts";
 
-const WORKLOAD_HELP = `Workload (one of; default --profile chat-short):
-  --profile NAME            synthetic seeded profile: ${Object.keys(PROFILES).join(", ")}
-  --prompts FILE.jsonl      prompt set, one request a line ({"prompt": ...} or {"messages": [...]}, "max_tokens")
-  --sharegpt FILE.json      ShareGPT-format conversations (first human turn of each)
-  --sample N                seeded selection of N prompts from the set (default: all; profiles generate 256)
-  --seed N                  seed of the selection, the profile text and the arrivals (default 1)
-  --max-tokens N            output cap where a prompt has none (required with --osl-target and a file)
-  --ignore-eos              ask the engine to generate until the cap (engine extension)
-  --model NAME              model field of each request
-  --allow-repeated-prompt   accept a set whose requests all send the same prompt (not a real workload)
-  --request-timeout S       per-request deadline (default 600)`;
+export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
+
+/** Default drain limit of a --duration run, seconds. */
+export const DEFAULT_DRAIN_S = 30;
 
 export const HELP =
   `Usage: strata-bench load --url URL [--url URL ...] (--concurrency N | --rate R) (--requests N | --duration S) [options]
        strata-bench load --self-check [--concurrency N] [--requests N]
+       strata-bench load --plan [--print-schedule] ...   (shows the plan; sends nothing)
+       strata-bench load merge FILE... [--out FILE]
 
 Load-tests OpenAI-compatible streaming chat servers on this machine (loopback only: 127.0.0.0/8, ::1, localhost;
 other hosts are refused). Several --url values share the load round-robin; each gets its own summary plus a
@@ -52,24 +50,44 @@ Load:
   --drop-late-after-ms MS   open loop: drop an arrival instead of sending it more than MS late (default: never)
   --late-after-ms MS        lateness above which a request counts as late (default 2)
   --requests N              measured requests (at most 100000)
-  --duration S              stop issuing after S seconds of measurement (at most 3600); in-flight requests drain
-  --warmup-requests N       default: the concurrency (closed) or 4 (open); 0 only for scripted/dummy servers
+  --duration S              measured issuance for S seconds (at most 3600), then the drain limit
+  --drain-s S               in-flight requests still running S seconds after issuance stops are cancelled and
+                            recorded as failed, "cancelled by the drain limit" (default ${DEFAULT_DRAIN_S} with --duration;
+                            without --duration: none, each request's own --request-timeout bounds it)
+  --warmup-requests N       default: the concurrency (closed), --max-concurrency (open), else the rate's one
+                            second (4 to 256); 0 only for scripted/dummy servers (a warning says so)
+  --warmup-s S              warm up by time instead: S seconds of warm-up issuance
   --repeat K                K independent runs; adds a cross-run aggregate with seeded bootstrap 95% intervals
 
 ${WORKLOAD_HELP}
 
-Targets and SLOs:
+Targets, SLOs and audits:
   --isl-target N, --isl-tolerance F (default 0.1), --isl-stat mean|median (default mean)
   --osl-target N, --osl-tolerance F (default 0.1), --osl-stat mean|median (default mean)
+                            a target no run of the workload can meet is refused before any traffic
   --fail-on-osl-mismatch    exit ${EXIT.resultNotOk} when any measured request's output length is outside tolerance
   --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS   goodput counts answered successes meeting all of them
+  --allow-missing-ttft      the TTFT audit accepts successes without a TTFT (it fails the run otherwise)
+  --infer-ttft-from-first-byte  with --no-stream: TTFT is the HTTP response headers (labelled so), not a token
+  --strict                  reject reasoning-truncated answers (only reasoning until the cap): the run fails
+  --ci-safety               --strict, plus every measured request must succeed and the warm-up must not be zero
   --bin-s S                 throughput bin width (default 1)
 
+Client headroom:
+  --no-headroom-check       skip measuring the client's own ceiling for this run's shape (cached per machine and
+                            toolkit commit; otherwise measured for --headroom-s seconds, default 2, before the load)
+  --headroom-s S            length of that check
+
 Output:
-  --out FILE.jsonl          config line, every request row, the summary (and aggregate) as versioned JSONL
+  --out FILE.jsonl          config line, every request row (written as it ends), the summary (and aggregate)
+  --prompt-mix-report FILE  the prompt-mix report (provenance, targets, achieved ISL/OSL) as JSON
   --html FILE               one self-contained page (opens offline): latency CDFs (E2E, TTFT, TPOT, ITL,
                             coordinated-omission), throughput and requests in flight over time, per endpoint
                             and pooled; FILE may be a folder (load.html is written into it)
+  --plan                    print the plan (workload, pins, schedule hash, defaults) and send nothing
+  --print-schedule          with --plan: every request this generator would issue, one JSON line each
+
+${SHARD_HELP}
 
 Self-check:
   --self-check              start the scripted engine in-process with zero service time and load it
@@ -77,27 +95,17 @@ Self-check:
 
 Exit codes:
   ${EXIT.ok}  the run completed
-  ${EXIT.resultNotOk}  ran, but every request failed, or --fail-on-osl-mismatch found a mismatch
-  ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback URL, unbounded load, repeated prompt)
+  ${EXIT.resultNotOk}  ran, but every request failed, an audit failed (TTFT, --strict, --ci-safety), or
+     --fail-on-osl-mismatch found a mismatch
+  ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback URL, unbounded load, repeated prompt, pin
+     mismatch, a target that cannot be met, a start time in the past)
   ${EXIT.environment}  environment failure (file unreadable, output not writable)
-`;
 
-/** Flags shared by `load` and `compare` that choose what is sent. */
-export const WORKLOAD_OPTIONS = {
-  profile: { type: "string" },
-  prompts: { type: "string" },
-  sharegpt: { type: "string" },
-  sample: { type: "string" },
-  seed: { type: "string" },
-  "max-tokens": { type: "string" },
-  "ignore-eos": { type: "boolean" },
-  model: { type: "string" },
-  "allow-repeated-prompt": { type: "boolean" },
-  "request-timeout": { type: "string" },
-} as const;
+${MERGE_HELP}`;
 
 const LOAD_OPTIONS = {
   ...WORKLOAD_OPTIONS,
+  ...SHARD_OPTIONS,
   url: { type: "string", multiple: true },
   "self-check": { type: "boolean" },
   concurrency: { type: "string" },
@@ -108,7 +116,9 @@ const LOAD_OPTIONS = {
   "late-after-ms": { type: "string" },
   requests: { type: "string" },
   duration: { type: "string" },
+  "drain-s": { type: "string" },
   "warmup-requests": { type: "string" },
+  "warmup-s": { type: "string" },
   repeat: { type: "string" },
   "isl-target": { type: "string" },
   "isl-tolerance": { type: "string" },
@@ -120,51 +130,19 @@ const LOAD_OPTIONS = {
   "slo-ttft-ms": { type: "string" },
   "slo-tpot-ms": { type: "string" },
   "slo-e2e-ms": { type: "string" },
+  "allow-missing-ttft": { type: "boolean" },
+  "infer-ttft-from-first-byte": { type: "boolean" },
+  strict: { type: "boolean" },
+  "ci-safety": { type: "boolean" },
+  "no-headroom-check": { type: "boolean" },
+  "headroom-s": { type: "string" },
   "bin-s": { type: "string" },
   out: { type: "string" },
+  "prompt-mix-report": { type: "string" },
   html: { type: "string" },
+  plan: { type: "boolean" },
+  "print-schedule": { type: "boolean" },
 } as const;
-
-/** Reads the workload flags. @throws UsageError. */
-export function parseWorkloadFlags(action: string, values: Record<string, unknown>): WorkloadOptions {
-  const chosen = ["profile", "prompts", "sharegpt"].filter((k) => values[k] !== undefined);
-  if (chosen.length > 1) {
-    throw new UsageError(`Cannot ${action}: pass only one workload: --profile, --prompts or --sharegpt`);
-  }
-  const profile = values.profile as string | undefined;
-  if (profile !== undefined && !Object.hasOwn(PROFILES, profile)) {
-    throw new UsageError(`Cannot use --profile "${profile}": choose one of ${Object.keys(PROFILES).join(", ")}`);
-  }
-  const source: WorkloadOptions["source"] = values.prompts !== undefined
-    ? { kind: "jsonl", path: values.prompts as string }
-    : values.sharegpt !== undefined
-    ? { kind: "sharegpt", path: values.sharegpt as string }
-    : { kind: "profile", name: profile ?? "chat-short" };
-  return {
-    source,
-    sample: numberFlag(action, values, "sample", { integer: true, min: 1, max: 100_000 }),
-    seed: numberFlag(action, values, "seed", { integer: true, min: 0, max: 4294967295 }) ?? 1,
-    maxTokens: numberFlag(action, values, "max-tokens", { integer: true, min: 1 }) ?? null,
-    ignoreEos: values["ignore-eos"] === true,
-    model: values.model as string | undefined,
-    allowRepeatedPrompt: values["allow-repeated-prompt"] === true,
-    requestTimeoutS: numberFlag(action, values, "request-timeout", { min: 0.001, max: 3600 }) ?? 600,
-  };
-}
-
-/** Refuses anything but loopback: this tool never sends load off the machine. @throws UsageError. */
-export function requireLoopback(url: string): string {
-  let verdict;
-  try {
-    verdict = classifyServerUrl(url);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (!verdict.loopback) {
-    throw new UsageError(`Cannot load "${url}": ${verdict.reason}; load is only ever sent to this machine`);
-  }
-  return url.replace(/\/+$/, "");
-}
 
 function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): LengthTarget | undefined {
   const target = numberFlag("load", values, `${kind}-target`, { integer: true, min: 1 });
@@ -182,11 +160,24 @@ function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): Len
   return { target, tolerance: tolerance ?? 0.1, stat: (stat as "mean" | "median" | undefined) ?? "mean" };
 }
 
-/** A `load` command line: the test's options and where its page goes. */
-export type LoadCommand = LoadTestOptions & { html: string | undefined };
+/** The test's options and where its page goes. */
+export type LoadOptionsWithHtml = LoadTestOptions & { html: string | undefined };
+
+/** What `load` was asked to do beyond the test itself. */
+export interface LoadCommand {
+  options: LoadOptionsWithHtml;
+  /** --plan: print the plan and send nothing; --print-schedule adds every request. */
+  planOnly: boolean;
+  printSchedule: boolean;
+}
 
 /** Parses the `load` command line. @throws UsageError. */
-export function parseLoadArgs(argv: string[]): LoadCommand {
+export function parseLoadArgs(argv: string[]): LoadOptionsWithHtml {
+  return parseLoadCommand(argv).options;
+}
+
+/** Parses the `load` command line with its --plan flags. @throws UsageError. */
+export function parseLoadCommand(argv: string[]): LoadCommand {
   const values: Record<string, unknown> = parseFlags("load", argv, LOAD_OPTIONS).values;
   const selfCheck = values["self-check"] === true;
   const urls = ((values.url as string[] | undefined) ?? []).map(requireLoopback);
@@ -219,11 +210,17 @@ export function parseLoadArgs(argv: string[]): LoadCommand {
   }
   const maxConcurrency = numberFlag("load", values, "max-concurrency", { integer: true, min: 1, max: 4096 });
   const dropLateMs = numberFlag("load", values, "drop-late-after-ms", { min: 0 });
+  const warmupS = numberFlag("load", values, "warmup-s", { min: 0, max: 3600 });
+  const warmupFlag = numberFlag("load", values, "warmup-requests", { integer: true, min: 0, max: 100_000 });
+  if (warmupS !== undefined && warmupFlag !== undefined) {
+    throw new UsageError("Cannot load: pass --warmup-requests N or --warmup-s S, not both");
+  }
+  const openDefault = maxConcurrency ?? Math.min(256, Math.max(4, Math.ceil(rate ?? 0)));
   const plan: LoadTestOptions["plan"] = {
     mode: open ? "open" : "closed",
-    warmupRequests: numberFlag("load", values, "warmup-requests", { integer: true, min: 0, max: 100_000 }) ??
-      (open ? 4 : closedConcurrency as number),
+    warmupRequests: warmupS !== undefined ? 0 : warmupFlag ?? (open ? openDefault : closedConcurrency as number),
   };
+  if (warmupS !== undefined) plan.warmupS = warmupS;
   if (!open) plan.concurrency = closedConcurrency as number;
   if (open) {
     plan.ratePerS = rate;
@@ -233,6 +230,9 @@ export function parseLoadArgs(argv: string[]): LoadCommand {
   }
   if (requests !== undefined) plan.requests = requests;
   if (durationS !== undefined) plan.durationS = durationS;
+  const drainS = numberFlag("load", values, "drain-s", { min: 0, max: 3600 });
+  if (drainS !== undefined) plan.drainLimitS = drainS;
+  else if (durationS !== undefined) plan.drainLimitS = DEFAULT_DRAIN_S;
   const workload = parseWorkloadFlags("load", values);
   plan.requestDeadlineS = workload.requestTimeoutS;
   const slo: Slo = {};
@@ -243,27 +243,62 @@ export function parseLoadArgs(argv: string[]): LoadCommand {
   if (tpot !== undefined) slo.tpotS = tpot / 1000;
   if (e2e !== undefined) slo.e2eS = e2e / 1000;
   const osl = lengthTarget(values, "osl");
-  if (values["fail-on-osl-mismatch"] === true && osl === undefined && workload.source.kind !== "profile") {
+  const named = workload.source.kind === "profile" || workload.source.kind === "synthetic";
+  if (values["fail-on-osl-mismatch"] === true && osl === undefined && !named) {
     throw new UsageError("Cannot use --fail-on-osl-mismatch without --osl-target (or a --profile)");
   }
-  if (osl !== undefined && workload.source.kind !== "profile" && workload.maxTokens === null) {
+  if (osl !== undefined && !named && workload.maxTokens === null) {
     throw new UsageError("Cannot target an OSL with a prompt file without --max-tokens N");
   }
-  return {
+  if (values["infer-ttft-from-first-byte"] === true && workload.stream !== false) {
+    throw new UsageError(
+      "Cannot use --infer-ttft-from-first-byte on streamed requests: TTFT comes from the first token there; add --no-stream",
+    );
+  }
+  const ciSafety = values["ci-safety"] === true;
+  const zeroWarmup = plan.warmupRequests === 0 && !(warmupS !== undefined && warmupS > 0);
+  if (ciSafety && zeroWarmup && !selfCheck) {
+    throw new UsageError(
+      "Cannot use --ci-safety with zero warm-up: warm up at least as many requests as the concurrency",
+    );
+  }
+  const headroomS = numberFlag("load", values, "headroom-s", { min: 0.1, max: 60 }) ?? 2;
+  if (values["no-headroom-check"] === true && values["headroom-s"] !== undefined) {
+    throw new UsageError("Cannot use --headroom-s with --no-headroom-check");
+  }
+  const repeat = numberFlag("load", values, "repeat", { integer: true, min: 1, max: 100 }) ?? 1;
+  const host = sys.hostname();
+  const shard = parseShardFlags(values, { env, hostname: host.ok ? host.value : null, wallMs: Date.now() });
+  if (shard !== undefined && repeat > 1) {
+    throw new UsageError("Cannot use --repeat with --shard: every shard starts once, at --start-at");
+  }
+  if (shard !== undefined && selfCheck) throw new UsageError("Cannot shard the self-check");
+  if (values["print-schedule"] === true && values.plan !== true) {
+    throw new UsageError("Cannot use --print-schedule without --plan");
+  }
+  const options: LoadOptionsWithHtml = {
+    html: htmlFlag(values),
     urls,
     selfCheck,
     plan,
     workload,
     lateAfterS: (numberFlag("load", values, "late-after-ms", { min: 0 }) ?? 2) / 1000,
-    repeat: numberFlag("load", values, "repeat", { integer: true, min: 1, max: 100 }) ?? 1,
+    repeat,
     isl: lengthTarget(values, "isl"),
     osl,
     failOnOslMismatch: values["fail-on-osl-mismatch"] === true,
     slo,
     binS: numberFlag("load", values, "bin-s", { min: 0.001, max: 3600 }) ?? 1,
     out: values.out as string | undefined,
-    html: htmlFlag(values),
+    inferTtftFromFirstByte: values["infer-ttft-from-first-byte"] === true,
+    strict: values.strict === true || ciSafety,
+    ciSafety,
+    allowMissingTtft: values["allow-missing-ttft"] === true,
+    headroom: { mode: values["no-headroom-check"] === true ? "off" : "auto", durationS: headroomS },
   };
+  if (shard !== undefined) options.shard = shard;
+  if (values["prompt-mix-report"] !== undefined) options.promptMixReport = values["prompt-mix-report"] as string;
+  return { options, planOnly: values.plan === true, printSchedule: values["print-schedule"] === true };
 }
 
 /** --html's value. @throws UsageError for an empty one. */
@@ -294,16 +329,19 @@ export async function writeHtml(
   return EXIT.ok;
 }
 
-/** The exit code of a finished load test, with its one line on stderr when it did not succeed. */
+/** The exit code of a finished load test, with its lines on stderr when it did not succeed. */
 export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome): number {
   switch (outcome.status) {
     case "ok":
       return EXIT.ok;
     case "write-failed":
-      writeStderr(`Cannot write "${options.out}": ${outcome.reason}\n`);
+      writeStderr(`Cannot write "${options.out ?? options.promptMixReport}": ${outcome.reason}\n`);
       return EXIT.environment;
     case "no-success":
       writeStderr("load: no measured request succeeded\n");
+      return EXIT.resultNotOk;
+    case "audit-failed":
+      for (const reason of outcome.reasons) writeStderr(`load: ${reason}\n`);
       return EXIT.resultNotOk;
     case "osl-mismatch":
       writeStderr("load: --fail-on-osl-mismatch: measured output lengths outside the OSL tolerance\n");
@@ -311,19 +349,27 @@ export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome)
   }
 }
 
-/** Entry point of `load`. */
+/** Entry point of `load` (and of `load merge`). */
 export async function main(argv: string[]): Promise<number> {
-  let options: LoadCommand;
+  if (argv[0] === "merge") return await mergeMain(argv.slice(1));
+  let command: LoadCommand;
   try {
-    options = parseLoadArgs(argv);
+    command = parseLoadCommand(argv);
   } catch (error) {
     writeStderr(`${(error as Error).message}\n`);
     return EXIT.usage;
   }
+  const { options } = command;
   const controller = new AbortController();
   const stop = onTerminationSignal(() => controller.abort());
   try {
-    const deps = realLoadDeps(controller.signal);
+    const deps = realLoadDeps(controller.signal, { stream: options.workload.stream !== false });
+    if (command.planOnly) {
+      const described = await describeLoadPlan(options, deps, command.printSchedule);
+      writeStdout(JSON.stringify(deps.sanitizer.json(described.plan), null, command.printSchedule ? 0 : 2) + "\n");
+      for (const r of described.requests ?? []) writeStdout(JSON.stringify({ kind: "request", ...r }) + "\n");
+      return EXIT.ok;
+    }
     const outcome = await runLoadTest(
       options,
       deps,

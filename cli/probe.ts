@@ -1,5 +1,5 @@
 /** `probe`: prints the hardware, software, server and model-file facts the runner would record, as JSON. */
-import { stderrIsTerminal, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { rewriteStderrLine, stderrIsTerminal, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
@@ -49,7 +49,7 @@ function progressRenderer(): (p: ModelHashProgress) => void {
       formatBytes(all.bytesTotal)
     }${rate}${eta})`;
     const finished = p.done && all.filesDone === all.filesTotal;
-    if (terminal) writeStderr(`\r\x1b[K${line}${finished ? "\n" : ""}`);
+    if (terminal) rewriteStderrLine(line, finished);
     else if (p.done || performance.now() - lastLineMs > 5000) {
       lastLineMs = performance.now();
       writeStderr(`${line}\n`);

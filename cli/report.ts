@@ -4,15 +4,26 @@
  * comparing, sealing and rendering live in report/; this file parses, wires and prints.
  */
 import { basename, join } from "node:path";
-import { FileReadError, readFile, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import {
+  FolderFileError,
+  openSafeFolder,
+  type SafeFolder,
+  writeStderr,
+  writeStdout,
+  writeTextOutcome,
+} from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
-import { parseStrictJsonPlain } from "../score/mod.ts";
 import { type Result, RESULT_FORMAT, SCHEMA_VERSION, sha256Hex } from "../contract/mod.ts";
 import {
+  type ArtifactReader,
+  artifactReaderOf,
+  capOf,
   type ComparedInput,
   compareResults,
   comparisonSpec,
   DIGEST_KEYS,
+  interruptedEvidence,
+  parseResultText,
   prBody,
   type Problem,
   prTitle,
@@ -23,10 +34,14 @@ import {
   renderConsoleSummary,
   sealResult,
   terminalText,
+  validateResultCounted,
   validateResultText,
 } from "../report/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
+
+/** Problems printed per folder; the rest are counted. */
+const PRINTED_PROBLEMS = 200;
 
 export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|json] [--svg FILE]
        strata-bench report DIR --pr
@@ -63,6 +78,12 @@ Exit codes:
   ${EXIT.usage}  usage error (no folder, unknown flag, --pr/--seal with several folders)
   ${EXIT.environment}  a folder or results.json cannot be read, the fixture bundle cannot be loaded, or a file
      cannot be written ("deno task report" may only read: use "deno task report:write" for --seal and --svg)
+  A folder a killed run left without results.json is named an interrupted run, with how many requests its
+  evidence (outputs.jsonl) holds, and exits ${EXIT.resultNotOk}.
+
+Only regular files inside DIR are read: a symbolic link anywhere below DIR, a device, FIFO or socket is refused,
+not followed; results.json may be at most 16 MiB, outputs.jsonl 256 MiB, every other file 64 MiB. At most
+${PRINTED_PROBLEMS} problems of a folder are printed, with the count of all of them.
 `;
 
 const RESULT_FILE = "results.json";
@@ -73,43 +94,76 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Why `dir`/results.json could not be read, with a hint a person can act on. */
-async function explainUnreadable(dir: string, error: unknown): Promise<string> {
+const OUTPUTS_FILE = "outputs.jsonl";
+
+/** Why a folder or its results.json cannot be read (permission, no such folder), with a hint a person can act on. */
+function unreadableMessage(dir: string, error: unknown): string {
   const file = join(dir, RESULT_FILE);
-  if (!(error instanceof FileReadError)) return `Cannot read "${file}": ${describe(error)}`;
+  if (!(error instanceof FolderFileError)) return `Cannot read "${file}": ${describe(error)}`;
   if (error.code === "permission_denied") {
-    return `Cannot read "${file}": permission refused. Run through "deno task report DIR" or grant --allow-read.`;
+    return `Cannot read "${error.path === "." ? dir : file}": permission refused. Run through "deno task report DIR" ` +
+      "or grant --allow-read.";
   }
-  if (error.code === "is_directory") return `Cannot read "${file}": it is a folder, not a file.`;
-  if (error.code !== "not_found") return error.message;
-  try {
-    await readFile(dir);
-    return `Cannot read a result from "${dir}": it is a file; pass the result folder that holds ${RESULT_FILE}.`;
-  } catch (inner) {
-    if (inner instanceof FileReadError && inner.code === "is_directory") {
-      return `Cannot read "${file}": the folder has no ${RESULT_FILE}; pass the folder a run wrote ` +
-        "(bench-results/<UTC-date>-standard-<gpu>-<run-id>).";
-    }
+  if (error.path === "." && error.code === "not_folder") {
+    return `Cannot read a result from "${dir}": it is not a folder; pass the result folder that holds ${RESULT_FILE}.`;
+  }
+  if (error.path === "." && error.code === "not_found") {
     return `Cannot read a result from "${dir}": no such folder. Check the path.`;
   }
+  return `Cannot read "${file}": ${error.message}`;
 }
 
-/** Reads a file of the result folder by relative path; null when it does not exist. */
-function artifactReader(dir: string): (relativePath: string) => Promise<Uint8Array | null> {
+/**
+ * The folder's files through runtime's SafeFolder (every path component checked with lstat, no link followed,
+ * regular files only, report/'s size caps); null for an absent file.
+ */
+function artifactReader(dir: string): ArtifactReader {
+  let folder: Promise<SafeFolder> | null = null;
   return async (relativePath) => {
-    try {
-      return await readFile(join(dir, relativePath));
-    } catch (error) {
-      if (error instanceof FileReadError && error.code === "not_found") return null;
-      throw error;
+    folder ??= openSafeFolder(dir);
+    return await artifactReaderOf(await folder)(relativePath);
+  };
+}
+
+/** A folder without results.json: an interrupted run when it holds a run's evidence, else not a result folder. */
+async function withoutResults(dir: string, folder: SafeFolder): Promise<Loaded> {
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = await folder.read(OUTPUTS_FILE, capOf(OUTPUTS_FILE));
+  } catch (error) {
+    if (!(error instanceof FolderFileError) || error.code !== "not_found") {
+      return {
+        kind: "interrupted",
+        dir,
+        message: `"${dir}" has no ${RESULT_FILE}, and its ${OUTPUTS_FILE} cannot be read: ${describe(error)}`,
+      };
     }
+  }
+  if (bytes === null) {
+    return {
+      kind: "unreadable",
+      dir,
+      message: `Cannot read "${join(dir, RESULT_FILE)}": the folder has no ${RESULT_FILE}; pass the folder a run ` +
+        "wrote (bench-results/<UTC-date>-standard-<gpu>-<run-id>).",
+    };
+  }
+  const held = interruptedEvidence(bytes);
+  const cut = held.lastLineCut ? "; its last line is cut off (the process died while writing it)" : "";
+  const unreadable = held.unreadableLines > 0 ? `; ${held.unreadableLines} line(s) are not a request's evidence` : "";
+  return {
+    kind: "interrupted",
+    dir,
+    message: `"${dir}" is an interrupted run: it has no ${RESULT_FILE} (the run was stopped before it wrote its ` +
+      `result). Its ${OUTPUTS_FILE} holds the evidence of ${held.requests} request(s), ${held.sent} of them ` +
+      `sent${unreadable}${cut}. It is not a result; run the protocol again for one.`,
   };
 }
 
 /** One folder, read and validated. */
 type Loaded =
   | { kind: "unreadable"; dir: string; message: string }
-  | { kind: "checked"; dir: string; text: string; problems: Problem[]; result: Result | null };
+  | { kind: "interrupted"; dir: string; message: string }
+  | { kind: "checked"; dir: string; text: string; problems: Problem[]; total: number; result: Result | null };
 
 function validationOptions(bundle: LoadedBundle, dir: string) {
   return {
@@ -136,24 +190,46 @@ function formatProblem(value: unknown): Problem | null {
 }
 
 async function loadFolder(dir: string, bundle: LoadedBundle): Promise<Loaded> {
+  let folder: SafeFolder;
+  try {
+    folder = await openSafeFolder(dir);
+  } catch (error) {
+    return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
+  }
+  const checked = (problem: Problem): Loaded => ({
+    kind: "checked",
+    dir,
+    text: "",
+    problems: [problem],
+    total: 1,
+    result: null,
+  });
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(join(dir, RESULT_FILE));
+    bytes = await folder.read(RESULT_FILE, capOf(RESULT_FILE));
   } catch (error) {
-    return { kind: "unreadable", dir, message: await explainUnreadable(dir, error) };
+    if (error instanceof FolderFileError && error.code === "not_found") return await withoutResults(dir, folder);
+    if (error instanceof FolderFileError && error.code === "permission_denied") {
+      return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
+    }
+    // A link, a FIFO, a device, a folder or a file over its cap: the folder's content is the problem.
+    return checked({ pointer: "", message: describe(error) });
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    const problem = { pointer: "", message: "not UTF-8 text: results.json must be UTF-8 JSON" };
-    return { kind: "checked", dir, text: "", problems: [problem], result: null };
+    return checked({ pointer: "", message: "not UTF-8 text: results.json must be UTF-8 JSON" });
   }
-  const parsed = parseStrictJsonPlain(text);
-  const wrongFormat = parsed.ok ? formatProblem(parsed.value) : null;
-  if (wrongFormat !== null) return { kind: "checked", dir, text, problems: [wrongFormat], result: null };
-  const problems = await validateResultText(text, validationOptions(bundle, dir));
-  return { kind: "checked", dir, text, problems, result: parsed.ok ? parsed.value as Result : null };
+  // Parsed once (strictly, with the value cap): the format check, the validator and the summary read one value.
+  const parsed = parseResultText(text);
+  if (!parsed.ok) {
+    return checked({ pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` });
+  }
+  const wrongFormat = formatProblem(parsed.value);
+  if (wrongFormat !== null) return { ...checked(wrongFormat) as Loaded & { kind: "checked" }, text };
+  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir));
+  return { kind: "checked", dir, text, problems, total, result: parsed.value as Result };
 }
 
 /** The console summary, or null with a note on stderr when the result is too malformed to print. */
@@ -167,11 +243,14 @@ function summaryOf(result: Result | null): string | null {
   }
 }
 
-function printProblems(dir: string | null, problems: readonly Problem[]): void {
-  writeStderr(`${dir === null ? "" : `${dir}: `}${RESULT_FILE} is invalid: ${problems.length} problem(s)\n`);
-  for (const problem of problems) {
+function printProblems(dir: string | null, problems: readonly Problem[], total = problems.length): void {
+  const shown = problems.slice(0, PRINTED_PROBLEMS);
+  const listed = shown.length < total ? `; the first ${shown.length} are listed` : "";
+  writeStderr(`${dir === null ? "" : `${dir}: `}${RESULT_FILE} is invalid: ${total} problem(s)${listed}\n`);
+  for (const problem of shown) {
     writeStderr(terminalText(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`));
   }
+  if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
 }
 
 /** Whether README.md differs from the hash the run recorded; null when there is no hash or no README. */
@@ -199,15 +278,15 @@ async function printInformation(dir: string, result: Result): Promise<void> {
 }
 
 async function singleFolder(loaded: Loaded): Promise<number> {
-  if (loaded.kind === "unreadable") {
+  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
     writeStderr(`${loaded.message}\n`);
-    return EXIT.environment;
+    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
   }
   const summary = summaryOf(loaded.result);
   if (summary !== null) writeStdout(summary);
   if (loaded.result !== null) await printInformation(loaded.dir, loaded.result).catch(() => {});
-  if (loaded.problems.length > 0) {
-    printProblems(null, loaded.problems);
+  if (loaded.total > 0) {
+    printProblems(null, loaded.problems, loaded.total);
     return EXIT.resultNotOk;
   }
   const result = loaded.result as Result;
@@ -237,16 +316,16 @@ async function comparison(
   let environment = false;
   loaded.forEach((l, i) => {
     const name = names[i]!;
-    if (l.kind === "unreadable") {
-      environment = true;
+    if (l.kind === "unreadable" || l.kind === "interrupted") {
+      if (l.kind === "unreadable") environment = true;
       refused.push(`${name}: ${l.message}`);
       writeStderr(`${l.message}\n`);
-    } else if (l.problems.length > 0 || l.result === null) {
+    } else if (l.total > 0 || l.result === null) {
       const first = l.problems[0];
       refused.push(
-        `${name}: invalid (${l.problems.length} problem(s); first: ${first?.pointer || "(root)"}: ${first?.message})`,
+        `${name}: invalid (${l.total} problem(s); first: ${first?.pointer || "(root)"}: ${first?.message})`,
       );
-      printProblems(name, l.problems);
+      printProblems(name, l.problems, l.total);
     } else if (runs.has(l.result.run.id)) {
       refused.push(`${name}: the same run as ${runs.get(l.result.run.id)} (run id ${l.result.run.id}); counted once`);
     } else {
@@ -279,12 +358,12 @@ async function comparison(
 }
 
 async function pullRequest(loaded: Loaded): Promise<number> {
-  if (loaded.kind === "unreadable") {
+  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
     writeStderr(`${loaded.message}\n`);
-    return EXIT.environment;
+    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
   }
-  if (loaded.problems.length > 0 || loaded.result === null) {
-    printProblems(null, loaded.problems);
+  if (loaded.total > 0 || loaded.result === null) {
+    printProblems(null, loaded.problems, loaded.total);
     writeStderr("Cannot suggest a pull request for an invalid result: fix the folder (or run again) first.\n");
     return EXIT.resultNotOk;
   }
@@ -303,9 +382,12 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   const path = join(dir, RESULT_FILE);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(await readFile(path));
+    const folder = await openSafeFolder(dir);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+      await folder.read(RESULT_FILE, capOf(RESULT_FILE)),
+    );
   } catch (error) {
-    writeStderr(`${error instanceof FileReadError ? await explainUnreadable(dir, error) : describe(error)}\n`);
+    writeStderr(`${unreadableMessage(dir, error)}\n`);
     return EXIT.environment;
   }
   const options = validationOptions(bundle, dir);

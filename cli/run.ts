@@ -3,8 +3,9 @@ import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts
 import { EXIT } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
-import { type RunOptions, runProtocol, RunRefusedError, type RunReport } from "../runner/mod.ts";
+import { type RunOptions, runProtocol, RunRefusedError, type RunReport, RunWriteError } from "../runner/mod.ts";
 import type { RequestRecord } from "../contract/mod.ts";
+import type { ModelHashProgress } from "../probe/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL] [options]
@@ -47,6 +48,8 @@ Exit codes:
   ${EXIT.resultNotOk}  result written, but partial, nonconforming or invalid
   ${EXIT.usage}  usage error (unknown flag, bad value, refused workload-changing flag)
   ${EXIT.environment}  environment: server unreachable, fixture bundle differs, permission refused, folder not writable
+     (checked before the probe and hashing: read-only, full, or a link out of the permitted area), or a write
+     failed during the run (full disk, I/O error): the message names the folder and how many requests it kept
 `;
 
 /** Entry point of `run`. */
@@ -99,9 +102,17 @@ export async function main(argv: string[]): Promise<number> {
     const report = await runProtocol(
       options,
       realRunDeps({}, {
-        onHashProgress: (p) => {
-          if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
-        },
+        onHashProgress: (() => {
+          const started = new Set<number>();
+          return (p: ModelHashProgress) => {
+            if (!p.done && !started.has(p.fileIndex)) {
+              started.add(p.fileIndex);
+              const gib = (p.bytesTotal / 2 ** 30).toFixed(1);
+              writeStderr(`hashing model file ${p.fileIndex + 1}/${p.fileCount} (${gib} GiB; Ctrl-C stops it)\n`);
+            }
+            if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
+          };
+        })(),
       }),
     );
     return printReport(report);
@@ -170,7 +181,7 @@ async function printReport(report: RunReport): Promise<number> {
 
 function environmentFailure(error: unknown): number {
   const name = (error as { name?: unknown } | null)?.name;
-  if (error instanceof RunRefusedError) {
+  if (error instanceof RunRefusedError || error instanceof RunWriteError) {
     writeStderr(`${error.message}\n`);
     return EXIT.environment;
   }

@@ -75,8 +75,12 @@ export class ChunkReader {
   /** Set by the event that carried the first counted delta / first answer delta; the caller stamps it. */
   sawFirstDelta = false;
   sawFirstAnswer = false;
+  /** Set by the event that carried the first nonempty reasoning delta; the caller stamps it. */
+  sawFirstReasoning = false;
   /** Whether the event just read carried nonempty visible output (answer text or tool-call bytes). */
   visibleInEvent = false;
+  /** Choices other than index 0 seen in events (not measured, not accumulated). */
+  otherChoiceEvents = 0;
   events = 0;
   errorMessage: string | null = null;
   #tools = new Map<number, ToolCallRecord>();
@@ -151,6 +155,11 @@ export class ChunkReader {
         this.errorMessage = `Cannot read a stream chunk: a choice is not an object: ${preview(data)}`;
         return "malformed";
       }
+      // Choice index 0 is what is measured (performance methodology); other choices (n > 1) are counted only.
+      if (choice.index !== undefined && choice.index !== null && choice.index !== 0) {
+        this.otherChoiceEvents++;
+        continue;
+      }
       const delta = choice.delta;
       if (isObject(delta)) {
         if (!this.#readDelta(delta)) {
@@ -176,6 +185,7 @@ export class ChunkReader {
       this.#reasoning.append(reasoning);
       kind = "reasoning";
       this.#eventKinds |= 1;
+      this.sawFirstReasoning = true;
     }
     const content = delta.content;
     if (typeof content === "string" && content !== "") {

@@ -339,6 +339,19 @@ class ExchangeImpl implements Exchange {
       this.#finish({ kind: "complete" }, t, false);
       return;
     }
+    if (this.#gotByte && this.#decoder.head === null && this.#decoder.pendingHeadBytes > 0) {
+      // Bytes came, but never a complete status line and headers: the server does not speak HTTP.
+      this.#finish(
+        {
+          kind: "framing_error",
+          message: "Cannot read the response: the server closed the connection " +
+            "after an answer that is not HTTP (no complete status line and headers)",
+        },
+        t,
+        false,
+      );
+      return;
+    }
     const message = describeSocketError(error, this.#request.target);
     const end: ExchangeEnd = conn.uses === 0 || (!conn.connected && !this.#gotByte)
       ? { kind: "connect_error", message }

@@ -95,6 +95,11 @@ export class ResponseDecoder {
     return this.#state === S_DONE;
   }
 
+  /** Bytes of a status line and headers received but not yet complete (0 once the head is parsed). */
+  get pendingHeadBytes(): number {
+    return this.#state === S_HEAD ? this.#headLength : 0;
+  }
+
   /** Whether the body ends with the connection (no length, not chunked). */
   get closeDelimited(): boolean {
     return this.#state === S_CLOSE;
@@ -168,6 +173,10 @@ export class ResponseDecoder {
       }
       this.#headLength = need;
       return -1;
+    }
+    // The same limit whether the blank line came in this read or a later one.
+    if (stop > MAX_HEAD_BYTES) {
+      throw new HttpFramingError(`Cannot read the response: headers longer than ${MAX_HEAD_BYTES} bytes`);
     }
     const head = parseHead(latin1.decode(all.subarray(0, stop)).replace(/\r?\n\r?\n$/, ""));
     const bodyStart = pos + (stop - this.#headLength);

@@ -7,3 +7,4 @@ export { closeIdleConnections, streamChat, type StreamChatOptions } from "./stre
 export { checkHealth, type HealthCheck } from "./health.ts";
 export { SseParser, type SseParserOptions } from "./sse.ts";
 export { classifyServerUrl, isLoopbackHost, type LoopbackVerdict, parseBaseUrl } from "./base_url.ts";
+export { chatOnce, type ChatOnceOptions } from "./chat_once.ts";

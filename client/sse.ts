@@ -15,6 +15,11 @@ export interface SseParserOptions {
   onEvent(data: string, invalidUtf8?: readonly number[]): void;
   /** A comment line (keep-alive). */
   onComment?(): void;
+  /**
+   * A non-empty line that is no SSE field this parser knows (not data, event, id, retry or a comment): the SSE
+   * standard ignores it, a chat stream never sends one, and an HTML or JSON body is made of them.
+   */
+  onForeignLine?(): void;
   /** Longest line, and largest event, accepted; default 16 MiB. */
   maxLineBytes?: number;
 }
@@ -26,10 +31,22 @@ const SPACE = 32;
 const BOM = [0xef, 0xbb, 0xbf] as const;
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+const KNOWN_FIELDS = ["event", "id", "retry"].map((name) => new TextEncoder().encode(name));
+
+/** Whether the line buf[s..e) is an `event`, `id` or `retry` field (name alone, or name and a colon). */
+function isKnownField(buf: Uint8Array, s: number, e: number): boolean {
+  return KNOWN_FIELDS.some((name) => {
+    if (e - s < name.length || (e - s > name.length && buf[s + name.length] !== COLON)) return false;
+    for (let i = 0; i < name.length; i++) if (buf[s + i] !== name[i]) return false;
+    return true;
+  });
+}
+
 /** Incremental SSE parser: feed it bytes with `push`, in any split. */
 export class SseParser {
   #onEvent: (data: string, invalidUtf8?: readonly number[]) => void;
   #onComment: (() => void) | undefined;
+  #onForeignLine: (() => void) | undefined;
   #maxLineBytes: number;
   /** Fatal: valid UTF-8 (every real server's case) decodes at the same speed, invalid bytes are noticed. */
   #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -49,6 +66,7 @@ export class SseParser {
   constructor(options: SseParserOptions) {
     this.#onEvent = options.onEvent;
     this.#onComment = options.onComment;
+    this.#onForeignLine = options.onForeignLine;
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     if (!(this.#maxLineBytes > 0)) {
       throw new RangeError(`Cannot create an SSE parser: maxLineBytes ${this.#maxLineBytes} is not positive`);
@@ -156,6 +174,12 @@ export class SseParser {
 
   /** One complete line, without its terminator. */
   #line(buf: Uint8Array, s: number, e: number): void {
+    // The same limit as for a line carried across pushes, so a split never changes the verdict.
+    if (e - s > this.#maxLineBytes) {
+      throw new RangeError(
+        `Cannot parse the event stream: a line is longer than ${this.#maxLineBytes} bytes; the stream is malformed`,
+      );
+    }
     if (s === e) {
       const data = this.#data;
       if (data !== null) {
@@ -178,7 +202,9 @@ export class SseParser {
       first !== 100 || e - s < 4 || buf[s + 1] !== 97 || buf[s + 2] !== 116 || buf[s + 3] !== 97 ||
       (e - s > 4 && buf[s + 4] !== COLON)
     ) {
-      return; // event, id, retry or an unknown field: nothing a chat stream needs
+      // event, id or retry: nothing a chat stream needs; anything else is not SSE at all.
+      if (this.#onForeignLine !== undefined && !isKnownField(buf, s, e)) this.#onForeignLine();
+      return;
     }
     let v = s + 5;
     if (v < e && buf[v] === SPACE) v++;

@@ -44,6 +44,11 @@ export interface StreamChatOptions {
    */
   onFirstDelta?: (offsetS: number, atMs: number) => void;
   /**
+   * Most response body bytes read before the stream ends as "malformed" (default 64 MiB; the protocol run passes
+   * the contract's MAX_STREAM_BODY_BYTES): a server that never stops sending cannot fill the memory.
+   */
+  maxBodyBytes?: number;
+  /**
    * Record `chunk_offsets_s`: the offset of every event that carried nonempty answer text or tool-call bytes,
    * stamped with the network read that carried it (load tests: ITL). Default false: nothing is recorded.
    */
@@ -53,6 +58,9 @@ export interface StreamChatOptions {
 const CHAT_PATH = "/v1/chat/completions";
 const DEFAULT_DEADLINE_S = 1800;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Longest error message kept (characters): error text comes from the server and goes into the result. */
+const MAX_ERROR_MESSAGE_CHARS = 4096;
 const encoder = new TextEncoder();
 const defaultNow = () => performance.now();
 
@@ -70,6 +78,14 @@ function errorBodyMessage(status: number, bytes: Uint8Array): string {
     // not JSON: the raw text below
   }
   return text === "" ? `HTTP ${status} with an empty body` : text.slice(0, 2000);
+}
+
+/** An error message cut to MAX_ERROR_MESSAGE_CHARS, saying so. */
+function capped(message: string | null): string | null {
+  if (message === null || message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}... (${
+    message.length - MAX_ERROR_MESSAGE_CHARS
+  } more characters)`;
 }
 
 /** Whether a request body asks for the usage chunk; a string body is looked at, not parsed. */
@@ -104,7 +120,11 @@ class StreamRequest {
   #firstByteMs: number | null = null;
   #firstDeltaMs: number | null = null;
   #firstAnswerMs: number | null = null;
+  #firstReasoningMs: number | null = null;
   #keepalives = 0;
+  #bodyBytes = 0;
+  /** Non-SSE lines seen before the first event (an HTML or JSON body). */
+  #foreignLines = 0;
   #errorBody: Uint8Array[] | null = null;
   #errorBodyBytes = 0;
   #ended = false;
@@ -123,6 +143,9 @@ class StreamRequest {
     this.#parser = new SseParser({
       onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
       onComment: () => this.#keepalives++,
+      onForeignLine: () => {
+        if (this.#reader.events === 0) this.#foreignLines++;
+      },
     });
   }
 
@@ -172,8 +195,15 @@ class StreamRequest {
             return;
           }
           const type = head.headers.get("content-type");
+          const encoding = head.headers.get("content-encoding");
           if (type !== undefined && !type.toLowerCase().includes("text/event-stream")) {
             this.#abort("malformed", `expected an event stream, got Content-Type "${type}"`, tMs);
+          } else if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+            this.#abort(
+              "malformed",
+              `the stream is encoded (Content-Encoding "${encoding}"), which was not asked for`,
+              tMs,
+            );
           }
         },
         body: (bytes, tMs) => this.#onBody(bytes, tMs),
@@ -202,12 +232,26 @@ class StreamRequest {
       return;
     }
     this.#readMs = tMs;
-    try {
-      this.#parser.push(bytes);
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error;
+    this.#bodyBytes += bytes.length;
+    const maxBodyBytes = this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    if (this.#bodyBytes > maxBodyBytes) {
       this.#verdict = "malformed";
-      this.#reader.errorMessage = error.message;
+      this.#reader.errorMessage = `the response passed ${maxBodyBytes} bytes without a normal end; a chat stream ` +
+        "is far smaller (the server ignored max_tokens or floods the connection)";
+    } else {
+      try {
+        this.#parser.push(bytes);
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        this.#verdict = "malformed";
+        this.#reader.errorMessage = error.message;
+      }
+      if (this.#verdict === "continue" && this.#foreignLines > 0) {
+        // A line that is no SSE field before any event: an HTML page or a JSON document, not an event stream.
+        this.#verdict = "malformed";
+        this.#reader.errorMessage = "the response body is not an event stream (a line that is no SSE field came " +
+          "before any event)";
+      }
     }
     switch (this.#verdict) {
       case "continue":
@@ -247,6 +291,7 @@ class StreamRequest {
       }
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
+    if (reader.sawFirstReasoning && this.#firstReasoningMs === null) this.#firstReasoningMs = this.#readMs;
     if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
       this.#chunkOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
     }
@@ -262,6 +307,9 @@ class StreamRequest {
         at += part.length;
       }
       return this.#end("http_error", tMs, errorBodyMessage(this.#httpStatus ?? 0, all));
+    }
+    if (this.#foreignLines > 0 && this.#reader.events === 0) {
+      return this.#end("malformed", tMs, "the response body is not an event stream");
     }
     switch (end.kind) {
       case "complete":
@@ -307,7 +355,7 @@ class StreamRequest {
       end,
       http_status: this.#httpStatus,
       finish_reason: reader.finishReason,
-      error_message: end === "finished" ? null : message,
+      error_message: end === "finished" ? null : capped(message),
       first_delta_kind: reader.firstDeltaKind,
       reasoning_text: reader.reasoningText,
       answer_text: reader.answerText,
@@ -325,6 +373,7 @@ class StreamRequest {
       },
       events: reader.events,
       keepalives: this.#keepalives,
+      first_reasoning_s: offset(this.#firstReasoningMs),
     };
     if (this.#dispatchMs !== null) {
       // Connection setup before dispatch: 0 on a pooled connection, else from the exchange start to dispatch.

@@ -31,20 +31,44 @@ export interface LoadSample {
   drop_reason: string | null;
   /** The raw facts of the stream; null when dropped. */
   outcome: StreamOutcome | null;
+  /**
+   * Cancelled by the drain limit: still in flight at the end of the measured window plus the stated drain limit
+   * (its outcome's end is then "cancelled").
+   */
+  cancelled_at_drain: boolean;
+}
+
+/** Which share of one seeded plan a generator runs: shard `index` of `count` (0-based). */
+export interface ShardSpec {
+  index: number;
+  count: number;
 }
 
 /** What the generator did, beside the samples. */
 export interface LoadRunFacts {
   mode: LoadMode;
-  /** The cap on outstanding requests: --concurrency (closed) or --max-concurrency (open). */
-  effective_max_concurrency: number;
+  /**
+   * The cap on outstanding requests by the methodology: --max-concurrency when set, otherwise the closed loop's
+   * --concurrency (this shard's share of it when sharded); null for an open loop without --max-concurrency.
+   */
+  effective_max_concurrency: number | null;
+  /** The generator's own bound on outstanding requests, which an uncapped open loop still has. */
+  internal_concurrency_limit: number;
   /** Open loop: requested arrival rate, requests/s; null in closed loop. */
   requested_rate_per_s: number | null;
   arrival: ArrivalProcess | null;
   seed: number;
-  samples: LoadSample[];
-  /** Warm-up epoch to measurement epoch (the barrier wait), seconds. */
+  /** Samples handed to onSample, per phase (the generator retains none). */
+  counts: { warmup: number; measured: number; dropped: number };
+  /** Warm-up epoch to measurement epoch (the barrier wait, and any wait for --start-at), seconds. */
   warmup_s: number;
   /** Why issuance stopped: count reached, duration reached, or cancelled. */
   stopped_by: "requests" | "duration" | "cancelled";
+  /**
+   * The drain after issuance stopped: `limit_s` is the stated limit (null: requests drain until their own
+   * deadline), `cancelled` how many in-flight requests the limit cancelled, `end_s` when the run ended (from the
+   * epoch).
+   */
+  drain: { limit_s: number | null; cancelled: number; end_s: number };
+  shard: ShardSpec | null;
 }

@@ -35,6 +35,14 @@ export const OUTPUT_CAPS = { warmup: 128, performance: 512, sanity: 2048, concur
 /** The fixed wall-clock timeout of every request, queueing included, seconds from dispatch. */
 export const REQUEST_TIMEOUT_S = 1800 as const;
 
+/**
+ * Most response body bytes one protocol request may stream before the client ends it as malformed. A real
+ * llama-server stream of 2,048 tokens is 0.5-1 MiB of SSE (one ~250-byte chunk per token); a server that ignores
+ * max_tokens, or floods the connection, is stopped here instead of filling the memory and the evidence. The
+ * result folder's caps (report/result_reader.ts) are sized from this.
+ */
+export const MAX_STREAM_BODY_BYTES = 4 * 1024 * 1024;
+
 /** Scheduled requests per phase; the optional concurrency stage's 12 count only when it is selected. */
 export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
   warmup: 1,

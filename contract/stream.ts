@@ -108,6 +108,11 @@ export interface StreamOutcome {
    */
   chunk_offsets_s?: number[];
   /**
+   * First nonempty reasoning delta, seconds from dispatch, whether or not it was the first delta; null when no
+   * reasoning arrived. Absent when the client does not record it.
+   */
+  first_reasoning_s?: number | null;
+  /**
    * Optional (load tests: connect): seconds from the streamChat call to dispatch, i.e. connection setup; 0 when a
    * pooled connection was reused. Absent when the client does not record it.
    */

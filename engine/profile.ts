@@ -72,7 +72,7 @@ function resolve(text: string, where: string, context: ProfileContext, problems:
       if (value === undefined) problems.push(`${where}: environment variable ${key.slice(4)} is not set`);
       return value ?? whole;
     }
-    if (!(key in context.vars)) {
+    if (!Object.hasOwn(context.vars, key)) {
       problems.push(
         `${where}: unknown placeholder \${${key}} (known: ${Object.keys(context.vars).join(", ")}, env:NAME)`,
       );

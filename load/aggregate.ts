@@ -8,6 +8,13 @@ import type { EndpointLoadSummary } from "./summary.ts";
 
 export const LOAD_AGGREGATE_FORMAT = "strata-load-aggregate" as const;
 
+/** The tail percentile a headline depends on, so its per-run values inherit that percentile's unreliability. */
+const TAIL_OF: Readonly<Record<string, (s: EndpointLoadSummary) => boolean>> = {
+  ttft_p99_s: (s) => s.distributions.ttft_s.unreliable.p99,
+  latency_p99_s: (s) => s.distributions.latency_s.unreliable.p99,
+  co_latency_p99_s: (s) => s.distributions.co_latency_s.unreliable.p99,
+};
+
 /** Headline numbers taken from each run's overall summary. */
 export const HEADLINES: Readonly<Record<string, (s: EndpointLoadSummary) => number | null>> = {
   requests_per_s: (s) => s.requests_per_s,
@@ -33,11 +40,13 @@ export interface AggregatedMetric {
   interval: BootstrapInterval | null;
   /** Why the interval is null. */
   missing: string | null;
+  /** Set when a run's value is a tail percentile marked unreliable at its n (p99 under 100 samples), saying which. */
+  unreliable: string | null;
 }
 
 export interface LoadAggregate {
   format: typeof LOAD_AGGREGATE_FORMAT;
-  version: 1;
+  version: 2;
   runs: number;
   seed: number;
   metrics: AggregatedMetric[];
@@ -59,7 +68,15 @@ export function aggregateRuns(runs: readonly EndpointLoadSummary[], options: { s
       // Each metric gets its own seed offset so intervals do not share one resample sequence.
       interval: enough ? bootstrapInterval(present, { seed: (options.seed + i) >>> 0 }) : null,
       missing: enough ? null : `needs at least two runs with a value (have ${present.length})`,
+      unreliable: unreliableRuns(metric, runs),
     };
   });
-  return { format: LOAD_AGGREGATE_FORMAT, version: 1, runs: runs.length, seed: options.seed, metrics };
+  return { format: LOAD_AGGREGATE_FORMAT, version: 2, runs: runs.length, seed: options.seed, metrics };
+}
+
+function unreliableRuns(metric: string, runs: readonly EndpointLoadSummary[]): string | null {
+  const tail = TAIL_OF[metric];
+  if (tail === undefined) return null;
+  const flagged = runs.map((r, i) => (tail(r) ? i + 1 : null)).filter((i) => i !== null);
+  return flagged.length === 0 ? null : `p99 from fewer than 100 samples in run(s) ${flagged.join(", ")}`;
 }

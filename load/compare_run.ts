@@ -1,12 +1,15 @@
 /**
  * The conductor of `compare`: a release gate of a candidate against a baseline on this machine (performance
- * methodology, release validation). The workload is prepared once (same bytes for both sides); the sessions
- * bring each side's server up in the interleaved order of compare_sessions.ts, measure every point's rounds, and
- * release it; the gate compares output tokens/s and TPOT p50 per point. Every line is sanitized into the JSONL.
+ * methodology, release validation). Every workload is prepared once, its pin checked (same bytes for both sides),
+ * before any traffic; the sessions bring each side's server up in the interleaved order of compare_sessions.ts,
+ * measure every point (workload x concurrency) of every round by warm-up then measured issuance, and release it; the
+ * gate compares output tokens/s, TPOT p50 and the error rate per point against the baseline's own noise floor (or a
+ * recorded one). `planCompare` lists the same runs without sending anything. Every line is sanitized.
  */
 import { sanitizeCommand } from "../report/mod.ts";
 import {
   compareSchedule,
+  type CompareSession,
   type CompareSide,
   type CompareTarget,
   isProfileTarget,
@@ -14,25 +17,43 @@ import {
   runCompareSessions,
 } from "./compare_sessions.ts";
 import { executeLoad } from "./execute.ts";
-import { compareLoad, type ComparePointInput, type CompareResult } from "./gate.ts";
+import { compareLoad, type ComparePointInput, type CompareResult, pointKey } from "./gate.ts";
 import type { LoadTestDeps } from "./load_run.ts";
-import { prepareWorkload, type WorkloadOptions } from "./prepare.ts";
+import { type PreparedWorkload, prepareWorkload, type WorkloadOptions } from "./prepare.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
 export const COMPARE_FORMAT_LINE = "strata-load-compare-run" as const;
+/** Version 2 (from 1): workloads and points by label, durations, the spec's identity, the noise-floor record. */
+export const COMPARE_RUN_VERSION = 2 as const;
+
+/** One labelled workload of a comparison. */
+export interface CompareWorkload {
+  label: string;
+  options: WorkloadOptions;
+}
 
 /** What one `compare` asks for. */
 export interface CompareRunOptions {
   baseline: CompareTarget;
   candidate: CompareTarget;
+  workloads: CompareWorkload[];
   points: number[];
   rounds: number;
+  /** Measured issuance per round: a count, or seconds. */
   requests: number | undefined;
   durationS: number | undefined;
+  /** Warm-up per round: a count (default: the point's concurrency), or seconds. */
   warmupRequests: number | undefined;
+  warmupS?: number | undefined;
+  /** In-flight requests are cancelled this long after the measured window (with --duration). */
+  drainS?: number | undefined;
   tolerance: number;
-  noiseFloor: Record<number, number>;
-  workload: WorkloadOptions;
+  maxErrorRateIncrease?: number;
+  /** Recorded noise floors to apply (see gate.ts), and where they came from. */
+  noiseFloor: Record<string, number>;
+  noiseFloorFrom?: string | null;
+  /** The spec file, when the gate came from one. */
+  spec?: { name: string; sha256: string; servingStack: Record<string, string>; path: string } | null;
   out: string | undefined;
 }
 
@@ -44,85 +65,227 @@ export interface CompareDeps extends LoadTestDeps {
   progress?(line: string): void;
 }
 
+/** One measured point of the plan. */
+export interface ComparePoint {
+  workload: string;
+  concurrency: number;
+}
+
+/** One measurement `compare` makes, in order. */
+export interface PlannedRun {
+  order: number;
+  side: CompareSide;
+  round: number;
+  workload: string;
+  concurrency: number;
+  warmup: string;
+  measure: string;
+  /** Seconds this run takes at most (warm-up + measured + drain), when durations are set; else null. */
+  bound_s: number | null;
+}
+
 /** How a side is written into the JSONL: its URL, or its profile reference with machine paths redacted. */
 function targetStamp(target: CompareTarget): { url: string } | { profile: string } {
   return isProfileTarget(target) ? { profile: sanitizeCommand([target.profile]) } : { url: target.url };
 }
 
+/** Requests per measured round at a point (count mode). */
+function perRound(options: CompareRunOptions, c: number): number {
+  return options.requests ?? Math.max(8, 4 * c);
+}
+
+/** Prepares every workload (pins checked, selections made): before any traffic. */
+async function prepareAll(options: CompareRunOptions, deps: Pick<LoadTestDeps, "readText">) {
+  const prepared = new Map<string, PreparedWorkload>();
+  for (const w of options.workloads) {
+    const count = options.requests ?? Math.max(...options.points.map((c) => perRound(options, c)));
+    prepared.set(w.label, await prepareWorkload(w.options, count, deps.readText));
+  }
+  return prepared;
+}
+
+function pointsOf(options: CompareRunOptions): ComparePoint[] {
+  return options.workloads.flatMap((w) => options.points.map((concurrency) => ({ workload: w.label, concurrency })));
+}
+
+function sessionsOf(options: CompareRunOptions, points: ComparePoint[]): CompareSession[] {
+  return compareSchedule(
+    { baseline: options.baseline, candidate: options.candidate },
+    points.map((_, i) => i),
+    options.rounds,
+  );
+}
+
+/** Every run `compare` would make, in order, with its warm-up and measured issuance; sends nothing. */
+export async function planCompare(
+  options: CompareRunOptions,
+  deps: Pick<LoadTestDeps, "readText">,
+): Promise<{ runs: PlannedRun[]; workloads: Record<string, Record<string, unknown>>; bound_s: number | null }> {
+  const prepared = await prepareAll(options, deps);
+  const points = pointsOf(options);
+  const runs: PlannedRun[] = [];
+  for (const session of sessionsOf(options, points)) {
+    for (const p of session.points) {
+      const point = points[p]!;
+      const c = point.concurrency;
+      const warmup = options.warmupS !== undefined
+        ? `${options.warmupS} s at concurrency ${c}`
+        : `${options.warmupRequests ?? c} requests`;
+      const measure = options.durationS !== undefined
+        ? `${options.durationS} s of closed-loop issuance at concurrency ${c} (drain limit ${options.drainS ?? "none"})`
+        : `${perRound(options, c)} requests at concurrency ${c}`;
+      const bound = options.durationS !== undefined && options.warmupS !== undefined
+        ? options.warmupS + options.durationS + 2 * (options.drainS ?? 0)
+        : null;
+      runs.push({
+        order: runs.length + 1,
+        side: session.side,
+        round: session.round + 1,
+        workload: point.workload,
+        concurrency: c,
+        warmup,
+        measure,
+        bound_s: bound,
+      });
+    }
+  }
+  const total = runs.every((r) => r.bound_s !== null) ? runs.reduce((s, r) => s + (r.bound_s as number), 0) : null;
+  return {
+    runs,
+    workloads: Object.fromEntries([...prepared].map(([label, w]) => [label, w.stamp])),
+    bound_s: total,
+  };
+}
+
 /**
  * Measures every point in interleaved rounds and returns the gate verdict with the JSONL lines. Engines started
  * for profile sides are stopped before this returns or throws.
+ * @throws like prepareWorkload for a workload refused before traffic (pin mismatch, unreadable file).
  */
 export async function runCompare(
   options: CompareRunOptions,
   deps: CompareDeps,
 ): Promise<{ result: CompareResult; lines: string[] }> {
-  const perRound = (c: number) => options.requests ?? Math.max(8, 4 * c);
-  const workload = await prepareWorkload(
-    options.workload,
-    options.requests ?? Math.max(...options.points.map(perRound)),
-    deps.readText,
-  );
+  const prepared = await prepareAll(options, deps);
+  const points = pointsOf(options);
   const targets = { baseline: options.baseline, candidate: options.candidate };
-  const sessions = compareSchedule(targets, options.points, options.rounds);
+  const sessions = sessionsOf(options, points);
   // Every line passes the sanitizer, as run and load outputs do: summaries can carry server error text.
   const encode = (value: unknown): string => JSON.stringify(deps.sanitizer.json(value));
   const lines = [encode({
     format: COMPARE_FORMAT_LINE,
-    version: 1,
+    version: COMPARE_RUN_VERSION,
     kind: "config",
     baseline: targetStamp(options.baseline),
     candidate: targetStamp(options.candidate),
     schedule: sessions.some((s) => s.points.length > 1) ? "engines-in-turn" : "alternate-per-point",
+    spec: options.spec ?? null,
     points: options.points,
+    workloads: Object.fromEntries([...prepared].map(([label, w]) => [label, w.stamp])),
     rounds: options.rounds,
-    requests_per_round: options.requests ?? null,
+    requests_per_round: options.durationS === undefined ? options.requests ?? null : null,
     duration_s_per_round: options.durationS ?? null,
+    warmup_requests: options.warmupS === undefined ? options.warmupRequests ?? null : null,
+    warmup_s: options.warmupS ?? null,
+    drain_s: options.drainS ?? null,
     tolerance: options.tolerance,
-    noise_floor: options.noiseFloor,
-    workload: workload.stamp,
+    max_error_rate_increase: options.maxErrorRateIncrease ?? null,
+    recorded_noise_floor: options.noiseFloor,
+    recorded_noise_floor_from: options.noiseFloorFrom ?? null,
   })];
   const rounds = new Map<number, Record<CompareSide, EndpointLoadSummary[]>>(
-    options.points.map((c) => [c, { baseline: [], candidate: [] }]),
+    points.map((_, i) => [i, { baseline: [], candidate: [] }]),
   );
   await runCompareSessions(targets, sessions, {
     ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
     progress: (line) => deps.progress?.(line),
-    record: (line) => lines.push(encode({ format: COMPARE_FORMAT_LINE, version: 1, ...line })),
-    measure: async (side, url, concurrency, round) => {
+    describe: (p) => pointKey(points[p]!.workload, points[p]!.concurrency),
+    record: (line) =>
+      lines.push(encode({
+        format: COMPARE_FORMAT_LINE,
+        version: COMPARE_RUN_VERSION,
+        ...line,
+        ...(Array.isArray(line.points)
+          ? { points: (line.points as number[]).map((p) => pointKey(points[p]!.workload, points[p]!.concurrency)) }
+          : {}),
+      })),
+    measure: async (side, url, p, round) => {
+      const { workload: label, concurrency } = points[p]!;
+      const workload = prepared.get(label)!;
+      const w = options.workloads.find((x) => x.label === label)!.options;
       const plan: Parameters<typeof executeLoad>[0]["plan"] = {
         mode: "closed",
         concurrency,
-        warmupRequests: options.warmupRequests ?? concurrency,
-        requestDeadlineS: options.workload.requestTimeoutS,
+        warmupRequests: options.warmupS !== undefined ? 0 : options.warmupRequests ?? concurrency,
+        requestDeadlineS: w.requestTimeoutS,
       };
+      if (options.warmupS !== undefined) plan.warmupS = options.warmupS;
+      if (options.drainS !== undefined) plan.drainLimitS = options.drainS;
       if (options.durationS !== undefined) plan.durationS = options.durationS;
-      else plan.requests = perRound(concurrency);
+      else plan.requests = perRound(options, concurrency);
       const run = await executeLoad({
         urls: [url],
         plan,
         workload,
-        seed: (options.workload.seed + round) >>> 0,
+        seed: (w.seed + round) >>> 0,
         lateAfterS: 0.002,
         binS: 1,
         slo: {},
+        rows: { nonStreaming: w.stream === false },
         ...(deps.signal ? { signal: deps.signal } : {}),
       }, deps);
-      rounds.get(concurrency)![side].push(run.summary.overall);
-      lines.push(encode({ side, concurrency, round, ...run.summary }));
+      rounds.get(p)![side].push(run.summary.overall);
+      lines.push(encode({ side, workload: label, concurrency, round, ...run.summary }));
     },
   });
-  const inputs: ComparePointInput[] = options.points.map((concurrency) => ({
-    concurrency,
-    ...rounds.get(concurrency)!,
-  }));
+  const inputs: ComparePointInput[] = points.map((point, i) => ({ ...point, ...rounds.get(i)! }));
   const result = compareLoad(inputs, {
-    seed: options.workload.seed,
+    seed: options.workloads[0]?.options.seed ?? 1,
     expectedConcurrency: options.points,
+    workloads: options.workloads.map((w) => w.label),
     toleranceFraction: options.tolerance,
+    ...(options.maxErrorRateIncrease !== undefined ? { maxErrorRateIncrease: options.maxErrorRateIncrease } : {}),
     recordedNoiseFloor: options.noiseFloor,
   });
   lines.push(encode(result));
+  lines.push(encode({
+    format: COMPARE_FORMAT_LINE,
+    version: COMPARE_RUN_VERSION,
+    kind: "noise-floor",
+    rule: "half-width of the seeded bootstrap 95% interval of the baseline's round means, relative to the " +
+      "baseline value; reuse with compare --noise-floor-from FILE",
+    baseline: targetStamp(options.baseline),
+    spec: options.spec ? { name: options.spec.name, sha256: options.spec.sha256 } : null,
+    rounds: options.rounds,
+    noise_floor: result.noise_floor,
+  }));
   return { result, lines };
+}
+
+/**
+ * The noise floors recorded by an earlier compare's JSONL (its "noise-floor" line).
+ * @throws SyntaxError when the text holds no such line.
+ */
+export function readRecordedNoiseFloor(text: string): Record<string, number> {
+  for (const line of text.split("\n").reverse()) {
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const v = value as { format?: unknown; kind?: unknown; noise_floor?: unknown };
+    if (v.format === COMPARE_FORMAT_LINE && v.kind === "noise-floor" && typeof v.noise_floor === "object") {
+      const out: Record<string, number> = {};
+      for (const [k, x] of Object.entries(v.noise_floor as Record<string, unknown>)) {
+        if (typeof x === "number" && Number.isFinite(x) && x >= 0) out[k] = x;
+      }
+      return out;
+    }
+  }
+  throw new SyntaxError(
+    "Cannot reuse a noise floor: the file has no compare noise-floor line (write one with compare --out FILE)",
+  );
 }

@@ -76,7 +76,9 @@ export interface CompareSessionIo {
   /** Required when a target is a profile. */
   startProfile?: ProfileStarter;
   /** Warm-up and measured issuance of one point of one round against `url`. */
-  measure(side: CompareSide, url: string, concurrency: number, round: number): Promise<void>;
+  measure(side: CompareSide, url: string, point: number, round: number): Promise<void>;
+  /** How a point is named in progress lines (default "concurrency N"). */
+  describe?(point: number): string;
   /** Receives one JSON object per server turn start and per stop of a server started here. */
   record(line: Record<string, unknown>): void;
   progress(line: string): void;
@@ -149,10 +151,11 @@ export async function runCompareSessions(
           }
           : { url, started: false }),
       });
-      for (const concurrency of session.points) {
+      for (const point of session.points) {
         if (io.signal?.aborted) break;
-        io.progress(`compare: concurrency ${concurrency}, round ${session.round + 1}, ${session.side}`);
-        await io.measure(session.side, url, concurrency, session.round);
+        const name = io.describe?.(point) ?? `concurrency ${point}`;
+        io.progress(`compare: ${name}, round ${session.round + 1}, ${session.side}`);
+        await io.measure(session.side, url, point, session.round);
       }
     } finally {
       if (server?.started) {

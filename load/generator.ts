@@ -5,12 +5,19 @@
  * In the open loop a request that cannot go out on time is sent late with its lateness recorded, or dropped
  * when it would be later than `dropLateAfterS`; it is never quietly moved. The generator records samples only.
  */
-import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample, StreamOutcome } from "../contract/mod.ts";
+import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample, ShardSpec, StreamOutcome } from "../contract/mod.ts";
 import { setImmediate } from "node:timers";
 import { arrivalOffsets } from "./schedule.ts";
 
 /** Hard bounds on one run, so that no command line can start unbounded load. */
-export const LOAD_LIMITS = { maxRequests: 100_000, maxDurationS: 3_600, maxConcurrency: 4_096, maxRatePerS: 10_000 };
+export const LOAD_LIMITS = {
+  maxRequests: 100_000,
+  maxDurationS: 3_600,
+  maxConcurrency: 4_096,
+  maxRatePerS: 10_000,
+  maxDrainS: 3_600,
+  maxShards: 4_096,
+};
 
 /** What the generator passes to the streaming client for one request. */
 export interface LoadStreamOptions {
@@ -37,29 +44,47 @@ export interface LoadDeps {
 export interface LoadPlan {
   endpoints: readonly string[];
   mode: LoadMode;
-  /** Closed loop: workers. */
+  /** Closed loop: workers (of the whole, unsharded plan). */
   concurrency?: number;
-  /** Open loop. */
+  /** Open loop (of the whole, unsharded plan). */
   ratePerS?: number;
   arrival?: ArrivalProcess;
-  /** Open loop: cap on outstanding requests (default: LOAD_LIMITS.maxConcurrency). */
+  /** Open loop: cap on outstanding requests (of this generator); unset: uncapped (the internal limit applies). */
   maxConcurrency?: number;
   seed: number;
   warmupRequests: number;
-  /** Measured requests to issue; with durationS, whichever comes first. */
+  /** Warm-up by time instead of by count: issue warm-up requests for this many seconds. */
+  warmupS?: number;
+  /** Measured requests to issue (of the whole plan); with durationS, whichever comes first. */
   requests?: number;
-  /** Stop issuing after this many seconds of measurement; in-flight requests drain and count. */
+  /** Stop issuing after this many seconds of measurement. */
   durationS?: number;
+  /**
+   * Seconds after issuance stops (the end of the measured window with durationS, else the last send) that in-flight
+   * requests may still take; then they are cancelled and recorded as cancelled at the drain. Unset: they drain until
+   * their own deadline.
+   */
+  drainLimitS?: number;
   /** Open loop: drop a request instead of sending it more than this late (default: never drop). */
   dropLateAfterS?: number;
   /** Per-request deadline passed to the client, seconds. */
   requestDeadlineS?: number;
+  /**
+   * This generator's share of the plan: the open loop takes the arrivals whose index modulo count is the shard's
+   * index (at their unsharded scheduled times), the closed loop a share of the workers and the request indices
+   * congruent to the shard's index. Prompts follow the global request index, as in the unsharded run.
+   */
+  shard?: ShardSpec;
+  /** Monotonic clock reading (deps.nowS) that is the measurement epoch: warm-up runs before it, issuance from it. */
+  startAtS?: number;
   /** Body and prompt index of request `index` of a phase; the endpoint is index modulo the endpoint count. */
   requestFor(phase: "warmup" | "measure", index: number): { body: Record<string, unknown>; promptIndex: number };
 }
 
 export interface RunLoadOptions {
   signal?: AbortSignal;
+  /** Called once at the measurement epoch (after warm-up and any wait for the start time). */
+  onEpoch?(epochS: number): void;
   /** Called as each sample is complete (termination order). */
   onSample?(sample: LoadSample): void;
 }
@@ -90,6 +115,33 @@ export function validateLoadPlan(plan: LoadPlan): void {
     !Number.isInteger(plan.warmupRequests) || plan.warmupRequests < 0 || plan.warmupRequests > LOAD_LIMITS.maxRequests
   ) {
     throw new RangeError(`Cannot plan the load: warm-up requests "${plan.warmupRequests}" must be an integer >= 0`);
+  }
+  if (plan.warmupS !== undefined && !(plan.warmupS >= 0 && plan.warmupS <= LOAD_LIMITS.maxDurationS)) {
+    throw new RangeError(
+      `Cannot plan the load: warm-up "${plan.warmupS}" s must lie in [0, ${LOAD_LIMITS.maxDurationS}]`,
+    );
+  }
+  if (plan.drainLimitS !== undefined && !(plan.drainLimitS >= 0 && plan.drainLimitS <= LOAD_LIMITS.maxDrainS)) {
+    throw new RangeError(
+      `Cannot plan the load: drain limit "${plan.drainLimitS}" s must lie in [0, ${LOAD_LIMITS.maxDrainS}]`,
+    );
+  }
+  if (plan.shard !== undefined) {
+    const { index, count } = plan.shard;
+    if (!Number.isInteger(count) || count < 1 || count > LOAD_LIMITS.maxShards) {
+      throw new RangeError(
+        `Cannot plan the load: shard count "${count}" must be an integer in [1, ${LOAD_LIMITS.maxShards}]`,
+      );
+    }
+    if (!Number.isInteger(index) || index < 0 || index >= count) {
+      throw new RangeError(`Cannot plan the load: shard index "${index}" must be an integer in [0, ${count - 1}]`);
+    }
+    if (plan.mode === "closed" && plan.concurrency !== undefined && plan.concurrency < count) {
+      throw new RangeError(
+        `Cannot split the load: concurrency ${plan.concurrency} is less than the ${count} shards; each shard needs ` +
+          "at least one worker",
+      );
+    }
   }
   if (plan.mode === "closed") {
     if (plan.concurrency === undefined) throw new RangeError("Cannot plan a closed loop: pass --concurrency N");
@@ -146,6 +198,12 @@ class InFlight {
     this.#listeners.clear();
     for (const wake of listeners) wake();
   }
+  /** Wakes every listener without a release (they re-check their own condition). */
+  wakeAll(): void {
+    const listeners = [...this.#listeners];
+    this.#listeners.clear();
+    for (const wake of listeners) wake();
+  }
   /** Resolves at the next release. */
   nextRelease(): Promise<void> {
     return new Promise((resolve) => this.#listeners.add(resolve));
@@ -159,11 +217,18 @@ interface RunContext {
   options: RunLoadOptions;
   nowS: () => number;
   sleepUntilS: (targetS: number, cancel?: AbortSignal) => Promise<void>;
-  /** The cap on outstanding requests: --concurrency (closed) or --max-concurrency (open). */
+  /** The cap on outstanding requests of this generator. */
   cap: number;
   inFlight: InFlight;
-  warmup: LoadSample[];
-  measured: LoadSample[];
+  /** In-flight samples, for the drain limit to mark before it cancels them. */
+  open: Set<LoadSample>;
+  /** Aborts every request still in flight (the drain limit, or the caller's signal). */
+  requests: AbortController;
+  /** Set once the drain limit has passed: nothing more is sent. */
+  drained: boolean;
+  /** Measured samples the drain limit cancelled. */
+  drainCancelled: number;
+  counts: LoadRunFacts["counts"];
 }
 
 /** A sample of request `index` of a phase before it is sent (or dropped). */
@@ -187,10 +252,20 @@ function sampleOf(
     dropped: false,
     drop_reason: null,
     outcome: null,
+    cancelled_at_drain: false,
   };
 }
 
-/** Sends request `index` of a phase now; resolves when its stream has ended and its sample is complete. */
+/** Hands a finished (or dropped) sample over; the generator keeps nothing of it. */
+function emit(context: RunContext, sample: LoadSample): void {
+  if (sample.phase === "warmup") context.counts.warmup++;
+  else context.counts.measured++;
+  if (sample.dropped) context.counts.dropped++;
+  if (sample.cancelled_at_drain && sample.phase === "measure") context.drainCancelled++;
+  context.options.onSample?.(sample);
+}
+
+/** Sends request `index` of a phase now; resolves when its stream has ended and its sample is handed over. */
 function send(
   context: RunContext,
   phase: "warmup" | "measure",
@@ -198,23 +273,42 @@ function send(
   epochS: number,
   scheduled: number | null,
 ): Promise<void> {
-  const { plan, options } = context;
+  const { plan } = context;
   const { body } = plan.requestFor(phase, index);
   const sample = sampleOf(context, phase, index, scheduled);
-  (phase === "warmup" ? context.warmup : context.measured).push(sample);
   context.inFlight.count++;
-  const streamOptions: LoadStreamOptions = { baseUrl: sample.endpoint, body, recordChunkOffsets: true };
+  context.open.add(sample);
+  const streamOptions: LoadStreamOptions = {
+    baseUrl: sample.endpoint,
+    body,
+    recordChunkOffsets: true,
+    signal: context.requests.signal,
+  };
   if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
-  if (options.signal) streamOptions.signal = options.signal;
   sample.send_offset_s = context.nowS() - epochS;
   return context.deps.streamChat(streamOptions).then((outcome) => {
     sample.outcome = outcome;
+    context.open.delete(sample);
     context.inFlight.release();
-    options.onSample?.(sample);
+    emit(context, sample);
   });
 }
 
-/** `workers` workers, each sending its phase's next request when its previous one ends, while `more(index)`. */
+/** Whether this shard issues request `index` of the whole plan. */
+function ownIndex(plan: LoadPlan, index: number): boolean {
+  return plan.shard === undefined || index % plan.shard.count === plan.shard.index;
+}
+
+/** This shard's share of `total` (workers or warm-up requests): total / count, the remainder to the first shards. */
+export function shardShare(total: number, shard: ShardSpec | undefined): number {
+  if (shard === undefined) return total;
+  return Math.floor(total / shard.count) + (shard.index < total % shard.count ? 1 : 0);
+}
+
+/**
+ * `workers` workers, each sending its phase's next own request index when its previous one ends, while
+ * `more(index)` holds. Indices are those of the whole plan that belong to this shard.
+ */
 async function closedLoop(
   context: RunContext,
   phase: "warmup" | "measure",
@@ -222,9 +316,14 @@ async function closedLoop(
   epochS: number,
   more: (index: number) => boolean,
 ): Promise<void> {
-  let next = 0;
+  const step = context.plan.shard?.count ?? 1;
+  let next = context.plan.shard?.index ?? 0;
   const worker = async (): Promise<void> => {
-    while (!context.options.signal?.aborted && more(next)) await send(context, phase, next++, epochS, null);
+    while (!context.options.signal?.aborted && !context.drained && more(next)) {
+      const index = next;
+      next += step;
+      await send(context, phase, index, epochS, null);
+    }
   };
   await Promise.all(Array.from({ length: workers }, worker));
 }
@@ -237,7 +336,7 @@ async function closedLoop(
 async function waitForCap(context: RunContext, epochS: number, scheduled: number): Promise<string | null> {
   const { plan, inFlight, cap } = context;
   const deadline = plan.dropLateAfterS === undefined ? null : epochS + scheduled + plan.dropLateAfterS;
-  while (inFlight.count >= cap) {
+  while (inFlight.count >= cap && !context.drained) {
     if (deadline === null) {
       await inFlight.nextRelease();
       continue;
@@ -252,6 +351,7 @@ async function waitForCap(context: RunContext, epochS: number, scheduled: number
       return `max concurrency ${cap} still reached ${plan.dropLateAfterS} s after its scheduled send`;
     }
   }
+  if (context.drained) return "not sent: the drain limit ended the run first";
   if (deadline !== null && context.nowS() > deadline) {
     return `issued more than ${plan.dropLateAfterS} s after its scheduled send`;
   }
@@ -263,6 +363,7 @@ async function openLoop(
   context: RunContext,
   epochS: number,
   countLeft: (index: number) => boolean,
+  onLastSend: () => void,
 ): Promise<"duration" | null> {
   const { plan, options } = context;
   const schedule = arrivalOffsets({
@@ -273,85 +374,158 @@ async function openLoop(
   const pending: Promise<void>[] = [];
   let stoppedBy: "duration" | null = null;
   for (let index = 0; countLeft(index); index++) {
-    if (options.signal?.aborted) break;
+    if (options.signal?.aborted || context.drained) break;
+    // Every shard draws the whole schedule, so arrival i has the same time in every shard and unsharded.
     const scheduled = schedule.next().value;
     if (plan.durationS !== undefined && scheduled >= plan.durationS) {
       stoppedBy = "duration";
       break;
     }
-    await context.sleepUntilS(epochS + scheduled);
+    if (!ownIndex(plan, index)) continue;
+    await context.sleepUntilS(epochS + scheduled, options.signal);
+    if (options.signal?.aborted) break;
     const dropReason = await waitForCap(context, epochS, scheduled);
     if (dropReason !== null) {
-      const sample = { ...sampleOf(context, "measure", index, scheduled), dropped: true, drop_reason: dropReason };
-      context.measured.push(sample);
-      options.onSample?.(sample);
+      emit(context, { ...sampleOf(context, "measure", index, scheduled), dropped: true, drop_reason: dropReason });
       continue;
     }
     pending.push(send(context, "measure", index, epochS, scheduled));
   }
+  onLastSend();
   await Promise.all(pending);
   return stoppedBy;
 }
 
 /**
- * Runs a plan and returns every sample (warm-up first, then measured, each phase in index order).
+ * Runs `work` and, from the moment `armAt()` gives a deadline, cancels what is still in flight at that deadline
+ * (marking each in-flight sample cancelled_at_drain). Resolves when `work` has settled.
+ */
+async function withDrainLimit(context: RunContext, work: (arm: (deadlineS: number) => void) => Promise<void>) {
+  const stop = new AbortController();
+  let watcher: Promise<void> = Promise.resolve();
+  let armed = false;
+  const arm = (deadlineS: number) => {
+    if (armed) return;
+    armed = true;
+    watcher = context.sleepUntilS(deadlineS, stop.signal).then(() => {
+      if (stop.signal.aborted) return;
+      context.drained = true;
+      for (const sample of context.open) sample.cancelled_at_drain = true;
+      context.requests.abort();
+      context.inFlight.wakeAll();
+    });
+  };
+  try {
+    await work(arm);
+  } finally {
+    stop.abort();
+    await watcher;
+  }
+}
+
+/**
+ * Runs a plan, handing every sample (warm-up, then measured, each as it ends) to `options.onSample`; the
+ * generator retains none, so memory does not grow with the run.
  * @throws RangeError on an invalid plan (see validateLoadPlan).
  */
 export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOptions = {}): Promise<LoadRunFacts> {
   validateLoadPlan(plan);
   const nowS = deps.nowS;
+  const requests = new AbortController();
+  if (options.signal?.aborted) requests.abort();
+  const closedWorkers = plan.mode === "closed" ? shardShare(plan.concurrency as number, plan.shard) : 0;
+  const cap = plan.mode === "closed" ? closedWorkers : plan.maxConcurrency ?? LOAD_LIMITS.maxConcurrency;
   const context: RunContext = {
     plan,
     deps,
     options,
     nowS,
     sleepUntilS: deps.sleepUntilS ?? defaultSleepUntil(nowS),
-    cap: plan.mode === "closed" ? plan.concurrency as number : plan.maxConcurrency ?? LOAD_LIMITS.maxConcurrency,
+    cap,
     inFlight: new InFlight(),
-    warmup: [],
-    measured: [],
+    open: new Set(),
+    requests,
+    drained: false,
+    drainCancelled: 0,
+    counts: { warmup: 0, measured: 0, dropped: 0 },
   };
-  const { cap } = context;
-
-  // Warm-up: closed loop at the cap, fully completed before the epoch.
-  const warmupStart = nowS();
-  if (plan.warmupRequests > 0) {
-    await closedLoop(
-      context,
-      "warmup",
-      Math.min(cap, plan.warmupRequests),
-      warmupStart,
-      (i) => i < plan.warmupRequests,
-    );
-  }
-  const epochS = nowS();
-  const countLeft = (i: number) => plan.requests === undefined || i < plan.requests;
-  const timeLeft = () => plan.durationS === undefined || nowS() - epochS < plan.durationS;
-  let stoppedBy: LoadRunFacts["stopped_by"] = plan.requests !== undefined ? "requests" : "duration";
-
-  if (plan.mode === "closed") {
-    await closedLoop(context, "measure", cap, epochS, (i) => {
-      if (!countLeft(i)) return false;
-      if (!timeLeft()) {
+  const onCallerAbort = () => {
+    context.requests.abort();
+    context.inFlight.wakeAll();
+  };
+  options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  try {
+    // Warm-up: a closed loop at the cap (this shard's share of the warm-up), fully completed before the epoch.
+    const warmupStart = nowS();
+    const warmupCount = shardShare(plan.warmupRequests, plan.shard);
+    const warmupByTime = plan.warmupS !== undefined && plan.warmupS > 0;
+    if (warmupCount > 0 || warmupByTime) {
+      // An uncapped open loop warms up with about one second of its rate in flight (at most 256 workers).
+      const warmupCap = plan.mode === "closed" || plan.maxConcurrency !== undefined
+        ? cap
+        : Math.min(256, Math.max(1, Math.ceil((plan.ratePerS as number) / (plan.shard?.count ?? 1))));
+      const workers = Math.max(1, Math.min(warmupCap, warmupByTime ? warmupCap : warmupCount));
+      const warmupEnd = warmupByTime ? warmupStart + (plan.warmupS as number) : Infinity;
+      await withDrainLimit(context, async (arm) => {
+        if (warmupByTime && plan.drainLimitS !== undefined) arm(warmupEnd + plan.drainLimitS);
+        await closedLoop(context, "warmup", workers, warmupStart, (i) => {
+          if (warmupByTime) return nowS() < warmupEnd;
+          return i < plan.warmupRequests;
+        });
+      });
+      context.drained = false;
+      context.drainCancelled = 0;
+      if (context.requests.signal.aborted && !options.signal?.aborted) context.requests = new AbortController();
+    }
+    if (plan.startAtS !== undefined) await context.sleepUntilS(plan.startAtS, options.signal);
+    const epochS = plan.startAtS ?? nowS();
+    options.onEpoch?.(epochS);
+    const countLeft = (i: number) => plan.requests === undefined || i < plan.requests;
+    const timeLeft = () => plan.durationS === undefined || nowS() - epochS < plan.durationS;
+    let stoppedBy: LoadRunFacts["stopped_by"] = plan.requests !== undefined ? "requests" : "duration";
+    const drainLimit = plan.drainLimitS;
+    await withDrainLimit(context, async (arm) => {
+      if (drainLimit !== undefined && plan.durationS !== undefined) arm(epochS + plan.durationS + drainLimit);
+      const armAfterLastSend = () => {
+        if (drainLimit !== undefined) arm(nowS() + drainLimit);
+      };
+      if (plan.mode === "closed") {
+        let last = false;
+        await closedLoop(context, "measure", closedWorkers, epochS, (i) => {
+          if (!countLeft(i)) {
+            if (!last) armAfterLastSend();
+            last = true;
+            return false;
+          }
+          if (!timeLeft()) {
+            stoppedBy = "duration";
+            return false;
+          }
+          return true;
+        });
+      } else if (await openLoop(context, epochS, countLeft, armAfterLastSend) === "duration") {
         stoppedBy = "duration";
-        return false;
       }
-      return true;
     });
-  } else if (await openLoop(context, epochS, countLeft) === "duration") {
-    stoppedBy = "duration";
+    if (options.signal?.aborted) stoppedBy = "cancelled";
+    return {
+      mode: plan.mode,
+      effective_max_concurrency: plan.mode === "closed" ? cap : plan.maxConcurrency ?? null,
+      internal_concurrency_limit: cap,
+      requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
+      arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
+      seed: plan.seed,
+      counts: context.counts,
+      warmup_s: epochS - warmupStart,
+      stopped_by: stoppedBy,
+      drain: {
+        limit_s: plan.drainLimitS ?? null,
+        cancelled: context.drainCancelled,
+        end_s: nowS() - epochS,
+      },
+      shard: plan.shard ?? null,
+    };
+  } finally {
+    options.signal?.removeEventListener("abort", onCallerAbort);
   }
-  if (options.signal?.aborted) stoppedBy = "cancelled";
-  context.measured.sort((a, b) => a.index - b.index);
-  context.warmup.sort((a, b) => a.index - b.index);
-  return {
-    mode: plan.mode,
-    effective_max_concurrency: cap,
-    requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
-    arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
-    seed: plan.seed,
-    samples: [...context.warmup, ...context.measured],
-    warmup_s: epochS - warmupStart,
-    stopped_by: stoppedBy,
-  };
 }

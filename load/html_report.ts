@@ -7,11 +7,13 @@
  * the gate band. The CDFs and the in-flight steps are score/'s; the other numbers are the summaries'.
  */
 import { type ChartSpec, renderChartSvg } from "../report/mod.ts";
-import { empiricalCdf, levelOverTime } from "../score/mod.ts";
+import { type CdfPoint, empiricalCdf, empiricalCdfCounted, levelOverTime } from "../score/mod.ts";
 import type { LoadRunResult } from "./execute.ts";
 import type { CompareResult } from "./gate.ts";
-import type { LoadRequestRow } from "./metrics.ts";
-import { type EndpointLoadSummary, POOLED_LABEL } from "./summary.ts";
+import { type EndpointLoadSummary, POOLED_LABEL, type RowSelection } from "./summary.ts";
+
+/** Above this many measured requests the in-flight picture is left out (its step list would be too large). */
+const MAX_IN_FLIGHT_REQUESTS = 1_000_000;
 
 const CDF_METRICS = [
   ["latency_s", "E2E latency"],
@@ -29,18 +31,44 @@ function number(value: number | null, digits = 4): string {
   return value === null || !Number.isFinite(value) ? "not measured" : String(Number(value.toPrecision(digits)));
 }
 
-/** The values of one CDF metric over the measured successes of `rows` (ITL: every gap, pooled). */
-function sampleOf(rows: readonly LoadRequestRow[], metric: typeof CDF_METRICS[number][0]): number[] {
-  const ok = rows.filter((r) => r.phase === "measure" && r.status === "success");
-  if (metric === "itl_s") return ok.flatMap((r) => r.itl_s ?? []);
-  return ok.flatMap((r) => (r[metric] === null ? [] : [r[metric] as number]));
+/** The CDF of one metric over the measured successes of the selected rows (ITL: every gap, pooled), with its n. */
+function cdfOf(
+  parts: readonly RowSelection[],
+  metric: typeof CDF_METRICS[number][0],
+): { points: CdfPoint[]; n: number } {
+  if (metric === "itl_s") {
+    const counts = new Map<number, number>();
+    for (const p of parts) {
+      for (const e of p.endpoints) {
+        for (const run of p.store.itlRuns(e)) {
+          for (let i = 0; i < run.values.length; i++) {
+            counts.set(run.values[i]!, (counts.get(run.values[i]!) ?? 0) + run.counts[i]!);
+          }
+        }
+      }
+    }
+    const values = [...counts.keys()].sort((a, b) => a - b);
+    const n = values.reduce((s, v) => s + counts.get(v)!, 0);
+    return { points: empiricalCdfCounted(values, values.map((v) => counts.get(v)!)), n };
+  }
+  const sample: number[] = [];
+  for (const p of parts) {
+    const wanted = new Set(p.endpoints);
+    const col = p.store.numeric[metric];
+    p.store.endpoint.forEach((e, i) => {
+      if (!wanted.has(e) || p.store.statusAt(i) !== "success") return;
+      const v = col.at(i);
+      if (!Number.isNaN(v)) sample.push(v);
+    });
+  }
+  return { points: empiricalCdf(sample), n: sample.length };
 }
 
-function cdfChart(rows: readonly LoadRequestRow[], metric: typeof CDF_METRICS[number][0], title: string): ChartSpec {
-  const sample = sampleOf(rows, metric);
-  const values = empiricalCdf(sample).map((p) => ({ ms: p.value * 1000, fraction: p.fraction }));
+function cdfChart(parts: readonly RowSelection[], metric: typeof CDF_METRICS[number][0], title: string): ChartSpec {
+  const cdf = cdfOf(parts, metric);
+  const values = cdf.points.map((p) => ({ ms: p.value * 1000, fraction: p.fraction }));
   return {
-    title: `${title} CDF (n=${sample.length})`,
+    title: `${title} CDF (n=${cdf.n})`,
     width: 260,
     height: 150,
     data: { values },
@@ -52,17 +80,29 @@ function cdfChart(rows: readonly LoadRequestRow[], metric: typeof CDF_METRICS[nu
   } as unknown as ChartSpec;
 }
 
-function overTimeCharts(rows: readonly LoadRequestRow[], summary: EndpointLoadSummary): ChartSpec[] {
+function overTimeCharts(parts: readonly RowSelection[], summary: EndpointLoadSummary): ChartSpec[] {
   const bins = summary.bins.map((b) => ({
     t: b.start_s,
     rps: b.requests_per_s,
     tps: b.output_tokens_per_s,
   }));
-  const sent = rows.filter((r) => r.phase === "measure" && r.send_offset_s !== null && r.end_offset_s !== null);
-  const first = Math.min(...sent.map((r) => r.send_offset_s as number));
-  const steps = levelOverTime(
-    sent.map((r) => ({ startS: (r.send_offset_s as number) - first, endS: (r.end_offset_s as number) - first })),
-  ).map((s) => ({ t: s.startS, level: s.level }));
+  const sent: { startS: number; endS: number }[] = [];
+  let first = Infinity;
+  let total = 0;
+  for (const p of parts) total += p.store.size;
+  if (total <= MAX_IN_FLIGHT_REQUESTS) {
+    for (const p of parts) {
+      const wanted = new Set(p.endpoints);
+      p.store.endpoint.forEach((e, i) => {
+        const start = p.store.numeric.send_offset_s.at(i), end = p.store.numeric.end_offset_s.at(i);
+        if (!wanted.has(e) || Number.isNaN(start) || Number.isNaN(end)) return;
+        sent.push({ startS: start, endS: end });
+        first = Math.min(first, start);
+      });
+    }
+  }
+  const steps = levelOverTime(sent.map((r) => ({ startS: r.startS - first, endS: r.endS - first })))
+    .map((s) => ({ t: s.startS, level: s.level }));
   const line = (title: string, values: unknown[], field: string, yTitle: string, step: boolean) => ({
     title,
     width: 260,
@@ -77,7 +117,15 @@ function overTimeCharts(rows: readonly LoadRequestRow[], summary: EndpointLoadSu
   return [
     line(`Completed requests/s per ${summary.bin_width_s} s bin`, bins, "rps", "requests/s", false),
     line(`Output tokens/s per ${summary.bin_width_s} s bin`, bins, "tps", "tokens/s", false),
-    line("Requests in flight", steps, "level", "in flight", true),
+    line(
+      total <= MAX_IN_FLIGHT_REQUESTS
+        ? "Requests in flight"
+        : `Requests in flight (not drawn: more than ${MAX_IN_FLIGHT_REQUESTS} requests)`,
+      steps,
+      "level",
+      "in flight",
+      true,
+    ),
   ] as unknown as ChartSpec[];
 }
 
@@ -127,14 +175,17 @@ ${body}
 export async function renderLoadHtml(runs: readonly LoadRunResult[], heading: string): Promise<string> {
   const parts = [`<h1>${escapeHtml(heading)}</h1>`];
   for (const [index, run] of runs.entries()) {
-    const views: { label: string; rows: LoadRequestRow[]; summary: EndpointLoadSummary }[] = run.summary.endpoints.map(
-      (summary, i) => ({ label: summary.label, rows: run.rows.filter((r) => r.endpoint_index === i), summary }),
+    const endpoints = run.store.endpoints();
+    const views: { label: string; parts: RowSelection[]; summary: EndpointLoadSummary }[] = run.summary.endpoints.map(
+      (summary, i) => ({ label: summary.label, parts: [{ store: run.store, endpoints: [endpoints[i]!] }], summary }),
     );
-    if (views.length > 1) views.push({ label: POOLED_LABEL, rows: run.rows, summary: run.summary.overall });
+    if (views.length > 1) {
+      views.push({ label: POOLED_LABEL, parts: [{ store: run.store, endpoints }], summary: run.summary.overall });
+    }
     for (const view of views) {
       const charts = [
-        ...CDF_METRICS.map(([m, t]) => cdfChart(view.rows, m, t)),
-        ...overTimeCharts(view.rows, view.summary),
+        ...CDF_METRICS.map(([m, t]) => cdfChart(view.parts, m, t)),
+        ...overTimeCharts(view.parts, view.summary),
       ];
       parts.push(
         `<section><h2>Run ${index + 1} of ${runs.length}: ${escapeHtml(view.label)} (${run.summary.mode} loop)</h2>`,

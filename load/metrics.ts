@@ -9,7 +9,17 @@
 import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
 
 export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
-export const LOAD_FORMAT_VERSION = 1 as const;
+/**
+ * Version 2 (from 1): itl_s gaps are rounded to the microsecond; first_reasoning_s is the first reasoning delta whatever came first; only choice index 0 is
+ * measured; ttft_source says where a TTFT came from (the stream, or the HTTP first byte when explicitly asked);
+ * requests cancelled by the drain limit are failed with error kind "cancelled" and a message that says so; summaries
+ * may have a null effective_max_concurrency (uncapped open loop) and carry the audits, the prompt mix and the
+ * client headroom; aggregates flag unreliable tail percentiles.
+ */
+export const LOAD_FORMAT_VERSION = 2 as const;
+
+/** How the error message of a request cancelled by the drain limit begins. */
+export const DRAIN_MESSAGE_PREFIX = "cancelled by the drain limit";
 
 /** success: the stream finished; failed: it did not; dropped: never sent. */
 export type LoadRowStatus = "success" | "failed" | "dropped";
@@ -39,13 +49,15 @@ export interface LoadRequestRow {
   latency_s: number | null;
   co_latency_s: number | null;
   ttft_s: number | null;
+  /** "stream": the first nonempty delta; "http_first_byte": response headers (--infer-ttft-from-first-byte). */
+  ttft_source: "stream" | "http_first_byte" | null;
   first_byte_s: number | null;
   connect_s: number | null;
   prefill_s: number | null;
   first_reasoning_s: number | null;
   first_answer_s: number | null;
   tpot_s: number | null;
-  /** Gaps between successive visible-output chunks, seconds. */
+  /** Gaps between successive visible-output chunks, seconds, rounded to the microsecond. */
   itl_s: number[] | null;
   /** Server-reported prompt and completion tokens (completion includes reasoning). */
   input_tokens: number | null;
@@ -59,6 +71,12 @@ export interface LoadRequestRow {
 export interface LoadRowOptions {
   /** Lateness above this counts a request late, seconds (default 0.002). */
   lateAfterS?: number;
+  /** The request was sent with stream: false (default: streamed). */
+  nonStreaming?: boolean;
+  /** Non-streaming only: take TTFT from the response headers, labelled ttft_source "http_first_byte". */
+  inferTtftFromFirstByte?: boolean;
+  /** The drain limit in seconds, for the message of a request it cancelled. */
+  drainLimitS?: number | null;
 }
 
 /** Why connect_s is null when the client's outcome carries no connect time. */
@@ -103,9 +121,15 @@ function answerState(outcome: StreamOutcome): AnswerState {
   return "no_output_token";
 }
 
+/**
+ * Gaps between successive offsets, rounded to the microsecond (well below the stamps' own noise), so that a run's
+ * ITL distribution can be kept as a histogram of exact values whatever its length.
+ */
 function gaps(offsets: readonly number[]): number[] {
   const out: number[] = [];
-  for (let i = 1; i < offsets.length; i++) out.push((offsets[i] as number) - (offsets[i - 1] as number));
+  for (let i = 1; i < offsets.length; i++) {
+    out.push(Math.round(((offsets[i] as number) - (offsets[i - 1] as number)) * 1e6) / 1e6);
+  }
   return out;
 }
 
@@ -148,7 +172,14 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
   };
   const outcome = sample.outcome;
   if (sample.dropped || outcome === null || sample.send_offset_s === null) return droppedRow(base, sample.drop_reason);
-  return sentRow(base, outcome, sample.send_offset_s);
+  const row = sentRow(base, outcome, sample.send_offset_s, options);
+  if (sample.cancelled_at_drain && row.error !== null) {
+    row.error = {
+      kind: "cancelled",
+      message: `${DRAIN_MESSAGE_PREFIX}: still in flight ${options.drainLimitS ?? "?"} s after the measured window`,
+    };
+  }
+  return row;
 }
 
 /** Columns a dropped request cannot have. */
@@ -160,6 +191,7 @@ const SENT_ONLY = [
   "latency_s",
   "co_latency_s",
   "ttft_s",
+  "ttft_source",
   "first_byte_s",
   "connect_s",
   "prefill_s",
@@ -187,6 +219,7 @@ function droppedRow(base: RowBase, dropReason: string | null): LoadRequestRow {
     latency_s: null,
     co_latency_s: null,
     ttft_s: null,
+    ttft_source: null,
     first_byte_s: null,
     connect_s: null,
     prefill_s: null,
@@ -201,7 +234,7 @@ function droppedRow(base: RowBase, dropReason: string | null): LoadRequestRow {
   };
 }
 
-function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number): LoadRequestRow {
+function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number, options: LoadRowOptions): LoadRequestRow {
   const missing: Record<string, string> = {};
   const lateness = base.lateness_s;
   const ok = outcome.end === "finished";
@@ -235,19 +268,43 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number): Lo
 
   const answer = ok ? answerState(outcome) : null;
   if (answer === null) missing.answer = "failed request";
-  const ttft = ok ? o.first_delta_s : null;
-  if (ttft === null) missing.ttft_s = ok ? "no nonempty reasoning or visible delta arrived" : "failed request";
-  const firstReasoning = outcome.first_delta_kind === "reasoning" ? o.first_delta_s : null;
+  let ttft: number | null = null;
+  let ttftSource: LoadRequestRow["ttft_source"] = null;
+  if (!ok) missing.ttft_s = "failed request";
+  else if (options.nonStreaming) {
+    if (options.inferTtftFromFirstByte && o.headers_s !== null) {
+      ttft = o.headers_s;
+      ttftSource = "http_first_byte";
+    } else {
+      missing.ttft_s = options.inferTtftFromFirstByte
+        ? "no response headers arrived"
+        : "non-streaming request: TTFT is absent (--infer-ttft-from-first-byte approximates it by the headers)";
+    }
+  } else if (o.first_delta_s !== null) {
+    ttft = o.first_delta_s;
+    ttftSource = "stream";
+  } else missing.ttft_s = "no nonempty reasoning or visible delta arrived";
+  if (ttftSource === null) missing.ttft_source = missing.ttft_s ?? "no TTFT";
+  // The client stamps the first reasoning delta on its own; an older outcome only tells the first delta's kind.
+  const reasoningAt = outcome.first_reasoning_s !== undefined
+    ? at(outcome.first_reasoning_s)
+    : outcome.first_delta_kind === "reasoning"
+    ? o.first_delta_s
+    : null;
+  const firstReasoning = reasoningAt;
   if (firstReasoning === null) {
-    missing.first_reasoning_s = outcome.reasoning_text.length === 0
-      ? "no reasoning delta arrived"
-      : "reasoning arrived after visible output; the client records only the first delta's kind";
+    missing.first_reasoning_s = options.nonStreaming
+      ? "non-streaming request: no deltas"
+      : "no reasoning delta arrived";
   }
-  if (o.first_answer_s === null) missing.first_answer_s = "no visible output arrived";
+  if (o.first_answer_s === null) {
+    missing.first_answer_s = options.nonStreaming ? "non-streaming request: no deltas" : "no visible output arrived";
+  }
   const prefill = connect !== null && ttft !== null ? ttft - connect : null;
   if (connect !== null && prefill === null) missing.prefill_s = "no TTFT";
 
   const { tpot, itl } = decodeColumns(outcome, latency, ttft, tokens.output, missing);
+  if (options.nonStreaming && itl === null && ok) missing.itl_s = "non-streaming request: no chunks";
 
   if (outcome.finish_reason === null) missing.finish_reason = "no finish_reason arrived";
   return {
@@ -260,6 +317,7 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number): Lo
     latency_s: latency,
     co_latency_s: coLatency,
     ttft_s: ttft,
+    ttft_source: ttftSource,
     first_byte_s: o.headers_s,
     connect_s: connect,
     prefill_s: prefill,

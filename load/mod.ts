@@ -22,10 +22,29 @@ export {
   type ProfileStarter,
   runCompareSessions,
 } from "./compare_sessions.ts";
-export { COMPARE_FORMAT_LINE, type CompareDeps, type CompareRunOptions, runCompare } from "./compare_run.ts";
-export { executeLoad, type ExecuteLoadOptions, type LoadRunResult } from "./execute.ts";
-export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";
 export {
+  COMPARE_FORMAT_LINE,
+  COMPARE_RUN_VERSION,
+  type CompareDeps,
+  type ComparePoint,
+  type CompareRunOptions,
+  type CompareWorkload,
+  planCompare,
+  type PlannedRun,
+  readRecordedNoiseFloor,
+  runCompare,
+} from "./compare_run.ts";
+export {
+  COMPARE_SPEC_FORMAT,
+  type CompareSpec,
+  parseCompareSpec,
+  SPEC_DEFAULTS,
+  type SpecWorkload,
+  specWorkloadOptions,
+} from "./compare_spec.ts";
+export { type AuditOptions, auditRun, executeLoad, type ExecuteLoadOptions, type LoadRunResult } from "./execute.ts";
+export {
+  COMPARE_METRICS,
   compareLoad,
   type CompareMetric,
   type CompareOptions,
@@ -33,8 +52,12 @@ export {
   type ComparePointResult,
   type CompareResult,
   DEFAULT_GATE_TOLERANCE,
+  DEFAULT_MAX_ERROR_RATE_INCREASE,
+  DEFAULT_WORKLOAD,
   LOAD_COMPARE_FORMAT,
+  LOAD_COMPARE_VERSION,
   type MetricDelta,
+  pointKey,
 } from "./gate.ts";
 export {
   LOAD_LIMITS,
@@ -43,21 +66,37 @@ export {
   type LoadStreamOptions,
   runLoad,
   type RunLoadOptions,
+  shardShare,
   validateLoadPlan,
 } from "./generator.ts";
 export {
+  clientCeiling,
+  HEADROOM_WARN_FRACTION,
+  type HeadroomCeiling,
+  type HeadroomDeps,
+  type HeadroomShape,
+  type HeadroomStamp,
+  headroomStamp,
+  measureCeiling,
+} from "./headroom.ts";
+export {
+  type LineSink,
   LOAD_RUN_FORMAT,
+  LOAD_RUN_VERSION,
   type LoadTestDeps,
   type LoadTestHooks,
   type LoadTestOptions,
   type LoadTestOutcome,
+  prepareLoadTest,
   runLoadTest,
   SELF_CHECK_ENGINE,
+  ZERO_WARMUP_WARNING,
 } from "./load_run.ts";
 export {
   type AnswerState,
   buildLoadRow,
   CONNECT_UNAVAILABLE,
+  DRAIN_MESSAGE_PREFIX,
   LOAD_FORMAT_VERSION,
   LOAD_REQUEST_FORMAT,
   type LoadRequestRow,
@@ -65,7 +104,26 @@ export {
   type LoadRowStatus,
   serverTokenCounts,
 } from "./metrics.ts";
-export { type PreparedWorkload, prepareWorkload, type WorkloadOptions } from "./prepare.ts";
+export {
+  checkTargetsFeasible,
+  type PreparedWorkload,
+  prepareWorkload,
+  type WorkloadOptions,
+  WorkloadRefusal,
+} from "./prepare.ts";
+export { PROMPT_MIX_FORMAT, promptMixReport } from "./prompt_mix.ts";
+export { CHARS_PER_TOKEN_ESTIMATE, corpusManifestSha256, type CorpusProvenance, realTextProfile } from "./real_text.ts";
+export { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
+export {
+  scheduleIdentity,
+  type ScheduleInput,
+  scheduleSha256,
+  type ShardRun,
+  shardStamp,
+  type ShardStart,
+  shardStartFrom,
+  START_WINDOW_S,
+} from "./shard.ts";
 export { realLoadDeps } from "./real_deps.ts";
 export {
   consoleHooks,
@@ -82,6 +140,7 @@ export {
   type LengthCheck,
   type LengthTarget,
   LOAD_SUMMARY_FORMAT,
+  type LoadAudits,
   type LoadDistributions,
   type LoadSummary,
   type LoadSummaryOptions,
@@ -89,10 +148,14 @@ export {
   type ObservedConcurrency,
   observedConcurrency,
   POOLED_LABEL,
+  type RowSelection,
   type Slo,
   summarizeLoad,
+  summarizeSelection,
+  summarizeStore,
   type ThroughputBin,
   throughputBins,
+  UNCAPPED_REASON,
 } from "./summary.ts";
 export {
   type BodyOptions,
@@ -110,3 +173,23 @@ export {
   selectPrompts,
   syntheticProfile,
 } from "./workloads.ts";
+export {
+  describeLoadPlan,
+  LOAD_PLAN_FORMAT,
+  MAX_LISTED_REQUESTS,
+  type PlannedRequest,
+  plannedRequests,
+} from "./load_plan.ts";
+export {
+  checkShards,
+  DEFAULT_MAX_CLOCK_SPREAD_S,
+  LOAD_MERGE_FORMAT,
+  type MergeDeps,
+  type MergedShard,
+  MergeRefusal,
+  type MergeResult,
+  mergeShardFiles,
+  mergeShards,
+  readShardFile,
+} from "./merge.ts";
+export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";

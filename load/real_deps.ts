@@ -1,22 +1,100 @@
-/** The real parts a load test joins: the runtime's clock and files, the project's streaming client and sanitizer. */
-import { streamChat } from "../client/mod.ts";
+/**
+ * The real parts a load test joins: the runtime's clocks, files and streaming output, the project's streaming
+ * client (or the non-streaming one), the sanitizer, this toolkit's version and commit, and the client-headroom
+ * cache in the user's cache folder (keyed by host, CPU, runtime and commit).
+ */
+import { chatOnce, streamChat } from "../client/mod.ts";
+import { readRunnerCommit, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
-import { readTextFile, writeTextOutcome } from "../runtime/mod.ts";
+import {
+  env,
+  openLineWriter,
+  readTextFile,
+  readTextOutcome,
+  runtimeName,
+  statOutcome,
+  sys,
+  writeTextOutcome,
+} from "../runtime/mod.ts";
+import { sha256Hex } from "../contract/mod.ts";
+import { fileURLToPath } from "node:url";
 import type { LoadTestDeps } from "./load_run.ts";
 
+/** The headroom cache file, or null when no cache folder is known (HOME unreadable). */
+function headroomCachePath(): string | null {
+  const xdg = env("XDG_CACHE_HOME");
+  const home = env("HOME") ?? env("LOCALAPPDATA");
+  const dir = xdg ? `${xdg}/strata-bench` : home ? `${home}/.cache/strata-bench` : null;
+  return dir === null ? null : `${dir}/client-headroom.json`;
+}
+
+/** The version in this toolkit's package.json (null when it cannot be read, as in a release binary). */
+async function toolkitVersion(): Promise<string> {
+  const url = new URL("../package.json", import.meta.url);
+  if (url.protocol !== "file:") return "unknown";
+  const text = await readTextOutcome(fileURLToPath(url));
+  try {
+    return text.ok ? String((JSON.parse(text.value) as { version?: unknown }).version ?? "unknown") : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
 /** Binds the real implementations; `signal` cancels in-flight requests and stops issuance. */
-export function realLoadDeps(signal?: AbortSignal): LoadTestDeps {
+export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean } = {}): LoadTestDeps {
+  let toolkit: Promise<{ version: string; commit: string | null }> | null = null;
+  const cachePath = headroomCachePath();
   const deps: LoadTestDeps = {
-    streamChat: (o) => streamChat(o),
+    streamChat: options.stream === false ? (o) => chatOnce(o) : (o) => streamChat(o),
     nowS: () => performance.now() / 1000,
+    wallMs: () => Date.now(),
     readText: (path) => readTextFile(path),
     writeText: async (path, text) => {
       const r = await writeTextOutcome(path, text);
       return r.ok ? { ok: true } : { ok: false, reason: r.reason };
     },
-    // Loaded only for the self-check: a load against real servers never loads the scripted engine.
-    startMockEngine: async (options) => (await import("../mock/mod.ts")).startMockEngine(options),
+    openLines: async (path) => {
+      const opened = await openLineWriter(path);
+      if (!opened.ok) return { ok: false, reason: opened.reason };
+      const writer = opened.value;
+      return {
+        ok: true,
+        value: {
+          write: (text) => writer.write(text),
+          close: async () => {
+            const r = await writer.close();
+            return r.ok ? { ok: true } : { ok: false, reason: r.reason };
+          },
+        },
+      };
+    },
+    // Loaded only for the self-check and the headroom check: load against real servers never starts it otherwise.
+    startMockEngine: async (o) => (await import("../mock/mod.ts")).startMockEngine(o),
     sanitizer: machineSanitizer(),
+    toolkit: () =>
+      toolkit ??= readRunnerCommit({ toolkitDir: toolkitDirFromModule() }, {
+        readText: readTextOutcome,
+        stat: statOutcome,
+      }).then(async (c) => ({ version: await toolkitVersion(), commit: c.runnerCommit })),
+    cacheIdentity: async () => {
+      if (cachePath === null) return null;
+      const host = sys.hostname();
+      const cpu = sys.cpuModel();
+      const commit = (await deps.toolkit!()).commit;
+      const runtime = runtimeName();
+      return sha256Hex(
+        [host.ok ? host.value : "?", cpu.ok ? cpu.value : "?", sys.cpuCount(), runtime.name, runtime.version, commit]
+          .join("|"),
+      ).slice(0, 16);
+    },
+    readCache: async () => {
+      if (cachePath === null) return null;
+      const r = await readTextOutcome(cachePath);
+      return r.ok ? r.value : null;
+    },
+    writeCache: async (text) => {
+      if (cachePath !== null) await writeTextOutcome(cachePath, text);
+    },
   };
   if (signal) deps.signal = signal;
   return deps;

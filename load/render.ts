@@ -38,7 +38,9 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
   const lines = [
     `== ${s.label}`,
     `requests: ${c.attempted} sent, ${c.succeeded} ok (${c.answered} answered, ${c.reasoning_truncated} reasoning_truncated, ` +
-    `${c.no_output_token} no_output_token), ${c.failed} failed, ${c.dropped} dropped, ${c.late} late`,
+    `${c.no_output_token} no_output_token), ${c.failed} failed` +
+    (c.cancelled_at_drain > 0 ? ` (${c.cancelled_at_drain} cancelled at the drain limit)` : "") +
+    `, ${c.dropped} dropped, ${c.late} late`,
     `window ${fmt(s.window_s, "s", 3)} s | ${fmt(s.requests_per_s)} req/s | ${
       fmt(s.output_tokens_per_s, "", 1)
     } output tok/s` +
@@ -83,11 +85,60 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
 
 /** Console text of a run summary: per endpoint, then the pooled mixture when there are several. */
 export function renderLoadSummary(summary: LoadSummary): string {
-  const head = `load: ${summary.mode} loop, effective max concurrency ${summary.effective_max_concurrency}, ` +
+  const cap = summary.effective_max_concurrency ?? "none (open loop, uncapped)";
+  const head = `load: ${summary.mode} loop, effective max concurrency ${cap}, ` +
     "percentiles Hyndman-Fan type 7 (* = unreliable at this n)\n";
   const parts = summary.endpoints.map(renderEndpointSummary);
   if (summary.endpoints.length > 1) parts.push(renderEndpointSummary(summary.overall));
-  return head + parts.join("");
+  return head + parts.join("") + renderRunNotes(summary);
+}
+
+/** The lines after the distributions: workload provenance, audits, drain, client headroom. */
+function renderRunNotes(summary: LoadSummary): string {
+  const lines: string[] = [];
+  const mix = summary.prompt_mix as
+    | { source?: string; provenance?: { kind?: string; corpus?: string; text_license?: string } }
+    | undefined;
+  if (mix?.provenance) {
+    const p = mix.provenance;
+    const what = p.kind === "real-text"
+      ? `real text (${p.corpus}; ${p.text_license?.split(":")[0]})`
+      : p.kind === "synthetic"
+      ? "SYNTHETIC (generated word salad, not real text)"
+      : "prompt file";
+    lines.push(`workload: ${mix.source}, ${what}`);
+  }
+  const drain = summary.config.drain as { limit_s: number | null; cancelled: number } | undefined;
+  if (drain && drain.limit_s !== null) {
+    lines.push(
+      `drain limit ${drain.limit_s} s after issuance stopped: ${drain.cancelled} in-flight requests cancelled`,
+    );
+  }
+  const a = summary.audits;
+  if (a) {
+    lines.push(
+      `audits: TTFT ${a.ttft.pass ? "pass" : "FAIL"} (${a.ttft.missing}/${a.ttft.checked} successes without TTFT` +
+        `${a.ttft.allowed ? ", allowed" : ""}) | reasoning-truncated ${a.reasoning_truncated.count}` +
+        (a.reasoning_truncated.rejected ? ` (${a.reasoning_truncated.pass ? "none to reject" : "REJECTED"})` : "") +
+        (a.warmup.warning ? ` | warm-up: ${a.warmup.warning}` : ""),
+    );
+  }
+  const h = summary.client_headroom as
+    | {
+      fraction_of_ceiling: number | null;
+      ceiling: { events_per_s: number; source: string } | null;
+      missing: string | null;
+    }
+    | undefined;
+  if (h) {
+    lines.push(
+      h.ceiling === null || h.fraction_of_ceiling === null
+        ? `client headroom: ${h.missing ?? "not measured"}`
+        : `client headroom: ${fmt(h.fraction_of_ceiling * 100, "", 1)}% of the client's ceiling ` +
+          `(${fmt(h.ceiling.events_per_s, "", 0)} events/s, ${h.ceiling.source})`,
+    );
+  }
+  return lines.length === 0 ? "" : lines.join("\n") + "\n";
 }
 
 /** Console text of a cross-run aggregate. */
@@ -96,7 +147,10 @@ export function renderAggregate(agg: LoadAggregate): string {
   for (const m of agg.metrics) {
     if (m.n === 0) continue;
     const iv = m.interval ? `[${m.interval.lower.toPrecision(4)}, ${m.interval.upper.toPrecision(4)}]` : "-";
-    lines.push(`  ${m.metric.padEnd(24)} mean ${m.mean?.toPrecision(4)} sd ${m.sd?.toPrecision(3) ?? "-"} 95% ${iv}`);
+    const flag = m.unreliable ? ` (* unreliable: ${m.unreliable})` : "";
+    lines.push(
+      `  ${m.metric.padEnd(24)} mean ${m.mean?.toPrecision(4)} sd ${m.sd?.toPrecision(3) ?? "-"} 95% ${iv}${flag}`,
+    );
   }
   return lines.join("\n") + "\n";
 }
@@ -104,8 +158,7 @@ export function renderAggregate(agg: LoadAggregate): string {
 /** Self-check figures: the client's own ceiling against a zero-service-time engine. */
 export function renderSelfCheck(run: LoadRunResult): string {
   const s = run.summary.overall;
-  const events = run.facts.samples.reduce((n, x) => n + (x.phase === "measure" ? x.outcome?.events ?? 0 : 0), 0);
-  const eventsPerS = s.window_s !== null && s.window_s > 0 ? events / s.window_s : null;
+  const eventsPerS = s.window_s !== null && s.window_s > 0 ? run.measuredEvents / s.window_s : null;
   return `self-check (scripted engine in-process, zero service time; client and engine share these cores):\n` +
     `  client ceiling: ${fmt(s.requests_per_s, "", 1)} req/s, ${fmt(s.output_tokens_per_s, "", 0)} output tok/s, ` +
     `${fmt(eventsPerS, "", 0)} SSE events/s at ${run.facts.effective_max_concurrency} concurrent streams; ` +
@@ -122,21 +175,32 @@ function num(x: number | null, unit: "ms" | ""): string {
   return unit === "ms" ? (x * 1000).toFixed(2) : x.toFixed(1);
 }
 
+const METRIC_NAMES: Readonly<Record<string, string>> = {
+  output_tokens_per_s: "output tok/s",
+  tpot_p50_s: "TPOT p50 ms",
+  error_rate: "error rate",
+  ttft_p50_s: "TTFT p50 ms",
+};
+
 /** Table of deltas with intervals, from the verdict object. */
 export function renderCompare(result: CompareResult): string {
-  const header = ["point", "metric", "baseline", "candidate", "delta", "95% interval", "allowed", "verdict"];
+  const header = ["point", "metric", "baseline", "candidate", "delta", "95% interval", "allowed", "floor", "verdict"];
   const rows: string[][] = [];
   for (const p of result.points) {
     for (const m of p.metrics) {
-      const unit = m.metric === "output_tokens_per_s" ? "" : "ms";
+      const cell = (x: number | null) =>
+        m.metric === "error_rate" ? pct(x).replace("+", "") : num(x, m.metric === "output_tokens_per_s" ? "" : "ms");
       rows.push([
-        `c=${p.concurrency}`,
-        m.metric === "output_tokens_per_s" ? "output tok/s" : m.metric === "tpot_p50_s" ? "TPOT p50 ms" : "TTFT p50 ms",
-        num(m.baseline, unit),
-        num(m.candidate, unit),
+        p.key,
+        METRIC_NAMES[m.metric] ?? m.metric,
+        cell(m.baseline),
+        cell(m.candidate),
         pct(m.delta_fraction),
         m.delta_interval ? `[${pct(m.delta_interval.lower)}, ${pct(m.delta_interval.upper)}]` : "-",
-        m.allowed_fraction === null ? "-" : `+-${(m.allowed_fraction * 100).toFixed(1)}%`,
+        m.allowed_fraction === null
+          ? "-"
+          : `${m.metric === "error_rate" ? "+" : "+-"}${(m.allowed_fraction * 100).toFixed(1)}%`,
+        m.noise_floor_fraction === null ? "-" : `${(m.noise_floor_fraction * 100).toFixed(1)}% ${m.noise_floor_source}`,
         m.pass === null ? "info" : m.pass ? "pass" : `FAIL${m.reason.startsWith("missing") ? " (missing)" : ""}`,
       ]);
     }
@@ -144,7 +208,8 @@ export function renderCompare(result: CompareResult): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [
-    `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's noise floor; ` +
+    `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's recorded noise floor ` +
+    `(the baseline's own rounds); error rate may rise by ${(result.max_error_rate_increase * 100).toFixed(1)}%; ` +
     `intervals: seeded percentile bootstrap over rounds (seed ${result.seed})`,
     line(header),
     ...rows.map(line),
@@ -164,6 +229,12 @@ export interface ConsoleWriters {
  */
 export function consoleHooks(options: { selfCheck: boolean }, io: ConsoleWriters): LoadTestHooks {
   return {
+    onHeadroom: (c) =>
+      io.stderr(
+        `load: client ceiling ${Math.round(c.events_per_s)} events/s, ${c.requests_per_s.toFixed(1)} req/s at ` +
+          `${c.shape.concurrency} streams x ${c.shape.outputTokens} tokens (${c.source})\n`,
+      ),
+    onWarning: (text) => io.stderr(`load: warning: ${text}\n`),
     onRunStart: (run, runs, urls) => io.stderr(`load: run ${run + 1}/${runs} against ${urls.join(", ")}\n`),
     onRunEnd: (run) => {
       io.stdout(renderLoadSummary(run.summary));

@@ -4,8 +4,9 @@
  * goodput and token throughput divide by it. Throughput bins are fixed-width over send offsets (open loop: the
  * scheduled offsets), each divided by its actual width. Distributions use successes of the measure phase only.
  */
-import { describeDistribution, type DistSummary } from "../score/mod.ts";
+import { describeSortedRuns, type DistSummary } from "../score/mod.ts";
 import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
+import { type NumericColumn, RowStore } from "./row_store.ts";
 import type { LoadMode } from "../contract/mod.ts";
 
 export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;
@@ -82,6 +83,10 @@ export interface EndpointLoadSummary {
     answered: number;
     reasoning_truncated: number;
     no_output_token: number;
+    /** Sent, still in flight at the end of the measured window plus the drain limit, and cancelled (failed). */
+    cancelled_at_drain: number;
+    /** Successes without a TTFT (the TTFT audit's count). */
+    without_ttft: number;
   };
   window_s: number | null;
   error_rate: number | null;
@@ -104,7 +109,8 @@ export interface EndpointLoadSummary {
 
 export interface LoadSummaryOptions {
   mode: LoadMode;
-  effectiveMaxConcurrency: number;
+  /** Null for an open loop without --max-concurrency (stamped with UNCAPPED_REASON). */
+  effectiveMaxConcurrency: number | null;
   /** Default 1 s. */
   binWidthS?: number;
   slo?: Slo;
@@ -118,47 +124,40 @@ export interface LoadSummary {
   format: typeof LOAD_SUMMARY_FORMAT;
   version: typeof LOAD_FORMAT_VERSION;
   mode: LoadMode;
-  effective_max_concurrency: number;
+  effective_max_concurrency: number | null;
+  /** Why effective_max_concurrency is null. */
+  effective_max_concurrency_missing?: string;
   slo: Slo;
   config: Record<string, unknown>;
   /** All endpoints together: the endpoint's own label with one endpoint, pooled_mixture with several. */
   overall: EndpointLoadSummary;
   /** One per endpoint, in --url order (also when there is one). */
   endpoints: EndpointLoadSummary[];
+  /** The run's audits (TTFT, reasoning truncation, warm-up), when the conductor ran them. */
+  audits?: LoadAudits;
+  /** Achieved ISL/OSL against the workload's targets, with the prompt set's provenance. */
+  prompt_mix?: Record<string, unknown>;
+  /** The client's measured ceiling for this workload's shape and the run's ratio to it. */
+  client_headroom?: Record<string, unknown>;
+  /** This generator's shard of a fleet run, with its clock evidence. */
+  shard?: Record<string, unknown>;
 }
 
-function nums(rows: readonly LoadRequestRow[], pick: (r: LoadRequestRow) => number | null): number[] {
-  const out: number[] = [];
-  for (const r of rows) {
-    const v = pick(r);
-    if (v !== null) out.push(v);
-  }
-  return out;
+/** The audits stamped on a run's summary. */
+export interface LoadAudits {
+  ttft: { checked: number; missing: number; allowed: boolean; pass: boolean; rule: string };
+  reasoning_truncated: { count: number; rejected: boolean; pass: boolean; rule: string };
+  warmup: { requests: number; seconds: number | null; warning: string | null };
 }
 
-function lengthCheck(values: readonly number[], t: LengthTarget): LengthCheck {
-  const d = describeDistribution(values);
-  const achieved = t.stat === "mean" ? d.mean : d.p50;
-  const bound = t.tolerance * t.target;
-  let mismatches = 0;
-  for (const v of values) if (Math.abs(v - t.target) > bound) mismatches++;
-  return {
-    target: t.target,
-    tolerance: t.tolerance,
-    stat: t.stat,
-    achieved,
-    within: achieved === null ? null : Math.abs(achieved - t.target) <= bound,
-    mismatches,
-    checked: values.length,
-  };
-}
+/** Why an uncapped open loop has no effective max concurrency. */
+export const UNCAPPED_REASON =
+  "open loop without --max-concurrency: nothing caps outstanding requests (the generator's own limit is " +
+  "stamped as internal_concurrency_limit)";
 
 /** Whether a success meets every configured SLO (an undefined metric cannot show that it met one). */
 export function meetsSlo(row: LoadRequestRow, slo: Slo): boolean {
-  if (slo.ttftS !== undefined && (row.ttft_s === null || row.ttft_s > slo.ttftS)) return false;
-  if (slo.tpotS !== undefined && (row.tpot_s === null || row.tpot_s > slo.tpotS)) return false;
-  if (slo.e2eS !== undefined && (row.latency_s === null || row.latency_s > slo.e2eS)) return false;
-  return true;
+  return meetsSloValues(row.ttft_s ?? Number.NaN, row.tpot_s ?? Number.NaN, row.latency_s ?? Number.NaN, slo);
 }
 
 /** Fixed-width bins over offsets measured from the first one; each divided by its actual width. */
@@ -166,35 +165,53 @@ export function throughputBins(
   points: readonly { offsetS: number; completed: boolean; outputTokens: number | null }[],
   binWidthS: number,
 ): ThroughputBin[] {
+  return binsOf(
+    points.length,
+    (i) => points[i]!.offsetS,
+    (i) => points[i]!.completed,
+    (i) => points[i]!.outputTokens,
+    binWidthS,
+  );
+}
+
+function binsOf(
+  count: number,
+  offsetAt: (i: number) => number,
+  completedAt: (i: number) => boolean,
+  tokensAt: (i: number) => number | null,
+  binWidthS: number,
+): ThroughputBin[] {
   if (!(binWidthS > 0)) throw new RangeError(`Cannot bin throughput: width "${binWidthS}" must be positive`);
-  if (points.length === 0) return [];
+  if (count === 0) return [];
   let first = Infinity, last = -Infinity;
-  for (const p of points) {
-    first = Math.min(first, p.offsetS);
-    last = Math.max(last, p.offsetS);
+  for (let i = 0; i < count; i++) {
+    first = Math.min(first, offsetAt(i));
+    last = Math.max(last, offsetAt(i));
   }
   const span = last - first;
-  const count = Math.max(1, Math.ceil(span / binWidthS - 1e-9));
-  const bins = Array.from({ length: count }, (_, i) => ({
-    start_s: i * binWidthS,
-    width_s: Math.min((i + 1) * binWidthS, span) - i * binWidthS,
-    completed: 0,
-    tokens: 0 as number | null,
-  }));
-  for (const p of points) {
-    if (!p.completed) continue;
-    const bin = bins[Math.min(Math.floor((p.offsetS - first) / binWidthS), count - 1)]!;
-    bin.completed++;
-    bin.tokens = bin.tokens === null || p.outputTokens === null ? null : bin.tokens + p.outputTokens;
+  const n = Math.max(1, Math.ceil(span / binWidthS - 1e-9));
+  const completed = new Float64Array(n);
+  const tokens = new Float64Array(n);
+  for (let i = 0; i < count; i++) {
+    if (!completedAt(i)) continue;
+    const b = Math.min(Math.floor((offsetAt(i) - first) / binWidthS), n - 1);
+    completed[b]!++;
+    const t = tokensAt(i);
+    tokens[b] = t === null || Number.isNaN(tokens[b]!) ? Number.NaN : tokens[b]! + t;
   }
-  return bins.map((b) => ({
-    start_s: b.start_s,
-    width_s: b.width_s,
-    completed: b.completed,
-    output_tokens: b.tokens,
-    requests_per_s: b.width_s > 0 ? b.completed / b.width_s : null,
-    output_tokens_per_s: b.width_s > 0 && b.tokens !== null ? b.tokens / b.width_s : null,
-  }));
+  return Array.from({ length: n }, (_, i) => {
+    const width = Math.min((i + 1) * binWidthS, span) - i * binWidthS;
+    const done = completed[i] as number;
+    const t = Number.isNaN(tokens[i] as number) ? null : tokens[i] as number;
+    return {
+      start_s: i * binWidthS,
+      width_s: width,
+      completed: done,
+      output_tokens: t,
+      requests_per_s: width > 0 ? done / width : null,
+      output_tokens_per_s: width > 0 && t !== null ? t / width : null,
+    };
+  });
 }
 
 /** In-flight level over [start, end] from send/terminal intervals: time-weighted mean, median, max, time at cap. */
@@ -202,29 +219,42 @@ export function observedConcurrency(
   intervals: readonly { startS: number; endS: number }[],
   capLevel: number | null,
 ): ObservedConcurrency {
-  if (intervals.length === 0) return { mean: null, p50: null, max: 0, cap_engaged_fraction: null };
-  const events: [number, number][] = [];
-  for (const iv of intervals) events.push([iv.startS, 1], [iv.endS, -1]);
+  return concurrencyOf(
+    Float64Array.from(intervals, (iv) => iv.startS),
+    Float64Array.from(intervals, (iv) => iv.endS),
+    capLevel,
+  );
+}
+
+/** observedConcurrency over separate start and end times (sorted here, in place). */
+function concurrencyOf(starts: Float64Array, ends: Float64Array, capLevel: number | null): ObservedConcurrency {
+  if (starts.length === 0) return { mean: null, p50: null, max: 0, cap_engaged_fraction: null };
+  starts.sort();
+  ends.sort();
+  const timeAtLevel: number[] = [];
+  let level = 0, max = 0, i = 0, j = 0;
+  const firstT = Math.min(starts[0]!, ends[0]!);
+  let prev = firstT, lastT = firstT;
   // Ends before starts at the same instant: a slot freed and refilled is not double-counted.
-  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const timeAtLevel = new Map<number, number>();
-  let level = 0, max = 0, prev = events[0]![0];
-  for (const [t, delta] of events) {
-    if (t > prev) timeAtLevel.set(level, (timeAtLevel.get(level) ?? 0) + (t - prev));
+  while (i < starts.length || j < ends.length) {
+    const isEnd = j < ends.length && (i >= starts.length || ends[j]! <= starts[i]!);
+    const t = isEnd ? ends[j++]! : starts[i++]!;
+    if (t > prev) timeAtLevel[level] = (timeAtLevel[level] ?? 0) + (t - prev);
     prev = t;
-    level += delta;
+    lastT = t;
+    level += isEnd ? -1 : 1;
     max = Math.max(max, level);
   }
-  const total = events[events.length - 1]![0] - events[0]![0];
+  const total = lastT - firstT;
   if (!(total > 0)) return { mean: null, p50: null, max, cap_engaged_fraction: null };
   let weighted = 0, atCap = 0;
-  for (const [lvl, dt] of timeAtLevel) {
+  timeAtLevel.forEach((dt, lvl) => {
     weighted += lvl * dt;
     if (capLevel !== null && lvl >= capLevel) atCap += dt;
-  }
+  });
   let cumulative = 0, p50 = 0;
-  for (const lvl of [...timeAtLevel.keys()].sort((a, b) => a - b)) {
-    cumulative += timeAtLevel.get(lvl) as number;
+  for (let lvl = 0; lvl < timeAtLevel.length; lvl++) {
+    cumulative += timeAtLevel[lvl] ?? 0;
     if (cumulative >= total / 2) {
       p50 = lvl;
       break;
@@ -233,130 +263,233 @@ export function observedConcurrency(
   return { mean: weighted / total, p50, max, cap_engaged_fraction: capLevel === null ? null : atCap / total };
 }
 
-function summarizeEndpoint(
+/** Part of a store that one summary covers: its rows of the given endpoint indices. */
+export interface RowSelection {
+  store: RowStore;
+  endpoints: readonly number[];
+}
+
+/** Calls `visit(store, i)` for every stored row of the selections. */
+function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: number) => void): void {
+  for (const part of parts) {
+    const wanted = new Set(part.endpoints);
+    const { store } = part;
+    store.endpoint.forEach((e, i) => {
+      if (wanted.has(e)) visit(store, i);
+    });
+  }
+}
+
+const SUCCESS = 0, DROPPED = 2;
+const ANSWERED = 1, REASONING_TRUNCATED = 2, NO_OUTPUT_TOKEN = 3;
+
+/** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
+function columnRuns(
+  parts: readonly RowSelection[],
+  column: NumericColumn,
+  keep: (store: RowStore, i: number) => boolean,
+): Float64Array[] {
+  const runs: Float64Array[] = [];
+  for (const part of parts) {
+    for (const e of part.endpoints) {
+      // Typed scratch of the store's size, not a growing array: a long run's summary stays near 8 B a row.
+      const values = new Float64Array(part.store.size);
+      let n = 0;
+      const col = part.store.numeric[column];
+      part.store.endpoint.forEach((ep, i) => {
+        if (ep !== e || !keep(part.store, i)) return;
+        const v = col.at(i);
+        if (!Number.isNaN(v)) values[n++] = v;
+      });
+      runs.push(values.subarray(0, n).sort());
+    }
+  }
+  return runs;
+}
+
+function lengthCheckOf(d: DistSummary, mismatches: number, t: LengthTarget): LengthCheck {
+  const achieved = t.stat === "mean" ? d.mean : d.p50;
+  const bound = t.tolerance * t.target;
+  return {
+    target: t.target,
+    tolerance: t.tolerance,
+    stat: t.stat,
+    achieved,
+    within: achieved === null ? null : Math.abs(achieved - t.target) <= bound,
+    mismatches,
+    checked: d.n,
+  };
+}
+
+/** The summary of the selected rows (one endpoint, all of a run's endpoints, or every shard of a merge). */
+export function summarizeSelection(
   label: string,
-  rows: readonly LoadRequestRow[],
+  parts: readonly RowSelection[],
   options: LoadSummaryOptions,
   capLevel: number | null,
 ): EndpointLoadSummary {
   const missing: Record<string, string> = {};
-  const measured = rows.filter((r) => r.phase === "measure");
-  const sent = measured.filter((r) => r.status !== "dropped");
-  const ok = measured.filter((r) => r.status === "success");
-  const answered = ok.filter((r) => r.answer === "answered");
   const binWidthS = options.binWidthS ?? 1;
-
-  let windowS: number | null = null;
-  if (sent.length > 0) {
-    const firstSend = Math.min(...sent.map((r) => r.send_offset_s as number));
-    const lastEnd = Math.max(...sent.map((r) => r.end_offset_s as number));
-    windowS = lastEnd - firstSend;
-  }
+  const slo = options.slo ?? {};
+  const sloSet = slo.ttftS !== undefined || slo.tpotS !== undefined || slo.e2eS !== undefined;
+  let measured = 0, sent = 0, ok = 0, late = 0, answered = 0, truncated = 0, noOutput = 0, drained = 0, good = 0;
+  let firstSend = Infinity, lastEnd = -Infinity, lastSend = -Infinity;
+  let outTokens: number | null = 0, inTokens: number | null = 0;
+  let okWithItl = 0, okWithoutTtft = 0;
+  const islMiss = { n: 0 }, oslMiss = { n: 0 };
+  eachRow(parts, (store, i) => {
+    measured++;
+    const status = store.status.at(i);
+    const flags = store.flags.at(i);
+    if (RowStore.isLate(flags)) late++;
+    if (status === DROPPED) return;
+    sent++;
+    if (RowStore.isDrainCancelled(flags)) drained++;
+    const num = store.numeric;
+    const send = num.send_offset_s.at(i);
+    firstSend = Math.min(firstSend, send);
+    lastSend = Math.max(lastSend, send);
+    lastEnd = Math.max(lastEnd, num.end_offset_s.at(i));
+    if (status !== SUCCESS) return;
+    ok++;
+    if (RowStore.hasItl(flags)) okWithItl++;
+    const answer = store.answer.at(i);
+    if (answer === ANSWERED) answered++;
+    else if (answer === REASONING_TRUNCATED) truncated++;
+    else if (answer === NO_OUTPUT_TOKEN) noOutput++;
+    const out = num.output_tokens.at(i), inp = num.input_tokens.at(i);
+    outTokens = outTokens === null || Number.isNaN(out) ? null : outTokens + out;
+    inTokens = inTokens === null || Number.isNaN(inp) ? null : inTokens + inp;
+    const ttft = num.ttft_s.at(i), tpot = num.tpot_s.at(i), e2e = num.latency_s.at(i);
+    if (Number.isNaN(ttft)) okWithoutTtft++;
+    if (sloSet && answer === ANSWERED && meetsSloValues(ttft, tpot, e2e, slo)) good++;
+    if (
+      options.isl && !Number.isNaN(inp) &&
+      Math.abs(inp - options.isl.target) > options.isl.tolerance * options.isl.target
+    ) islMiss.n++;
+    if (
+      options.osl && !Number.isNaN(out) &&
+      Math.abs(out - options.osl.target) > options.osl.tolerance * options.osl.target
+    ) oslMiss.n++;
+  });
+  const windowS = sent > 0 ? lastEnd - firstSend : null;
+  if (windowS === null) missing.window_s = "no measured request was sent";
   const perWindow = (count: number | null): number | null =>
     windowS !== null && windowS > 0 && count !== null ? count / windowS : null;
-  if (windowS === null) missing.window_s = "no measured request was sent";
-
-  const outTokens = ok.every((r) => r.output_tokens !== null)
-    ? ok.reduce((s, r) => s + (r.output_tokens ?? 0), 0)
-    : null;
-  const inTokens = ok.every((r) => r.input_tokens !== null) ? ok.reduce((s, r) => s + (r.input_tokens ?? 0), 0) : null;
   if (outTokens === null) {
     missing.output_tokens_per_s = "a successful request lacks a server completion token count; no local estimate";
   }
   if (inTokens === null) missing.input_tokens_per_s = "a successful request lacks a server prompt token count";
-  const slo = options.slo ?? {};
-  const sloSet = slo.ttftS !== undefined || slo.tpotS !== undefined || slo.e2eS !== undefined;
-  const good = sloSet ? answered.filter((r) => meetsSlo(r, slo)).length : null;
   if (!sloSet) missing.goodput_requests_per_s = "no SLO configured (--slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms)";
-
-  const sends = sent.map((r) => r.send_offset_s as number).sort((a, b) => a - b);
   let achievedRate: number | null = null;
-  if (options.mode === "open" && sends.length >= 2) {
-    const span = (sends[sends.length - 1] as number) - (sends[0] as number);
-    achievedRate = span > 0 ? (sends.length - 1) / span : null;
+  if (options.mode === "open" && sent >= 2) {
+    const span = lastSend - firstSend;
+    achievedRate = span > 0 ? (sent - 1) / span : null;
   } else if (options.mode !== "open") missing.achieved_send_rate_per_s = "closed loop: no requested rate";
 
-  const binOffset = (r: LoadRequestRow): number | null =>
-    options.mode === "open" ? r.scheduled_offset_s : r.send_offset_s;
-  const binPoints = sent.flatMap((r) => {
-    const x = binOffset(r);
-    return x === null ? [] : [{ offsetS: x, completed: r.status === "success", outputTokens: r.output_tokens }];
+  // Bins and concurrency intervals over the sent rows, in typed scratch arrays (NaN tokens: no count).
+  const starts = new Float64Array(sent), ends = new Float64Array(sent);
+  const binOffsets = new Float64Array(sent), binTokens = new Float64Array(sent), binDone = new Uint8Array(sent);
+  let k = 0, b = 0;
+  eachRow(parts, (store, i) => {
+    if (store.status.at(i) === DROPPED) return;
+    const num = store.numeric;
+    starts[k] = num.send_offset_s.at(i);
+    ends[k++] = num.end_offset_s.at(i);
+    const x = options.mode === "open" ? num.scheduled_offset_s.at(i) : num.send_offset_s.at(i);
+    if (Number.isNaN(x)) return;
+    binOffsets[b] = x;
+    binDone[b] = store.status.at(i) === SUCCESS ? 1 : 0;
+    binTokens[b++] = num.output_tokens.at(i);
   });
 
-  const summary: EndpointLoadSummary = {
-    label,
-    counts: {
-      attempted: sent.length,
-      succeeded: ok.length,
-      failed: sent.length - ok.length,
-      dropped: measured.length - sent.length,
-      late: measured.filter((r) => r.late).length,
-      answered: answered.length,
-      reasoning_truncated: ok.filter((r) => r.answer === "reasoning_truncated").length,
-      no_output_token: ok.filter((r) => r.answer === "no_output_token").length,
-    },
-    window_s: windowS,
-    error_rate: sent.length > 0 ? (sent.length - ok.length) / sent.length : null,
-    drop_rate: measured.length > 0 ? (measured.length - sent.length) / measured.length : null,
-    requests_per_s: perWindow(ok.length),
-    output_tokens_per_s: perWindow(outTokens),
-    input_tokens_per_s: perWindow(inTokens),
-    goodput_requests_per_s: perWindow(good),
-    achieved_send_rate_per_s: achievedRate,
-    bin_width_s: binWidthS,
-    bins: throughputBins(binPoints, binWidthS),
-    distributions: {
-      latency_s: describeDistribution(nums(ok, (r) => r.latency_s)),
-      co_latency_s: describeDistribution(nums(ok, (r) => r.co_latency_s)),
-      ttft_s: describeDistribution(nums(ok, (r) => r.ttft_s)),
-      first_byte_s: describeDistribution(nums(ok, (r) => r.first_byte_s)),
-      first_reasoning_s: describeDistribution(nums(ok, (r) => r.first_reasoning_s)),
-      first_answer_s: describeDistribution(nums(ok, (r) => r.first_answer_s)),
-      tpot_s: describeDistribution(nums(ok, (r) => r.tpot_s)),
-      itl_s: describeDistribution(ok.flatMap((r) => r.itl_s ?? [])),
-      lateness_s: describeDistribution(nums(sent, (r) => r.lateness_s)),
-      input_tokens: describeDistribution(nums(ok, (r) => r.input_tokens)),
-      output_tokens: describeDistribution(nums(ok, (r) => r.output_tokens)),
-    },
-    concurrency: observedConcurrency(
-      sent.map((r) => ({ startS: r.send_offset_s as number, endS: r.end_offset_s as number })),
-      capLevel,
-    ),
-    isl: options.isl ? lengthCheck(nums(ok, (r) => r.input_tokens), options.isl) : null,
-    osl: options.osl ? lengthCheck(nums(ok, (r) => r.output_tokens), options.osl) : null,
-    missing,
+  const isOk = (store: RowStore, i: number) => store.status.at(i) === SUCCESS;
+  const isSent = (store: RowStore, i: number) => store.status.at(i) !== DROPPED;
+  const dist = (column: NumericColumn, keep = isOk) => describeSortedRuns(columnRuns(parts, column, keep));
+  const itlRuns = parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.itlRuns(e)));
+  const distributions: LoadDistributions = {
+    latency_s: dist("latency_s"),
+    co_latency_s: dist("co_latency_s"),
+    ttft_s: dist("ttft_s"),
+    first_byte_s: dist("first_byte_s"),
+    first_reasoning_s: dist("first_reasoning_s"),
+    first_answer_s: dist("first_answer_s"),
+    tpot_s: dist("tpot_s"),
+    itl_s: describeSortedRuns(itlRuns),
+    lateness_s: dist("lateness_s", isSent),
+    input_tokens: dist("input_tokens"),
+    output_tokens: dist("output_tokens"),
   };
-  if (ok.length > 0 && ok.every((r) => r.itl_s === null)) {
-    missing.itl_s = "the stream client did not record chunk offsets";
-  }
+  if (ok > 0 && okWithItl === 0) missing.itl_s = "the stream client did not record chunk offsets";
   if (!options.isl) missing.isl = "no --isl-target";
   if (!options.osl) missing.osl = "no --osl-target";
-  return summary;
+  return {
+    label,
+    counts: {
+      attempted: sent,
+      succeeded: ok,
+      failed: sent - ok,
+      dropped: measured - sent,
+      late,
+      answered,
+      reasoning_truncated: truncated,
+      no_output_token: noOutput,
+      cancelled_at_drain: drained,
+      without_ttft: okWithoutTtft,
+    },
+    window_s: windowS,
+    error_rate: sent > 0 ? (sent - ok) / sent : null,
+    drop_rate: measured > 0 ? (measured - sent) / measured : null,
+    requests_per_s: perWindow(ok),
+    output_tokens_per_s: perWindow(outTokens),
+    input_tokens_per_s: perWindow(inTokens),
+    goodput_requests_per_s: perWindow(sloSet ? good : null),
+    achieved_send_rate_per_s: achievedRate,
+    bin_width_s: binWidthS,
+    bins: binsOf(b, (i) => binOffsets[i] as number, (i) => binDone[i] === 1, (i) => {
+      const t = binTokens[i] as number;
+      return Number.isNaN(t) ? null : t;
+    }, binWidthS),
+    distributions,
+    concurrency: concurrencyOf(starts, ends, capLevel),
+    isl: options.isl ? lengthCheckOf(distributions.input_tokens, islMiss.n, options.isl) : null,
+    osl: options.osl ? lengthCheckOf(distributions.output_tokens, oslMiss.n, options.osl) : null,
+    missing,
+  };
 }
 
-/** The summary of one run's request rows (warm-up rows are ignored). */
-export function summarizeLoad(rows: readonly LoadRequestRow[], options: LoadSummaryOptions): LoadSummary {
-  const endpoints = [...new Map(rows.map((r) => [r.endpoint_index, r.endpoint])).entries()].sort((a, b) => a[0] - b[0]);
+function meetsSloValues(ttft: number, tpot: number, e2e: number, slo: Slo): boolean {
+  if (slo.ttftS !== undefined && (Number.isNaN(ttft) || ttft > slo.ttftS)) return false;
+  if (slo.tpotS !== undefined && (Number.isNaN(tpot) || tpot > slo.tpotS)) return false;
+  if (slo.e2eS !== undefined && (Number.isNaN(e2e) || e2e > slo.e2eS)) return false;
+  return true;
+}
+
+/** The summary of one run's stored rows: per endpoint, and pooled_mixture over several. */
+export function summarizeStore(store: RowStore, options: LoadSummaryOptions): LoadSummary {
+  const endpoints = store.endpoints();
   const several = endpoints.length > 1;
-  const perEndpoint = endpoints.map(([index, url]) =>
-    summarizeEndpoint(
-      url,
-      rows.filter((r) => r.endpoint_index === index),
-      options,
-      several ? null : options.effectiveMaxConcurrency,
-    )
+  const cap = options.effectiveMaxConcurrency;
+  const perEndpoint = endpoints.map((e) =>
+    summarizeSelection(store.labels.get(e) as string, [{ store, endpoints: [e] }], options, several ? null : cap)
   );
   const overall = several || perEndpoint.length === 0
-    ? summarizeEndpoint(several ? POOLED_LABEL : "none", rows, options, options.effectiveMaxConcurrency)
+    ? summarizeSelection(several ? POOLED_LABEL : "none", [{ store, endpoints }], options, cap)
     : perEndpoint[0]!;
   return {
     format: LOAD_SUMMARY_FORMAT,
     version: LOAD_FORMAT_VERSION,
     mode: options.mode,
-    effective_max_concurrency: options.effectiveMaxConcurrency,
+    effective_max_concurrency: cap,
+    ...(cap === null ? { effective_max_concurrency_missing: UNCAPPED_REASON } : {}),
     slo: options.slo ?? {},
     config: options.config ?? {},
     overall,
     endpoints: perEndpoint,
   };
+}
+
+/** The summary of one run's request rows (warm-up rows are ignored). */
+export function summarizeLoad(rows: readonly LoadRequestRow[], options: LoadSummaryOptions): LoadSummary {
+  return summarizeStore(RowStore.of(rows), options);
 }

@@ -19,8 +19,10 @@ export interface PromptEntry {
 }
 
 export interface PromptSet {
-  /** "jsonl:<name>", "sharegpt:<name>" or "profile:<name>". */
+  /** "jsonl:<name>", "sharegpt:<name>", "profile:<name>" (real text) or "synthetic:<name>" (generated). */
   source: string;
+  /** Where the prompts come from: a file, a pinned real-text corpus, or the synthetic generator (labelled so). */
+  provenance: Record<string, unknown>;
   /** SHA-256 of the file bytes, or of the canonical JSONL of a generated profile. */
   sha256: string;
   entries: PromptEntry[];
@@ -82,7 +84,14 @@ export function parsePromptJsonl(text: string, name: string): PromptSet {
     entries.push({ messages, max_tokens: (cap as number | undefined) ?? null });
   });
   if (entries.length === 0) throw new SyntaxError(`Cannot read prompt set "${name}": it holds no request`);
-  return { source: `jsonl:${name}`, sha256: sha256Hex(text), entries, skipped: 0, profile: null };
+  return {
+    source: `jsonl:${name}`,
+    provenance: { kind: "file", format: "jsonl", name },
+    sha256: sha256Hex(text),
+    entries,
+    skipped: 0,
+    profile: null,
+  };
 }
 
 /**
@@ -114,7 +123,14 @@ export function parseShareGpt(text: string, name: string): PromptSet {
   if (entries.length === 0) {
     throw new SyntaxError(`Cannot read ShareGPT set "${name}": no conversation has a human turn`);
   }
-  return { source: `sharegpt:${name}`, sha256: sha256Hex(text), entries, skipped, profile: null };
+  return {
+    source: `sharegpt:${name}`,
+    provenance: { kind: "file", format: "sharegpt", name },
+    sha256: sha256Hex(text),
+    entries,
+    skipped,
+    profile: null,
+  };
 }
 
 const WORDS = (
@@ -180,8 +196,9 @@ function fillText(profile: ProfileName, random: Prng, chars: number): string {
 }
 
 /**
- * Synthetic prompt set of a named profile: `count` distinct prompts from a seed, each about the profile's ISL in
- * tokens (drawn within +-5%, at about 4 characters a token) with max_tokens set to its OSL.
+ * Synthetic prompt set of a named profile: `count` distinct prompts of seeded word salad (not real text, and
+ * labelled "synthetic"), each about the profile's ISL in tokens (drawn within +-5%, at about 4 characters a token)
+ * with max_tokens set to its OSL.
  * @throws RangeError on an unknown profile or a count outside [1, 100000].
  */
 export function syntheticProfile(name: string, options: { seed: number; count: number }): PromptSet {
@@ -206,7 +223,12 @@ export function syntheticProfile(name: string, options: { seed: number; count: n
   }
   const canonical = entries.map((e) => JSON.stringify(e)).join("\n") + "\n";
   return {
-    source: `profile:${profile}`,
+    source: `synthetic:${profile}`,
+    provenance: {
+      kind: "synthetic",
+      generator: "seeded word salad in the profile's genre (not real text)",
+      version: PROFILE_VERSION,
+    },
     sha256: sha256Hex(canonical),
     entries,
     skipped: 0,
@@ -258,18 +280,25 @@ export interface BodyOptions {
   /** Output cap when the entry has none; required when the entry has none. */
   maxTokens: number | null;
   model?: string;
+  /** Sampling temperature (default 0). */
   temperature?: number;
+  /** Sampling seed sent as `seed`; absent: none is sent. */
   seed?: number;
   /** Engine extension (llama.cpp, vLLM): generate until max_tokens. */
   ignoreEos?: boolean;
+  /** Engine extension (vLLM's `min_tokens`; llama-server ignores unknown fields): the least output to generate. */
+  minTokens?: number;
+  /** false: a non-streaming request (stream: false, no stream_options). Default true. */
+  stream?: boolean;
 }
 
 /** The streamed chat-completion body of one prompt entry (usage requested so token counts come from the server). */
 export function buildLoadBody(entry: PromptEntry, options: BodyOptions): Record<string, unknown> {
+  const streamed = options.stream !== false;
   const body: Record<string, unknown> = {
     messages: entry.messages,
-    stream: true,
-    stream_options: { include_usage: true },
+    stream: streamed,
+    ...(streamed ? { stream_options: { include_usage: true } } : {}),
     temperature: options.temperature ?? 0,
   };
   const cap = entry.max_tokens ?? options.maxTokens;
@@ -277,5 +306,6 @@ export function buildLoadBody(entry: PromptEntry, options: BodyOptions): Record<
   if (options.model !== undefined) body.model = options.model;
   if (options.seed !== undefined) body.seed = options.seed;
   if (options.ignoreEos) body.ignore_eos = true;
+  if (options.minTokens !== undefined) body.min_tokens = options.minTokens;
   return body;
 }

@@ -33,6 +33,11 @@ export interface HashFileOptions {
   onProgress?: (progress: HashProgress) => void;
   /** Minimum milliseconds between progress calls (default 250); the last chunk always reports. */
   progressIntervalMs?: number;
+  /**
+   * Aborting stops the hash before the next chunk is read (a chunk takes milliseconds at disk speed, so within
+   * well under a second of Ctrl-C): the outcome is kind "cancelled" with the reason, and nothing is cached.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -70,6 +75,15 @@ export function inThreadHasher(): ChunkHasher {
 /** A hashFile outcome, or (kind "hasher") the hasher failed and the file should be hashed another way. */
 export type StreamHashOutcome = Outcome<string> | { ok: false; kind: "hasher"; reason: string };
 
+/** Why a hash was stopped: the abort reason in words. */
+export function cancelReason(signal: AbortSignal): string {
+  const reason = signal.reason;
+  const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
+  return `hashing was cancelled (${what}) before the file was read to its end`;
+}
+
+class HashCancelled extends Error {}
+
 /** SHA-256 (lowercase hex) of a file, or why it could not be read. Never throws. */
 export async function hashFile(
   path: string,
@@ -99,6 +113,8 @@ export async function streamHash(
   options: HashFileOptions,
   hasher: ChunkHasher,
 ): Promise<StreamHashOutcome> {
+  const signal = options.signal;
+  if (signal?.aborted) return { ok: false, kind: "cancelled", reason: cancelReason(signal) };
   const opened = await deps.openReader(path);
   if (!opened.ok) return opened;
   const reader = opened.value;
@@ -128,12 +144,14 @@ export async function streamHash(
     if (!settled.ok) throw new HasherFailed(settled.error instanceof Error ? settled.error.message : "hasher failed");
     buffers[index] = settled.buffer;
   };
+  let pending: Promise<number> | null = null;
   try {
     let current = 0;
-    let pending = reader.read(buffers[current]!);
+    pending = reader.read(buffers[current]!);
     while (true) {
       const count = await pending;
       if (count === 0) break;
+      if (signal?.aborted) throw new HashCancelled(cancelReason(signal));
       const filled = buffers[current]!;
       current ^= 1;
       await reclaim(current);
@@ -150,10 +168,13 @@ export async function streamHash(
     report(true);
     return { ok: true, value: hex };
   } catch (error) {
+    // A read still in flight must end before the file is closed under it.
+    await pending?.catch(() => 0);
     await Promise.all(inFlight.map((waiting) => waiting ?? undefined));
     hasher.reset();
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof HasherFailed) return { ok: false, kind: "hasher", reason: message };
+    if (error instanceof HashCancelled) return { ok: false, kind: "cancelled", reason: message };
     return { ok: false, kind: "failed", reason: `cannot read ${path} to hash it: ${message.split("\n")[0]}` };
   } finally {
     await reader.close().catch(() => undefined);

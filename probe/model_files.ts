@@ -25,6 +25,8 @@ export interface ModelFileOptions {
   maxParallel?: number;
   /** Below this many bytes to hash in all, no worker is started (default 256 MiB): starting one costs more. */
   parallelMinBytes?: number;
+  /** Aborting stops hashing within one chunk; unhashed files keep a null hash with the reason. */
+  signal?: AbortSignal;
 }
 
 /** Progress of one file, plus all files being hashed together (the cached ones are not counted). */
@@ -151,7 +153,21 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
   else cache = await openHashCache(options.cacheDir, deps);
   const startedMs = deps.nowMs();
   const jobs: HashJob[] = [];
-  for (const [fileIndex, path] of paths.entries()) {
+  let notGguf = 0;
+  for (const path of paths) {
+    const facts = await deps.stat(path);
+    const resolved = await deps.realPath(path);
+    const absolute = resolved.ok ? resolved.value : path;
+    const cached = facts.ok && facts.value.isFile && !options.rehash
+      ? cache?.lookup(absolute, facts.value) ?? null
+      : null;
+    // Only a GGUF file is read to its end: a path a server or profile names might be any file of the machine.
+    // (A file the cache serves was hashed, and so checked, before.)
+    if (cached === null && facts.ok && facts.value.isFile && (await ggufMagic(path, deps)) === "not_gguf") {
+      notGguf++;
+      continue;
+    }
+    const fileIndex = result.details.length;
     const detail: ModelFileDetail = {
       path: packRelativeName(path, options.packDir),
       absolutePath: path,
@@ -161,15 +177,11 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
       reason: null,
     };
     result.details.push(detail);
-    const facts = await deps.stat(path);
-    const resolved = await deps.realPath(path);
-    const absolute = resolved.ok ? resolved.value : path;
     if (!facts.ok || !facts.value.isFile) {
       detail.reason = facts.ok ? `${detail.path} is not a regular file` : facts.reason;
       continue;
     }
     detail.sizeBytes = facts.value.sizeBytes;
-    const cached = options.rehash ? null : cache?.lookup(absolute, facts.value) ?? null;
     if (cached) {
       detail.sha256 = cached;
       detail.fromCache = true;
@@ -177,7 +189,18 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
       jobs.push({ fileIndex, path, absolute, facts: facts.value, detail });
     }
   }
-  const outcomes = await hashJobs(jobs, paths.length, options, deps, result);
+  if (notGguf > 0) {
+    nonconformingReasons.push(
+      `${notGguf} file(s) the server or the engine arguments name as the model are not GGUF files (their first ` +
+        "bytes are not GGUF); they were neither hashed nor named",
+    );
+  }
+  if (result.details.length === 0) {
+    missing["/model/files"] = "no GGUF model file found: every file the server or the engine arguments name " +
+      "is missing a GGUF header";
+    return result;
+  }
+  const outcomes = await hashJobs(jobs, result.details.length, options, deps, result);
   for (const [n, job] of jobs.entries()) {
     const hashed = outcomes[n]!;
     if (hashed.ok) {
@@ -204,6 +227,31 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
   }
   result.files = result.details.map((d) => ({ path: d.path, sha256: d.sha256 }));
   return result;
+}
+
+const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
+
+/**
+ * Whether a path starts with the GGUF magic bytes: "not_gguf" only when the file could be read and does not; a file
+ * that cannot be opened is left to the hash step, which records why.
+ */
+async function ggufMagic(path: string, deps: ProbeDeps): Promise<"gguf" | "not_gguf" | "unknown"> {
+  const opened = await deps.openReader(path);
+  if (!opened.ok) return "unknown";
+  try {
+    const head = new Uint8Array(4);
+    let filled = 0;
+    while (filled < 4) {
+      const count = await opened.value.read(head.subarray(filled));
+      if (count === 0) break;
+      filled += count;
+    }
+    return filled === 4 && GGUF_MAGIC.every((byte, i) => head[i] === byte) ? "gguf" : "not_gguf";
+  } catch {
+    return "unknown";
+  } finally {
+    await opened.value.close().catch(() => undefined);
+  }
 }
 
 interface HashJob {
@@ -252,8 +300,9 @@ async function hashJobs(
       },
     };
   };
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
   const inThread = (n: number) =>
-    hashFile(jobs[n]!.path, deps, { sizeBytes: jobs[n]!.facts.sizeBytes, ...progressOf(n) });
+    hashFile(jobs[n]!.path, deps, { sizeBytes: jobs[n]!.facts.sizeBytes, ...progressOf(n), ...signal });
 
   const cores = Math.max(1, Math.floor(options.maxParallel ?? deps.cpuCount()));
   const lanes = Math.min(jobs.length, cores);
@@ -274,7 +323,12 @@ async function hashJobs(
         const n = next++;
         if (hasher) {
           const job = jobs[n]!;
-          const hashed = await streamHash(job.path, deps, { sizeBytes: job.facts.sizeBytes, ...progressOf(n) }, hasher);
+          const hashed = await streamHash(
+            job.path,
+            deps,
+            { sizeBytes: job.facts.sizeBytes, ...progressOf(n), ...signal },
+            hasher,
+          );
           if (hashed.ok || hashed.kind !== "hasher") {
             outcomes[n] = hashed;
             continue;

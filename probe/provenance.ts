@@ -51,6 +51,8 @@ export interface CollectProvenanceOptions {
   /** Result-folder path of the attached chat template artifact (default "provenance/chat_template.jinja"). */
   templateArtifactPath?: string;
   onHashProgress?: (progress: ModelHashProgress) => void;
+  /** Aborting (Ctrl-C) stops the model hashing within one chunk; the files keep null hashes with the reason. */
+  signal?: AbortSignal;
 }
 
 /** The four contract sections plus the evidence behind them. */
@@ -119,6 +121,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     cacheDir,
     rehash: options.rehash ?? false,
     ...(options.onHashProgress ? { onProgress: options.onHashProgress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   }, deps);
   Object.assign(missing, modelFiles.missing);
   nonconformingReasons.push(...modelFiles.nonconformingReasons);

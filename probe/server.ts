@@ -55,16 +55,73 @@ export interface ProbeServerDeps {
 
 type Fetched = { ok: true; body: string } | { ok: false; status: number | null; reason: string };
 
+/**
+ * Most bytes read of each endpoint's answer. A real llama-server answers /props in tens of KiB (the chat template
+ * is most of it), /slots in a few KiB per slot and /metrics in a few KiB; past its cap an answer is not read
+ * further and its facts are null with the reason, so a hostile server cannot make the probe hold gigabytes.
+ */
+export const ENDPOINT_MAX_BYTES: Readonly<Record<string, number>> = {
+  "/props": 16 * 1024 * 1024,
+  "/v1/status": 1024 * 1024,
+  "/slots": 4 * 1024 * 1024,
+  "/metrics": 4 * 1024 * 1024,
+};
+
+/** Largest chat template copied into the result folder; a longer one is recorded by its SHA-256 and size only. */
+export const TEMPLATE_MAX_BYTES = 1024 * 1024;
+
+/** The body of a response, read up to `maxBytes`; null when it is longer (the rest is not read). */
+async function cappedText(response: Response, maxBytes: number): Promise<string | null> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return null;
+      }
+      parts.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** GET one endpoint within the deadline (headers and body together) and the endpoint's size cap. */
 async function get(deps: ProbeServerDeps, baseUrl: string, path: string): Promise<Fetched> {
   const url = new URL(path.replace(/^\//, ""), baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);
+  const timeoutMs = deps.timeoutMs ?? 10_000;
+  const maxBytes = ENDPOINT_MAX_BYTES[path] ?? 1024 * 1024;
   try {
-    const response = await deps.fetch(url, { signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000) });
-    const body = await response.text();
+    const response = await deps.fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
       return { ok: false, status: response.status, reason: `GET ${path} answered HTTP ${response.status}` };
+    }
+    const body = await cappedText(response, maxBytes);
+    if (body === null) {
+      return {
+        ok: false,
+        status: response.status,
+        reason: `GET ${path} answered more than ${maxBytes} bytes; not read`,
+      };
     }
     return { ok: true, body };
   } catch (error) {
+    const timedOut = (error as { name?: unknown } | null)?.name === "TimeoutError";
+    if (timedOut) return { ok: false, status: null, reason: `GET ${path} did not answer within ${timeoutMs} ms` };
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { ok: false, status: null, reason: `GET ${path} failed (${message.split("\n")[0]?.slice(0, 160)})` };
   }
@@ -190,8 +247,13 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
   const templateText = typeof props?.chat_template === "string" && props.chat_template !== ""
     ? props.chat_template
     : null;
-  const chatTemplate = templateText === null ? null : { text: templateText, sha256: sha256Text(templateText) };
-  if (!chatTemplate) {
+  const templateBytes = templateText === null ? 0 : new TextEncoder().encode(templateText).length;
+  const templateFits = templateText !== null && templateBytes <= TEMPLATE_MAX_BYTES;
+  const chatTemplate = templateFits ? { text: templateText, sha256: sha256Text(templateText) } : null;
+  if (templateText !== null && !templateFits) {
+    missing["/configuration/template"] = `the server's chat template is ${templateBytes} bytes, more than the ` +
+      `${TEMPLATE_MAX_BYTES} bytes the runner copies; it is not attached (its SHA-256 is ${sha256Text(templateText)})`;
+  } else if (!chatTemplate) {
     missing["/configuration/template"] = props
       ? "/props reports no chat_template"
       : `unknown: ${endpointProblems["/props"]}`;

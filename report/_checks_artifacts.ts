@@ -3,7 +3,7 @@
  * hash the result records (a file that cannot be found is a problem).
  */
 import { type Artifact, type Configuration, sha256Hex } from "../contract/mod.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 
 /** Reads one file of the result folder by its relative path; null when it does not exist. */
 export type ArtifactReader = (relativePath: string) => Promise<Uint8Array | null>;
@@ -12,7 +12,7 @@ export type ArtifactReader = (relativePath: string) => Promise<Uint8Array | null
 export function checkArtifactList(
   artifacts: readonly Artifact[],
   template: Configuration["template"] | undefined,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const firstIndex = new Map<string, number>();
   artifacts.forEach((artifact, index) => {
@@ -49,7 +49,7 @@ export function checkArtifactList(
 export async function checkArtifactBytes(
   artifacts: readonly { index: number; artifact: Artifact }[],
   read: ArtifactReader,
-  problems: Problem[],
+  problems: ProblemSink,
 ): Promise<void> {
   for (const { index, artifact } of artifacts) {
     const base = childPointer("/artifacts", index);

@@ -21,7 +21,7 @@ import {
   summarizeRequests,
 } from "../score/mod.ts";
 import { brief, firstDifference } from "./_difference.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 
 /** Planned requests per phase: warm-up 1, performance 9, sanity 12, optional concurrency 12 or 0. */
 function plannedCount(phase: keyof RequestCounts, optional: boolean): number {
@@ -33,7 +33,7 @@ function reportDifference(
   actual: unknown,
   base: string,
   what: string,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const difference = firstDifference(expected, actual, base);
   if (difference) {
@@ -47,7 +47,7 @@ function reportDifference(
 }
 
 /** attempted = completed + truncated + failed and planned = attempted + skipped, with the protocol's planned counts. */
-export function checkCountIdentities(counts: RequestCounts, optional: boolean, problems: Problem[]): void {
+export function checkCountIdentities(counts: RequestCounts, optional: boolean, problems: ProblemSink): void {
   for (const phase of PHASES) {
     const c: PhaseCounts = counts[phase];
     const at = (key: keyof PhaseCounts) => childPointer(childPointer("/request_counts", phase), key);
@@ -77,7 +77,7 @@ export function checkCountIdentities(counts: RequestCounts, optional: boolean, p
 }
 
 /** request_counts must be what the request records count to. */
-export function checkCountsMatchRecords(result: Result, problems: Problem[]): void {
+export function checkCountsMatchRecords(result: Result, problems: ProblemSink): void {
   const rebuilt = countRequests(result.requests, result.run.optional_concurrency);
   reportDifference(rebuilt, result.request_counts, "/request_counts", "the request records", problems);
 }
@@ -86,7 +86,7 @@ export function checkCountsMatchRecords(result: Result, problems: Problem[]): vo
 export function checkSummaries(
   result: Result,
   maxSharedPrefixTokens: Readonly<Record<string, number>>,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const { summaries } = summarizeRequests(result.requests, {
     maxSharedPrefixTokens,
@@ -96,7 +96,7 @@ export function checkSummaries(
 }
 
 /** concurrency_rounds: empty without the optional stage; otherwise rebuilt from the records and each round's wall_s. */
-export function checkRounds(result: Result, problems: Problem[]): void {
+export function checkRounds(result: Result, problems: ProblemSink): void {
   if (!result.run.optional_concurrency) {
     if (result.concurrency_rounds.length > 0) {
       problems.push({ pointer: "/concurrency_rounds", message: "must be empty: the optional stage was not selected" });
@@ -115,7 +115,7 @@ export function checkRounds(result: Result, problems: Problem[]): void {
 }
 
 /** quality must be the sum of the sanity verdicts. */
-export function checkQuality(result: Result, problems: Problem[]): void {
+export function checkQuality(result: Result, problems: ProblemSink): void {
   reportDifference(scoreQuality(result.requests), result.quality, "/quality", "the sanity verdicts", problems);
 }
 
@@ -145,7 +145,7 @@ function nonconformingReasons(result: Result): string[] | null {
 export function checkRunStatus(
   result: Result,
   maxSharedPrefixTokens: Readonly<Record<string, number>>,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const status = result.run.status;
   if (!result.run.optional_concurrency && result.run.optional_duration_s !== null) {

@@ -28,7 +28,7 @@ import {
 import { type RequestSpan, roundQueueing, stageDurationS, wallS } from "../score/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
 import {
@@ -89,8 +89,16 @@ interface EvidenceLine {
   overrides: Record<string, unknown>;
 }
 
+/** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
+export const MAX_EVIDENCE_LINES = 1000;
+
+/** A strict-JSON reason without the excerpt of the text it may quote ("prose instead of a JSON value (...)"). */
+function unquoted(reason: string): string {
+  return reason.replace(/ \(".*"\)$/s, "");
+}
+
 /** Parses the artifact strictly into lines; each malformed line is a problem at the artifact's pointer. */
-function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLine[] | null {
+function parseLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceLine[] | null {
   const at = childPointer("/artifacts", evidence.index);
   const name = evidence.artifact.path;
   let text: string;
@@ -103,14 +111,23 @@ function parseLines(evidence: OutputsEvidence, problems: Problem[]): EvidenceLin
   if (text !== "" && !text.endsWith("\n")) {
     problems.push({ pointer: at, message: `"${name}" does not end with a newline: its last line is cut off` });
   }
-  const pieces = text.split("\n");
+  const pieces = text.split("\n", MAX_EVIDENCE_LINES + 2);
   if (pieces.at(-1) === "") pieces.pop();
+  if (pieces.length > MAX_EVIDENCE_LINES) {
+    problems.push({
+      pointer: at,
+      message: `${name} has more than ${MAX_EVIDENCE_LINES} lines; a run writes one per request (22 or 34), so ` +
+        `only the first ${MAX_EVIDENCE_LINES} are read`,
+    });
+    pieces.length = MAX_EVIDENCE_LINES;
+  }
   const lines: EvidenceLine[] = [];
   let versionProblem: string | null = null;
   pieces.forEach((piece, i) => {
     const say = (detail: string) => problems.push({ pointer: at, message: `${name} line ${i + 1}: ${detail}` });
     const parsed = parseStrictJsonPlain(piece);
-    if (!parsed.ok) return say(`not strict JSON: ${parsed.reason} (at character ${parsed.offset})`);
+    // The reason is given without the text it quotes: a line that is not JSON may be anything, and is not echoed.
+    if (!parsed.ok) return say(`not strict JSON: ${unquoted(parsed.reason)} (at character ${parsed.offset})`);
     const fields = parsed.value;
     if (!isJsonObject(fields)) return say(`must be one JSON object, found ${brief(fields)}`);
     const version = fields["evidence_version"];
@@ -144,7 +161,7 @@ function checkLineIds(
   lines: readonly EvidenceLine[],
   ids: readonly (string | null)[],
   evidence: OutputsEvidence,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const at = childPointer("/artifacts", evidence.index);
   const name = evidence.artifact.path;
@@ -153,6 +170,12 @@ function checkLineIds(
     if (id !== null && !recordIndex.has(id)) recordIndex.set(id, index);
   });
   const roundOf = new Map(schedule(true).map((s) => [s.id, s.round]));
+  // The first record index of each concurrency round, computed once (linear in the records).
+  const roundStart = new Map<number, number>();
+  ids.forEach((id, i) => {
+    const round = id === null ? undefined : roundOf.get(id);
+    if (round !== undefined && round !== null && !roundStart.has(round)) roundStart.set(round, i);
+  });
   const lineOf = new Map<string, number>();
   // Order key: the record index, or the first record index of the line's concurrency round.
   const keys: { line: EvidenceLine; key: number }[] = [];
@@ -175,9 +198,7 @@ function checkLineIds(
       continue;
     }
     const round = roundOf.get(line.id) ?? null;
-    const key = round === null
-      ? index
-      : Math.min(...ids.flatMap((id, i) => (id !== null && roundOf.get(id) === round ? [i] : [])));
+    const key = round === null ? index : roundStart.get(round) ?? index;
     keys.push({ line, key });
   }
   for (const [id, index] of recordIndex) {
@@ -234,7 +255,7 @@ function checkRecords(
   lines: readonly EvidenceLine[],
   input: EvidenceCheckInput,
   fixtures: ReadonlyMap<string, Fixture>,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const name = input.evidence.artifact.path;
   const lineOf = new Map<string, EvidenceLine>();
@@ -273,7 +294,7 @@ function checkRecords(
  * Every record value a line states explicitly (scored before redaction changed its text) must be listed in
  * /extensions/record_overrides, by request id and pointer, so that the README and a reader see each of them.
  */
-function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
   const name = input.evidence.artifact.path;
   const pointer = "/extensions/record_overrides";
   const stated = lines.filter((line) => Object.keys(line.overrides).length > 0);
@@ -310,7 +331,7 @@ function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceChe
  * differing ones; the reason and the reported extras are words and are not compared); a request the engine ran
  * with other settings makes the run nonconforming.
  */
-function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
   const name = input.evidence.artifact.path;
   const base = "/extensions/resolved_configuration";
   const stated = isJsonObject(input.resolvedConfiguration) ? input.resolvedConfiguration["requests"] : undefined;
@@ -357,7 +378,7 @@ function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckI
  * stamps: how many requests of each round waited for a slot, and each wait (numbers and flags; the words are not
  * compared).
  */
-function checkQueueing(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+function checkQueueing(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
   if (input.run === null || !input.run.optionalConcurrency || input.serverCapacity === undefined) return;
   // Rebuilt only from a complete set of sound records (the others were reported where they fail).
   if (input.records.length !== input.ids.length) return;
@@ -438,7 +459,7 @@ function requiredSpan(first: EvidenceLine | undefined, last: EvidenceLine | unde
 }
 
 /** The stated duration must be the rebuilt one exactly: both come from the same numbers by the same functions. */
-function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuilt, problems: Problem[]): void {
+function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuilt, problems: ProblemSink): void {
   if (rebuilt === "unknown") return;
   if ("notRun" in rebuilt) {
     if (stated !== null) {
@@ -455,7 +476,7 @@ function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuil
 }
 
 /** Required and optional durations and round wall times against the lines' dispatch and end offsets. */
-function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: Problem[]): void {
+function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
   const name = input.evidence.artifact.path;
   const byId = new Map<string, EvidenceLine>();
   for (const line of lines) if (!byId.has(line.id)) byId.set(line.id, line);
@@ -487,7 +508,7 @@ function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInpu
  * Checks the outputs evidence against the result: strict lines, one per record in send order, every record
  * rebuilt from its line (when fixtures are given), and durations rebuilt exactly from dispatch and end offsets.
  */
-export function checkEvidence(input: EvidenceCheckInput, problems: Problem[]): void {
+export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink): void {
   const lines = parseLines(input.evidence, problems);
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);

@@ -3,7 +3,7 @@
  * entry points at a null. An entry that points at nothing or at a value is stale evidence and is reported too, so
  * the map always says exactly what was not measured.
  */
-import { childPointer, isPointer, type Problem, resolvePointer } from "./_pointer.ts";
+import { childPointer, isPointer, type ProblemSink, resolvePointer } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 
 function collectNulls(value: unknown, pointer: string, out: string[]): void {
@@ -27,7 +27,7 @@ export function nullPointers(result: unknown): string[] {
 }
 
 /** Every null explained; every explanation points at a null. `missing` must already be an object. */
-export function checkMissing(result: Record<string, unknown>, missing: Record<string, unknown>, problems: Problem[]) {
+export function checkMissing(result: Record<string, unknown>, missing: Record<string, unknown>, problems: ProblemSink) {
   for (const pointer of nullPointers(result)) {
     if (!Object.hasOwn(missing, pointer)) {
       problems.push({ pointer, message: `null without a reason: add "${pointer}" to /missing saying why` });

@@ -3,7 +3,7 @@
  * facts against its ID, status versus error and finish reason, and sanity verdicts.
  */
 import { type RequestRecord, type SanityCategory, schedule, type ScheduledRequest } from "../contract/mod.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 
 /** Request records whose own shape was valid, with their index; the others were reported by the shape check. */
 export interface CheckedRecord {
@@ -30,7 +30,7 @@ function concurrencyOf(scheduled: ScheduledRequest): number {
  * ID scheme and order: 22 records (34 with the optional stage), each ID once, in send order, and every scheduled
  * ID present (all twelve sanity IDs even after an abort). `ids[i]` is null where record i has no string id.
  */
-export function checkRequestIds(ids: readonly (string | null)[], optional: boolean, problems: Problem[]): void {
+export function checkRequestIds(ids: readonly (string | null)[], optional: boolean, problems: ProblemSink): void {
   const expected = schedule(optional).map((request) => request.id);
   const everyId = new Set(schedule(true).map((request) => request.id));
   if (ids.length !== expected.length) {
@@ -72,7 +72,7 @@ export function checkRequestIds(ids: readonly (string | null)[], optional: boole
 }
 
 /** A record's phase, case, repetition, seed, cap, concurrency and round must be those its ID schedules. */
-export function checkScheduledFacts(records: readonly CheckedRecord[], problems: Problem[]): void {
+export function checkScheduledFacts(records: readonly CheckedRecord[], problems: ProblemSink): void {
   const byId = new Map(schedule(true).map((request) => [request.id, request]));
   for (const { index, record } of records) {
     const scheduled = byId.get(record.id);
@@ -101,7 +101,7 @@ export function checkScheduledFacts(records: readonly CheckedRecord[], problems:
 }
 
 /** Status versus error, finish reason and what a never-dispatched request can hold. */
-export function checkStatuses(records: readonly CheckedRecord[], problems: Problem[]): void {
+export function checkStatuses(records: readonly CheckedRecord[], problems: ProblemSink): void {
   for (const { index, record } of records) {
     const at = (...keys: string[]) => keys.reduce(childPointer, childPointer("/requests", index));
     const say = (pointer: string, message: string) => problems.push({ pointer, message });
@@ -134,7 +134,7 @@ export function checkStatuses(records: readonly CheckedRecord[], problems: Probl
 }
 
 /** Sanity records carry a verdict of their own category (false unless completed); other records carry none. */
-export function checkEvaluations(records: readonly CheckedRecord[], problems: Problem[]): void {
+export function checkEvaluations(records: readonly CheckedRecord[], problems: ProblemSink): void {
   for (const { index, record } of records) {
     const at = childPointer(childPointer("/requests", index), "evaluation");
     const evaluation = record.evaluation;

@@ -5,7 +5,7 @@
  * record as patternProperties, items); a schema node with anything else is a defect and throws.
  */
 import { FORMAT_PATTERNS, NONEMPTY_PATTERN, type StringFormat } from "../contract/mod.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 
 /** A node of the contract's schema, as plain JSON. */
 export type SchemaNode = Readonly<Record<string, unknown>>;
@@ -146,7 +146,7 @@ function scalarAccepts(node: SchemaNode, value: unknown): boolean {
  * every problem is reported; does not descend into a value of the wrong type.
  * @throws {Error} on a schema keyword or type this checker does not know (a defect of the contract, not the value).
  */
-export function checkSchema(value: unknown, node: SchemaNode, pointer: string, problems: Problem[]): void {
+export function checkSchema(value: unknown, node: SchemaNode, pointer: string, problems: ProblemSink): void {
   assertKnown(node);
   const fail = () => problems.push({ pointer, message: `expected ${expected(node)}, got ${describe(value)}` });
   const inner = nullableInner(node);
@@ -168,7 +168,7 @@ function checkObject(
   value: unknown,
   node: SchemaNode,
   pointer: string,
-  problems: Problem[],
+  problems: ProblemSink,
   fail: () => void,
 ): void {
   if (!isJsonObject(value)) return void fail();

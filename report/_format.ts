@@ -77,7 +77,5 @@ export function oneLine(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
 
-/** Escapes a value for Markdown text, a table cell or a list item (pipes, backslashes, HTML, links, line breaks). */
-export function markdownText(value: string): string {
-  return value.replace(/[\\|`*_[\]<>]/g, (c) => `\\${c}`).replace(/\s+/g, " ");
-}
+/** Literal Markdown text on one line: the one implementation, in _markdown.ts (terminal escapes included). */
+export { markdownText } from "./_markdown.ts";

@@ -2,8 +2,25 @@
  * report/: what a reader gets from a run: the strict validator of results.json and its evidence, result assembly,
  * the result folder, sanitizing, and the README / console renderers.
  */
-export { validateResult, validateResultText } from "./validate.ts";
-export type { ArtifactReader, Problem, ValidateOptions } from "./validate.ts";
+export {
+  MAX_KEPT_PROBLEMS,
+  MAX_RESULT_VALUES,
+  parseResultText,
+  validateResult,
+  validateResultCounted,
+  validateResultText,
+  validateResultTextCounted,
+} from "./validate.ts";
+export type { ArtifactReader, Problem, ValidateOptions, ValidationReport } from "./validate.ts";
+export {
+  artifactReaderOf,
+  capOf,
+  type FolderFiles,
+  type InterruptedEvidence,
+  interruptedEvidence,
+  RESULT_FILE_CAPS,
+} from "./result_reader.ts";
+export { markdownLine, markdownText } from "./_markdown.ts";
 export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
 export { type Rehashed, SEALABLE_KINDS, type SealDeps, type SealOutcome, sealResult } from "./seal.ts";
 export { prBody, prTitle, type SubmissionFacts } from "./submission.ts";

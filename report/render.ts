@@ -4,7 +4,8 @@
  * neither computes a statistic, and every null of the result reads "not measured".
  */
 import type { Result } from "../contract/mod.ts";
-import { markdownText } from "./_format.ts";
+import { escapeTerminalText } from "../runtime/mod.ts";
+import { markdownLine, markdownText } from "./_markdown.ts";
 import {
   type Cell,
   type ReportHead,
@@ -16,17 +17,12 @@ import {
   skippedLines,
 } from "./_report_sections.ts";
 
-/** C0 controls except the newline, DEL and C1 controls. */
-// deno-lint-ignore no-control-regex
-const CONTROL_CHARACTERS = new RegExp("[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]", "g");
-
 /**
- * A value as the terminal may show it: control characters (C0 except newline, DEL, C1), which a result file or an
- * engine could use to move the cursor or recolour the screen, become visible `\xNN` escapes.
+ * A value as the terminal may show it: runtime's one escaping layer (C0 controls except newline and tab, DEL, C1
+ * controls, bidi overrides and line separators become visible `\uXXXX` escapes). writeStdout and writeStderr apply
+ * it to everything anyway; this name stays for renderers whose text is printed elsewhere.
  */
-export function terminalText(value: string): string {
-  return value.replace(CONTROL_CHARACTERS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
+export const terminalText: (value: string) => string = escapeTerminalText;
 
 /** A relative file link whose path segments are percent-encoded. */
 function href(path: string): string {
@@ -48,7 +44,7 @@ function markdownTable(head: readonly string[], rows: readonly (readonly Cell[])
 
 function markdownSection(section: Section): string {
   const out: string[] = [`## ${markdownText(section.title)}`, ""];
-  for (const paragraph of section.paragraphs ?? []) out.push(markdownText(paragraph), "");
+  for (const paragraph of section.paragraphs ?? []) out.push(markdownLine(paragraph), "");
   if (section.pairs) {
     for (const [label, value] of section.pairs) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
     out.push("");
@@ -61,7 +57,7 @@ function markdownSection(section: Section): string {
   for (const image of section.images ?? []) {
     out.push(`![${markdownText(image.caption)}](${href(image.file)})`, "");
   }
-  for (const note of section.notes ?? []) out.push(markdownText(note), "");
+  for (const note of section.notes ?? []) out.push(markdownLine(note), "");
   return out.join("\n");
 }
 

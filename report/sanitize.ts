@@ -1,8 +1,13 @@
 /**
- * Redaction of everything a result folder publishes: home folders, the user and host names, private network
- * addresses and secrets become stable placeholders (`<home>`, `<user>`, `<host>`, `<private-ip-N>`,
- * `<secret>`). Loopback addresses (127.0.0.1, ::1, localhost) stay visible: the protocol requires them.
- * Redaction is best effort; the operator still reads the folder before sharing it.
+ * Redaction of everything a result folder publishes: home folders (Linux, macOS, Windows, WSL, /var/home), other
+ * absolute data and model paths (`<abs-path>/<file name>`), the user and host names (a host name of one or two
+ * characters only where it stands as a host: user@gx, gx:~$, gx.local), e-mail and MAC addresses, GPU UUIDs,
+ * private network addresses (RFC 1918, link-local, CGNAT 100.64.0.0/10, IPv6 ULA and link-local), keys, tokens,
+ * private-key blocks, JWTs and passwords in URLs become stable placeholders (`<home>`, `<abs-path>`, `<user>`,
+ * `<host>`, `<email>`, `<mac>`, `<gpu-uuid>`, `<private-ip-N>`, `<secret>`). Loopback addresses (127.0.0.1, ::1,
+ * localhost), public addresses, system paths (/usr, /etc, /dev, /proc, C:\Program Files), versions, commit hashes
+ * and URL paths stay visible. Sanitizing twice changes nothing more. Redaction is best effort; the operator still
+ * reads the folder before sharing it.
  */
 import { sys } from "../runtime/mod.ts";
 
@@ -52,14 +57,33 @@ const GENERIC_NAMES = new Set([
 
 // Tokens with a recognizable prefix. Lengths keep short words such as "sk-1" or "hf_hub" untouched.
 const TOKEN_PATTERNS: RegExp[] = [
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   /\bsk-(?:proj-|ant-|or-)?[A-Za-z0-9_-]{16,}/g,
+  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}/g,
   /\bhf_[A-Za-z0-9]{20,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{30,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b/g,
+  /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
   /\bglpat-[A-Za-z0-9_-]{20,}/g,
+  // A JSON Web Token: header.payload.signature, the first two base64url-encoded JSON objects ("eyJ" is "{\"").
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
 ];
+
+/**
+ * A bare 40-character AWS secret access key: base64 letters with upper case, lower case and a digit. A Git commit
+ * (40 lowercase hex) has no upper case and stays.
+ */
+const AWS_SECRET = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
+function isAwsSecretLike(text: string): boolean {
+  return /[A-Z]/.test(text) && /[a-z]/.test(text) && /[0-9]/.test(text) && !/^[0-9a-fA-F]+$/.test(text);
+}
+
+/** user:password@ in a URL of any scheme (postgres://u:pw@host, https://u:pw@host). */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:<>"']+):([^\s/@<>"']+)@/gi;
 
 const SECRET_NAME =
   "(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|secret|secret[_-]?key|client[_-]?secret|password|passwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|hf[_-]?token|github[_-]?token|gh[_-]?token|private[_-]?key|access[_-]?key|secret[_-]?access[_-]?key)";
@@ -86,8 +110,19 @@ function redactSecrets(text: string, context: SanitizeContext): string {
     (m, word: string, value: string) => value === SECRET ? m : `${word} ${SECRET}`,
   );
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, SECRET);
+  out = out.replace(
+    URL_CREDENTIALS,
+    (m, scheme: string, _user: string, password: string) => password === SECRET ? m : `${scheme}${SECRET}@`,
+  );
+  out = out.replace(AWS_SECRET, (m) => (isAwsSecretLike(m) ? SECRET : m));
   const names = `(?:${SECRET_NAME}|${SECRET_NAME_EXACT})`;
   const exact = new RegExp(`^-{0,2}${SECRET_NAME_EXACT}$`, "i");
+  // "auth_token": 982734982374 (a JSON number or bare word as the value of a secret-named key)
+  out = out.replace(
+    new RegExp(`(["'])(${names})\\1(\\s*:\\s*)(-?[0-9A-Za-z][0-9A-Za-z._+-]*)(?=\\s*[,}\\]]|\\s*$)`, "gi"),
+    (m, q: string, name: string, colon: string, value: string) =>
+      value === "null" || value === "true" || value === "false" ? m : `${q}${name}${q}${colon}"${SECRET}"`,
+  );
   // "api_key": "value" / 'password': 'value' (JSON and Python-ish text)
   out = out.replace(
     new RegExp(`(["'])(${names})\\1(\\s*:\\s*)(["'])((?:\\\\.|(?!\\4)[^\\\\])*)\\4`, "gi"),
@@ -108,17 +143,79 @@ function redactSecrets(text: string, context: SanitizeContext): string {
   return out;
 }
 
-const PATH_END = "(?=[\\\\/\\s\"'`:;,)\\]}>]|$)";
+const PATH_END = "(?=[\\\\/\\s\"'`:;,)\\]}>.…]|$)";
 const PATH_PART = "[^\\\\/\\s\"'`:;,)\\]}<>]+";
 
 function redactHomes(text: string, context: SanitizeContext): string {
   let out = text;
   const home = context.homeDir?.replace(/[\\/]+$/, "");
   if (home && home.length > 1 && !/^[A-Za-z]:$/.test(home)) out = out.split(home).join("<home>");
-  out = out.replace(new RegExp(`(?<![\\w.~-])/(?:home|Users)/${PATH_PART}`, "g"), "<home>");
-  out = out.replace(new RegExp(`(?<![\\w.~-])/root${PATH_END}`, "g"), "<home>");
+  // POSIX homes: /home, /Users, Fedora Atomic's /var/home, Solaris' /export/home, FreeBSD's /usr/home, and a
+  // Windows home seen from WSL (/mnt/c/Users/<name>).
+  out = out.replace(
+    new RegExp(`(?<![\\w.~>-])(?:/mnt/[A-Za-z])?/(?:home|Users|var/home|export/home|usr/home)/${PATH_PART}`, "gi"),
+    "<home>",
+  );
+  out = out.replace(new RegExp(`(?<![\\w.~>-])/root${PATH_END}`, "g"), "<home>");
   out = out.replace(new RegExp(`(?<![\\w])[A-Za-z]:(\\\\\\\\|\\\\|/)Users\\1${PATH_PART}`, "gi"), "<home>");
+  // A WSL home seen from Windows: \\wsl$\<distro>\home\<name> or \\wsl.localhost\<distro>\home\<name>.
+  out = out.replace(
+    new RegExp(`\\\\{1,2}wsl(?:\\$|\\.localhost)\\\\{1,2}${PATH_PART}\\\\{1,2}home\\\\{1,2}${PATH_PART}`, "gi"),
+    "<home>",
+  );
   return out;
+}
+
+/**
+ * First folders of absolute POSIX paths that hold models and data (a system path such as /usr/lib, /etc or /dev
+ * says nothing about the machine's owner and stays, and so does a URL path such as /v1/chat/completions).
+ */
+const DATA_ROOTS =
+  "opt|mnt|media|srv|data|data\\d*|var|tmp|scratch|models|workspace|work|nfs|storage|lustre|gpfs|run/media|Volumes|" +
+  "private|net|shared|share|export|datasets?|ssd|nvme|disk\\d*|content|kaggle|cache|weights|llm|ai|projects?";
+/** File endings of model and data files: a path ending in one is a machine path whatever its first folder. */
+const DATA_EXTENSIONS = "gguf|safetensors|bin|pt|pth|onnx|ckpt|jsonl|parquet|npy|npz|h5|arrow|tar|zip|jinja";
+const POSIX_DATA_PATH = new RegExp(
+  `(?<![\\w.~>:/-])(?:/(?:${DATA_ROOTS})(?:/${PATH_PART})+|(?:/${PATH_PART}){2,}\\.(?:${DATA_EXTENSIONS}))${PATH_END}`,
+  "g",
+);
+/**
+ * A drive path outside the system folders (C:\\Program Files, C:\\Windows, C:\\ProgramData stay), with single or
+ * JSON-escaped double backslashes or forward slashes.
+ */
+const WINDOWS_DATA_PATH = new RegExp(
+  String.raw`(?<![\w])[A-Za-z]:(?:\\{1,2}|/)(?!Program Files\b|Windows\b|ProgramData\b)` +
+    String.raw`${PATH_PART}(?:(?:\\{1,2}|/)${PATH_PART})*`,
+  "gi",
+);
+/** A file URL (file:///opt/models/x.gguf): its path. */
+const FILE_URL = /\bfile:\/\/(\/[^\s"'<>]+)/gi;
+/** A UNC path (\\\\server\\share\\...). */
+const UNC_PATH = new RegExp(String.raw`(?<![\w\\])\\{2}(?:\\{2})?${PATH_PART}(?:\\{1,2}${PATH_PART})+`, "g");
+
+/** An absolute path as a published text may show it: the placeholder and the path's last part. */
+function abstractPath(path: string): string {
+  const separator = path.includes("\\") && !path.includes("/") ? (path.includes("\\\\") ? "\\\\" : "\\") : "/";
+  const last = path.split(/[\\/]+/).filter((part) => part !== "" && !/^[A-Za-z]:$/.test(part)).at(-1);
+  return last === undefined ? ABSOLUTE_PATH_PLACEHOLDER : `${ABSOLUTE_PATH_PLACEHOLDER}${separator}${last}`;
+}
+
+function redactDataPaths(text: string): string {
+  return text.replace(FILE_URL, (_m, path: string) => `file://${abstractPath(path)}`)
+    .replace(POSIX_DATA_PATH, abstractPath).replace(WINDOWS_DATA_PATH, abstractPath).replace(UNC_PATH, abstractPath);
+}
+
+/** E-mail addresses (not a scoped package, not a file like icon@2x.png; a placeholder's ">" cannot be in one). */
+const EMAIL =
+  /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.(?!(?:png|jpe?g|gif|svg|webp|gguf|json|txt|md)\b)[A-Za-z]{2,24}\b/g;
+/** MAC addresses, colon or dash separated. */
+const MAC = /(?<![0-9A-Fa-f:-])(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![0-9A-Fa-f:-])/g;
+/** NVIDIA GPU and MIG instance UUIDs. */
+const GPU_UUID =
+  /\b(?:MIG-)?(?:GPU|MIG)-[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?:\/\d+\/\d+)?\b/g;
+
+function redactIdentifiers(text: string): string {
+  return text.replace(GPU_UUID, "<gpu-uuid>").replace(EMAIL, "<email>").replace(MAC, "<mac>");
 }
 
 const IPV4 = /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\.?\d|\w)/g;
@@ -126,9 +223,11 @@ const IPV4 = /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\.?\d|\w)/g
 const IPV6_PRIVATE =
   /(?<![0-9A-Za-z:])((?:f[cd][0-9a-f]{2}|fe[89ab][0-9a-f])(?::[0-9a-f]{0,4}){2,7}(?:%[0-9A-Za-z_.-]+)?)(?![0-9A-Za-z:])/gi;
 
+/** RFC 1918, link-local (169.254/16) and shared address space (100.64.0.0/10: CGNAT, Tailscale). */
 function isPrivateIpv4(octets: number[]): boolean {
   const [a, b] = octets as [number, number];
-  return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) ||
+    (a === 100 && b >= 64 && b <= 127);
 }
 
 function redactAddresses(text: string, context: SanitizeContext): string {
@@ -156,14 +255,42 @@ function escapeRegExp(text: string): string {
 }
 
 function redactName(text: string, name: string | null | undefined, placeholder: string): string {
-  if (!name || name.length < 3 || GENERIC_NAMES.has(name.toLowerCase())) return text;
-  return text.replace(new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`, "gi"), placeholder);
+  if (!name || GENERIC_NAMES.has(name.toLowerCase())) return text;
+  const word = escapeRegExp(name);
+  if (name.length >= 3) return text.replace(new RegExp(`(?<![\\w-])${word}(?![\\w-])`, "gi"), placeholder);
+  // A name of one or two characters is a common word ("ai", "gx"): replaced only where it stands as a host or a
+  // user: after user@ or //, before :~ or $ (a prompt), before a domain (.local, .lan, .home), or after
+  // "host(name)"/"user(name)" and a separator.
+  const contexts = [
+    new RegExp(`(?<=[@]|//)${word}(?![\\w-])`, "gi"),
+    new RegExp(`(?<![\\w-])${word}(?=:~|[:]?\\$ |\\.(?:local|lan|home|internal|localdomain)\\b|@)`, "gi"),
+    new RegExp(`(?<=\\[)${word}(?=\\]\\s?[$#])`, "gi"),
+    new RegExp(`(?<=\\b(?:host|hostname|user|username|login)["']?\\s*[:=]\\s*["']?)${word}(?![\\w-])`, "gi"),
+  ];
+  return contexts.reduce((out, pattern) => out.replace(pattern, placeholder), text);
 }
 
-/** Replaces home folders, user and host names, private addresses and secrets in a text. */
+/**
+ * Replaces home folders, user and host names, private addresses and secrets in a text. Idempotent: a replacement
+ * can give a neighbour the context another rule looks for ("10.0.0.1--api-key x" becomes "<private-ip-1>--api-key
+ * x", whose flag now stands alone), so the passes repeat until nothing changes (placeholders match no rule, so
+ * this ends after a pass or two).
+ */
 export function sanitizeText(text: string, context: SanitizeContext = {}): string {
+  let out = sanitizeOnce(text, context);
+  for (let pass = 0; pass < 8; pass++) {
+    const next = sanitizeOnce(out, context);
+    if (next === out) return out;
+    out = next;
+  }
+  return out;
+}
+
+function sanitizeOnce(text: string, context: SanitizeContext): string {
   let out = redactSecrets(text, context);
   out = redactHomes(out, context);
+  out = redactDataPaths(out);
+  out = redactIdentifiers(out);
   out = redactAddresses(out, context);
   const host = context.hostname?.trim();
   if (host) {

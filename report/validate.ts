@@ -40,7 +40,7 @@ import {
   checkScheduledFacts,
   checkStatuses,
 } from "./_checks_requests.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, type Problem, ProblemCollector, type ProblemSink } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 import { DIGEST_KEYS, measuredChanges, recordedDigest } from "./measured.ts";
 
@@ -63,10 +63,6 @@ export interface ValidateOptions {
    * compared field by field. Without them only the evidence's lines, order and durations are checked.
    */
   fixtures?: readonly Fixture[];
-}
-
-function isUnder(pointer: string, prefix: string): boolean {
-  return pointer === prefix || pointer.startsWith(`${prefix}/`);
 }
 
 function checkOptions(options: ValidateOptions): void {
@@ -100,7 +96,7 @@ function readOnce(read: ArtifactReader): ArtifactReader {
 }
 
 /** Runs one rebuild-and-compare check; a score function that throws on odd input becomes a problem, not a crash. */
-function guarded(pointer: string, problems: Problem[], check: () => void): void {
+function guarded(pointer: string, problems: ProblemSink, check: () => void): void {
   try {
     check();
   } catch (error) {
@@ -110,31 +106,104 @@ function guarded(pointer: string, problems: Problem[], check: () => void): void 
 }
 
 /**
+ * Most JSON values a results.json may hold. A real result holds a few thousand (34 records, 20 summaries, the
+ * missing map, engine options; a model split into 9,999 shards adds 30,000); past this the text is not parsed,
+ * so a hostile file cannot make the parse allocate more than a bounded amount.
+ */
+export const MAX_RESULT_VALUES = 200_000;
+
+/** Problems a validation keeps (and `report` prints); the rest are counted. */
+export const MAX_KEPT_PROBLEMS = 500;
+
+/**
+ * The most records of each top-level array that are checked one by one. The protocol fixes how many a result
+ * has (22 or 34 requests, 20 summaries, 3 rounds); a longer array is one problem, and only its first items are
+ * checked, so a hostile file of a million records is rejected in time and memory proportional to the contract.
+ */
+const ARRAY_LIMITS: Readonly<Record<string, number>> = {
+  requests: 34,
+  summaries: 20,
+  concurrency_rounds: 3,
+  artifacts: 1000,
+};
+
+/** Every problem found (at most MAX_KEPT_PROBLEMS of them) and how many there were in all. */
+export interface ValidationReport {
+  problems: Problem[];
+  total: number;
+}
+
+/**
  * Parses results.json text strictly (duplicate keys, depth, lexical numbers; see score/'s strict JSON) and
  * validates it. A text that is not strict JSON gives one problem at the root pointer "".
  * @throws {TypeError} when `options.maxSharedPrefixTokens` lacks a scheduled request ID.
  */
 export async function validateResultText(text: string, options: ValidateOptions): Promise<Problem[]> {
+  return withTrailer(await validateResultTextCounted(text, options));
+}
+
+/** results.json text parsed strictly, with the value cap (MAX_RESULT_VALUES). */
+export function parseResultText(text: string): ReturnType<typeof parseStrictJsonPlain> {
+  return parseStrictJsonPlain(text, { maxValues: MAX_RESULT_VALUES });
+}
+
+/** validateResultText with the count of every problem; the list holds at most MAX_KEPT_PROBLEMS. */
+export async function validateResultTextCounted(text: string, options: ValidateOptions): Promise<ValidationReport> {
   checkOptions(options);
-  const parsed = parseStrictJsonPlain(text);
+  const parsed = parseResultText(text);
   if (!parsed.ok) {
-    return [{ pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` }];
+    const problem = { pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` };
+    return { problems: [problem], total: 1 };
   }
-  return await validateResult(parsed.value, options);
+  return await validateResultCounted(parsed.value, options);
 }
 
 /**
- * Validates a parsed results.json and returns every problem found (empty when valid), in discovery order.
+ * Validates a parsed results.json and returns every problem found (empty when valid), in discovery order; past
+ * MAX_KEPT_PROBLEMS the last entry says how many more there were.
  * @throws {TypeError} when `options.maxSharedPrefixTokens` lacks a scheduled request ID.
  */
 export async function validateResult(value: unknown, options: ValidateOptions): Promise<Problem[]> {
+  return withTrailer(await validateResultCounted(value, options));
+}
+
+function withTrailer(report: ValidationReport): Problem[] {
+  const more = report.total - report.problems.length;
+  if (more <= 0) return report.problems;
+  return [...report.problems, { pointer: "", message: `... and ${more} more problem(s) not listed` }];
+}
+
+/** A shallow copy of the result with each over-long top-level array cut to its limit (one problem each). */
+function bounded(value: Record<string, unknown>, problems: ProblemSink): Record<string, unknown> {
+  let copy: Record<string, unknown> | null = null;
+  for (const [key, limit] of Object.entries(ARRAY_LIMITS)) {
+    const items = value[key];
+    if (!Array.isArray(items) || items.length <= limit) continue;
+    problems.push({
+      pointer: `/${key}`,
+      message: `${items.length} items, more than the ${limit} a result can have; only the first ${limit} are checked`,
+    });
+    copy ??= { ...value };
+    copy[key] = items.slice(0, limit);
+  }
+  return copy ?? value;
+}
+
+/** validateResult with the count of every problem. */
+export async function validateResultCounted(input: unknown, options: ValidateOptions): Promise<ValidationReport> {
   checkOptions(options);
-  const problems: Problem[] = [];
+  const problems = new ProblemCollector(MAX_KEPT_PROBLEMS);
+  const report = () => ({ problems: problems.kept, total: problems.total });
+  if (!isJsonObject(input)) {
+    checkSchema(input, CONTRACT_SCHEMA, "", problems);
+    return report();
+  }
+  const value = bounded(input, problems);
+  problems.tracking = true;
   checkSchema(value, CONTRACT_SCHEMA, "", problems);
-  if (!isJsonObject(value)) return problems;
-  const shapeProblems = [...problems];
-  const sound = (...pointers: string[]) =>
-    pointers.every((pointer) => !shapeProblems.some((problem) => isUnder(problem.pointer, pointer)));
+  problems.tracking = false;
+  // A part is sound when the shape check found nothing at or under it.
+  const sound = (...pointers: string[]) => pointers.every((pointer) => problems.clean(pointer));
   const result = value as unknown as Result;
 
   if (isJsonObject(value["missing"])) checkMissing(value, value["missing"], problems);
@@ -195,14 +264,14 @@ export async function validateResult(value: unknown, options: ValidateOptions): 
     }
     await checkMeasuredDigest(value, read, problems);
   }
-  return problems;
+  return report();
 }
 
 /**
  * The measured digest the run recorded (when it recorded one) against the folder as it is now: an edit after the
  * run that changed a measured value is a problem; a redaction of evidence text is not (see measured.ts).
  */
-async function checkMeasuredDigest(value: Record<string, unknown>, read: ArtifactReader, problems: Problem[]) {
+async function checkMeasuredDigest(value: Record<string, unknown>, read: ArtifactReader, problems: ProblemSink) {
   const recorded = recordedDigest(value);
   if (recorded === null) return;
   const bytes = await read(recorded.outputs.path).catch(() => null);
@@ -229,7 +298,7 @@ function checkOutputsEvidence(
   evidence: { index: number; artifact: Artifact; bytes: Uint8Array },
   options: ValidateOptions,
   sound: (...pointers: string[]) => boolean,
-  problems: Problem[],
+  problems: ProblemSink,
 ): void {
   const requests = value["requests"] as unknown[];
   const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));

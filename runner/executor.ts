@@ -8,6 +8,7 @@ import {
   type ExecutionFacts,
   type Fixture,
   type HealthAnswer,
+  MAX_STREAM_BODY_BYTES,
   REQUEST_TIMEOUT_S,
   type SlotReading,
   type StreamOutcome,
@@ -24,6 +25,8 @@ export interface ExecutorStreamOptions {
   signal?: AbortSignal;
   /** The executor's monotonic clock: the client stamps the request on it, so its offsets join the run's clock. */
   now: () => number;
+  /** Most response body bytes (the contract's MAX_STREAM_BODY_BYTES). */
+  maxBodyBytes?: number;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -175,6 +178,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       body,
       deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
       now: deps.nowMs,
+      maxBodyBytes: MAX_STREAM_BODY_BYTES,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);

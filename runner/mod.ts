@@ -20,5 +20,6 @@ export {
   runProtocol,
   RunRefusedError,
   type RunReport,
+  RunWriteError,
 } from "./run_protocol.ts";
 export { realRunDeps, type RealRunSettings } from "./real_deps.ts";

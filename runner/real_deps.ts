@@ -1,5 +1,5 @@
 /** The real parts `run` joins: fixtures, streaming client, probes, sanitizer, validator, renderers, files. */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { checkHealth, streamChat } from "../client/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import {
@@ -11,13 +11,14 @@ import {
   toolkitDirFromModule,
 } from "../probe/mod.ts";
 import {
+  artifactReaderOf,
   machineSanitizer,
   renderReadme,
   renderResultPictures,
   RESULT_FILES,
   validateResultText,
 } from "../report/mod.ts";
-import { readFile, resultFiles } from "../runtime/mod.ts";
+import { openSafeFolder, resultFiles } from "../runtime/mod.ts";
 import { buildChatBody } from "./request_body.ts";
 import type { RunDeps, RunOptions } from "./run_protocol.ts";
 
@@ -56,17 +57,13 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
         templateArtifactPath: RESULT_FILES.template,
         ...(settings.hashCacheDir === undefined ? {} : { cacheDir: settings.hashCacheDir }),
         ...(settings.onHashProgress === undefined ? {} : { onHashProgress: settings.onHashProgress }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
       }),
     files: resultFiles,
     sanitizers,
     validateResultText,
-    readArtifact: async (folder, relativePath) => {
-      try {
-        return await readFile(join(folder, relativePath));
-      } catch {
-        return null;
-      }
-    },
+    // The same reader and caps as `report`: a file the run wrote that report would refuse fails the self-check.
+    readArtifact: async (folder, relativePath) => artifactReaderOf(await openSafeFolder(folder))(relativePath),
     renderReadme,
     renderPictures: renderResultPictures,
     ...overrides,

@@ -123,6 +123,56 @@ export class RunRefusedError extends Error {
   }
 }
 
+/**
+ * The result folder could not be written during the run (a full or read-only disk, an I/O error): the run stopped
+ * at once, the request in flight was cancelled, and the folder keeps `keptRequests` whole evidence lines (no
+ * results.json). `report` reads such a folder as an interrupted run.
+ */
+export class RunWriteError extends Error {
+  readonly folder: string;
+  readonly keptRequests: number;
+  /** The file system's error code (ENOSPC, EIO, EROFS, ...), or the error's name. */
+  readonly code: string;
+  constructor(folder: string, keptRequests: number, code: string, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "RunWriteError";
+    this.folder = folder;
+    this.keptRequests = keptRequests;
+    this.code = code;
+  }
+}
+
+/** The file system's code of a write error ("ENOSPC"), or its name. */
+function writeErrorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.name : "unknown";
+}
+
+const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the disk",
+  EDQUOT: "the disk quota is used up",
+  EIO: "an input/output error on the disk",
+  EROFS: "the disk is read-only",
+  EFBIG: "the file grew past the largest size the disk allows",
+  EACCES: "permission to write was withdrawn",
+  EPERM: "permission to write was withdrawn",
+};
+
+function writeError(folder: string, keptRequests: number, error: unknown, writing: string): RunWriteError {
+  const code = writeErrorCode(error);
+  const words = WRITE_ERROR_WORDS[code] ?? (error instanceof Error ? error.message.split("\n")[0] : String(error));
+  return new RunWriteError(
+    folder,
+    keptRequests,
+    code,
+    `Cannot write the result folder "${folder}" (${writing}): ${words} (${code}). The run stopped; ` +
+      `outputs.jsonl keeps the whole evidence of ${keptRequests} request(s) and there is no results.json. Free ` +
+      `space or fix the disk and run again; "report ${folder}" reads what was kept.`,
+    error,
+  );
+}
+
 export interface RunReport {
   folder: string;
   result: Result;
@@ -159,29 +209,52 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const runId = newRunId(startedAtDate);
   const folder = await openFolder(options, deps, prepared, startedAt, runId);
 
+  // A write failure stops the run as Ctrl-C does (the request in flight is cancelled, the rest skipped); the
+  // evidence already flushed stays, and no further line is appended, so outputs.jsonl holds only whole lines.
+  const stop = new AbortController();
+  const forwardAbort = () => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted) forwardAbort();
+  else options.signal?.addEventListener("abort", forwardAbort, { once: true });
+  let writeFailure: RunWriteError | null = null;
+  let keptRequests = 0;
+
   // Each request's record is built once, when it ends, from the text as the engine sent it; what is published
   // (its evidence line and the record in results.json) is redacted and kept consistent by report/'s publishRequest.
   const built = new Map<string, BuiltRecord>();
   const overridden: Record<string, string[]> = {};
   const configChecks: Record<string, ConfigCheck> = {};
-  const execution = await executeRun({
-    baseUrl: options.baseUrl,
-    plan: prepared.plan,
-    bodyOf: (fixture) => prepared.bodies.get(fixture.id)?.body ?? {},
-    slotsUnavailable: slotsUnavailable(prepared.server),
-    serverCapacity: prepared.server.serverCapacity,
-    ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
-    onRequestEnd: async (request: ExecutedRequest, position) => {
-      const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
-      built.set(request.fixture.id, published.built);
-      if (published.overridden.length > 0) overridden[request.fixture.id] = published.overridden;
-      if (published.config !== null) configChecks[request.fixture.id] = published.config;
-      await folder.appendSanitizedOutput(published.line);
-      options.onRequestEnd?.(published.built.record, position);
-    },
-  }, deps);
+  let execution: Awaited<ReturnType<typeof executeRun>>;
+  try {
+    execution = await executeRun({
+      baseUrl: options.baseUrl,
+      plan: prepared.plan,
+      bodyOf: (fixture) => prepared.bodies.get(fixture.id)?.body ?? {},
+      slotsUnavailable: slotsUnavailable(prepared.server),
+      serverCapacity: prepared.server.serverCapacity,
+      ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
+      signal: stop.signal,
+      onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
+      onRequestEnd: async (request: ExecutedRequest, position) => {
+        const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
+        built.set(request.fixture.id, published.built);
+        if (published.overridden.length > 0) overridden[request.fixture.id] = published.overridden;
+        if (published.config !== null) configChecks[request.fixture.id] = published.config;
+        if (writeFailure !== null) return;
+        try {
+          await folder.appendSanitizedOutput(published.line);
+          keptRequests++;
+        } catch (error) {
+          writeFailure = writeError(folder.path, keptRequests, error, `appending ${RESULT_FILES.outputs}`);
+          stop.abort("the result folder could not be written");
+          return;
+        }
+        options.onRequestEnd?.(published.built.record, position);
+      },
+    }, deps);
+  } finally {
+    options.signal?.removeEventListener("abort", forwardAbort);
+  }
+  if (writeFailure !== null) throw writeFailure;
   const requests: ScoredRequest[] = execution.requests.map((request) => {
     const record = built.get(request.fixture.id);
     if (record === undefined) throw new RangeError(`Cannot assemble the result: no record of ${request.fixture.id}`);
@@ -194,7 +267,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     ? roundQueueing(requests.map((r) => r.built.record), headersS, prepared.provenance.configuration.server_capacity)
     : [];
 
-  const artifacts = await writeArtifacts(options, prepared, folder);
+  let artifacts: Artifact[];
+  try {
+    artifacts = await writeArtifacts(options, prepared, folder);
+  } catch (error) {
+    throw writeError(folder.path, keptRequests, error, "writing the artifacts");
+  }
   const { requests: _executed, ...timeline } = execution;
   const assembled = assembleResult({
     runId,
@@ -233,8 +311,13 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     },
   });
   const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
-  const text = await finishFolder(resultValue, folder, deps);
-  await folder.writeResults(text);
+  let text: string;
+  try {
+    text = await finishFolder(resultValue, folder, deps);
+    await folder.writeResults(text);
+  } catch (error) {
+    throw writeError(folder.path, keptRequests, error, `writing ${RESULT_FILES.results}`);
+  }
   const validationProblems = await selfCheck(text, prepared, folder, deps);
   return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
 }
@@ -280,6 +363,13 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
     where = classifyServerUrl(options.baseUrl);
   } catch (error) {
     throw new RunRefusedError("url", error instanceof Error ? error.message : String(error), error);
+  }
+  // Checked before the probe and the model hashing, which can take minutes: a folder that cannot take the result
+  // (read-only, full, or a link out of the permitted area) refuses the run before anything is measured.
+  const root = await chooseResultsRoot(deps.files, options.outRoot);
+  const rootCheck = await deps.files.checkRoot(root);
+  if (!rootCheck.ok) {
+    throw new RunRefusedError("folder", `Cannot write results: ${rootCheck.reason}`);
   }
   const health = await deps.checkHealth(options.baseUrl, 10_000);
   if (!health.ok) {

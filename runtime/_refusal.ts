@@ -6,8 +6,11 @@
 /** Why an effect produced no value. */
 export interface Refusal {
   ok: false;
-  /** permission: the runtime refused (flag names the fix); not_found: no such file or program. */
-  kind: "permission" | "not_found" | "timeout" | "failed";
+  /**
+   * permission: the runtime refused (flag names the fix); not_found: no such file or program; cancelled: the
+   * caller aborted the work.
+   */
+  kind: "permission" | "not_found" | "timeout" | "failed" | "cancelled";
   /** One human sentence, e.g. "permission to run nvidia-smi refused (add --allow-run=nvidia-smi)". */
   reason: string;
   /** The Deno flag that would grant the permission, when kind is "permission". */

@@ -2,9 +2,17 @@
  * The only part of the toolkit that names Deno, Bun or `process`. Everything else receives these functions as
  * parameters (or imports them from here in cli/), so the same code runs under Deno and Bun.
  */
-export { args, exit, runtimeName, stderrIsTerminal, writeStderr, writeStdout } from "./_process.ts";
+export { args, exit, rewriteStderrLine, runtimeName, stderrIsTerminal, writeStderr, writeStdout } from "./_process.ts";
+export { escapeTerminalText, hasTerminalControls } from "./_terminal_text.ts";
 export { env } from "./_env.ts";
 export { FileReadError, readFile, readTextFile } from "./_files.ts";
+export {
+  type FolderEntry,
+  FolderFileError,
+  type FolderFileProblem,
+  openSafeFolder,
+  type SafeFolder,
+} from "./_folder_files.ts";
 export type { FileProblem } from "./_files.ts";
 export { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
 export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";
@@ -22,9 +30,9 @@ export {
   statOutcome,
   writeTextOutcome,
 } from "./_file_access.ts";
-export { onTerminationSignal, type TerminationSignal } from "./_signals.ts";
+export { onParentExit, onTerminationSignal, PARENT_EXITED, type TerminationSignal } from "./_signals.ts";
 export { type ProcessExit, type SpawnedProcess, spawnProcess, type SpawnProcessOptions } from "./_spawn.ts";
-export { type ResultFiles, resultFiles } from "./_result_files.ts";
+export { type ResultFiles, resultFiles, type RootCheck } from "./_result_files.ts";
 export {
   type HttpServerHandle,
   type HttpServerRequest,
@@ -33,3 +41,4 @@ export {
   type ServeHttpOptions,
 } from "./_http_server.ts";
 export { resourceUsage } from "./_usage.ts";
+export { type LineWriter, openLineWriter } from "./_line_writer.ts";

@@ -40,6 +40,6 @@ export { SANITY_CATEGORY_TOTAL, SANITY_TOTAL, scoreQuality } from "./quality.ts"
 export { decideRunStatus, nonconformingReasonsOf, REQUIRED_PHASES, reuseNonconformingReason } from "./status.ts";
 export type { RunStatusInput } from "./status.ts";
 export { mean, median, orderStatistics } from "./stats.ts";
-export { type CdfPoint, empiricalCdf, levelOverTime, type LevelStep } from "./timeline.ts";
+export { type CdfPoint, empiricalCdf, empiricalCdfCounted, levelOverTime, type LevelStep } from "./timeline.ts";
 export * from "./percentiles.ts";
 export * from "./bootstrap.ts";

@@ -57,6 +57,11 @@ export interface StrictJsonOptions {
    * the value Infinity (or -Infinity), for a caller that judges the lexeme itself.
    */
   nonFiniteNumbers?: "fail" | "keep";
+  /**
+   * Most values (scalars, arrays and objects, each counted once) the text may hold; more is an error result.
+   * Bounds the memory a hostile text can make the parse allocate (default: no limit).
+   */
+  maxValues?: number;
 }
 
 /** Default nesting limit of the strict parsers. */
@@ -95,7 +100,7 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
     keepNonFinite: options?.nonFiniteNumbers === "keep",
   };
   try {
-    return { ok: true, value: new Parser(text, maxDepth, modes).parseDocument() };
+    return { ok: true, value: new Parser(text, maxDepth, modes, options?.maxValues ?? Infinity).parseDocument() };
   } catch (error) {
     if (error instanceof StrictJsonError) return { ok: false, reason: error.reason, offset: error.offset };
     if (error instanceof RangeError) {
@@ -108,10 +113,12 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
 
 class Parser {
   private pos = 0;
+  private values = 0;
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
     private readonly modes: { recordDuplicates: boolean; keepNonFinite: boolean },
+    private readonly maxValues: number,
   ) {}
 
   private fail(reason: string, offset = this.pos): never {
@@ -151,6 +158,7 @@ class Parser {
       // Here a value must start.
       this.skipWhitespace();
       let value: JsonValue;
+      if (++this.values > this.maxValues) this.fail(`more than ${this.maxValues} values`);
       const code = text.charCodeAt(this.pos);
       if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
         if (stack.length >= this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth} levels`);

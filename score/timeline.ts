@@ -16,17 +16,44 @@ export interface CdfPoint {
  * @throws {RangeError} on a value that is not finite, or maxPoints below 2.
  */
 export function empiricalCdf(values: readonly number[], maxPoints = 400): CdfPoint[] {
-  if (!(maxPoints >= 2)) throw new RangeError(`Cannot draw a CDF: maxPoints "${maxPoints}" must be at least 2`);
   for (const v of values) {
     if (!Number.isFinite(v)) throw new RangeError(`Cannot draw a CDF: value "${v}" is not finite`);
   }
   const sorted = [...values].sort((a, b) => a - b);
-  const n = sorted.length;
+  const distinct: number[] = [], counts: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0 && sorted[i] === sorted[i - 1]) counts[counts.length - 1]!++;
+    else distinct.push(sorted[i]!), counts.push(1);
+  }
+  return empiricalCdfCounted(distinct, counts, maxPoints);
+}
+
+/**
+ * The empirical CDF of a sample given as distinct values ascending with their counts (a histogram of exact values,
+ * as load keeps its ITL samples): the same points empiricalCdf gives for the values written out.
+ * @throws {RangeError} on a value that is not finite, a negative count, or maxPoints below 2.
+ */
+export function empiricalCdfCounted(
+  values: ArrayLike<number>,
+  counts: ArrayLike<number>,
+  maxPoints = 400,
+): CdfPoint[] {
+  if (!(maxPoints >= 2)) throw new RangeError(`Cannot draw a CDF: maxPoints "${maxPoints}" must be at least 2`);
+  let n = 0;
+  for (let i = 0; i < counts.length; i++) {
+    if (!((counts[i] as number) >= 0)) throw new RangeError(`Cannot draw a CDF: count "${counts[i]}" is negative`);
+    if (!Number.isFinite(values[i] as number)) {
+      throw new RangeError(`Cannot draw a CDF: value "${values[i]}" is not finite`);
+    }
+    n += counts[i] as number;
+  }
   const points: CdfPoint[] = [];
-  for (let i = 0; i < n; i++) {
-    // The last index of each distinct value carries its cumulative fraction.
-    if (i + 1 < n && sorted[i + 1] === sorted[i]) continue;
-    points.push({ value: sorted[i]!, fraction: (i + 1) / n });
+  let seen = 0;
+  for (let i = 0; i < values.length; i++) {
+    if ((counts[i] as number) === 0) continue;
+    // The last copy of each distinct value carries its cumulative fraction.
+    seen += counts[i] as number;
+    points.push({ value: values[i] as number, fraction: seen / n });
   }
   if (points.length <= maxPoints) return points;
   const step = (points.length - 1) / (maxPoints - 1);

@@ -56,7 +56,10 @@ Deno.test("load writes versioned JSONL whose summary the console prints number f
     const { outcome, out: stdout } = await captured(options);
     assert.equal(outcome.status, "ok");
     const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
-    assert.ok(lines.every((l) => typeof l.format === "string" && l.version === 1));
+    assert.ok(
+      lines.every((l) => typeof l.format === "string" && l.version === 2),
+      JSON.stringify(lines.map((l) => [l.format, l.version])),
+    );
     assert.equal(lines[0].kind, "config");
     assert.equal(lines[0].workload.prompt_set_sha256, createHash("sha256").update(prompts).digest("hex"));
     const rows = lines.filter((l) => l.format === "strata-load-request");

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
 import { streamChat } from "../../client/mod.ts";
-import { type LoadPlan, runLoad } from "../../load/generator.ts";
+import type { LoadPlan } from "../../load/generator.ts";
+import { runCollected } from "../unit/load/_fakes.ts";
 import { buildLoadRow } from "../../load/metrics.ts";
 import { summarizeLoad } from "../../load/summary.ts";
 
@@ -52,7 +53,7 @@ Deno.test("closed loop against the scripted engine: server token counts, TTFT on
       requests: 8,
       requestFor: (phase, i) => ({ body: bodyFor(`${phase}-${i}`), promptIndex: i }),
     };
-    const facts = await runLoad(plan, deps);
+    const facts = await runCollected(plan, deps);
     const rows = facts.samples.map((s) => buildLoadRow(s));
     const measured = rows.filter((r) => r.phase === "measure");
     assert.equal(measured.length, 8);
@@ -64,8 +65,7 @@ Deno.test("closed loop against the scripted engine: server token counts, TTFT on
       assert.equal(row.output_tokens, 17);
       assert.equal(row.input_tokens, log.promptTokens);
       assert.equal(row.first_reasoning_s, row.ttft_s);
-      // Reasoning comes first, but its last delta and the first answer delta can arrive in one read, which stamps
-      // both at once: the spec guarantees first answer >= first delta, not a strict order.
+      // Equal when the last reasoning delta and the first answer delta arrived in one network read.
       assert.ok((row.first_answer_s as number) >= (row.ttft_s as number));
       assert.ok((row.first_byte_s as number) <= (row.ttft_s as number));
       assert.equal(row.tpot_s, ((row.latency_s as number) - (row.ttft_s as number)) / 16);
@@ -99,7 +99,7 @@ Deno.test("reasoning-only cap is reasoning_truncated, early EOS is no_output_tok
     },
   }, async (url) => {
     const ids = ["cap-0", "eos-1", "fail-2", "ok-3"];
-    const facts = await runLoad({
+    const facts = await runCollected({
       endpoints: [url],
       mode: "closed",
       concurrency: 1,
@@ -141,14 +141,14 @@ Deno.test("open loop at its cap sends late with lateness in CO latency, or drops
       requests: 4,
       requestFor: (_p: string, i: number) => ({ body: bodyFor(`o-${i}`), promptIndex: i }),
     };
-    const late = (await runLoad(base, deps)).samples.map((s) => buildLoadRow(s));
+    const late = (await runCollected(base, deps)).samples.map((s) => buildLoadRow(s));
     assert.ok(late.every((r) => r.status === "success"));
     for (const r of late.slice(1)) {
       assert.ok((r.lateness_s as number) >= 0.0225 * 0.9 - 0.01, `lateness ${r.lateness_s}`);
       assert.equal(r.co_latency_s, (r.latency_s as number) + (r.lateness_s as number));
       assert.equal(r.late, true);
     }
-    const dropped = (await runLoad({ ...base, dropLateAfterS: 0.001 }, deps)).samples.map((s) => buildLoadRow(s));
+    const dropped = (await runCollected({ ...base, dropLateAfterS: 0.001 }, deps)).samples.map((s) => buildLoadRow(s));
     assert.equal(dropped[1]!.status, "dropped");
     assert.equal(dropped[1]!.send_offset_s, null);
     assert.equal(dropped[0]!.status, "success");

@@ -53,7 +53,7 @@ Deno.test("open-loop flags become an open plan with milliseconds converted to se
   assert.equal(o.plan.maxConcurrency, 16);
   assert.equal(o.plan.dropLateAfterS, 0.25);
   assert.equal(o.plan.durationS, 10);
-  assert.equal(o.plan.warmupRequests, 4);
+  assert.equal(o.plan.warmupRequests, 16); // the open loop warms up at its --max-concurrency
   assert.deepEqual(o.slo, { ttftS: 0.5 });
   assert.deepEqual(o.osl, { target: 64, tolerance: 0.1, stat: "median" });
   assert.deepEqual(o.workload.source, { kind: "profile", name: "chat-short" });
@@ -117,4 +117,34 @@ Deno.test("compare takes an engine profile for either side, mixed with a URL, bu
   );
   assert.throws(() => parseCompareArgs(["--baseline-profile", "a"]), /pass both sides/);
   assert.throws(() => parseCompareArgs(["--baseline-profile", " ", "--candidate-profile", "b"]), /empty/);
+});
+
+Deno.test("new load flags are checked: first-byte TTFT needs --no-stream, --min-tokens needs a cap, --ci-safety a warm-up", () => {
+  const base = [...URL, "--concurrency", "2", "--requests", "4"];
+  assert.throws(() => parseLoadArgs([...base, "--infer-ttft-from-first-byte"]), /--no-stream/);
+  assert.throws(() => parseLoadArgs([...base, "--min-tokens", "8"]), /needs --max-tokens/);
+  assert.throws(() => parseLoadArgs([...base, "--min-tokens", "9", "--max-tokens", "8"]), /exceeds/);
+  assert.throws(() => parseLoadArgs([...base, "--ci-safety", "--warmup-requests", "0"]), /zero warm-up/);
+  assert.throws(() => parseLoadArgs([...base, "--workload-sha256", "abc"]), /64 hex digits/);
+  assert.throws(() => parseLoadArgs([...base, "--warmup-s", "2", "--warmup-requests", "2"]), /not both/);
+  assert.throws(() => parseLoadArgs([...base, "--print-schedule"]), /without --plan/);
+  assert.throws(() => parseLoadArgs([...base, "--temperature", "-1"]), UsageError);
+  const o = parseLoadArgs([...base, "--no-stream", "--infer-ttft-from-first-byte", "--temperature", "0.5"]);
+  assert.equal(o.workload.stream, false);
+  assert.equal(o.workload.temperature, 0.5);
+  assert.equal(o.inferTtftFromFirstByte, true);
+  assert.equal(parseLoadArgs([...base, "--ci-safety"]).strict, true);
+});
+
+Deno.test("--duration gets the default 30 s drain limit; --drain-s sets it; a count-bounded run has none", () => {
+  assert.equal(parseLoadArgs([...URL, "--concurrency", "2", "--duration", "5"]).plan.drainLimitS, 30);
+  assert.equal(parseLoadArgs([...URL, "--concurrency", "2", "--duration", "5", "--drain-s", "1"]).plan.drainLimitS, 1);
+  assert.equal(parseLoadArgs([...URL, "--concurrency", "2", "--requests", "5"]).plan.drainLimitS, undefined);
+});
+
+Deno.test("compare refuses the flags a spec file pins, and --drain-s without --duration", () => {
+  const sides = ["--baseline", "http://127.0.0.1:1", "--candidate", "http://127.0.0.1:2"];
+  assert.throws(() => parseCompareArgs([...sides, "--spec", "s.jsonc", "--rounds", "3"]), /the spec pins it/);
+  assert.throws(() => parseCompareArgs([...sides, "--drain-s", "3"]), /without --duration/);
+  assert.throws(() => parseCompareArgs([...sides, "--spec", "a", "--plan", "b"]), /not both/);
 });

@@ -129,6 +129,29 @@ Deno.test("answer and reasoning text of hundreds of deltas come back whole, in o
   assert.equal(new ChunkReader().answerText, "");
 });
 
+Deno.test("only choice index 0 is measured: deltas and finish reasons of other choices are counted, not merged", () => {
+  const reader = new ChunkReader();
+  const chunk = (choices: string) => `{"choices":[${choices}]}`;
+  reader.read(chunk(`{"index":1,"delta":{"content":"other"}}`));
+  assert.equal(reader.sawFirstDelta, false);
+  reader.read(chunk(`{"index":0,"delta":{"content":"mine"}},{"index":1,"delta":{"content":" also other"}}`));
+  reader.read(chunk(`{"index":1,"delta":{},"finish_reason":"length"}`));
+  assert.equal(reader.finishReason, null);
+  reader.read(chunk(`{"index":0,"delta":{},"finish_reason":"stop"}`));
+  assert.equal(reader.answerText, "mine");
+  assert.equal(reader.finishReason, "stop");
+  assert.equal(reader.otherChoiceEvents, 3);
+});
+
+Deno.test("the first reasoning delta is noted even when visible output came first", () => {
+  const reader = new ChunkReader();
+  reader.read(data(deltaEvent(`{"content":"answer first"}`)));
+  assert.equal(reader.firstDeltaKind, "answer");
+  assert.equal(reader.sawFirstReasoning, false);
+  reader.read(data(deltaEvent(`{"reasoning_content":"then thinking"}`)));
+  assert.equal(reader.sawFirstReasoning, true);
+});
+
 Deno.test("the exact text of the chunks that carried usage and timings is kept, numbers as written", () => {
   const reader = new ChunkReader();
   const finish =

@@ -1,5 +1,6 @@
 /** Test helpers: stream outcomes with exact offsets, and a virtual clock that advances only when asked to. */
-import type { StreamOutcome } from "../../../contract/mod.ts";
+import type { LoadRunFacts, LoadSample, StreamOutcome } from "../../../contract/mod.ts";
+import { type LoadDeps, type LoadPlan, runLoad, type RunLoadOptions } from "../../../load/generator.ts";
 
 export interface OutcomeSpec {
   endS: number;
@@ -85,4 +86,25 @@ export class VirtualClock {
     }
     throw new Error("Cannot drive the clock: too many steps");
   }
+}
+
+/**
+ * runLoad with its samples collected (the generator keeps none): warm-up first, then measured, each phase in index
+ * order, as the facts of the old generator listed them.
+ */
+export async function runCollected(
+  plan: LoadPlan,
+  deps: LoadDeps,
+  options: RunLoadOptions = {},
+): Promise<LoadRunFacts & { samples: LoadSample[] }> {
+  const samples: LoadSample[] = [];
+  const facts = await runLoad(plan, deps, {
+    ...options,
+    onSample: (s) => {
+      samples.push(s);
+      options.onSample?.(s);
+    },
+  });
+  samples.sort((a, b) => (a.phase === b.phase ? a.index - b.index : a.phase === "warmup" ? -1 : 1));
+  return { ...facts, samples };
 }

@@ -5,12 +5,13 @@ import { bootstrapRelativeDelta } from "../../../score/bootstrap.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
 import { type EndpointLoadSummary, summarizeLoad } from "../../../load/summary.ts";
 
-function summary(outTps: number | null, tpotP50: number | null, ttftP50 = 0.1): EndpointLoadSummary {
+function summary(outTps: number | null, tpotP50: number | null, ttftP50 = 0.1, errorRate = 0): EndpointLoadSummary {
   const s = structuredClone(summarizeLoad([], { mode: "closed", effectiveMaxConcurrency: 1 }).overall);
   s.output_tokens_per_s = outTps;
   s.distributions.tpot_s = { ...describeDistribution(tpotP50 === null ? [] : [tpotP50]) };
   s.distributions.ttft_s = describeDistribution([ttftP50]);
   s.requests_per_s = outTps === null ? null : outTps / 10;
+  s.error_rate = errorRate;
   return s;
 }
 
@@ -104,15 +105,81 @@ Deno.test("repeated runs aggregate to mean, sample sd and a seeded bootstrap int
   assert.match(single.metrics[0]!.missing as string, /two runs/);
 });
 
-Deno.test("the candidate's own round-to-round spread also counts as noise", () => {
-  const r = compareLoad([{
+Deno.test("the candidate's own round-to-round spread never widens its tolerance; the baseline's does", () => {
+  const noisyCandidate = compareLoad([{
     concurrency: 1,
     baseline: [summary(100, 0.02), summary(100, 0.02)],
     candidate: [summary(100, 0.02), summary(100, 0.02), summary(82, 0.02)],
   }], { seed: 1, expectedConcurrency: [1] });
-  const tps = r.points[0]!.metrics[0]!;
-  // Resampled candidate means are 82, 88, 94, 100 with p 1/27, 6/27, 12/27, 8/27: the 95% interval is [82, 100].
-  assert.ok(Math.abs((tps.noise_floor_fraction as number) - 0.09) < 1e-9);
+  const tps = noisyCandidate.points[0]!.metrics[0]!;
+  // The baseline's rounds agree exactly: its floor is 0, so the allowed delta is the 5% tolerance.
+  assert.equal(tps.noise_floor_fraction, 0);
+  assert.equal(tps.noise_floor_source, "baseline-rounds");
   assert.ok(Math.abs((tps.delta_fraction as number) + 0.06) < 1e-9);
-  assert.equal(tps.pass, true);
+  assert.equal(tps.allowed_fraction, 0.05);
+  assert.equal(tps.pass, false);
+  // Rounds 82, 100, 100 on the baseline side: resampled means 82, 88, 94, 100 (p 1/27, 6/27, 12/27, 8/27), so the
+  // 95% interval is [82, 100] and the floor (100 - 82) / 2 / 94 = 9.57%, which admits a -6% candidate.
+  const noisyBaseline = compareLoad([{
+    concurrency: 1,
+    baseline: [summary(100, 0.02), summary(100, 0.02), summary(82, 0.02)],
+    candidate: [summary(88.36, 0.02), summary(88.36, 0.02)],
+  }], { seed: 1, expectedConcurrency: [1] });
+  const b = noisyBaseline.points[0]!.metrics[0]!;
+  assert.ok(Math.abs((b.noise_floor_fraction as number) - 9 / 94) < 1e-9, String(b.noise_floor_fraction));
+  assert.equal(b.pass, true);
+  assert.ok(Math.abs(noisyBaseline.noise_floor["W1@1:output_tokens_per_s"]! - 9 / 94) < 1e-9);
+});
+
+Deno.test("a recorded noise floor replaces the measured one and says so", () => {
+  const base = [summary(90, 0.02), summary(110, 0.02)], cand = [summary(93, 0.02)];
+  const r = compareLoad([{ concurrency: 8, baseline: base, candidate: cand }], {
+    seed: 1,
+    expectedConcurrency: [8],
+    recordedNoiseFloor: { "W1@8:output_tokens_per_s": 0.01 },
+  });
+  const tps = r.points[0]!.metrics[0]!;
+  assert.equal(tps.noise_floor_source, "recorded");
+  assert.equal(tps.noise_floor_fraction, 0.01);
+  assert.equal(tps.allowed_fraction, 0.05);
+  assert.equal(tps.pass, false); // -7% is outside 5%, though this run's own baseline noise was about 10%
+  assert.ok((tps.baseline_noise_fraction as number) > 0.05);
+});
+
+Deno.test("a candidate that fails half its requests fails the gate whatever its speed", () => {
+  const r = compareLoad([{
+    concurrency: 1,
+    baseline: [summary(100, 0.02, 0.1, 0), summary(100, 0.02, 0.1, 0)],
+    candidate: [summary(120, 0.018, 0.1, 0.5), summary(120, 0.018, 0.1, 0.5)],
+  }], { seed: 1, expectedConcurrency: [1] });
+  const rate = r.points[0]!.metrics.find((m) => m.metric === "error_rate")!;
+  assert.equal(rate.pass, false);
+  assert.equal(rate.candidate, 0.5);
+  assert.match(rate.reason, /50\.0% vs 0\.0%/);
+  assert.equal(r.pass, false);
+});
+
+Deno.test("points are keyed by workload and concurrency; a workload missing at a point fails", () => {
+  const ok = [summary(100, 0.02), summary(100, 0.02)];
+  const r = compareLoad([
+    { workload: "W1", concurrency: 1, baseline: ok, candidate: ok },
+    { workload: "W2", concurrency: 1, baseline: ok, candidate: ok },
+    { workload: "W1", concurrency: 8, baseline: ok, candidate: ok },
+  ], { seed: 1, expectedConcurrency: [1, 8], workloads: ["W1", "W2"] });
+  assert.deepEqual(r.points.map((p) => [p.key, p.pass]), [
+    ["W1@1", true],
+    ["W1@8", true],
+    ["W2@1", true],
+    ["W2@8", false],
+  ]);
+});
+
+Deno.test("a cross-run p99 from fewer than 100 samples in any run carries an unreliability flag", () => {
+  const small = summary(100, 0.02); // one TTFT sample
+  const agg = aggregateRuns([small, small], { seed: 1 });
+  const p99 = agg.metrics.find((m) => m.metric === "ttft_p99_s")!;
+  assert.match(p99.unreliable as string, /fewer than 100 samples in run\(s\) 1, 2/);
+  const p50 = agg.metrics.find((m) => m.metric === "ttft_p50_s")!;
+  assert.equal(p50.unreliable, null);
+  assert.equal(agg.version, 2);
 });

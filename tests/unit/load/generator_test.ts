@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { type LoadPlan, type LoadStreamOptions, runLoad, validateLoadPlan } from "../../../load/generator.ts";
+import { type LoadPlan, type LoadStreamOptions, validateLoadPlan } from "../../../load/generator.ts";
 import { scheduleOffsets } from "../../../load/schedule.ts";
-import { outcome, VirtualClock } from "./_fakes.ts";
+import { outcome, runCollected, VirtualClock } from "./_fakes.ts";
 
 /** A fake client that takes `serviceS` of virtual time per request and counts the most ever in flight. */
 function fakeClient(clock: VirtualClock, serviceS: number | ((n: number) => number)) {
@@ -39,7 +39,7 @@ Deno.test("closed loop keeps exactly N requests outstanding and completes warm-u
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.5);
   const facts = await clock.drive(
-    runLoad(plan({ concurrency: 3, requests: 10, warmupRequests: 2 }), {
+    runCollected(plan({ concurrency: 3, requests: 10, warmupRequests: 2 }), {
       ...client,
       nowS: clock.nowS,
       sleepUntilS: clock.sleepUntilS,
@@ -60,7 +60,7 @@ Deno.test("closed loop keeps exactly N requests outstanding and completes warm-u
 Deno.test("several endpoints get requests round-robin", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.1);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ endpoints: ["http://127.0.0.1:1", "http://127.0.0.1:2"], requests: 4 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -76,7 +76,7 @@ Deno.test("several endpoints get requests round-robin", async () => {
 Deno.test("open loop sends on its absolute schedule when the cap is not reached", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.35);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 6 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -89,7 +89,7 @@ Deno.test("open loop sends on its absolute schedule when the cap is not reached"
 Deno.test("open loop at the cap sends late and records the lateness instead of moving the schedule", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.25);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", maxConcurrency: 1, requests: 3 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -104,7 +104,7 @@ Deno.test("open loop at the cap sends late and records the lateness instead of m
 Deno.test("open loop drops a request that would go out later than --drop-late-after", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.27);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", maxConcurrency: 1, requests: 3, dropLateAfterS: 0.1 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -120,7 +120,7 @@ Deno.test("open loop drops a request that would go out later than --drop-late-af
 Deno.test("duration stops issuance; requests already sent drain and are kept", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 2);
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: undefined, durationS: 1 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   ));
@@ -133,7 +133,7 @@ Deno.test("a cancelled run stops issuing and says so", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 1);
   const controller = new AbortController();
-  const facts = await clock.drive(runLoad(
+  const facts = await clock.drive(runCollected(
     plan({ concurrency: 1, requests: 5 }),
     { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
     { signal: controller.signal, onSample: () => controller.abort() },
@@ -162,4 +162,114 @@ Deno.test("plans without a bound, a mode setting, or within limits are refused",
   assert.throws(() => validateLoadPlan(plan({ durationS: 7200 })), RangeError);
   assert.throws(() => validateLoadPlan(plan({ endpoints: [] })), /--url/);
   validateLoadPlan(plan({}));
+});
+
+/** A client whose requests hang until their signal aborts (then they end as cancelled). */
+function hangingClient(clock: VirtualClock) {
+  const state = { calls: 0 };
+  const streamChat = (options: LoadStreamOptions) => {
+    state.calls++;
+    const sentAt = clock.nowS();
+    return new Promise<ReturnType<typeof outcome>>((resolve) => {
+      const end = () => resolve(outcome({ endS: clock.nowS() - sentAt, end: "cancelled", finishReason: null }));
+      if (options.signal?.aborted) return end();
+      options.signal?.addEventListener("abort", end, { once: true });
+    });
+  };
+  return { state, streamChat };
+}
+
+Deno.test("--duration ends a run of hanging requests at the window plus the drain limit, marking each cancelled", async () => {
+  const clock = new VirtualClock();
+  const client = hangingClient(clock);
+  const facts = await clock.drive(runCollected(
+    plan({ concurrency: 3, requests: undefined, durationS: 10, drainLimitS: 2 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.equal(clock.nowValue, 12);
+  assert.equal(facts.drain.end_s, 12);
+  assert.equal(facts.drain.cancelled, 3);
+  assert.equal(facts.samples.length, 3);
+  assert.ok(facts.samples.every((s) => s.cancelled_at_drain && s.outcome?.end === "cancelled"));
+  assert.equal(client.state.calls, 3);
+});
+
+Deno.test("an open loop blocked at its cap by hanging requests stops at the drain limit and drops what is left", async () => {
+  const clock = new VirtualClock();
+  const client = hangingClient(clock);
+  const facts = await clock.drive(runCollected(
+    plan({
+      mode: "open",
+      ratePerS: 2,
+      arrival: "constant",
+      maxConcurrency: 1,
+      requests: undefined,
+      durationS: 3,
+      drainLimitS: 1,
+    }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.equal(clock.nowValue, 4);
+  assert.equal(client.state.calls, 1);
+  const [first, ...rest] = facts.samples;
+  assert.equal(first!.cancelled_at_drain, true);
+  assert.ok(rest.length >= 1 && rest.every((s) => s.dropped && /drain limit/.test(s.drop_reason as string)));
+});
+
+Deno.test("shards of an open loop take arrivals by index modulo N at their unsharded times; their union is the whole", async () => {
+  const run = async (shard?: { index: number; count: number }) => {
+    const clock = new VirtualClock();
+    const client = fakeClient(clock, 0.05);
+    return (await clock.drive(runCollected(
+      plan({ mode: "open", ratePerS: 20, requests: 30, ...(shard ? { shard } : {}) }),
+      { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+    ))).samples.map((s) => [s.index, s.scheduled_offset_s, s.prompt_index]);
+  };
+  const whole = await run();
+  const parts = [
+    await run({ index: 0, count: 3 }),
+    await run({ index: 1, count: 3 }),
+    await run({ index: 2, count: 3 }),
+  ];
+  for (const [i, part] of parts.entries()) assert.ok(part.every(([index]) => (index as number) % 3 === i));
+  const union = parts.flat().sort((a, b) => (a[0] as number) - (b[0] as number));
+  assert.deepEqual(union, whole);
+});
+
+Deno.test("shards of a closed loop split the workers and the request indices", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 1);
+  const facts = await clock.drive(runCollected(
+    plan({ concurrency: 5, requests: 20, shard: { index: 1, count: 2 } }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.equal(client.state.maxInFlight, 2); // floor(5 / 2); shard 0 gets the remainder
+  assert.deepEqual(facts.samples.map((s) => s.index), [1, 3, 5, 7, 9, 11, 13, 15, 17, 19]);
+  assert.equal(facts.effective_max_concurrency, 2);
+  assert.throws(() => validateLoadPlan(plan({ concurrency: 1, shard: { index: 0, count: 2 } })), /at least one worker/);
+  assert.throws(() => validateLoadPlan(plan({ shard: { index: 2, count: 2 } })), /shard index/);
+});
+
+Deno.test("an uncapped open loop stamps no effective max concurrency and its internal limit beside it", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.1);
+  const facts = await clock.drive(runCollected(
+    plan({ mode: "open", ratePerS: 10, requests: 3 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.equal(facts.effective_max_concurrency, null);
+  assert.equal(facts.internal_concurrency_limit, 4096);
+});
+
+Deno.test("a start time makes the epoch: warm-up before it, the first arrival at it", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.5);
+  const facts = await clock.drive(runCollected(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 2, warmupRequests: 2, startAtS: 5 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  const measured = facts.samples.filter((s) => s.phase === "measure");
+  // 5.1 - 5 in floating point: the offsets count from the start time, not from the end of the warm-up (0.5).
+  assert.deepEqual(measured.map((s) => s.send_offset_s), [0, 5.1 - 5]);
+  assert.equal(facts.warmup_s, 5);
 });

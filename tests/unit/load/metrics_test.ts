@@ -15,6 +15,7 @@ function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {}): LoadS
     in_flight_at_send: 0,
     dropped: false,
     drop_reason: null,
+    cancelled_at_drain: false,
     outcome: o,
     ...extra,
   };
@@ -165,4 +166,39 @@ Deno.test("a reported connect time moves every offset to count from the send and
   const reused = outcome({ endS: 1 });
   reused.connect_s = 0;
   assert.equal(buildLoadRow(sample(reused)).connect_s, 0);
+});
+
+Deno.test("first reasoning comes from its own stamp, also when visible output came first", () => {
+  const o = {
+    ...outcome({ endS: 1, firstDeltaS: 0.1, firstDeltaKind: "answer", reasoning: "r" }),
+    first_reasoning_s: 0.3,
+  };
+  const row = buildLoadRow(sample(o));
+  assert.equal(row.first_reasoning_s, 0.3);
+  assert.equal(row.ttft_s, 0.1);
+  const none = buildLoadRow(sample({ ...outcome({ endS: 1 }), first_reasoning_s: null }));
+  assert.equal(none.first_reasoning_s, null);
+  assert.match(none.missing.first_reasoning_s as string, /no reasoning delta/);
+});
+
+Deno.test("a non-streaming success has no TTFT unless first-byte inference is asked for, and then says so", () => {
+  const o = outcome({ endS: 1, headersS: 0.9, firstDeltaS: null, firstAnswerS: null, completionTokens: 5 });
+  const plain = buildLoadRow(sample(o), { nonStreaming: true });
+  assert.equal(plain.ttft_s, null);
+  assert.equal(plain.ttft_source, null);
+  assert.match(plain.missing.ttft_s as string, /non-streaming/);
+  assert.equal(plain.tpot_s, null);
+  const inferred = buildLoadRow(sample(o), { nonStreaming: true, inferTtftFromFirstByte: true });
+  assert.equal(inferred.ttft_s, 0.9);
+  assert.equal(inferred.ttft_source, "http_first_byte");
+  const streamed = buildLoadRow(sample(outcome({ endS: 1, firstDeltaS: 0.2, completionTokens: 5 })));
+  assert.equal(streamed.ttft_source, "stream");
+});
+
+Deno.test("a request the drain limit cancelled fails with a message that says so", () => {
+  const o = outcome({ endS: 12, end: "cancelled", finishReason: null });
+  const row = buildLoadRow(sample(o, { cancelled_at_drain: true }), { drainLimitS: 5 });
+  assert.equal(row.status, "failed");
+  assert.equal(row.error?.kind, "cancelled");
+  assert.match(row.error?.message as string, /^cancelled by the drain limit: still in flight 5 s after/);
 });

@@ -18,6 +18,7 @@ function rows(n: number, endpointIndex = 0) {
       in_flight_at_send: 0,
       dropped: false,
       drop_reason: null,
+      cancelled_at_drain: false,
       outcome: outcome({ endS: 1 + i / 100, firstDeltaS: 0.1 + i / 1000, completionTokens: 20 }),
     }));
 }
@@ -50,8 +51,8 @@ Deno.test("compare table shows each point's deltas, intervals and the gate verdi
     expectedConcurrency: [1, 8],
   });
   const text = renderCompare(result);
-  assert.match(text, /c=1\s+output tok\/s .* -10\.0% .*FAIL/);
-  assert.match(text, /c=8\s+output tok\/s .*FAIL \(missing\)/);
+  assert.match(text, /W1@1\s+output tok\/s .* -10\.0% .*FAIL/);
+  assert.match(text, /W1@8\s+output tok\/s .*FAIL \(missing\)/);
   assert.match(text, /TTFT p50 ms .* info/);
   assert.match(text, /gate: FAIL/);
 });

@@ -18,6 +18,8 @@ function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+const GGUF = new TextEncoder().encode("GGUF");
+
 /** Four shards of different sizes (one spans several 16 MiB chunks) with distinct contents. */
 async function withShards(fn: (dir: string, contents: Uint8Array[]) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "strata-shards-"));
@@ -26,6 +28,7 @@ async function withShards(fn: (dir: string, contents: Uint8Array[]) => Promise<v
     for (let i = 0; i < SHARDS; i++) {
       const size = [40 * 1024 * 1024 + 7, 1_000_003, 5, 17 * 1024 * 1024][i]!;
       const bytes = new Uint8Array(size).map((_, k) => (k * 31 + i * 101) % 251);
+      bytes.set(GGUF.subarray(0, Math.min(4, size))); // a model file starts with the GGUF magic
       contents.push(bytes);
       await writeFile(join(dir, `m-0000${i + 1}-of-0000${SHARDS}.gguf`), bytes);
     }

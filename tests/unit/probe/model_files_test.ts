@@ -102,8 +102,8 @@ Deno.test("every shard of the server's model is hashed, engine-arg duplicates ar
     const pack = join(dir, "pack");
     await mkdir(join(pack, "q4"), { recursive: true });
     const shards = ["m-00001-of-00002.gguf", "m-00002-of-00002.gguf"].map((n) => join(pack, "q4", n));
-    await writeFile(shards[0]!, "shard one");
-    await writeFile(shards[1]!, "shard two");
+    await writeFile(shards[0]!, "GGUF shard one");
+    await writeFile(shards[1]!, "GGUF shard two");
     const deps = countingDeps();
     const result = await findAndHashModelFiles({
       modelPath: shards[0]!,
@@ -112,19 +112,19 @@ Deno.test("every shard of the server's model is hashed, engine-arg duplicates ar
       cacheDir: null,
     }, deps);
     assert.deepEqual(result.files, [
-      { path: "q4/m-00001-of-00002.gguf", sha256: sha256("shard one") },
-      { path: "q4/m-00002-of-00002.gguf", sha256: sha256("shard two") },
+      { path: "q4/m-00001-of-00002.gguf", sha256: sha256("GGUF shard one") },
+      { path: "q4/m-00002-of-00002.gguf", sha256: sha256("GGUF shard two") },
     ]);
     assert.deepEqual(result.nonconformingReasons, []);
-    assert.equal(result.hashedBytes, 18);
-    assert.equal(deps.opened.length, 2);
+    assert.equal(result.hashedBytes, 28);
+    assert.equal(deps.opened.length, 4, "each file is opened for its magic bytes, then to hash it");
   });
 });
 
 Deno.test("a missing shard keeps its entry with a null hash, a pointer reason and a nonconforming reason", async () => {
   await withDir(async (dir) => {
     const first = join(dir, "big-00001-of-00002.gguf");
-    await writeFile(first, "only the first");
+    await writeFile(first, "GGUF only the first");
     const result = await findAndHashModelFiles({ modelPath: first, cacheDir: null }, defaultProbeDeps());
     assert.equal(result.files?.length, 2);
     assert.equal(result.files?.[1]?.sha256, null);
@@ -147,39 +147,39 @@ Deno.test("the hash cache serves an unchanged file without opening it; a touched
   await withDir(async (dir) => {
     const model = join(dir, "model.gguf");
     const cacheDir = join(dir, "cache");
-    await writeFile(model, "weights v1");
+    await writeFile(model, "GGUF weights v1");
     const first = countingDeps();
     const one = await findAndHashModelFiles({ modelPath: model, cacheDir }, first);
     assert.equal(one.details[0]?.fromCache, false);
-    assert.equal(first.opened.length, 1);
+    assert.equal(first.opened.length, 2);
     const cacheFile = JSON.parse(await readFile(join(cacheDir, "hashes.json"), "utf8"));
     assert.equal(cacheFile.format, "strata-bench-hash-cache");
 
     const second = countingDeps();
     const two = await findAndHashModelFiles({ modelPath: model, cacheDir }, second);
     assert.equal(two.details[0]?.fromCache, true);
-    assert.equal(two.files?.[0]?.sha256, sha256("weights v1"));
+    assert.equal(two.files?.[0]?.sha256, sha256("GGUF weights v1"));
     assert.equal(second.opened.length, 0, "a cache hit does not read the file");
     assert.equal(two.hashedBytes, 0);
 
     const third = countingDeps();
     const three = await findAndHashModelFiles({ modelPath: model, cacheDir, rehash: true }, third);
     assert.equal(three.details[0]?.fromCache, false);
-    assert.equal(third.opened.length, 1);
+    assert.equal(third.opened.length, 2);
 
-    await writeFile(model, "weights v2");
+    await writeFile(model, "GGUF weights v2");
     await utimes(model, new Date(), new Date(Date.now() + 5000));
     const fourth = countingDeps();
     const four = await findAndHashModelFiles({ modelPath: model, cacheDir }, fourth);
     assert.equal(four.details[0]?.fromCache, false);
-    assert.equal(four.files?.[0]?.sha256, sha256("weights v2"));
+    assert.equal(four.files?.[0]?.sha256, sha256("GGUF weights v2"));
   });
 });
 
 Deno.test("a corrupt cache file is treated as empty, and an unwritable cache is a note, not a failure", async () => {
   await withDir(async (dir) => {
     const model = join(dir, "model.gguf");
-    await writeFile(model, "w");
+    await writeFile(model, "GGUFw");
     await mkdir(join(dir, "cache"));
     await writeFile(join(dir, "cache", "hashes.json"), "{not json");
     const deps = {
@@ -192,7 +192,48 @@ Deno.test("a corrupt cache file is treated as empty, and an unwritable cache is 
         }),
     };
     const result = await findAndHashModelFiles({ modelPath: model, cacheDir: join(dir, "cache") }, deps);
-    assert.equal(result.files?.[0]?.sha256, sha256("w"));
+    assert.equal(result.files?.[0]?.sha256, sha256("GGUFw"));
     assert.match(result.cacheProblem ?? "", /not saved: permission to write refused/);
+  });
+});
+
+Deno.test("a file that is not GGUF is neither hashed nor named, whatever the server calls it", async () => {
+  await withDir(async (dir) => {
+    const secret = join(dir, "private-notes.txt");
+    await writeFile(secret, "root:x:0:0:root:/root:/bin/bash\n");
+    const model = join(dir, "m.gguf");
+    await writeFile(model, "GGUF real");
+    const deps = countingDeps();
+    const result = await findAndHashModelFiles({ modelPath: secret, engineArgFiles: [model], cacheDir: null }, deps);
+    assert.deepEqual(result.files, [{ path: "m.gguf", sha256: sha256("GGUF real") }]);
+    assert.ok(!JSON.stringify(result).includes("private-notes"), "the non-GGUF file is not named");
+    assert.match(result.nonconformingReasons.join(" "), /1 file\(s\) .* are not GGUF files/);
+    assert.equal(result.hashedBytes, 9);
+    const only = await findAndHashModelFiles({ modelPath: secret, cacheDir: null }, countingDeps());
+    assert.equal(only.files, null);
+    assert.match(only.missing["/model/files"]!, /no GGUF model file found/);
+  });
+});
+
+Deno.test("an aborted signal stops hashing: the file keeps a null hash with the cancel reason", async () => {
+  await withDir(async (dir) => {
+    const model = join(dir, "m.gguf");
+    const bytes = new Uint8Array(40 * 1024 * 1024).fill(71); // three 16 MiB chunks
+    bytes.set(new TextEncoder().encode("GGUF"));
+    await writeFile(model, bytes);
+    const controller = new AbortController();
+    let chunks = 0;
+    const result = await findAndHashModelFiles({
+      modelPath: model,
+      cacheDir: null,
+      signal: controller.signal,
+      onProgress: () => {
+        chunks++;
+        controller.abort("SIGINT");
+      },
+    }, countingDeps());
+    assert.equal(result.files?.[0]?.sha256, null);
+    assert.match(result.missing["/model/files/0/sha256"]!, /hashing was cancelled \(SIGINT\)/);
+    assert.ok(chunks <= 1, `${chunks} progress reports after the abort`);
   });
 });

@@ -153,3 +153,62 @@ Deno.test("Prometheus text: comments skipped, labels kept in the name, timestamp
   );
   assert.deepEqual([...samples], [["llamacpp:n_decode_total", 12], ['reqs{slot="0"}', 3]]);
 });
+
+/** A body that would go on for `totalBytes` (made lazily, so the test holds none of it), counting what was read. */
+function endless(totalBytes: number): { stream: ReadableStream<Uint8Array>; pulled: () => number } {
+  const chunk = new TextEncoder().encode(`llamacpp:prompt_tokens_total 1\n`.repeat(2048));
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= totalBytes) return controller.close();
+      pulled += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  return { stream, pulled: () => pulled };
+}
+
+Deno.test("a 60 MB /metrics is read only up to its cap and gives a reason, not 60 MB held", async () => {
+  const body = endless(60 * 1024 * 1024);
+  const fetch = ((input: RequestInfo | URL) => {
+    const path = new URL(String(input)).pathname;
+    if (path === "/metrics") return Promise.resolve(new Response(body.stream));
+    if (path === "/props") return Promise.resolve(new Response(captured("props-llamacpp.json")));
+    return Promise.resolve(new Response("no", { status: 404 }));
+  }) as typeof globalThis.fetch;
+  const facts = await probeServer("http://127.0.0.1:8080", { fetch });
+  assert.equal(facts.metrics, null);
+  assert.match(facts.endpointProblems["/metrics"]!, /answered more than 4194304 bytes; not read/);
+  assert.ok(body.pulled() < 5 * 1024 * 1024, `${body.pulled()} bytes pulled`);
+});
+
+Deno.test("a chat template over the copy cap is recorded by its SHA-256 and size, not copied", async () => {
+  const props = JSON.parse(captured("props-llamacpp.json"));
+  const template = "{{ messages }}".repeat(80_000); // 1,120,000 bytes
+  props.chat_template = template;
+  const facts = await probeServer("http://127.0.0.1:8080", { fetch: routes({ "/props": JSON.stringify(props) }) });
+  assert.equal(facts.chatTemplate, null);
+  const sha = createHash("sha256").update(template).digest("hex");
+  assert.equal(
+    facts.missing["/configuration/template"],
+    `the server's chat template is 1120000 bytes, more than the 1048576 bytes the runner copies; it is not ` +
+      `attached (its SHA-256 is ${sha})`,
+  );
+});
+
+Deno.test("an endpoint that sends headers and then stalls is given up at the deadline", async () => {
+  const fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const path = new URL(String(input)).pathname;
+    if (path !== "/props") return Promise.resolve(new Response("no", { status: 404 }));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"chat_template":"'));
+        init?.signal?.addEventListener("abort", () => controller.error(init.signal?.reason));
+      },
+    });
+    return Promise.resolve(new Response(stream));
+  }) as typeof globalThis.fetch;
+  const facts = await probeServer("http://127.0.0.1:8080", { fetch, timeoutMs: 50 });
+  assert.equal(facts.props, null);
+  assert.match(facts.endpointProblems["/props"]!, /did not answer within 50 ms/);
+});

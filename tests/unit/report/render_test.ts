@@ -178,7 +178,7 @@ Deno.test("README keeps table and list structure when values hold pipes, newline
   result.configuration.track_notes = "a | b\n# not a heading <script>";
   result.artifacts[0]!.path = "logs/engine log|1.txt";
   const readme = renderReadme(result);
-  assert.ok(readme.includes("- **Track notes:** a \\| b # not a heading \\<script\\>"), readme);
+  assert.ok(readme.includes("- **Track notes:** a \\| b \\# not a heading \\<script\\>"), readme);
   assert.ok(!readme.includes("\n# not a heading"));
   assert.match(readme, /\[logs\/engine log\\\|1\.txt\]\(logs\/engine%20log%7C1\.txt\)/);
 });
@@ -266,5 +266,5 @@ Deno.test("the console summary shows control characters of result text as escape
   result.configuration.track_notes = "red \u001b[31mX\u001b[0m bell \u0007";
   const text = renderConsoleSummary(result);
   assert.ok(![...text].some((c) => c !== "\n" && (c < " " || c === "\u007f")), "no raw control character");
-  assert.match(text, /red \\x1b\[31mX\\x1b\[0m bell \\x07/);
+  assert.match(text, /red \\u001b\[31mX\\u001b\[0m bell \\u0007/);
 });

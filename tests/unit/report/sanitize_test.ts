@@ -42,7 +42,7 @@ for (const [line, secrets] of LEAKS) {
     for (const secret of secrets) {
       assert.ok(!out.toLowerCase().includes(secret.toLowerCase()), `"${secret}" survived in: ${out}`);
     }
-    assert.match(out, /<(home|user|host|secret|private-ip-\d+)>/);
+    assert.match(out, /<(home|user|host|secret|email|abs-path|private-ip-\d+)>/);
   });
 }
 
@@ -142,4 +142,43 @@ Deno.test("sanitizing twice changes nothing more (placeholders are stable)", () 
     context,
   );
   assert.equal(sanitizeText(once, context), once);
+});
+
+Deno.test("the corpus: no private string survives sanitizeText, and a second pass changes nothing", async () => {
+  const { CORPUS_CONTEXT, PRIVATE } = await import("./_sanitizer_corpus.ts");
+  assert.ok(PRIVATE.length >= 150, `${PRIVATE.length} private strings`);
+  const survivors = PRIVATE.filter(({ line, secret }) =>
+    sanitizeText(line, CORPUS_CONTEXT).toLowerCase().includes(secret.toLowerCase())
+  );
+  assert.deepEqual(survivors.map((s) => `${s.category}: ${s.line}`), []);
+  for (const { line } of PRIVATE) {
+    const once = sanitizeText(line, CORPUS_CONTEXT);
+    assert.equal(sanitizeText(once, CORPUS_CONTEXT), once, line);
+  }
+});
+
+Deno.test("the corpus: every innocent look-alike comes through sanitizeText and sanitizeJson unchanged", async () => {
+  const { CORPUS_CONTEXT, INNOCENT } = await import("./_sanitizer_corpus.ts");
+  assert.ok(INNOCENT.length >= 60, `${INNOCENT.length} innocent strings`);
+  assert.deepEqual(INNOCENT.filter((text) => sanitizeText(text, CORPUS_CONTEXT) !== text), []);
+  assert.deepEqual(sanitizeJson({ answers: [...INNOCENT] }, CORPUS_CONTEXT), { answers: [...INNOCENT] });
+});
+
+Deno.test("the corpus inside JSON values and keys: sanitizeJson leaves no private string in any decoded string", async () => {
+  const { CORPUS_CONTEXT, PRIVATE } = await import("./_sanitizer_corpus.ts");
+  const value = { lines: PRIVATE.map((c) => c.line), nested: Object.fromEntries(PRIVATE.map((c, i) => [c.line, i])) };
+  const strings: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") strings.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) {
+        strings.push(k);
+        walk(item);
+      }
+    }
+  };
+  walk(sanitizeJson(value, CORPUS_CONTEXT));
+  const survivors = PRIVATE.filter(({ secret }) => strings.some((s) => s.toLowerCase().includes(secret.toLowerCase())));
+  assert.deepEqual(survivors.map((s) => s.line), []);
 });

@@ -151,3 +151,21 @@ Deno.test("unknown fields are accepted under extensions and inside engine option
     assert.deepEqual(problems, [], show(problems));
   });
 });
+
+Deno.test("a problem at a parent makes its children unsound, and problems past the cap are counted, not kept", async () => {
+  const { ProblemCollector } = await import("../../../report/_pointer.ts");
+  const collector = new ProblemCollector(2);
+  collector.tracking = true;
+  collector.push({ pointer: "/protocol", message: "required field is absent" });
+  collector.push({ pointer: "/requests/3/tokens/input_tokens", message: "x" });
+  collector.push({ pointer: "/summaries/0", message: "y" });
+  assert.equal(collector.total, 3);
+  assert.equal(collector.kept.length, 2);
+  assert.equal(collector.clean("/protocol/corpus_sha256"), false);
+  assert.equal(collector.clean("/requests"), false);
+  assert.equal(collector.clean("/requests/3"), false);
+  assert.equal(collector.clean("/requests/4"), true);
+  assert.equal(collector.clean("/summaries"), false);
+  assert.equal(collector.clean("/quality"), true);
+  assert.throws(() => collector.clean("/a/b/c"), RangeError);
+});

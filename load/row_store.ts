@@ -1,0 +1,164 @@
+/**
+ * Compact storage of a run's measured request rows: what the summary needs, in typed columns (about 120 bytes a
+ * request), and the ITL samples of each endpoint as a histogram of exact microsecond values (a fixed 4 MiB, not
+ * growing with the run). The full rows go to the JSONL as they
+ * complete and are not kept; exact distributions are computed from these columns (score/describeSortedRuns),
+ * so an hour of load fits in bounded memory with the same numbers a list of rows would give.
+ */
+import { Column } from "./_columns.ts";
+import { type AnswerState, DRAIN_MESSAGE_PREFIX, type LoadRequestRow, type LoadRowStatus } from "./metrics.ts";
+
+const STATUS: readonly LoadRowStatus[] = ["success", "failed", "dropped"];
+const ANSWER: readonly (AnswerState | null)[] = [null, "answered", "reasoning_truncated", "no_output_token"];
+
+/** The numeric row columns a summary reads; null is stored as NaN. */
+export const NUMERIC_COLUMNS = [
+  "scheduled_offset_s",
+  "send_offset_s",
+  "end_offset_s",
+  "lateness_s",
+  "latency_s",
+  "co_latency_s",
+  "ttft_s",
+  "first_byte_s",
+  "first_reasoning_s",
+  "first_answer_s",
+  "tpot_s",
+  "input_tokens",
+  "output_tokens",
+] as const;
+export type NumericColumn = typeof NUMERIC_COLUMNS[number];
+
+const FLAG_LATE = 1, FLAG_DRAIN = 2, FLAG_ITL = 4;
+
+/** ITL samples below this many microseconds are counted in a dense array; longer gaps in a map. */
+const DENSE_US = 1 << 20;
+
+/**
+ * The ITL samples of one endpoint's successes as a histogram of exact microsecond values (rows carry ITL rounded to
+ * the microsecond, see metrics.ts): 4 MiB of counts for gaps under about a second, a map for longer ones. Its
+ * memory does not grow with the run; the summary reads it as one run-length sorted run, so its percentiles, mean,
+ * sd and MAD are exactly those of the rows' values.
+ */
+class ItlHistogram {
+  #dense: Uint32Array | null = null;
+  #sparse = new Map<number, number>();
+  #samples = 0;
+  push(values: readonly number[]): void {
+    for (const v of values) {
+      const us = Math.round(v * 1e6);
+      if (us >= 0 && us < DENSE_US) (this.#dense ??= new Uint32Array(DENSE_US))[us]!++;
+      else this.#sparse.set(us, (this.#sparse.get(us) ?? 0) + 1);
+      this.#samples++;
+    }
+  }
+  get samples(): number {
+    return this.#samples;
+  }
+  get allocatedBytes(): number {
+    return (this.#dense?.byteLength ?? 0) + this.#sparse.size * 16;
+  }
+  /** Distinct values (seconds) ascending with their counts. */
+  run(): { values: Float64Array; counts: Float64Array } {
+    const values: number[] = [], counts: number[] = [];
+    const negatives = [...this.#sparse.keys()].filter((k) => k < 0).sort((a, b) => a - b);
+    for (const k of negatives) values.push(k / 1e6), counts.push(this.#sparse.get(k)!);
+    const dense = this.#dense;
+    if (dense !== null) {
+      for (let us = 0; us < DENSE_US; us++) if (dense[us]! > 0) values.push(us / 1e6), counts.push(dense[us]!);
+    }
+    const large = [...this.#sparse.keys()].filter((k) => k >= DENSE_US).sort((a, b) => a - b);
+    for (const k of large) values.push(k / 1e6), counts.push(this.#sparse.get(k)!);
+    return { values: Float64Array.from(values), counts: Float64Array.from(counts) };
+  }
+}
+
+/** Measured rows of one run (or one shard), column by column. */
+export class RowStore {
+  readonly index = new Column(Uint32Array);
+  readonly endpoint = new Column(Uint16Array);
+  readonly status = new Column(Uint8Array);
+  readonly answer = new Column(Uint8Array);
+  readonly flags = new Column(Uint8Array);
+  readonly events = new Column(Uint32Array);
+  readonly numeric: Record<NumericColumn, Column<Float64Array>>;
+  /** Endpoint label by endpoint index (the URL, or a host/shard label in a merge). */
+  readonly labels = new Map<number, string>();
+  #itl = new Map<number, ItlHistogram>();
+
+  constructor() {
+    this.numeric = Object.fromEntries(NUMERIC_COLUMNS.map((c) => [c, new Column(Float64Array)])) as Record<
+      NumericColumn,
+      Column<Float64Array>
+    >;
+  }
+
+  /** Rows stored. */
+  get size(): number {
+    return this.index.length;
+  }
+
+  /** Adds one measured row (warm-up rows are not summarized and are ignored here). */
+  add(row: LoadRequestRow, events = 0): void {
+    if (row.phase !== "measure") return;
+    if (!this.labels.has(row.endpoint_index)) this.labels.set(row.endpoint_index, row.endpoint);
+    this.index.push(row.index);
+    this.endpoint.push(row.endpoint_index);
+    this.status.push(STATUS.indexOf(row.status));
+    this.answer.push(ANSWER.indexOf(row.answer));
+    const drain = row.error?.kind === "cancelled" && row.error.message.startsWith(DRAIN_MESSAGE_PREFIX);
+    this.flags.push((row.late ? FLAG_LATE : 0) | (drain ? FLAG_DRAIN : 0) | (row.itl_s !== null ? FLAG_ITL : 0));
+    this.events.push(events);
+    for (const c of NUMERIC_COLUMNS) this.numeric[c].push(row[c] ?? Number.NaN);
+    if (row.status === "success" && row.itl_s !== null && row.itl_s.length > 0) {
+      let pool = this.#itl.get(row.endpoint_index);
+      if (pool === undefined) this.#itl.set(row.endpoint_index, pool = new ItlHistogram());
+      pool.push(row.itl_s);
+    }
+  }
+
+  /** Endpoint indices present, ascending. */
+  endpoints(): number[] {
+    return [...this.labels.keys()].sort((a, b) => a - b);
+  }
+
+  statusAt(i: number): LoadRowStatus {
+    return STATUS[this.status.at(i)] as LoadRowStatus;
+  }
+
+  answerAt(i: number): AnswerState | null {
+    return ANSWER[this.answer.at(i)] ?? null;
+  }
+
+  /** The ITL samples of one endpoint's successes as one run-length sorted run (none without samples). */
+  itlRuns(endpoint: number): { values: Float64Array; counts: Float64Array }[] {
+    const pool = this.#itl.get(endpoint);
+    return pool === undefined ? [] : [pool.run()];
+  }
+
+  /** Bytes of typed storage this store holds (rows and ITL samples). */
+  get allocatedBytes(): number {
+    let total = this.index.allocatedBytes + this.endpoint.allocatedBytes + this.status.allocatedBytes +
+      this.answer.allocatedBytes + this.flags.allocatedBytes + this.events.allocatedBytes;
+    for (const c of NUMERIC_COLUMNS) total += this.numeric[c].allocatedBytes;
+    for (const pool of this.#itl.values()) total += pool.allocatedBytes;
+    return total;
+  }
+
+  static isLate(flags: number): boolean {
+    return (flags & FLAG_LATE) !== 0;
+  }
+  static isDrainCancelled(flags: number): boolean {
+    return (flags & FLAG_DRAIN) !== 0;
+  }
+  static hasItl(flags: number): boolean {
+    return (flags & FLAG_ITL) !== 0;
+  }
+
+  /** A store of the given rows (tests, merges of files). */
+  static of(rows: Iterable<LoadRequestRow>): RowStore {
+    const store = new RowStore();
+    for (const row of rows) store.add(row);
+    return store;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * A text file written as it grows: lines are buffered and appended in order by one background chain of writes,
+ * so a long run keeps no more than the buffer in memory and a crash keeps what was already written. Never throws:
+ * the first failure is kept, later writes are dropped, and `close` reports it.
+ */
+import { mkdir, open } from "node:fs/promises";
+import { type Outcome, refusalFrom } from "./_refusal.ts";
+
+/** An open line-oriented output file. */
+export interface LineWriter {
+  /** Queues text (the caller adds newlines); flushed in the background once the buffer is full. */
+  write(text: string): void;
+  /** Writes what is buffered and waits for every queued write. */
+  flush(): Promise<void>;
+  /** Flushes and closes; the outcome of the whole file. */
+  close(): Promise<Outcome<true>>;
+}
+
+const FLUSH_AT_CHARS = 256 * 1024;
+
+/** Creates (or truncates) `path`, creating its folder, and returns its writer; a refusal when it cannot. */
+export async function openLineWriter(path: string): Promise<Outcome<LineWriter>> {
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
+    handle = await open(path, "w");
+  } catch (error) {
+    return refusalFrom(error, `write ${path}`, "write");
+  }
+  let parts: string[] = [];
+  let buffered = 0;
+  let chain: Promise<void> = Promise.resolve();
+  let failure: Outcome<true> | null = null;
+  const encoder = new TextEncoder();
+  const flushNow = () => {
+    if (buffered === 0) return;
+    const bytes = encoder.encode(parts.join(""));
+    parts = [];
+    buffered = 0;
+    chain = chain.then(async () => {
+      if (failure !== null) return;
+      try {
+        let at = 0;
+        while (at < bytes.length) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
+      } catch (error) {
+        failure = refusalFrom(error, `write ${path}`, "write");
+      }
+    });
+  };
+  return {
+    ok: true,
+    value: {
+      write(text) {
+        parts.push(text);
+        buffered += text.length;
+        if (buffered >= FLUSH_AT_CHARS) flushNow();
+      },
+      async flush() {
+        flushNow();
+        await chain;
+      },
+      async close() {
+        flushNow();
+        await chain;
+        try {
+          await handle.close();
+        } catch (error) {
+          failure ??= refusalFrom(error, `close ${path}`, "write");
+        }
+        return failure ?? { ok: true, value: true };
+      },
+    },
+  };
+}

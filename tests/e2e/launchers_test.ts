@@ -1,0 +1,80 @@
+// deno-lint-ignore-file no-explicit-any
+/**
+ * The launchers a user copies: the Kubernetes Indexed Job manifest is validated against the Kubernetes API schema
+ * (kubernetes-models, generated from the API's OpenAPI definitions) and its load arguments are parsed by `load`
+ * itself; the Slurm batch script is checked by bash (the Slurm tier, tests/slurm, runs it on a real local cluster).
+ */
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { parseAllDocuments } from "yaml";
+import { Job } from "kubernetes-models/batch/v1";
+import { parseLoadArgs } from "../../cli/load.ts";
+
+const MANIFEST = new URL("../../launchers/kubernetes/strata-load-job.yaml", import.meta.url);
+const SBATCH = new URL("../../launchers/slurm/strata-load.sbatch", import.meta.url);
+
+async function documents(): Promise<Record<string, any>[]> {
+  return parseAllDocuments(await readFile(MANIFEST, "utf8")).map((d) => d.toJS());
+}
+
+Deno.test("the Indexed Job manifest is valid against the Kubernetes API schema, and a broken one is not", async () => {
+  const docs = await documents();
+  assert.deepEqual(docs.map((d) => d.metadata.name), ["strata-load", "strata-load-merge"]);
+  for (const doc of docs) new Job(doc).validate();
+  for (
+    const breakIt of [
+      (d: Record<string, any>) => d.spec.completionMode = "Sharded",
+      (d: Record<string, any>) => d.spec.parallelism = "4",
+      (d: Record<string, any>) => delete d.spec.template,
+      (d: Record<string, any>) => d.spec.template.spec.containers[0].volumeMounts[0].mountPath = 7,
+    ]
+  ) {
+    const broken = structuredClone(docs[0]!);
+    breakIt(broken);
+    assert.throws(() => new Job(broken).validate(), /must be|required/);
+  }
+});
+
+Deno.test("one pod per node on host networking, a results volume, N shards, and load arguments that load accepts", async () => {
+  const [job, merge] = await documents();
+  const spec = job!.spec;
+  assert.equal(spec.completionMode, "Indexed");
+  assert.equal(spec.parallelism, spec.completions);
+  const pod = spec.template.spec;
+  assert.equal(pod.hostNetwork, true);
+  const anti = pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0];
+  assert.equal(anti.topologyKey, "kubernetes.io/hostname");
+  assert.deepEqual(anti.labelSelector.matchLabels, spec.template.metadata.labels);
+  const container = pod.containers[0];
+  assert.equal(container.volumeMounts[0].name, pod.volumes[0].name);
+  // Kubernetes expands $(VAR) from the container's environment; the Job controller adds JOB_COMPLETION_INDEX.
+  const env: Record<string, string> = { JOB_COMPLETION_INDEX: "2", NODE_NAME: "gpu-node-7" };
+  const startAt = String(Date.now() + 120_000);
+  const args = (container.args as string[]).map((a) =>
+    a.replace("START_AT_MS", startAt).replace(/\$\((\w+)\)/g, (_m, v: string) => env[v] ?? "")
+  );
+  assert.equal(args[0], "load");
+  const prior = Deno.env.get("JOB_COMPLETION_INDEX");
+  Deno.env.set("JOB_COMPLETION_INDEX", "2");
+  try {
+    const options = parseLoadArgs(args.slice(1));
+    assert.deepEqual([options.shard?.index, options.shard?.count], [2, spec.completions]);
+    assert.equal(options.shard?.hostLabel, "gpu-node-7");
+    assert.equal(options.out, "/results/shard-2.jsonl");
+  } finally {
+    if (prior === undefined) Deno.env.delete("JOB_COMPLETION_INDEX");
+    else Deno.env.set("JOB_COMPLETION_INDEX", prior);
+  }
+  assert.match(merge!.spec.template.spec.containers[0].args[0], /strata-bench load merge \/results\/shard-\*\.jsonl/);
+});
+
+Deno.test("the Slurm batch script is valid bash and runs one shard per task with --shard auto and one start time", async () => {
+  const text = await readFile(SBATCH, "utf8");
+  const check = spawnSync("bash", ["-n", SBATCH.pathname]);
+  assert.equal(check.status, 0, String(check.stderr));
+  assert.match(text, /^#SBATCH --ntasks-per-node=1$/m);
+  assert.match(text, /--shard auto --start-at "\$STRATA_START_AT"/);
+  assert.match(text, /export [^\n]*STRATA_START_AT/);
+  assert.match(text, /load merge "\$RESULTS"\/shard-\*\.jsonl/);
+});

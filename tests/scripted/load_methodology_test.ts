@@ -1,0 +1,158 @@
+/** `load` by the methodology against the scripted engine: audits, strict mode, pins, the drain limit, headroom. */
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startMockEngine } from "../../mock/mod.ts";
+import { parseLoadArgs } from "../../cli/load.ts";
+import { type LoadTestOptions, realLoadDeps, runLoadTest } from "../../load/mod.ts";
+
+const quiet = ["--no-headroom-check"];
+
+async function run(options: LoadTestOptions) {
+  return await runLoadTest(options, realLoadDeps(undefined, { stream: options.workload.stream !== false }));
+}
+
+Deno.test("--strict rejects reasoning-truncated answers; without it they count but pass", async () => {
+  const engine = await startMockEngine({ timeScale: 0, script: { "*": { answer: { kind: "cap" } } } });
+  try {
+    const args = [...quiet, "--url", engine.url, "--concurrency", "2", "--requests", "4", "--synthetic", "chat-short"];
+    const loose = await run(parseLoadArgs(args));
+    assert.equal(loose.status, "ok");
+    assert.equal(loose.runs[0]!.summary.overall.counts.reasoning_truncated, 4);
+    assert.equal(loose.runs[0]!.summary.audits?.reasoning_truncated.pass, true);
+    const strict = await run(parseLoadArgs([...args, "--strict"]));
+    assert.equal(strict.status, "audit-failed");
+    assert.match(strict.reasons.join("\n"), /4 measured answers were reasoning-truncated/);
+  } finally {
+    await engine.close();
+  }
+});
+
+Deno.test("non-streaming requests fail the TTFT audit unless allowed, or TTFT is inferred from the first byte", async () => {
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: { "*": { answer: { kind: "text", text: "a b c" }, reasoningTokens: 0 } },
+  });
+  try {
+    const args = [
+      ...quiet,
+      "--url",
+      engine.url,
+      "--concurrency",
+      "2",
+      "--requests",
+      "4",
+      "--synthetic",
+      "chat-short",
+      "--no-stream",
+    ];
+    const audited = await run(parseLoadArgs(args));
+    assert.equal(audited.status, "audit-failed");
+    assert.ok((engine.requests[0]!.body as { stream: boolean }).stream === false);
+    assert.equal(audited.runs[0]!.summary.overall.distributions.ttft_s.n, 0);
+    assert.equal((await run(parseLoadArgs([...args, "--allow-missing-ttft"]))).status, "ok");
+    const inferred = await run(parseLoadArgs([...args, "--infer-ttft-from-first-byte"]));
+    assert.equal(inferred.status, "ok");
+    assert.equal(inferred.runs[0]!.summary.overall.distributions.ttft_s.n, 4);
+  } finally {
+    await engine.close();
+  }
+});
+
+Deno.test("a pinned workload whose bytes differ is refused before any request", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    await writeFile(join(dir, "p.jsonl"), '{"prompt":"a"}\n{"prompt":"b"}\n');
+    const options = parseLoadArgs([
+      ...quiet,
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "2",
+      "--prompts",
+      join(dir, "p.jsonl"),
+      "--max-tokens",
+      "8",
+      "--workload-sha256",
+      "0".repeat(64),
+    ]);
+    await assert.rejects(run(options), /not the pinned/);
+    assert.equal(engine.requests.length, 0);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("--duration bounds a run whose requests hang: at the window plus the drain limit they are cancelled", async () => {
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: { "*": { fault: { kind: "stall", afterTokens: 1, ms: 120_000 } } },
+  });
+  try {
+    const options = parseLoadArgs([
+      ...quiet,
+      "--url",
+      engine.url,
+      "--concurrency",
+      "3",
+      "--duration",
+      "0.5",
+      "--drain-s",
+      "0.5",
+      "--warmup-requests",
+      "0",
+      "--synthetic",
+      "chat-short",
+    ]);
+    const outcome = await run(options);
+    const r = outcome.runs[0]!;
+    assert.equal(r.facts.drain.cancelled, 3);
+    assert.equal(r.summary.overall.counts.cancelled_at_drain, 3);
+    assert.equal(r.summary.overall.counts.failed, 3);
+    assert.ok(r.facts.drain.end_s >= 1, `ended at ${r.facts.drain.end_s} s, before the window and drain`);
+    assert.equal(outcome.status, "no-success");
+  } finally {
+    await engine.close();
+  }
+});
+
+Deno.test("every run stamps the client headroom, the prompt mix of real text, and writes the mix report", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    const options = parseLoadArgs([
+      "--headroom-s",
+      "0.3",
+      "--url",
+      engine.url,
+      "--concurrency",
+      "2",
+      "--requests",
+      "4",
+      "--profile",
+      "chat-short",
+      "--prompt-mix-report",
+      join(dir, "mix.json"),
+    ]);
+    const deps = realLoadDeps();
+    delete deps.cacheIdentity; // measure, never read or write the user's cache from a test
+    const outcome = await runLoadTest(options, deps);
+    const s = outcome.runs[0]!.summary;
+    const h = s.client_headroom as { ceiling: { source: string; events_per_s: number }; fraction_of_ceiling: number };
+    assert.equal(h.ceiling.source, "measured");
+    assert.ok(h.ceiling.events_per_s > 0 && h.fraction_of_ceiling > 0);
+    const mix = JSON.parse(await readFile(join(dir, "mix.json"), "utf8"));
+    assert.equal(mix.source, "profile:chat-short");
+    assert.equal(mix.provenance.kind, "real-text");
+    assert.equal(mix.achieved.input_tokens.n, 4);
+    assert.deepEqual(mix.achieved.output_tokens, s.overall.distributions.output_tokens);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

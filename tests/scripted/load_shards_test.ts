@@ -1,0 +1,115 @@
+/**
+ * A fleet run in one process: three shards of one seeded open-loop schedule, each against its own scripted engine,
+ * started at one --start-at, merged; the pooled distributions equal those of the union of all rows.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, open, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startMockEngine } from "../../mock/mod.ts";
+import { parseLoadArgs } from "../../cli/load.ts";
+import {
+  type LoadRequestRow,
+  MergeRefusal,
+  mergeShardFiles,
+  realLoadDeps,
+  runLoadTest,
+  summarizeLoad,
+} from "../../load/mod.ts";
+import { describeDistribution } from "../../score/mod.ts";
+
+const mergeDeps = {
+  openRead: async (path: string) => {
+    const handle = await open(path, "r");
+    return {
+      read: async (b: Uint8Array) => (await handle.read(b, 0, b.length, null)).bytesRead,
+      close: () => handle.close(),
+    };
+  },
+};
+
+function shardArgs(url: string, shard: string, startAt: number, out: string, extra: string[] = []): string[] {
+  return [
+    "--no-headroom-check",
+    "--url",
+    url,
+    "--rate",
+    "60",
+    "--requests",
+    "45",
+    "--warmup-requests",
+    "1",
+    "--synthetic",
+    "chat-short",
+    "--seed",
+    "9",
+    "--shard",
+    shard,
+    "--start-at",
+    String(startAt),
+    "--out",
+    out,
+    ...extra,
+  ];
+}
+
+Deno.test("merged shards give exactly the union's distributions; a missing, doubled or foreign shard is refused", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-shards-"));
+  const engines = await Promise.all(
+    [0, 1, 2].map((i) =>
+      startMockEngine({
+        timeScale: 1,
+        decodeTps: 2000 + 500 * i,
+        slots: 16,
+        script: { "*": { answer: { kind: "text", text: "w ".repeat(12 + i).trim() }, reasoningTokens: 2 } },
+      })
+    ),
+  );
+  try {
+    const startAt = Date.now() + 1500;
+    const files = [0, 1, 2].map((i) => join(dir, `shard-${i}.jsonl`));
+    const outcomes = await Promise.all(
+      [0, 1, 2].map((i) =>
+        runLoadTest(parseLoadArgs(shardArgs(engines[i]!.url, `${i}/3`, startAt, files[i]!)), realLoadDeps())
+      ),
+    );
+    for (const o of outcomes) assert.equal(o.status, "ok");
+    const merged = await mergeShardFiles(files, mergeDeps);
+    const rows: LoadRequestRow[] = [];
+    for (const f of files) {
+      for (const line of (await readFile(f, "utf8")).trim().split("\n")) {
+        const v = JSON.parse(line);
+        if (v.format === "strata-load-request" && v.phase === "measure") rows.push(v);
+      }
+    }
+    // The union of the shards is the unsharded schedule's 45 arrivals, each exactly once.
+    assert.deepEqual(rows.map((r) => r.index).sort((a, b) => a - b), Array.from({ length: 45 }, (_, i) => i));
+    const union = summarizeLoad(rows.map((r) => ({ ...r, endpoint_index: 0 })), {
+      mode: "open",
+      effectiveMaxConcurrency: null,
+    }).overall;
+    assert.equal(merged.pooled.label, "pooled_mixture");
+    assert.deepEqual(merged.pooled.counts, union.counts);
+    assert.deepEqual(merged.pooled.distributions, union.distributions);
+    assert.deepEqual(merged.pooled.distributions.ttft_s, describeDistribution(rows.map((r) => r.ttft_s as number)));
+    assert.deepEqual(merged.pooled.distributions.itl_s, describeDistribution(rows.flatMap((r) => r.itl_s ?? [])));
+    assert.equal(merged.pooled.window_s, union.window_s);
+    assert.equal(merged.per_shard.length, 3);
+    assert.equal(merged.per_host.length, 1); // three shards on this one host
+    assert.ok(merged.clock.spread_s !== null && merged.clock.per_shard.every((c) => c.epoch_late_s !== null));
+
+    await assert.rejects(mergeShardFiles(files.slice(0, 2), mergeDeps), /shard 2 of 3 missing/);
+    await assert.rejects(mergeShardFiles([files[0]!, files[0]!, files[1]!], mergeDeps), /shard 0 appears twice/);
+    const other = join(dir, "other.jsonl");
+    const differentSeed = parseLoadArgs(shardArgs(engines[2]!.url, "2/3", Date.now() + 300, other, ["--seed", "10"]));
+    assert.equal((await runLoadTest(differentSeed, realLoadDeps())).status, "ok");
+    await assert.rejects(mergeShardFiles([files[0]!, files[1]!, other], mergeDeps), MergeRefusal);
+    await assert.rejects(
+      mergeShardFiles([files[0]!, files[1]!, other], mergeDeps),
+      /different plans, seeds or workloads/,
+    );
+  } finally {
+    await Promise.all(engines.map((e) => e.close()));
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,114 @@
+/**
+ * Write failures during a run, injected into the result folder's file writes: the run stops with RunWriteError
+ * (exit 3 in the CLI) naming the folder and the requests kept, outputs.jsonl holds only whole lines, and a results
+ * root that cannot take a result refuses the run before the probe and the model hashing.
+ */
+import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type ResultFiles, resultFiles } from "../../runtime/mod.ts";
+import { RunRefusedError, RunWriteError } from "../../runner/mod.ts";
+import { RESULT_FILES } from "../../report/mod.ts";
+import { runScripted } from "./_harness.ts";
+
+function failure(code: string): Error {
+  return Object.assign(new Error(`${code}: injected`), { code });
+}
+
+/** The real files with appends failing from the `failAt`-th call on (1-based). */
+function failingAppends(code: string, failAt: number): ResultFiles {
+  let calls = 0;
+  return {
+    ...resultFiles,
+    appendDurable(path, bytes) {
+      calls++;
+      return calls >= failAt ? Promise.reject(failure(code)) : resultFiles.appendDurable(path, bytes);
+    },
+  };
+}
+
+async function folderOf(dir: string): Promise<string> {
+  const names = await readdir(join(dir, "results"));
+  assert.equal(names.length, 1, names.join(", "));
+  return join(dir, "results", names[0]!);
+}
+
+async function runExpectingWriteError(files: ResultFiles): Promise<{ error: RunWriteError; dir: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "strata-write-" });
+  try {
+    await runScripted({ dir, deps: { files } });
+  } catch (error) {
+    if (error instanceof RunWriteError) return { error, dir };
+    await Deno.remove(dir, { recursive: true });
+    throw error;
+  }
+  await Deno.remove(dir, { recursive: true });
+  assert.fail("the run did not stop on the write failure");
+}
+
+for (const code of ["ENOSPC", "EIO", "EROFS"]) {
+  Deno.test(`${code} on the 6th evidence line stops the run, names the folder and keeps 5 whole lines`, async () => {
+    const { error, dir } = await runExpectingWriteError(failingAppends(code, 6));
+    try {
+      const folder = await folderOf(dir);
+      assert.equal(error.code, code);
+      assert.equal(error.keptRequests, 5);
+      assert.equal(error.folder, folder);
+      assert.ok(error.message.includes(`"${folder}"`), error.message);
+      assert.match(error.message, /keeps the whole evidence of 5 request\(s\) and there is no results\.json/);
+      const text = await readFile(join(folder, RESULT_FILES.outputs), "utf8");
+      assert.ok(text.endsWith("\n"));
+      const lines = text.trimEnd().split("\n");
+      assert.equal(lines.length, 5);
+      for (const line of lines) assert.equal(typeof JSON.parse(line).request_id, "string");
+      assert.ok(!(await readdir(folder)).includes(RESULT_FILES.results));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+Deno.test("a results.json that cannot be written stops with RunWriteError keeping all 22 lines", async () => {
+  const files: ResultFiles = {
+    ...resultFiles,
+    writeAtomic: (path, bytes) =>
+      path.endsWith(RESULT_FILES.results) ? Promise.reject(failure("ENOSPC")) : resultFiles.writeAtomic(path, bytes),
+  };
+  const { error, dir } = await runExpectingWriteError(files);
+  try {
+    assert.equal(error.keptRequests, 22);
+    assert.match(error.message, /writing results\.json/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a results root that cannot take a result refuses the run before the probe, hashing or any request", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "strata-root-" });
+  let probed = false;
+  let sent = false;
+  try {
+    await assert.rejects(
+      runScripted({
+        dir,
+        deps: {
+          files: { ...resultFiles, checkRoot: () => Promise.resolve({ ok: false, reason: "the disk is read-only" }) },
+          probeServer: () => {
+            probed = true;
+            throw new Error("probed");
+          },
+          streamChat: () => {
+            sent = true;
+            throw new Error("sent");
+          },
+        },
+      }),
+      (error: unknown) =>
+        error instanceof RunRefusedError && error.code === "folder" && /read-only/.test(error.message),
+    );
+    assert.equal(probed, false);
+    assert.equal(sent, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
