@@ -22,7 +22,7 @@ Options:
                      (the cache: $XDG_CACHE_HOME/strata-bench/hashes.json, else ~/.cache/strata-bench/)
   -h, --help         this text
 
-Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers --allow-read --allow-sys
+Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers,lsblk --allow-read --allow-sys
 --allow-env --allow-net=127.0.0.1 and --allow-write for the hash cache; each one refused only nulls its facts.
 
 Exit codes:
@@ -119,6 +119,7 @@ export async function main(argv: string[]): Promise<number> {
       cache_problem: facts.modelFiles.cacheProblem,
     },
     kernel: facts.kernel,
+    gpu_selection: facts.deviceSelection,
     missing: facts.missing,
     nonconforming_reasons: facts.nonconformingReasons,
   };

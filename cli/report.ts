@@ -50,10 +50,12 @@ export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|j
 Reads DIR/results.json, validates it strictly against the result contract (every field and type, every null
 explained in "missing", the request schedule and counts, summaries, rounds and the sanity score rebuilt from the
 request records, the run status, the SHA-256 of every artifact file in DIR, the evidence: every request record
-rebuilt from its line in outputs.jsonl, the stage durations and round wall times from the lines' dispatch stamps
-and end offsets, and the measured digest the run recorded), and prints the summary on stdout and every problem,
-with its JSON Pointer, on stderr. It also says when README.md was edited after the run (information, not an
-error: the operator may correct it).
+rebuilt from its line in outputs.jsonl, the stage durations and round wall times exactly from the lines' dispatch
+offsets and end offsets on the run's monotonic clock, the resolved-configuration checks and the round queueing,
+and the measured digest the run recorded), and prints the summary on stdout and every problem, with its JSON
+Pointer, on stderr. It also says when README.md was edited after the run (information, not an error: the operator
+may correct it). It reads evidence version 2; a folder written by an older strata-bench (outputs.jsonl lines
+without evidence_version) is refused with that reason: check it with the strata-bench that wrote it.
 
 Several folders: each is validated; invalid ones (or folders of another format or schema version, or no result
 at all) are refused by name with their problems, and the valid ones are compared: one row per (configuration,

@@ -96,6 +96,7 @@ export async function main(argv: string[]): Promise<number> {
         options.engineArgs = engine.engineArgs;
         options.engineLog = engine.log;
         options.engineLoadSeconds = engine.loadSeconds;
+        options.engineEnv = engine.env;
       }
     }
     const report = await runProtocol(

@@ -3,7 +3,7 @@
  * deltas are accumulated (reasoning text, answer text, tool calls by index) while the first nonempty delta and the
  * first answer delta are noted. Every event is parsed as JSON, so a malformed chunk anywhere fails the stream.
  */
-import type { DeltaKind, ToolCallRecord } from "../contract/mod.ts";
+import type { DeltaKind, InvalidUtf8Record, ToolCallRecord } from "../contract/mod.ts";
 
 /** What one event meant to the stream. */
 export type ChunkVerdict =
@@ -47,6 +47,9 @@ class TextBuilder {
 
 const JOIN_EVERY = 64;
 
+/** Bits of the delta kinds one event carried. */
+const KIND_BITS: readonly (readonly [DeltaKind, number])[] = [["reasoning", 1], ["answer", 2], ["tool_call", 4]];
+
 /** Accumulated facts of one stream. */
 export class ChunkReader {
   #reasoning = new TextBuilder();
@@ -63,6 +66,11 @@ export class ChunkReader {
   finishReason: string | null = null;
   usage: unknown = null;
   timings: unknown = null;
+  /** The exact data of the last event that carried a non-null `usage` / `timings` (its numbers as sent). */
+  usageChunk: string | null = null;
+  timingsChunk: string | null = null;
+  /** Events whose data was not valid UTF-8, with where; null while there are none. */
+  invalidUtf8: InvalidUtf8Record[] | null = null;
   firstDeltaKind: DeltaKind | null = null;
   /** Set by the event that carried the first counted delta / first answer delta; the caller stamps it. */
   sawFirstDelta = false;
@@ -82,10 +90,27 @@ export class ChunkReader {
     return [...this.#tools.values()].sort((a, b) => a.index - b.index);
   }
 
-  /** Reads one event's data. */
-  read(data: string): ChunkVerdict {
+  /** Reads one event's data; `invalidUtf8` are the byte offsets where its bytes were not UTF-8 (see SseParser). */
+  read(data: string, invalidUtf8?: readonly number[]): ChunkVerdict {
     this.events++;
     this.visibleInEvent = false;
+    const verdict = this.#read(data);
+    if (invalidUtf8 !== undefined && invalidUtf8.length > 0) {
+      const mask = this.#eventKinds;
+      (this.invalidUtf8 ??= []).push({
+        event: this.events,
+        byte_offsets: [...invalidUtf8],
+        delta_kinds: KIND_BITS.filter(([, bit]) => (mask & bit) !== 0).map(([kind]) => kind),
+      });
+    }
+    return verdict;
+  }
+
+  /** Delta kinds of the event just read, as KIND_BITS (a number, so the hot path allocates nothing for it). */
+  #eventKinds = 0;
+
+  #read(data: string): ChunkVerdict {
+    this.#eventKinds = 0;
     if (data === "[DONE]") return "done";
     let chunk: unknown;
     try {
@@ -107,8 +132,14 @@ export class ChunkReader {
         : JSON.stringify(error);
       return "error_event";
     }
-    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
-    if (chunk.timings !== undefined && chunk.timings !== null) this.timings = chunk.timings;
+    if (chunk.usage !== undefined && chunk.usage !== null) {
+      this.usage = chunk.usage;
+      this.usageChunk = data;
+    }
+    if (chunk.timings !== undefined && chunk.timings !== null) {
+      this.timings = chunk.timings;
+      this.timingsChunk = data;
+    }
     const choices = chunk.choices;
     if (choices === undefined || choices === null) {
       if (chunk.usage != null || chunk.timings != null) return "continue";
@@ -153,12 +184,14 @@ export class ChunkReader {
     if (typeof reasoning === "string" && reasoning !== "") {
       this.#reasoning.append(reasoning);
       kind = "reasoning";
+      this.#eventKinds |= 1;
       this.sawFirstReasoning = true;
     }
     const content = delta.content;
     if (typeof content === "string" && content !== "") {
       this.#answer.append(content);
       kind ??= "answer";
+      this.#eventKinds |= 2;
       this.sawFirstAnswer = true;
       this.visibleInEvent = true;
     }
@@ -170,6 +203,7 @@ export class ChunkReader {
         if (!isObject(call)) return false;
         if (this.#readToolCall(call, i)) {
           kind ??= "tool_call";
+          this.#eventKinds |= 4;
           this.sawFirstAnswer = true;
           this.visibleInEvent = true;
         }

@@ -123,6 +123,7 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
       const finished = read?.end === "finished";
       const outcome: StreamOutcome = {
         dispatched_at_epoch_ms: dispatchedAtEpochMs,
+        dispatch_clock_ms: zero,
         end: read === null ? end : read.end,
         http_status: status,
         finish_reason: read?.finish ?? null,

@@ -7,8 +7,12 @@
 
 /** Callbacks and limits of one parser. */
 export interface SseParserOptions {
-  /** One complete event's data (its `data` lines joined by "\n"). */
-  onEvent(data: string): void;
+  /**
+   * One complete event's data (its `data` lines joined by "\n"). When the data bytes were not valid UTF-8,
+   * `invalidUtf8` lists the byte offsets (from the start of the event's data) where an invalid sequence begins;
+   * the text holds U+FFFD there, as a decoder must, and the offsets say that it was not sent as U+FFFD.
+   */
+  onEvent(data: string, invalidUtf8?: readonly number[]): void;
   /** A comment line (keep-alive). */
   onComment?(): void;
   /**
@@ -40,11 +44,15 @@ function isKnownField(buf: Uint8Array, s: number, e: number): boolean {
 
 /** Incremental SSE parser: feed it bytes with `push`, in any split. */
 export class SseParser {
-  #onEvent: (data: string) => void;
+  #onEvent: (data: string, invalidUtf8?: readonly number[]) => void;
   #onComment: (() => void) | undefined;
   #onForeignLine: (() => void) | undefined;
   #maxLineBytes: number;
-  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** Fatal: valid UTF-8 (every real server's case) decodes at the same speed, invalid bytes are noticed. */
+  #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  #lenientDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  /** Invalid-sequence offsets of the event being read, from the start of its data; null while there are none. */
+  #invalid: number[] | null = null;
   /** Bytes of an unfinished line carried to the next push. */
   #carry = new Uint8Array(0);
   #carryLength = 0;
@@ -175,9 +183,12 @@ export class SseParser {
     if (s === e) {
       const data = this.#data;
       if (data !== null) {
+        const invalid = this.#invalid;
         this.#data = null;
         this.#dataBytes = 0;
-        this.#onEvent(data);
+        this.#invalid = null;
+        if (invalid === null) this.#onEvent(data);
+        else this.#onEvent(data, invalid);
       }
       return;
     }
@@ -199,15 +210,77 @@ export class SseParser {
     if (v < e && buf[v] === SPACE) v++;
     if (v > e) v = e;
     const size = e - v;
+    // Where this line's bytes start in the event's data: the earlier lines and one "\n" after each.
+    const lineStart = this.#dataBytes;
     this.#dataBytes += size + 1;
     if (this.#dataBytes > this.#maxLineBytes) {
       this.#data = null;
       this.#dataBytes = 0;
+      this.#invalid = null;
       throw new RangeError(
         `Cannot parse the event stream: an event is larger than ${this.#maxLineBytes} bytes; the stream is malformed`,
       );
     }
-    const value = size === 0 ? "" : this.#decoder.decode(buf.subarray(v, e));
+    const value = size === 0 ? "" : this.#decode(buf.subarray(v, e), lineStart);
     this.#data = this.#data === null ? value : this.#data + "\n" + value;
   }
+
+  /** Decodes one data line; invalid UTF-8 is replaced by U+FFFD and its offsets are kept for the event. */
+  #decode(bytes: Uint8Array, lineStart: number): string {
+    try {
+      return this.#decoder.decode(bytes);
+    } catch {
+      this.#invalid ??= [];
+      for (const offset of invalidUtf8Offsets(bytes)) this.#invalid.push(lineStart + offset);
+      return this.#lenientDecoder.decode(bytes);
+    }
+  }
+}
+
+/**
+ * Offsets of the invalid sequences in `bytes`, each where a decoder writes one U+FFFD (the WHATWG / Unicode
+ * "maximal subpart" rule): a byte that cannot start a sequence, or a sequence cut short by a byte that cannot
+ * continue it (that byte then starts over), or one cut off by the end.
+ */
+export function invalidUtf8Offsets(bytes: Uint8Array): number[] {
+  const offsets: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) need = 1;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      need = 2;
+      if (lead === 0xe0) low = 0xa0;
+      if (lead === 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      need = 3;
+      if (lead === 0xf0) low = 0x90;
+      if (lead === 0xf4) high = 0x8f;
+    } else {
+      offsets.push(i);
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let ok = true;
+    for (let k = 0; k < need; k++, j++) {
+      const next = bytes[j];
+      const min = k === 0 ? low : 0x80;
+      const max = k === 0 ? high : 0xbf;
+      if (next === undefined || next < min || next > max) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) offsets.push(i);
+    i = j;
+  }
+  return offsets;
 }

@@ -141,7 +141,7 @@ class StreamRequest {
     this.#startMs = this.#now();
     this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#parser = new SseParser({
-      onEvent: (data) => this.#onEvent(data),
+      onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
       onComment: () => this.#keepalives++,
       onForeignLine: () => {
         if (this.#reader.events === 0) this.#foreignLines++;
@@ -272,11 +272,11 @@ class StreamRequest {
     }
   }
 
-  #onEvent(data: string): void {
+  #onEvent(data: string, invalidUtf8?: readonly number[]): void {
     if (this.#verdict !== "continue") return; // events after the end are not read
     const reader = this.#reader;
     const { usage, timings } = reader;
-    this.#verdict = reader.read(data);
+    this.#verdict = reader.read(data, invalidUtf8);
     if (reader.finishReason !== null && (reader.usage !== usage || (!this.#usageAsked && reader.timings !== timings))) {
       this.#lastChunkSeen = true;
     }
@@ -351,6 +351,7 @@ class StreamRequest {
     const reader = this.#reader;
     const outcome: StreamOutcome = {
       dispatched_at_epoch_ms: this.#dispatchedAtEpochMs,
+      dispatch_clock_ms: zero,
       end,
       http_status: this.#httpStatus,
       finish_reason: reader.finishReason,
@@ -361,6 +362,8 @@ class StreamRequest {
       tool_calls: reader.toolCalls(),
       usage: reader.usage,
       timings: reader.timings,
+      usage_chunk: reader.usageChunk,
+      timings_chunk: reader.timingsChunk,
       offsets: {
         headers_s: offset(this.#headersMs),
         first_byte_s: offset(this.#firstByteMs),
@@ -377,6 +380,7 @@ class StreamRequest {
       outcome.connect_s = this.#reused ? 0 : Math.max(0, (this.#dispatchMs - this.#exchangeStartMs) / 1000);
     }
     if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
+    if (reader.invalidUtf8 !== null) outcome.invalid_utf8 = reader.invalidUtf8;
     this.#resolve(outcome);
   }
 }

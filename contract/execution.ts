@@ -13,6 +13,26 @@ export interface HealthAnswer {
   message: string;
 }
 
+/**
+ * What the engine reported it ran one request's task with, read after the request (llama.cpp's GET /slots: each
+ * slot's last task and its params), or why there is no such reading. Raw facts: score/ compares them with the
+ * body that was sent.
+ */
+export type SlotReading =
+  | {
+    kind: "slot";
+    /** Where it was read, e.g. "GET /slots". */
+    source: string;
+    /** How the slot was matched to the request, in words ("seed 7 among 4 new tasks (id_task 31)"). */
+    matched_by: string;
+    /** The slot's id and task id as the engine reports them. */
+    slot_id: unknown;
+    id_task: unknown;
+    /** The slot's `params` object, untouched. */
+    params: unknown;
+  }
+  | { kind: "none"; reason: string };
+
 /** One scheduled request after the run: sent (with its raw outcome) or skipped (with why). */
 export type ExecutedRequest =
   | {
@@ -21,9 +41,14 @@ export type ExecutedRequest =
     concurrency: number;
     body: Record<string, unknown>;
     outcome: StreamOutcome;
-    /** Executor clock at dispatch and at termination, seconds from the run's first dispatch. */
-    startedS: number;
-    endedS: number;
+    /**
+     * The request's dispatch (the client's offset zero, `outcome.dispatch_clock_ms`) in seconds from the run's
+     * epoch, the executor's start, on the executor's monotonic clock. Its termination is this plus
+     * `outcome.offsets.end_s`; every stage duration and round wall is built from these two numbers.
+     */
+    dispatchOffsetS: number;
+    /** The engine's report of what it ran this request with; absent where the executor reads none. */
+    slot?: SlotReading;
   }
   | { kind: "skipped"; fixture: Fixture; concurrency: number; reason: string };
 

@@ -42,6 +42,16 @@ export interface ToolCallRecord {
   arguments: string;
 }
 
+/** One SSE event whose data bytes were not valid UTF-8: its text holds U+FFFD where the server sent no such thing. */
+export interface InvalidUtf8Record {
+  /** 1-based number of the data event in the stream (as `events` counts them). */
+  event: number;
+  /** Byte offsets, from the start of the event's data, where an invalid sequence begins (one U+FFFD each). */
+  byte_offsets: number[];
+  /** Delta kinds the event carried ([] when it carried none: the bad bytes sat elsewhere in the chunk). */
+  delta_kinds: DeltaKind[];
+}
+
 /** Client event offsets, seconds from dispatch on the monotonic clock. Null when the event never happened. */
 export interface ClientOffsets {
   headers_s: number | null;
@@ -55,8 +65,15 @@ export interface ClientOffsets {
 }
 
 export interface StreamOutcome {
-  /** Epoch milliseconds at dispatch (wall clock; for evidence only, never used in durations). */
+  /** Epoch milliseconds at dispatch (wall clock; metadata for a reader, never used in a duration). */
   dispatched_at_epoch_ms: number;
+  /**
+   * The reading of the caller's monotonic clock (`now`, milliseconds) that every offset counts from: the dispatch
+   * (just before the request bytes were written), or the streamChat call itself when the request never got that
+   * far (a refused connection, a cancelled or invalid request). A caller that passes its own clock can place this
+   * request on that clock exactly: its end is this reading plus `offsets.end_s`.
+   */
+  dispatch_clock_ms: number;
   end: StreamEnd;
   http_status: number | null;
   /** Server's original finish_reason, if one arrived. */
@@ -71,6 +88,16 @@ export interface StreamOutcome {
   usage: unknown;
   /** Raw `timings` object (llama.cpp names), untouched; null when none arrived. */
   timings: unknown;
+  /**
+   * The exact data text of the last event that carried a non-null `usage` (null when none did): the numbers as the
+   * server wrote them, before JSON.parse turned 12.0 into 12 or 1e400 into Infinity, with repeated keys intact.
+   * Counts are read from this text. Absent when the client that produced the outcome does not keep it.
+   */
+  usage_chunk?: string | null;
+  /** The same for the last event that carried a non-null `timings`. */
+  timings_chunk?: string | null;
+  /** Events whose bytes were not valid UTF-8; absent or empty when every byte was. */
+  invalid_utf8?: InvalidUtf8Record[];
   offsets: ClientOffsets;
   /** Number of SSE data events and of keep-alive comments seen (diagnostics). */
   events: number;

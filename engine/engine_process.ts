@@ -27,6 +27,8 @@ export interface EngineHandle {
   modelFiles: string[];
   /** The engine's full commit as the profile declares it, else null. */
   engineCommit: string | null;
+  /** Variables the profile gave the started engine on top of the environment ({} for a server found running). */
+  env: Readonly<Record<string, string>>;
   /** Process id of the started engine, else null. */
   pid: number | null;
   /**
@@ -124,6 +126,7 @@ function foundRunning(baseUrl: string, modelFiles: string[], engineCommit: strin
     engineArgs: null,
     modelFiles,
     engineCommit,
+    env: {},
     pid: null,
     loadSeconds: null,
     log: () => "",
@@ -213,6 +216,7 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
       engineArgs: argv,
       modelFiles: profile.modelFiles,
       engineCommit: profile.engineCommit,
+      env: profile.env,
       pid: child.pid,
       loadSeconds,
       log: log.text,

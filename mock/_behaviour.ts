@@ -59,6 +59,20 @@ export interface Behaviour {
   keepAliveEvery?: number;
   /** Send an event with an empty delta (alternately `{}` and `{"content":""}`) after every N-th generated token. */
   emptyDeltaEvery?: number;
+  /**
+   * Exact JSON text sent as the `usage` member of the usage chunk instead of the computed object (for example
+   * `{"completion_tokens":1e308,"prompt_tokens":10}`): bad counts, repeated keys, numbers as a server may write them.
+   */
+  usageJson?: string;
+  /** Exact JSON text sent as the `timings` member instead of the computed object. */
+  timingsJson?: string;
+  /** Put one byte that is not UTF-8 (0xFF) at the start of the first answer delta's text. */
+  invalidUtf8InAnswer?: boolean;
+  /**
+   * Sampling values the engine reports in /slots for this request instead of the ones the request sent (an
+   * engine whose configuration overrides the request), e.g. `{"temperature": 0.3}`.
+   */
+  resolvedParams?: Record<string, unknown>;
   fault?: Fault;
 }
 
@@ -101,6 +115,10 @@ const BEHAVIOUR_KEYS = new Set([
   "predictedNOffset",
   "keepAliveEvery",
   "emptyDeltaEvery",
+  "usageJson",
+  "timingsJson",
+  "invalidUtf8InAnswer",
+  "resolvedParams",
   "fault",
 ]);
 
@@ -119,8 +137,14 @@ export function parseMockScript(value: unknown): MockScript {
 function checkBehaviour(value: unknown, at: string, problems: string[]): void {
   if (!isObject(value)) return void problems.push(`${at}: expected an object`);
   for (const key of Object.keys(value)) if (!BEHAVIOUR_KEYS.has(key)) problems.push(`${at}/${key}: unknown field`);
-  for (const key of ["omitRoleChunk", "omitUsage", "omitTimings"]) {
+  for (const key of ["omitRoleChunk", "omitUsage", "omitTimings", "invalidUtf8InAnswer"]) {
     if (key in value && typeof value[key] !== "boolean") problems.push(`${at}/${key}: expected a boolean`);
+  }
+  for (const key of ["usageJson", "timingsJson"]) {
+    if (key in value && typeof value[key] !== "string") problems.push(`${at}/${key}: expected a string of JSON`);
+  }
+  if ("resolvedParams" in value && !isObject(value.resolvedParams)) {
+    problems.push(`${at}/resolvedParams: expected an object`);
   }
   if ("predictedNOffset" in value && !Number.isInteger(value.predictedNOffset)) {
     problems.push(`${at}/predictedNOffset: expected an integer`);

@@ -6,6 +6,7 @@
 import type { HttpServerRequest, HttpServerResponse } from "../runtime/mod.ts";
 import { type Behaviour, behaviourFor } from "./_behaviour.ts";
 import { type Envelope, errorBody, timingsOf, usageOf } from "./_chunks.ts";
+import { resolvedParams } from "./_endpoints.ts";
 import { planTokens } from "./_plan.ts";
 import { promptTokensOf, renderPrompt, requestIdOf } from "./_prompt.ts";
 import { reuseOf, type Slot } from "./_slots.ts";
@@ -149,6 +150,7 @@ export async function handleChat(
   log.startedAtEpochUs = nowUs();
   log.outcome = "streaming";
   slot.taskIndex = log.index;
+  slot.params = resolvedParams(chat.body, behaviour.resolvedParams);
   const cachedTokens = reuseOf(slot, prompt, promptTokens, chat.cachePrompt);
   slot.cache = { prompt, tokens: promptTokens };
   log.cachedTokens = cachedTokens;

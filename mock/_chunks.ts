@@ -59,15 +59,45 @@ export function deltaEvent(envelope: Envelope, delta: Record<string, unknown>): 
   return chunkEvent(envelope, [{ finish_reason: null, index: 0, delta }]);
 }
 
+/** Exact JSON texts to send as the `usage` / `timings` members instead of the computed objects. */
+export interface RawMembers {
+  usage?: string;
+  timings?: string;
+}
+
+const RAW_MARK = "\u0000raw-member\u0000";
+
+/** Replaces each member marked by RAW_MARK in a serialized event with its raw text. */
+function withRaw(event: string, raw: RawMembers): string {
+  let out = event;
+  for (const name of ["usage", "timings"] as const) {
+    const text = raw[name];
+    if (text !== undefined) out = out.replace(JSON.stringify(`${RAW_MARK}${name}`), text);
+  }
+  return out;
+}
+
+function members(usage: Usage | null, timings: Timings | null, raw: RawMembers): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (usage !== null) out.usage = raw.usage === undefined ? usage : `${RAW_MARK}usage`;
+  if (timings !== null) out.timings = raw.timings === undefined ? timings : `${RAW_MARK}timings`;
+  return out;
+}
+
 /** The finish chunk (empty delta), optionally carrying the timings when it is the last chunk. */
-export function finishEvent(envelope: Envelope, finishReason: string, timings: Timings | null): string {
-  const extra = timings === null ? undefined : { timings };
-  return chunkEvent(envelope, [{ finish_reason: finishReason, index: 0, delta: {} }], extra);
+export function finishEvent(
+  envelope: Envelope,
+  finishReason: string,
+  timings: Timings | null,
+  raw: RawMembers = {},
+): string {
+  const extra = timings === null ? undefined : members(null, timings, raw);
+  return withRaw(chunkEvent(envelope, [{ finish_reason: finishReason, index: 0, delta: {} }], extra), raw);
 }
 
 /** The usage chunk: no choices, usage, and timings when present. */
-export function usageEvent(envelope: Envelope, usage: Usage, timings: Timings | null): string {
-  return chunkEvent(envelope, [], timings === null ? { usage } : { usage, timings });
+export function usageEvent(envelope: Envelope, usage: Usage, timings: Timings | null, raw: RawMembers = {}): string {
+  return withRaw(chunkEvent(envelope, [], members(usage, timings, raw)), raw);
 }
 
 /** The `error` event llama-server sends when a request fails after streaming started. */

@@ -47,23 +47,71 @@ const DEFAULT_PARAMS = {
   post_sampling_probs: false,
 };
 
+/** Parameters llama-server keeps as float32 (and prints as such: 0.95 reads 0.949999988079071). */
+const FLOAT_PARAMS = new Set([
+  "temperature",
+  "dynatemp_range",
+  "dynatemp_exponent",
+  "top_p",
+  "min_p",
+  "xtc_probability",
+  "xtc_threshold",
+  "typical_p",
+  "repeat_penalty",
+  "presence_penalty",
+  "frequency_penalty",
+  "dry_multiplier",
+]);
+
+/** Parameters as llama-server prints them: its float32 values widened to double. */
+function printed(params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    out[key] = FLOAT_PARAMS.has(key) && typeof value === "number" ? Math.fround(value) : value;
+  }
+  return out;
+}
+
+/**
+ * The parameters a request's task runs with, as llama-server resolves them: the server defaults, each overridden
+ * by the request's own value (repeat_penalty by that name only; repetition_penalty is ignored), the cap from
+ * n_predict, else max_completion_tokens, else max_tokens; `override` wins over both (a scripted engine whose
+ * configuration replaces what the request asked for).
+ */
+export function resolvedParams(
+  body: Record<string, unknown>,
+  override?: Record<string, unknown>,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = { ...DEFAULT_PARAMS };
+  for (const key of [...FLOAT_PARAMS, "top_k", "seed", "mirostat"]) {
+    if (typeof body[key] === "number") params[key] = body[key];
+  }
+  const cap = [body["n_predict"], body["max_completion_tokens"], body["max_tokens"]].find((v) => typeof v === "number");
+  if (cap !== undefined) params["n_predict"] = cap;
+  return { ...params, ...override };
+}
+
 function slotJson(slot: Slot, nCtx: number): Record<string, unknown> {
-  return {
+  const out: Record<string, unknown> = {
     id: slot.id,
-    id_task: slot.taskIndex,
     n_ctx: nCtx,
     speculative: false,
     is_processing: slot.busy,
-    n_prompt_tokens: slot.cache?.tokens ?? 0,
-    params: DEFAULT_PARAMS,
-    next_token: [{ has_next_token: slot.busy, has_new_line: false, n_remain: -1, n_decoded: slot.decoded }],
   };
+  // Like llama-server: task facts only once the slot has (or had) a task.
+  if (slot.taskIndex >= 0) {
+    out.id_task = slot.taskIndex;
+    out.n_prompt_tokens = slot.cache?.tokens ?? 0;
+    out.params = printed(slot.params ?? DEFAULT_PARAMS);
+    out.next_token = [{ has_next_token: slot.busy, has_new_line: false, n_remain: -1, n_decoded: slot.decoded }];
+  }
+  return out;
 }
 
 /** GET /props. */
 export function propsJson(identity: EngineIdentity, slots: Slot[]): Record<string, unknown> {
   return {
-    default_generation_settings: { ...slotJson(slots[0]!, identity.nCtx), id: 0, id_task: -1, is_processing: false },
+    default_generation_settings: { params: printed(DEFAULT_PARAMS), n_ctx: identity.nCtx },
     total_slots: slots.length,
     model_alias: identity.modelAlias,
     model_path: identity.modelPath,

@@ -9,8 +9,13 @@ export interface Slot {
   id: number;
   busy: boolean;
   cache: SlotCache | null;
-  /** Request index currently processing, else -1 (llama-server's id_task). */
+  /**
+   * Request index of the task the slot is processing, or of the last one it processed (llama-server shows the
+   * previous task's id and params after it ends); -1 before its first task.
+   */
   taskIndex: number;
+  /** The parameters the slot's current or last task runs with, as llama-server resolves them; null before any. */
+  params: Record<string, unknown> | null;
   /** Tokens decoded so far by the current request. */
   decoded: number;
   /** Increases with every assignment; the least recently used idle slot has the smallest. */
@@ -51,6 +56,7 @@ export function createSlotPool(count: number, onChange: () => void): SlotPool {
     busy: false,
     cache: null,
     taskIndex: -1,
+    params: null,
     decoded: 0,
     lastUsedSeq: 0,
   }));
@@ -131,7 +137,6 @@ export function createSlotPool(count: number, onChange: () => void): SlotPool {
     },
     release(slot) {
       slot.busy = false;
-      slot.taskIndex = -1;
       drain();
       onChange();
     },

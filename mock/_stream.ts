@@ -58,6 +58,7 @@ export async function streamAnswer(ctx: AnswerContext): Promise<MockRequestOutco
     : 0;
   let roleSent = behaviour.omitRoleChunk === true;
   let emptyDeltas = 0;
+  let garble = behaviour.invalidUtf8InAnswer === true;
   for (let i = 0; i <= plan.completionTokens; i++) {
     if (i === faultAt && fault !== null) {
       const result = await applyFault(ctx, fault, i);
@@ -88,16 +89,25 @@ export async function streamAnswer(ctx: AnswerContext): Promise<MockRequestOutco
     if (behaviour.keepAliveEvery !== undefined && (i + 1) % behaviour.keepAliveEvery === 0) {
       text = (text ?? "") + ":\n\n";
     }
-    if (text !== null) await response.write(text);
+    if (text !== null) {
+      if (garble && token?.kind === "content") {
+        garble = false;
+        await response.write(withInvalidByte(text));
+      } else await response.write(text);
+    }
     ctx.slot.decoded = i + 1;
     log.completionTokens = i + 1;
     ctx.notify();
   }
   const withUsage = ctx.includeUsage && behaviour.omitUsage !== true;
   const timings = behaviour.omitTimings === true ? null : ctx.timings;
+  const raw = {
+    ...(behaviour.usageJson === undefined ? {} : { usage: behaviour.usageJson }),
+    ...(behaviour.timingsJson === undefined ? {} : { timings: behaviour.timingsJson }),
+  };
   let tail = roleSent ? "" : roleEvent(envelope);
-  tail += finishEvent(envelope, plan.finishReason, withUsage ? null : timings);
-  if (withUsage) tail += usageEvent(envelope, ctx.usage, timings);
+  tail += finishEvent(envelope, plan.finishReason, withUsage ? null : timings, raw);
+  if (withUsage) tail += usageEvent(envelope, ctx.usage, timings, raw);
   log.events += withUsage ? 2 : 1;
   await response.write(tail);
   await response.end("data: [DONE]\n\n");
@@ -167,6 +177,21 @@ export async function completeAnswer(ctx: AnswerContext): Promise<MockRequestOut
   log.finishReason = plan.finishReason;
   await response.end(JSON.stringify(body));
   return "finished";
+}
+
+const encoder = new TextEncoder();
+
+/** The event's bytes with 0xFF (never valid UTF-8) put where its content text starts. */
+function withInvalidByte(event: string): Uint8Array {
+  const marker = '"content":"';
+  const at = event.indexOf(marker) + marker.length;
+  const head = encoder.encode(event.slice(0, at));
+  const tail = encoder.encode(event.slice(at));
+  const bytes = new Uint8Array(head.length + 1 + tail.length);
+  bytes.set(head);
+  bytes[head.length] = 0xff;
+  bytes.set(tail, head.length + 1);
+  return bytes;
 }
 
 /**

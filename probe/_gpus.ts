@@ -1,10 +1,15 @@
-/** GPU discovery by vendor tool: NVIDIA (nvidia-smi), AMD (rocm-smi, or amd-smi + sysfs on ROCm 7+), Apple silicon. */
+/**
+ * GPU discovery by vendor tool: NVIDIA (nvidia-smi), AMD (rocm-smi, or on ROCm 7+ amd-smi's static JSON, which
+ * needs only the run permission; sysfs is a fallback for an older amd-smi), Apple silicon.
+ */
 import type { NameVersion } from "../contract/mod.ts";
 import type { Outcome, ProbeDeps } from "./_deps.ts";
 import {
+  type AmdSmiGpu,
   type GpuReading,
   parseAmdSmiAsic,
   parseAmdSmiList,
+  parseAmdSmiStatic,
   parseCudaVersion,
   parseNvidiaQuery,
   parseRocmSmiJson,
@@ -89,7 +94,7 @@ export async function probeAmd(deps: ProbeDeps): Promise<VendorGpus> {
       );
     }
   }
-  if (found.drivers.length === 0) {
+  if (found.drivers.length === 0 && found.notes["gpu-driver"] === undefined) {
     const module = await deps.readText("/sys/module/amdgpu/version");
     const version = module.ok ? module.value.trim() : "";
     if (version) found.drivers.push({ name: "amdgpu", version });
@@ -116,7 +121,39 @@ async function readRocmVersion(deps: ProbeDeps): Promise<Outcome<string>> {
   return { ok: false, kind: "not_found", reason: `no ROCm version file (${last})` };
 }
 
+/** What one `amd-smi static` call tells: name, memory, power cap and driver (run permission only; no sysfs). */
+const AMD_SMI_STATIC = ["static", "--asic", "--vram", "--limit", "--driver", "--bus", "--json"];
+
 async function probeAmdSmi(deps: ProbeDeps): Promise<VendorGpus> {
+  const full = await commandText(deps, "amd-smi", AMD_SMI_STATIC);
+  if (!full.ok && full.kind === "not_found") return none(full.reason);
+  const parsed = full.ok ? parseAmdSmiStatic(full.value) : [];
+  if (parsed.length > 0) return amdSmiGpus(parsed);
+  // An older amd-smi without some of these flags: names from --asic, memory and power from amdgpu sysfs.
+  return await probeAmdSmiSysfs(deps);
+}
+
+function amdSmiGpus(parsed: readonly AmdSmiGpu[]): VendorGpus {
+  const gpus: GpuReading[] = parsed.map((gpu) => {
+    const { driver: _driver, ...missing } = gpu.missing;
+    return {
+      deviceIndex: gpu.index,
+      name: gpu.name ??
+        `AMD GPU ${gpu.index}${gpu.bdf === null ? "" : ` at ${gpu.bdf}`} (amd-smi reports no market name)`,
+      memoryBytes: gpu.memoryBytes,
+      memoryKind: "dedicated",
+      powerLimitW: gpu.powerLimitW,
+      missing,
+    };
+  });
+  const version = parsed.find((gpu) => gpu.driverVersion !== null)?.driverVersion ?? null;
+  const found: VendorGpus = { gpus, drivers: [], runtime: [], notes: {}, reason: null };
+  if (version !== null) found.drivers.push({ name: "amdgpu", version });
+  else found.notes["gpu-driver"] = parsed[0]?.missing.driver ?? "amd-smi reports no amdgpu driver version";
+  return found;
+}
+
+async function probeAmdSmiSysfs(deps: ProbeDeps): Promise<VendorGpus> {
   const list = await commandText(deps, "amd-smi", ["list", "--json"]);
   if (!list.ok) return none(list.reason);
   const bdfs = parseAmdSmiList(list.value);

@@ -191,3 +191,131 @@ export function parseOsRelease(text: string): NameVersion | null {
   if (!name || !version) return null;
   return { name, version };
 }
+
+/** One block device as `lsblk -J -d -o NAME,MODEL,TRAN,ROTA,TYPE,SUBSYSTEMS` lists it. */
+export interface LsblkDevice {
+  name: string;
+  model: string | null;
+  tran: string | null;
+  /** The rotational flag: true, false, or null when not reported (older lsblk prints "0"/"1"). */
+  rota: boolean | null;
+  type: string | null;
+  subsystems: string | null;
+}
+
+function textOrNull(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const trimmed = value.trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+function flagOrNull(value: unknown): boolean | null {
+  if (typeof value === "boolean") return value;
+  if (value === "1" || value === 1) return true;
+  if (value === "0" || value === 0) return false;
+  return null;
+}
+
+/** The devices of lsblk's JSON output (`blockdevices`); null when the text is not that. */
+export function parseLsblk(text: string): LsblkDevice[] | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const list = typeof data === "object" && data !== null ? (data as Record<string, unknown>).blockdevices : undefined;
+  if (!Array.isArray(list)) return null;
+  const devices: LsblkDevice[] = [];
+  for (const item of list) {
+    if (typeof item !== "object" || item === null) continue;
+    const d = item as Record<string, unknown>;
+    const name = textOrNull(d.name);
+    if (name === null) continue;
+    devices.push({
+      name,
+      model: textOrNull(d.model),
+      tran: textOrNull(d.tran)?.toLowerCase() ?? null,
+      rota: flagOrNull(d.rota),
+      type: textOrNull(d.type),
+      subsystems: textOrNull(d.subsystems),
+    });
+  }
+  return devices;
+}
+
+/** One GPU as `amd-smi static --asic --vram --limit --driver --bus --json` describes it. */
+export interface AmdSmiGpu {
+  index: number;
+  bdf: string | null;
+  name: string | null;
+  memoryBytes: number | null;
+  powerLimitW: number | null;
+  /** The amdgpu driver version; null when amd-smi has none (or only the kernel's build string). */
+  driverVersion: string | null;
+  /** Field (memory_bytes, power_limit_w, driver) -> why it is null. */
+  missing: Record<string, string>;
+}
+
+/** A `{value, unit}` pair (or a bare number) in the base unit the factors give; null for "N/A" and the like. */
+function measured(value: unknown, factors: Readonly<Record<string, number>>): number | null {
+  const raw = typeof value === "object" && value !== null ? value as Record<string, unknown> : { value, unit: "" };
+  const amount = typeof raw.value === "number" ? raw.value : typeof raw.value === "string" ? Number(raw.value) : NaN;
+  const factor = factors[typeof raw.unit === "string" ? raw.unit : ""];
+  if (!Number.isFinite(amount) || amount < 0 || factor === undefined) return null;
+  return amount * factor;
+}
+
+const MEMORY_UNITS = { MB: 1024 * 1024, MiB: 1024 * 1024, GB: 1024 ** 3, GiB: 1024 ** 3, KB: 1024, B: 1 } as const;
+const POWER_UNITS = { W: 1, mW: 1e-3, uW: 1e-6 } as const;
+
+/**
+ * GPUs of amd-smi's static JSON (ROCm 6 prints a list, ROCm 7 wraps it in `gpu_data`). Memory is `vram.size` (amd-smi's
+ * MB are MiB); the power limit is the current cap (`limit.socket_power`, per sensor `limit.ppt0.socket_power_limit`
+ * in ROCm 7.1), never the largest cap one may set; the driver version is null where amdgpu is built into the
+ * kernel (amd-smi then prints the kernel's build string instead of a module version).
+ */
+export function parseAmdSmiStatic(text: string): AmdSmiGpu[] {
+  const out: AmdSmiGpu[] = [];
+  for (const record of jsonRecords(text)) {
+    const asic = record.asic as Record<string, unknown> | undefined;
+    const vram = record.vram as Record<string, unknown> | undefined;
+    const limit = record.limit as Record<string, unknown> | undefined;
+    const driver = record.driver as Record<string, unknown> | undefined;
+    const bus = record.bus as Record<string, unknown> | undefined;
+    const missing: Record<string, string> = {};
+    const marketName = textOrNull(asic?.market_name);
+    const name = marketName === null || marketName === "N/A" ? null : marketName;
+    const memoryBytes = measured(vram?.size, MEMORY_UNITS);
+    if (memoryBytes === null) {
+      missing.memory_bytes = `amd-smi reports vram.size as ${JSON.stringify(vram?.size ?? null)}`;
+    }
+    const ppt0 = limit?.ppt0 as Record<string, unknown> | undefined;
+    const cap = limit?.socket_power ?? ppt0?.socket_power_limit;
+    const powerLimitW = measured(cap, POWER_UNITS);
+    if (powerLimitW === null) {
+      missing.power_limit_w = cap === undefined
+        ? "amd-smi reports no current power cap (limit.socket_power)"
+        : `amd-smi reports the power cap as ${JSON.stringify(cap)}`;
+    }
+    const version = textOrNull(driver?.version);
+    let driverVersion: string | null = null;
+    if (version === null || version === "N/A") missing.driver = "amd-smi reports no amdgpu driver version";
+    else if (/^linux/i.test(version) || /\bSMP\b|PREEMPT/.test(version)) {
+      missing.driver = "amdgpu has no version to read: it is built into the kernel (amd-smi prints the kernel's build)";
+    } else driverVersion = version;
+    const bdf = typeof bus?.bdf === "string" ? bus.bdf.toLowerCase() : null;
+    out.push({ index: record.gpu as number, bdf, name, memoryBytes, powerLimitW, driverVersion, missing });
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * The device indices a *_VISIBLE_DEVICES value selects ("0,2" -> [0, 2]); null when it names devices otherwise
+ * (UUIDs, MIG instances) or is empty, because those are not indices into the GPU list.
+ */
+export function parseVisibleDevices(value: string): number[] | null {
+  const parts = value.split(",").map((part) => part.trim());
+  if (parts.length === 0 || parts.some((part) => !/^\d+$/.test(part))) return null;
+  return parts.map(Number);
+}

@@ -1,13 +1,36 @@
 /** Hardware and system-software facts of the inference host: GPUs, CPU, RAM, storage, OS, drivers, runtimes. */
 import type { Gpu, Hardware, NameVersion, Storage } from "../contract/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
-import { type GpuReading, parseCpuinfoModel, parseMeminfoTotalBytes, parseOsRelease } from "./_hardware_parsers.ts";
+import {
+  type GpuReading,
+  type LsblkDevice,
+  parseCpuinfoModel,
+  parseLsblk,
+  parseMeminfoTotalBytes,
+  parseOsRelease,
+  parseVisibleDevices,
+} from "./_hardware_parsers.ts";
 import { probeAmd, probeApple, probeNvidia, type VendorGpus } from "./_gpus.ts";
 
 /** Options of probeHardware. */
 export interface ProbeHardwareOptions {
   /** Other workloads the operator declared (`--background`, repeatable). */
   backgroundWorkloads?: readonly string[];
+  /** Variables the engine gets on top of the runner's environment (a profile's env), for the device selection. */
+  engineEnv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Which GPUs the engine is allowed to use: CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES as the engine's environment
+ * has them (the runner's, with a profile's engine env on top), and the device indices they select.
+ */
+export interface DeviceSelection {
+  cuda_visible_devices: string | null;
+  hip_visible_devices: string | null;
+  /** Selected device indices; null when they cannot be told (a value that names UUIDs, a refused read). */
+  selected_device_indices: number[] | null;
+  /** How the selection was read, or why it is null. */
+  reason: string;
 }
 
 /** The hardware section plus the software facts read from the same tools. */
@@ -20,6 +43,8 @@ export interface HardwareFacts {
   runtime: NameVersion[] | null;
   /** Absolute JSON Pointers ("/hardware/cpu", "/software/drivers") -> why the value is null. */
   missing: MissingMap;
+  /** The device selection of the engine's environment (not a contract field, for `extensions`). */
+  deviceSelection: DeviceSelection;
 }
 
 /** Probes GPUs (NVIDIA, AMD, Apple silicon), CPU, RAM, storage and OS. Never throws; unknowns are null + reason. */
@@ -88,7 +113,7 @@ export async function probeHardware(deps: ProbeDeps, options: ProbeHardwareOptio
 
   const storage = deps.platform === "linux" ? await probeLinuxStorage(deps, missing) : null;
   if (storage === null && !missing["/hardware/storage"]) {
-    missing["/hardware/storage"] = `not probed on ${deps.platform}: storage is read from Linux sysfs only`;
+    missing["/hardware/storage"] = `not probed on ${deps.platform}: storage is read from lsblk or sysfs on Linux only`;
   }
 
   if (os === null && !missing["/software/os"]) {
@@ -118,7 +143,48 @@ export async function probeHardware(deps: ProbeDeps, options: ProbeHardwareOptio
     storage,
     background_workloads: [...(options.backgroundWorkloads ?? [])],
   };
-  return { hardware, os, kernel, drivers, runtime, missing };
+  const deviceSelection = selectedDevices(deps, gpus, options.engineEnv ?? {});
+  return { hardware, os, kernel, drivers, runtime, missing, deviceSelection };
+}
+
+/** The GPUs CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES leave the engine (every GPU when neither is set). */
+function selectedDevices(
+  deps: ProbeDeps,
+  gpus: Gpu[] | null,
+  engineEnv: Readonly<Record<string, string>>,
+): DeviceSelection {
+  const read = (name: string): { value: string | null; refused: string | null } => {
+    if (Object.hasOwn(engineEnv, name)) return { value: engineEnv[name]!, refused: null };
+    const got = deps.env(name);
+    if (got.ok) return { value: got.value, refused: null };
+    return { value: null, refused: got.kind === "not_found" ? null : got.reason };
+  };
+  const cuda = read("CUDA_VISIBLE_DEVICES");
+  const hip = read("HIP_VISIBLE_DEVICES");
+  const base = { cuda_visible_devices: cuda.value, hip_visible_devices: hip.value };
+  const refused = cuda.refused ?? hip.refused;
+  if (refused !== null) return { ...base, selected_device_indices: null, reason: refused };
+  const set = [["CUDA_VISIBLE_DEVICES", cuda.value], ["HIP_VISIBLE_DEVICES", hip.value]]
+    .filter((entry): entry is [string, string] => entry[1] !== null);
+  if (set.length === 0) {
+    return {
+      ...base,
+      selected_device_indices: gpus === null ? null : gpus.map((gpu) => gpu.device_index),
+      reason: gpus === null
+        ? "neither CUDA_VISIBLE_DEVICES nor HIP_VISIBLE_DEVICES is set, and no GPU was found"
+        : "neither CUDA_VISIBLE_DEVICES nor HIP_VISIBLE_DEVICES is set: the engine sees every GPU",
+    };
+  }
+  const [name, value] = set[0]!;
+  const indices = parseVisibleDevices(value);
+  if (indices === null) {
+    return {
+      ...base,
+      selected_device_indices: null,
+      reason: `${name} is ${JSON.stringify(value)}, which names no device indices (UUIDs, MIG instances or none)`,
+    };
+  }
+  return { ...base, selected_device_indices: indices, reason: `from ${name}` };
 }
 
 function readingsToGpus(readings: GpuReading[], missing: MissingMap): Gpu[] {
@@ -149,7 +215,62 @@ function reasonFor(found: VendorGpus[], all: VendorGpus[], note: string): string
 
 const SKIPPED_BLOCK_DEVICES = /^(loop|ram|zram|dm-|md|sr|fd|nbd|mtdblock)/;
 
+const LSBLK_COLUMNS = ["NAME,MODEL,TRAN,ROTA,TYPE,SUBSYSTEMS", "NAME,MODEL,TRAN,ROTA,TYPE"];
+
+/**
+ * Storage from lsblk's JSON (run permission only: Deno reads /sys only under --allow-all), else from sysfs
+ * (a run that has that access); a reason names both when neither works.
+ */
 async function probeLinuxStorage(deps: ProbeDeps, missing: MissingMap): Promise<Storage[] | null> {
+  let lsblkReason = "";
+  for (const columns of LSBLK_COLUMNS) {
+    const listed = await deps.runCommand("lsblk", ["-J", "-d", "-o", columns], { timeoutMs: 15_000 });
+    if (!listed.ok) {
+      lsblkReason = listed.reason;
+      break;
+    }
+    if (listed.value.code !== 0) {
+      // An older lsblk without SUBSYSTEMS says "unknown column": ask again without it.
+      lsblkReason = `lsblk exited with code ${listed.value.code}: ${listed.value.stderr.trim().split("\n")[0] ?? ""}`;
+      continue;
+    }
+    const devices = parseLsblk(listed.value.stdout);
+    if (devices !== null) return storageFromLsblk(devices, missing);
+    lsblkReason = "lsblk printed no blockdevices list";
+    break;
+  }
+  const fromSysfs = await probeSysfsStorage(deps, missing);
+  if (fromSysfs === null) missing["/hardware/storage"] = `${lsblkReason}; ${missing["/hardware/storage"]}`;
+  return fromSysfs;
+}
+
+/** Disks lsblk listed, in its order; loop, RAM and optical devices left out. */
+function storageFromLsblk(devices: readonly LsblkDevice[], missing: MissingMap): Storage[] {
+  const storage: Storage[] = [];
+  for (const device of devices) {
+    if (SKIPPED_BLOCK_DEVICES.test(device.name) || (device.type !== null && device.type !== "disk")) continue;
+    const position = storage.length;
+    const subsystems = device.subsystems ?? "";
+    const virtio = subsystems.includes("virtio") || /^vd[a-z]/.test(device.name);
+    const bus = device.tran ?? (virtio ? "virtio" : device.name.startsWith("nvme") ? "nvme" : null);
+    let kind: string | null = device.rota === true ? "hdd" : device.rota === false ? "ssd" : null;
+    if (kind === null) missing[`/hardware/storage/${position}/kind`] = "lsblk reports no rotational flag";
+    if (kind === "hdd" && virtio) {
+      kind = null;
+      missing[`/hardware/storage/${position}/kind`] = "virtual disk (virtio): the host's medium is unknown";
+    }
+    if (device.model === null) {
+      missing[`/hardware/storage/${position}/model`] = virtio
+        ? "lsblk reports no model (a virtual disk has none)"
+        : "lsblk reports no model";
+    }
+    if (bus === null) missing[`/hardware/storage/${position}/bus`] = "lsblk reports no transport for this disk";
+    storage.push({ kind, model: device.model, bus });
+  }
+  return storage;
+}
+
+async function probeSysfsStorage(deps: ProbeDeps, missing: MissingMap): Promise<Storage[] | null> {
   const names = await deps.readDir("/sys/block");
   if (!names.ok) {
     missing["/hardware/storage"] = names.reason;

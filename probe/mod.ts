@@ -27,15 +27,17 @@ import type { ProbeDeps } from "./_deps.ts";
 import { startModuleHashWorker } from "./_hash_pool.ts";
 
 export type { CommandOutput, FileFacts, FileReader, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
-export { type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
+export { type DeviceSelection, type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
 export {
   engineCommitFromBuildInfo,
   type PriorRequests,
   priorRequestsFrom,
   probeServer,
   type ProbeServerDeps,
+  readSlots,
   type ServerFacts,
   sha256Text,
+  type SlotsAnswer,
 } from "./server.ts";
 export {
   buildConfigurationObjects,

@@ -6,7 +6,7 @@ import type { Hardware, Model, ProbedConfiguration, Software } from "../contract
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
-import { probeHardware } from "./hardware.ts";
+import { type DeviceSelection, probeHardware } from "./hardware.ts";
 import { defaultCacheDir } from "./hash_cache.ts";
 import { findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
 import { probeServer, type ServerFacts } from "./server.ts";
@@ -45,6 +45,8 @@ export interface CollectProvenanceOptions {
   /** Folder of the running executable, where a release keeps its COMMIT file. */
   executableDir?: string | null;
   backgroundWorkloads?: readonly string[];
+  /** Variables a profile gives the engine on top of the runner's environment (for the GPU selection). */
+  engineEnv?: Readonly<Record<string, string>>;
   operator?: OperatorFacts;
   /** Result-folder path of the attached chat template artifact (default "provenance/chat_template.jinja"). */
   templateArtifactPath?: string;
@@ -65,6 +67,8 @@ export interface Provenance {
   modelFiles: ModelFilesResult;
   /** Kernel release, for `extensions`. */
   kernel: string | null;
+  /** Which GPUs the engine may use (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), for `extensions`. */
+  deviceSelection: DeviceSelection;
   /** Engine options that fit no configuration object, and flags the option table does not know. */
   otherEngineOptions: Record<string, unknown> | null;
   unclassifiedEngineArgs: string[];
@@ -94,7 +98,10 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
 
   const server = options.server ??
     (options.baseUrl ? await probeServer(options.baseUrl, { fetch: deps.fetch }) : null);
-  const hardwareFacts = await probeHardware(deps, { backgroundWorkloads: options.backgroundWorkloads ?? [] });
+  const hardwareFacts = await probeHardware(deps, {
+    backgroundWorkloads: options.backgroundWorkloads ?? [],
+    ...(options.engineEnv === undefined ? {} : { engineEnv: options.engineEnv }),
+  });
   Object.assign(missing, hardwareFacts.missing);
 
   const config = buildConfigurationObjects(options.engineArgs ?? null);
@@ -218,6 +225,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     server,
     modelFiles,
     kernel: hardwareFacts.kernel,
+    deviceSelection: hardwareFacts.deviceSelection,
     otherEngineOptions: reading?.otherOptions ?? null,
     unclassifiedEngineArgs: reading?.unclassified ?? [],
     missing,

@@ -127,6 +127,26 @@ async function get(deps: ProbeServerDeps, baseUrl: string, path: string): Promis
   }
 }
 
+/** What one GET /slots gave: the slots array, or why not (with the HTTP status when the server answered). */
+export type SlotsAnswer = { ok: true; slots: unknown[] } | { ok: false; reason: string; status: number | null };
+
+/**
+ * Reads GET /slots once (llama.cpp: every slot with its last task's id and params). Never throws; a refusal
+ * names its cause (llama-server started with --no-slots answers 501).
+ */
+export async function readSlots(baseUrl: string, deps: ProbeServerDeps): Promise<SlotsAnswer> {
+  const reply = await get(deps, baseUrl, "/slots");
+  if (!reply.ok) {
+    const hint = reply.status === 501 ? " (llama-server started with --no-slots)" : "";
+    return { ok: false, reason: `${reply.reason}${hint}`, status: reply.status };
+  }
+  try {
+    const parsed = JSON.parse(reply.body) as unknown;
+    if (Array.isArray(parsed)) return { ok: true, slots: parsed };
+  } catch { /* below */ }
+  return { ok: false, reason: "GET /slots answered something that is not a JSON array", status: 200 };
+}
+
 function asObject(text: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(text);

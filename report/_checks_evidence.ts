@@ -9,42 +9,38 @@
  *   follow termination order (the run appends each line as its request ends).
  * - A line's error message is the client's error text, or the stream end's name when the client had none (that
  *   is how the run writes it), so a message equal to the end's name is read as "no message".
- * - Durations are compared within `DURATION_TOLERANCE_MS` plus `CLOCK_RATE_TOLERANCE` of the duration (see there).
+ * - Durations are rebuilt with score/'s durations functions from each line's `dispatch_offset_s` (the run's
+ *   monotonic clock) and `client_offsets_s.end_s` (the same clock, from that dispatch): the numbers the run itself
+ *   computed them from, so they must be equal, with no tolerance. The wall-clock `dispatched_at_epoch_ms` is
+ *   metadata only.
+ * - Only evidence version 2 (`evidence_version` in every line) is read. Version 1 lines, written before the
+ *   dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead of being
+ *   checked against a tolerance that a busy machine breaks.
  */
 import {
   type Artifact,
-  type ClientOffsets,
   type Fixture,
   type RequestRecord,
   type Result,
   schedule,
   type ScheduledRequest,
-  STREAM_END_KINDS,
-  type StreamEnd,
-  type StreamOutcome,
-  type ToolCallRecord,
 } from "../contract/mod.ts";
-import { buildRequestRecord, parseStrictJsonPlain, type RecordInput } from "../score/mod.ts";
+import { type RequestSpan, roundQueueing, stageDurationS, wallS } from "../score/mod.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { CheckedRecord } from "./_checks_requests.ts";
-
-/**
- * Absolute slack of a duration rebuilt from the evidence. The run measures durations on the monotonic clock from
- * just before a request is handed to the client (before connecting) to just after its stream ends; the evidence
- * has the wall-clock stamp (Date.now, whole milliseconds) taken when the request bytes were sent plus the
- * monotonic end offset from there. Two whole-millisecond stamps differ by up to 2 ms from the truth, and
- * connecting on loopback plus scheduling delay on a loaded machine take a few more.
- */
-export const DURATION_TOLERANCE_MS = 10;
-
-/**
- * Relative slack: the wall clock may run up to 500 ppm off the monotonic clock while NTP slews it (Linux's
- * largest slew rate), so stamps far apart can disagree by that share of the time between them. A wall-clock step
- * during a run is not covered, and is reported.
- */
-export const CLOCK_RATE_TOLERANCE = 5e-4;
+import {
+  configCheckOf,
+  leafDifferences,
+  type LineFacts,
+  lineFacts,
+  overridesOf,
+  rebuildRecord,
+  valueAt,
+} from "./_evidence_line.ts";
+import { EVIDENCE_VERSION } from "./result_folder.ts";
 
 /** The outputs artifact and its bytes. */
 export interface OutputsEvidence {
@@ -71,112 +67,26 @@ export interface EvidenceCheckInput {
   } | null;
   /** Concurrency rounds, where their shape is valid (null otherwise). */
   rounds: Result["concurrency_rounds"] | null;
+  /** /extensions/record_overrides as results.json has it (undefined when absent). */
+  recordOverrides: unknown;
+  /** /extensions/resolved_configuration as results.json has it (undefined when absent). */
+  resolvedConfiguration: unknown;
+  /** /run/status where its shape is valid (null otherwise). */
+  status: string | null;
+  /** /extensions/round_queueing as results.json has it (undefined when absent). */
+  roundQueueing: unknown;
+  /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
+  serverCapacity: number | null | undefined;
 }
 
-/** One parsed line: its number (1-based), request id, and the facts a record is built from. */
+/** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
 interface EvidenceLine {
   lineNumber: number;
   id: string;
   status: string;
-  facts: { kind: "skipped"; reason: string } | { kind: "outcome"; outcome: StreamOutcome; concurrency: number };
-}
-
-type Fields = Record<string, unknown>;
-
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
-const isOffsetOrNull = (value: unknown): value is number | null => value === null || typeof value === "number";
-
-function toolCallsOf(value: unknown): ToolCallRecord[] | null {
-  if (!Array.isArray(value)) return null;
-  const calls: ToolCallRecord[] = [];
-  for (const call of value) {
-    if (
-      !isJsonObject(call) || !isCount(call["index"]) || !isStringOrNull(call["id"]) ||
-      !isStringOrNull(call["type"]) || typeof call["name"] !== "string" || typeof call["arguments"] !== "string"
-    ) return null;
-    calls.push({
-      index: call["index"],
-      id: call["id"],
-      type: call["type"],
-      name: call["name"],
-      arguments: call["arguments"],
-    });
-  }
-  return calls;
-}
-
-function offsetsOf(value: unknown): ClientOffsets | null {
-  if (!isJsonObject(value)) return null;
-  const { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s } = value;
-  if (
-    !isOffsetOrNull(headers_s) || !isOffsetOrNull(first_byte_s) || !isOffsetOrNull(first_delta_s) ||
-    !isOffsetOrNull(first_answer_s) || typeof end_s !== "number"
-  ) return null;
-  return { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s };
-}
-
-/** The facts of one parsed outcome line, or why they cannot be read. */
-function outcomeOf(fields: Fields): { outcome: StreamOutcome; concurrency: number } | string {
-  const wrong = (name: string, wanted: string) => `${name} must be ${wanted}, found ${brief(fields[name])}`;
-  for (const key of ["usage", "timings"]) {
-    if (!Object.hasOwn(fields, key)) return `${key} is absent (the raw object, or null when none arrived)`;
-  }
-  const concurrency = fields["concurrency"];
-  if (!Number.isSafeInteger(concurrency) || (concurrency as number) < 1) return wrong("concurrency", "a count ≥ 1");
-  if (!isJsonObject(fields["request"])) return wrong("request", "the request body object that was sent");
-  const dispatched = fields["dispatched_at_epoch_ms"];
-  if (typeof dispatched !== "number" || !Number.isFinite(dispatched)) {
-    return wrong("dispatched_at_epoch_ms", "epoch milliseconds");
-  }
-  const end = fields["end"];
-  if (typeof end !== "string" || !(STREAM_END_KINDS as readonly string[]).includes(end)) {
-    return wrong("end", `one of ${STREAM_END_KINDS.join(", ")}`);
-  }
-  const httpStatus = fields["http_status"];
-  if (httpStatus !== null && !isCount(httpStatus)) return wrong("http_status", "an HTTP status or null");
-  for (const key of ["finish_reason", "first_delta_kind"]) {
-    if (!isStringOrNull(fields[key])) return wrong(key, "a string or null");
-  }
-  for (const key of ["final_answer", "reasoning_text"]) {
-    if (typeof fields[key] !== "string") return wrong(key, "a string");
-  }
-  const toolCalls = toolCallsOf(fields["tool_calls"]);
-  if (toolCalls === null) return wrong("tool_calls", "an array of {index, id, type, name, arguments}");
-  const offsets = offsetsOf(fields["client_offsets_s"]);
-  if (offsets === null) {
-    return wrong("client_offsets_s", "{headers_s, first_byte_s, first_delta_s, first_answer_s, end_s} in seconds");
-  }
-  for (const key of ["sse_events", "keepalives"]) if (!isCount(fields[key])) return wrong(key, "a count");
-  const error = fields["error"];
-  if (end === "finished") {
-    if (error !== null) return `error must be null for a stream that finished, found ${brief(error)}`;
-  } else if (!isJsonObject(error) || error["kind"] !== end || typeof error["message"] !== "string") {
-    return `error must be {kind: ${JSON.stringify(end)}, message} for a stream that ended "${end}", found ${
-      brief(error)
-    }`;
-  }
-  // The run writes the end's name as the message when the client had no error text.
-  const message = error === null || error["message"] === end ? null : error["message"] as string;
-  return {
-    concurrency: concurrency as number,
-    outcome: {
-      dispatched_at_epoch_ms: dispatched,
-      end: end as StreamEnd,
-      http_status: httpStatus as number | null,
-      finish_reason: fields["finish_reason"] as string | null,
-      error_message: message,
-      first_delta_kind: fields["first_delta_kind"] as StreamOutcome["first_delta_kind"],
-      reasoning_text: fields["reasoning_text"] as string,
-      answer_text: fields["final_answer"] as string,
-      tool_calls: toolCalls,
-      usage: fields["usage"],
-      timings: fields["timings"],
-      offsets,
-      events: fields["sse_events"] as number,
-      keepalives: fields["keepalives"] as number,
-    },
-  };
+  facts: LineFacts;
+  /** Record values the line states explicitly (computed before redaction changed their text). */
+  overrides: Record<string, unknown>;
 }
 
 /** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
@@ -212,6 +122,7 @@ function parseLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceL
     pieces.length = MAX_EVIDENCE_LINES;
   }
   const lines: EvidenceLine[] = [];
+  let versionProblem: string | null = null;
   pieces.forEach((piece, i) => {
     const say = (detail: string) => problems.push({ pointer: at, message: `${name} line ${i + 1}: ${detail}` });
     const parsed = parseStrictJsonPlain(piece);
@@ -219,20 +130,29 @@ function parseLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceL
     if (!parsed.ok) return say(`not strict JSON: ${unquoted(parsed.reason)} (at character ${parsed.offset})`);
     const fields = parsed.value;
     if (!isJsonObject(fields)) return say(`must be one JSON object, found ${brief(fields)}`);
+    const version = fields["evidence_version"];
+    if (version !== EVIDENCE_VERSION) {
+      versionProblem ??= version === undefined
+        ? `line ${i + 1} is evidence version 1 (it has no evidence_version): version 1 carried each dispatch only ` +
+          `as a wall-clock stamp, so its durations cannot be rebuilt exactly; this strata-bench reads version ` +
+          `${EVIDENCE_VERSION}. Check the result with the strata-bench that wrote it, or run the protocol again`
+        : `line ${i + 1} has evidence_version ${brief(version)}; this strata-bench reads version ${EVIDENCE_VERSION}`;
+      return;
+    }
     const id = fields["request_id"];
     const status = fields["status"];
     if (typeof id !== "string") return say(`request_id must be a string, found ${brief(id)}`);
     if (typeof status !== "string") return say(`status must be a string, found ${brief(status)}`);
-    if (status === "skipped") {
-      const reason = fields["skip_reason"];
-      if (typeof reason !== "string") return say(`a skipped request needs skip_reason, found ${brief(reason)}`);
-      lines.push({ lineNumber: i + 1, id, status, facts: { kind: "skipped", reason } });
-      return;
-    }
-    const facts = outcomeOf(fields);
-    if (typeof facts === "string") return say(`request "${id}": ${facts}`);
-    lines.push({ lineNumber: i + 1, id, status, facts: { kind: "outcome", ...facts } });
+    const facts = lineFacts(fields);
+    if (typeof facts === "string") return say(status === "skipped" ? facts : `request "${id}": ${facts}`);
+    const overrides = overridesOf(fields);
+    if (typeof overrides === "string") return say(`request "${id}": ${overrides}`);
+    lines.push({ lineNumber: i + 1, id, status, facts, overrides });
   });
+  if (versionProblem !== null) {
+    problems.push({ pointer: at, message: `${name} ${versionProblem}` });
+    return null;
+  }
   return lines;
 }
 
@@ -330,27 +250,6 @@ function evidenceField(sub: string, rebuilt: RequestRecord, line: EvidenceLine):
   return fixed.find(([prefix]) => sub.startsWith(prefix))?.[1] ?? "its facts";
 }
 
-/** Every leaf where `actual` differs from `expected` (a whole subtree where their kinds differ). */
-function leafDifferences(expected: unknown, actual: unknown, pointer = ""): string[] {
-  if (isJsonObject(expected) && isJsonObject(actual)) {
-    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
-    return keys.flatMap((key) => leafDifferences(expected[key], actual[key], childPointer(pointer, key)));
-  }
-  if (Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length) {
-    return expected.flatMap((item, i) => leafDifferences(item, actual[i], childPointer(pointer, i)));
-  }
-  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [pointer];
-}
-
-function valueAt(root: unknown, sub: string): unknown {
-  let current = root;
-  for (const token of sub.split("/").slice(1)) {
-    const key = token.replaceAll("~1", "/").replaceAll("~0", "~");
-    current = isJsonObject(current) || Array.isArray(current) ? (current as Record<string, unknown>)[key] : undefined;
-  }
-  return current;
-}
-
 /** Rebuilds each record from its line with score/'s buildRequestRecord and reports every differing field. */
 function checkRecords(
   lines: readonly EvidenceLine[],
@@ -366,12 +265,9 @@ function checkRecords(
     const fixture = fixtures.get(record.id);
     if (line === undefined || fixture === undefined) continue;
     const base = childPointer("/requests", index);
-    const recordInput: RecordInput = line.facts.kind === "skipped"
-      ? { kind: "skipped", reason: line.facts.reason, concurrency: record.concurrency }
-      : { kind: "outcome", outcome: line.facts.outcome, concurrency: line.facts.concurrency };
     let rebuilt: RequestRecord;
     try {
-      rebuilt = buildRequestRecord(fixture, recordInput).record;
+      rebuilt = rebuildRecord(fixture, line.facts, line.overrides, record.concurrency);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       problems.push({ pointer: base, message: `cannot be rebuilt from ${name} line ${line.lineNumber}: ${detail}` });
@@ -394,31 +290,175 @@ function checkRecords(
   }
 }
 
-/** Dispatch and end of a sent request in epoch milliseconds (null when the offsets cannot give the end). */
-function spanOf(line: EvidenceLine): { startMs: number; endMs: number } | null {
+/**
+ * Every record value a line states explicitly (scored before redaction changed its text) must be listed in
+ * /extensions/record_overrides, by request id and pointer, so that the README and a reader see each of them.
+ */
+function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
+  const name = input.evidence.artifact.path;
+  const pointer = "/extensions/record_overrides";
+  const stated = lines.filter((line) => Object.keys(line.overrides).length > 0);
+  if (input.recordOverrides === undefined && stated.length === 0) return;
+  const listed = input.recordOverrides ?? {};
+  if (!isJsonObject(listed)) {
+    problems.push({ pointer, message: `must be an object of request id -> record pointers, found ${brief(listed)}` });
+    return;
+  }
+  const seen = new Set<string>();
+  for (const line of stated) {
+    seen.add(line.id);
+    const wanted = Object.keys(line.overrides).sort();
+    const entry = listed[line.id];
+    const given = Array.isArray(entry) ? [...entry].map(String).sort() : null;
+    if (given === null || given.join("\n") !== wanted.join("\n")) {
+      problems.push({
+        pointer,
+        message: `${name} line ${line.lineNumber} states record values of "${line.id}" scored before redaction ` +
+          `(${wanted.join(", ")}), but this lists ${brief(entry)}; every such value must be listed`,
+      });
+    }
+  }
+  for (const id of Object.keys(listed)) {
+    if (!seen.has(id)) {
+      problems.push({ pointer, message: `lists "${id}", whose evidence line states no record value` });
+    }
+  }
+}
+
+/**
+ * The resolved-configuration check of every sent request, rebuilt from its line (body and /slots reading) with
+ * score/'s comparison, must be the one /extensions/resolved_configuration states (verdict, compared settings,
+ * differing ones; the reason and the reported extras are words and are not compared); a request the engine ran
+ * with other settings makes the run nonconforming.
+ */
+function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
+  const name = input.evidence.artifact.path;
+  const base = "/extensions/resolved_configuration";
+  const stated = isJsonObject(input.resolvedConfiguration) ? input.resolvedConfiguration["requests"] : undefined;
+  const sent = lines.filter((line) => line.facts.kind === "outcome");
+  if (input.resolvedConfiguration === undefined && sent.length === 0) return;
+  if (!isJsonObject(stated)) {
+    problems.push({
+      pointer: base,
+      message: `must hold requests: id -> check, found ${brief(input.resolvedConfiguration)}`,
+    });
+    return;
+  }
+  const pick = (check: unknown) =>
+    isJsonObject(check)
+      ? JSON.stringify({ verified: check["verified"], compared: check["compared"], differing: check["differing"] })
+      : brief(check);
+  for (const line of sent) {
+    const rebuilt = configCheckOf(line.facts);
+    if (rebuilt === null) continue;
+    const pointer = `${base}/requests/${line.id.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const theirs = stated[line.id];
+    if (pick(theirs) !== pick(rebuilt)) {
+      problems.push({
+        pointer,
+        message:
+          `results.json says ${brief(isJsonObject(theirs) ? theirs["verified"] : theirs)}, the evidence (${name} ` +
+          `line ${line.lineNumber}: request, slot_reading) gives verified ${rebuilt.verified}` +
+          (rebuilt.differing.length > 0 ? ` (${rebuilt.differing.join(", ")} differ)` : ""),
+      });
+    }
+    if (rebuilt.verified === false && input.status !== null && input.status !== "nonconforming") {
+      problems.push({
+        pointer: "/run/status",
+        message:
+          `${name} line ${line.lineNumber} shows the engine ran "${line.id}" with ${rebuilt.differing.join(", ")} ` +
+          `other than sent, so run.status must be "nonconforming", found "${input.status}"`,
+      });
+    }
+  }
+}
+
+/**
+ * /extensions/round_queueing rebuilt with score/'s roundQueueing from the records and the lines' response-headers
+ * stamps: how many requests of each round waited for a slot, and each wait (numbers and flags; the words are not
+ * compared).
+ */
+function checkQueueing(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
+  if (input.run === null || !input.run.optionalConcurrency || input.serverCapacity === undefined) return;
+  // Rebuilt only from a complete set of sound records (the others were reported where they fail).
+  if (input.records.length !== input.ids.length) return;
+  const pointer = "/extensions/round_queueing";
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.id, line.facts.kind === "outcome" ? line.facts.outcome.offsets.headers_s : null]),
+  );
+  const rebuilt = roundQueueing(input.records.map((r) => r.record), headers, input.serverCapacity);
+  const numbers = (value: unknown) =>
+    JSON.stringify(
+      Array.isArray(value)
+        ? value.map((round) =>
+          isJsonObject(round)
+            ? {
+              round: round["round"],
+              capacity: round["capacity"],
+              waited: round["waited"],
+              requests: Array.isArray(round["requests"])
+                ? round["requests"].map((w) =>
+                  isJsonObject(w) ? { id: w["request_id"], wait_s: w["wait_s"], queued: w["queued"] } : w
+                )
+                : round["requests"],
+            }
+            : round
+        )
+        : value,
+    );
+  if (numbers(input.roundQueueing) !== numbers(rebuilt)) {
+    const shown = rebuilt.map((r) => `round ${r.round}: ${r.waited ?? "unknown"} waited`).join(", ");
+    problems.push({
+      pointer,
+      message: `differs from what the request records and the lines' response-headers stamps give (${shown})`,
+    });
+  }
+}
+
+/** Where a sent request lies on the run's clock (null when its end offset is unusable). */
+function spanOf(line: EvidenceLine): RequestSpan | null {
   if (line.facts.kind !== "outcome") return null;
-  const { dispatched_at_epoch_ms: startMs, offsets } = line.facts.outcome;
-  if (!Number.isFinite(offsets.end_s) || offsets.end_s < 0) return null;
-  return { startMs, endMs: startMs + offsets.end_s * 1000 };
+  const endOffsetS = line.facts.outcome.offsets.end_s;
+  if (!Number.isFinite(endOffsetS) || endOffsetS < 0) return null;
+  return { dispatchOffsetS: line.facts.dispatchOffsetS, endOffsetS };
 }
 
 /** Rebuilt stage or round duration: a number, "not run" (null expected), or "unknown" (the evidence cannot tell). */
 type Rebuilt = { seconds: number; from: string } | { notRun: string } | "unknown";
 
-function spanDuration(group: readonly (EvidenceLine | undefined)[], name: string, what: string): Rebuilt {
+const SPAN_WORDS = "dispatch_offset_s to dispatch_offset_s + client_offsets_s.end_s";
+
+function lineNumbers(lines: readonly EvidenceLine[]): string {
+  const numbers = lines.map((line) => line.lineNumber).sort((a, b) => a - b);
+  return numbers.length === 1 ? `line ${numbers[0]}` : `lines ${numbers[0]}-${numbers.at(-1)}`;
+}
+
+/** The wall of a group of lines (first dispatch to last termination), as the run measures it. */
+function groupWall(group: readonly (EvidenceLine | undefined)[], name: string): Rebuilt {
   if (group.length === 0 || group.some((line) => line === undefined)) return "unknown";
   const present = group as EvidenceLine[];
   const skipped = present.find((line) => line.facts.kind === "skipped");
   if (skipped) return { notRun: `${name} line ${skipped.lineNumber} shows "${skipped.id}" was never sent` };
   const spans = present.map(spanOf);
   if (spans.some((span) => span === null)) return "unknown";
-  const known = spans as { startMs: number; endMs: number }[];
-  const seconds = (Math.max(...known.map((s) => s.endMs)) - Math.min(...known.map((s) => s.startMs))) / 1000;
-  const numbers = present.map((line) => line.lineNumber).sort((a, b) => a - b);
-  const at = numbers.length === 1 ? `line ${numbers[0]}` : `lines ${numbers[0]}-${numbers.at(-1)}`;
-  return { seconds, from: `${name} ${at}: ${what}` };
+  return { seconds: wallS(spans as RequestSpan[]), from: `${name} ${lineNumbers(present)}: ${SPAN_WORDS}` };
 }
 
+/** The required stages: the warm-up's dispatch to the last sanity request's termination. */
+function requiredSpan(first: EvidenceLine | undefined, last: EvidenceLine | undefined, name: string): Rebuilt {
+  const skipped = [first, last].find((line) => line?.facts.kind === "skipped");
+  if (skipped) return groupWall([skipped], name);
+  if (first === undefined || last === undefined) return "unknown";
+  const a = spanOf(first);
+  const b = spanOf(last);
+  if (a === null || b === null) return "unknown";
+  return {
+    seconds: stageDurationS(a, b),
+    from: `${name} lines ${first.lineNumber} and ${last.lineNumber}: ${SPAN_WORDS}`,
+  };
+}
+
+/** The stated duration must be the rebuilt one exactly: both come from the same numbers by the same functions. */
 function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuilt, problems: ProblemSink): void {
   if (rebuilt === "unknown") return;
   if ("notRun" in rebuilt) {
@@ -427,73 +467,54 @@ function compareDuration(pointer: string, stated: number | null, rebuilt: Rebuil
     }
     return;
   }
-  const toleranceS = DURATION_TOLERANCE_MS / 1000 + CLOCK_RATE_TOLERANCE * rebuilt.seconds;
-  const shown = Math.round(rebuilt.seconds * 1000) / 1000;
-  if (stated === null) {
-    problems.push({ pointer, message: `results.json says null, the evidence (${rebuilt.from}) gives ${shown} s` });
-  } else if (Math.abs(stated - rebuilt.seconds) > toleranceS) {
-    problems.push({
-      pointer,
-      message: `results.json says ${stated}, the evidence (${rebuilt.from}) gives ${shown} s (tolerance ±${
-        Math.round(toleranceS * 1000)
-      } ms; a wall-clock step during the run would also cause this)`,
-    });
-  }
+  if (stated === rebuilt.seconds) return;
+  problems.push({
+    pointer,
+    message: `results.json says ${stated}, the evidence (${rebuilt.from}) gives ${rebuilt.seconds}; the run ` +
+      "measures this duration from exactly these numbers",
+  });
 }
 
-/** Required and optional durations and round wall times against the lines' dispatch stamps and end offsets. */
+/** Required and optional durations and round wall times against the lines' dispatch and end offsets. */
 function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
   const name = input.evidence.artifact.path;
   const byId = new Map<string, EvidenceLine>();
   for (const line of lines) if (!byId.has(line.id)) byId.set(line.id, line);
   const planned = schedule(true);
   const lineOf = (s: ScheduledRequest) => byId.get(s.id);
-  const span = "dispatched_at_epoch_ms to dispatched_at_epoch_ms + client_offsets_s.end_s";
   const run = input.run;
   if (run !== null) {
-    // The run measures the required stages from the warm-up's dispatch to the last sanity request's end.
     const warmup = planned.find((s) => s.phase === "warmup");
     const lastSanity = planned.filter((s) => s.phase === "sanity").at(-1);
     if (warmup && lastSanity) {
-      const first = lineOf(warmup);
-      const last = lineOf(lastSanity);
-      let rebuilt: Rebuilt = "unknown";
-      if (first?.facts.kind === "skipped" || last?.facts.kind === "skipped") {
-        rebuilt = spanDuration([first?.facts.kind === "skipped" ? first : last], name, span);
-      } else if (first && last) {
-        const a = spanOf(first);
-        const b = spanOf(last);
-        if (a && b) {
-          rebuilt = {
-            seconds: (b.endMs - a.startMs) / 1000,
-            from: `${name} lines ${first.lineNumber} and ${last.lineNumber}: ${span}`,
-          };
-        }
-      }
+      const rebuilt = requiredSpan(lineOf(warmup), lineOf(lastSanity), name);
       compareDuration("/run/required_duration_s", run.requiredDurationS, rebuilt, problems);
     }
     if (run.optionalConcurrency) {
       const burst = planned.filter((s) => s.phase === "concurrency").map(lineOf);
-      compareDuration("/run/optional_duration_s", run.optionalDurationS, spanDuration(burst, name, span), problems);
+      compareDuration("/run/optional_duration_s", run.optionalDurationS, groupWall(burst, name), problems);
     }
   }
   if (input.rounds !== null && run?.optionalConcurrency !== false) {
     input.rounds.forEach((round, index) => {
       const members = planned.filter((s) => s.phase === "concurrency" && s.round === round.round).map(lineOf);
       const pointer = childPointer(childPointer("/concurrency_rounds", index), "wall_s");
-      compareDuration(pointer, round.wall_s, spanDuration(members, name, span), problems);
+      compareDuration(pointer, round.wall_s, groupWall(members, name), problems);
     });
   }
 }
 
 /**
  * Checks the outputs evidence against the result: strict lines, one per record in send order, every record
- * rebuilt from its line (when fixtures are given), and durations rebuilt from dispatch stamps and end offsets.
+ * rebuilt from its line (when fixtures are given), and durations rebuilt exactly from dispatch and end offsets.
  */
 export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink): void {
   const lines = parseLines(input.evidence, problems);
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);
+  checkOverridesListed(lines, input, problems);
+  checkConfigChecks(lines, input, problems);
+  checkQueueing(lines, input, problems);
   if (input.fixtures !== null) checkRecords(lines, input, input.fixtures, problems);
   checkDurations(lines, input, problems);
 }

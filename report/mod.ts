@@ -69,6 +69,7 @@ export {
   type ProvenanceSections,
   type ScoredRequest,
 } from "./assemble.ts";
+export { type PublishedRequest, publishRequest, RECORD_OVERRIDES_WHY, sanitizeResult } from "./publish.ts";
 export {
   chooseResultsRoot,
   gpuSlug,

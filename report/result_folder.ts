@@ -77,6 +77,11 @@ export interface ResultFolder {
   readonly path: string;
   /** Appends one sanitized JSON line to outputs.jsonl and flushes it; calls are serialized. */
   appendOutput(line: Record<string, unknown>): Promise<void>;
+  /**
+   * Appends a line that is already sanitized (report/publish.ts made it consistent with its published record),
+   * exactly as given; calls are serialized with appendOutput's.
+   */
+  appendSanitizedOutput(line: Record<string, unknown>): Promise<void>;
   /** The outputs artifact over the bytes appended so far (call after the last append). */
   outputsArtifact(): Artifact;
   /** Writes a sanitized artifact and returns its entry (SHA-256 of the bytes written). */
@@ -122,15 +127,21 @@ export async function openResultFolder(
   }
   const outputsHash = createHash("sha256");
   let appended: Promise<void> = Promise.resolve();
+  const append = (line: unknown): Promise<void> => {
+    const bytes = encoder.encode(`${JSON.stringify(line)}\n`);
+    appended = appended.then(async () => {
+      await files.appendDurable(join(path, RESULT_FILES.outputs), bytes);
+      outputsHash.update(bytes);
+    });
+    return appended;
+  };
   return {
     path,
     appendOutput(line) {
-      const bytes = encoder.encode(`${JSON.stringify(sanitize.json(line))}\n`);
-      appended = appended.then(async () => {
-        await files.appendDurable(join(path, RESULT_FILES.outputs), bytes);
-        outputsHash.update(bytes);
-      });
-      return appended;
+      return append(sanitize.json(line));
+    },
+    appendSanitizedOutput(line) {
+      return append(line);
     },
     outputsArtifact() {
       return { kind: "outputs", path: RESULT_FILES.outputs, sha256: outputsHash.copy().digest("hex") };
@@ -158,20 +169,31 @@ export async function openResultFolder(
 }
 
 /**
+ * Version of the outputs.jsonl line format, written into every line. Version 2 places each request on the run's
+ * monotonic clock (`dispatch_offset_s`), so the validator rebuilds durations exactly; version 1 lines (no
+ * `evidence_version`) carried only the wall-clock dispatch stamp and are refused with that reason.
+ */
+export const EVIDENCE_VERSION = 2;
+
+/**
  * One outputs.jsonl line: the exact request body sent (messages, tools, settings), the final answer, reasoning
- * text, structured tool calls, finish reason, raw usage and timings, error, and the client event offsets
- * (dispatch = 0 s); for skipped work only the id and the skip reason.
+ * text, structured tool calls, finish reason, the raw usage and timings as the exact text of the chunk that carried
+ * each (`usage_chunk`, `timings_chunk`: numbers as written, repeated keys intact), events whose bytes were not
+ * UTF-8, error, the request's dispatch on the run's monotonic clock and the client event offsets (dispatch = 0 s);
+ * for skipped work only the id and the skip reason.
  */
 export function outputLine(request: ExecutedRequest, status: RequestStatus): Record<string, unknown> {
   if (request.kind === "skipped") {
-    return { request_id: request.fixture.id, status, skip_reason: request.reason };
+    return { evidence_version: EVIDENCE_VERSION, request_id: request.fixture.id, status, skip_reason: request.reason };
   }
   const o = request.outcome;
   return {
+    evidence_version: EVIDENCE_VERSION,
     request_id: request.fixture.id,
     status,
     concurrency: request.concurrency,
     request: request.body,
+    dispatch_offset_s: request.dispatchOffsetS,
     dispatched_at_epoch_ms: o.dispatched_at_epoch_ms,
     end: o.end,
     http_status: o.http_status,
@@ -180,8 +202,12 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Rec
     final_answer: o.answer_text,
     reasoning_text: o.reasoning_text,
     tool_calls: o.tool_calls,
-    usage: o.usage,
-    timings: o.timings,
+    // The exact texts the counts are read from; a client that kept none leaves the parsed objects instead.
+    ...(o.usage_chunk === undefined ? { usage: o.usage } : { usage_chunk: o.usage_chunk }),
+    ...(o.timings_chunk === undefined ? { timings: o.timings } : { timings_chunk: o.timings_chunk }),
+    invalid_utf8: o.invalid_utf8 ?? [],
+    // What the engine reported it ran the request with (GET /slots after the request), or why nothing was read.
+    slot_reading: request.slot ?? { kind: "none", reason: "the run read no /slots for this request" },
     error: o.end === "finished" ? null : { kind: o.end, message: o.error_message ?? o.end },
     client_offsets_s: o.offsets,
     sse_events: o.events,

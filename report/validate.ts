@@ -323,5 +323,14 @@ function checkOutputsEvidence(
     rounds: Array.isArray(value["concurrency_rounds"]) && sound("/concurrency_rounds")
       ? result.concurrency_rounds
       : null,
+    recordOverrides: isJsonObject(value["extensions"]) ? value["extensions"]["record_overrides"] : undefined,
+    resolvedConfiguration: isJsonObject(value["extensions"])
+      ? value["extensions"]["resolved_configuration"]
+      : undefined,
+    status: isJsonObject(value["run"]) && sound("/run/status") ? result.run.status : null,
+    roundQueueing: isJsonObject(value["extensions"]) ? value["extensions"]["round_queueing"] : undefined,
+    serverCapacity: isJsonObject(value["configuration"]) && sound("/configuration/server_capacity")
+      ? result.configuration.server_capacity
+      : undefined,
   }, problems);
 }

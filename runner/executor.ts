@@ -10,10 +10,12 @@ import {
   type HealthAnswer,
   MAX_STREAM_BODY_BYTES,
   REQUEST_TIMEOUT_S,
+  type SlotReading,
   type StreamOutcome,
 } from "../contract/mod.ts";
-import { classifyOutcome } from "../score/mod.ts";
+import { classifyOutcome, type RequestSpan, spanEndS, stageDurationS, wallS } from "../score/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
+import { highestTask, matchSlots } from "./_slot_match.ts";
 
 /** Options the executor passes to the streaming client for one request. */
 export interface ExecutorStreamOptions {
@@ -21,6 +23,8 @@ export interface ExecutorStreamOptions {
   body: Record<string, unknown> | string;
   deadlineS?: number;
   signal?: AbortSignal;
+  /** The executor's monotonic clock: the client stamps the request on it, so its offsets join the run's clock. */
+  now: () => number;
   /** Most response body bytes (the contract's MAX_STREAM_BODY_BYTES). */
   maxBodyBytes?: number;
 }
@@ -33,6 +37,13 @@ export interface ExecutorDeps {
   checkHealth(baseUrl: string, timeoutMs?: number): Promise<HealthAnswer>;
   /** Monotonic clock in milliseconds (performance.now in production). */
   nowMs(): number;
+  /**
+   * Reads the server's GET /slots once (the resolved configuration of each slot's last task); absent: no reading.
+   * `status` is the HTTP status when the server answered one (a refusal that will not change, such as 501).
+   */
+  readSlots?(
+    baseUrl: string,
+  ): Promise<{ ok: true; slots: unknown[] } | { ok: false; reason: string; status: number | null }>;
 }
 
 /** Position of a request in the schedule, for progress lines (index is 1-based). */
@@ -52,6 +63,13 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Timeout for the /health question after a failure, milliseconds. */
   healthTimeoutMs?: number;
+  /**
+   * Why the engine's resolved configuration is not read at all (a server that is not llama.cpp has no /slots of
+   * that shape); null or absent: it is read after every batch when deps.readSlots exists.
+   */
+  slotsUnavailable?: string | null;
+  /** The server's slot count, for the words of a round whose slots were shared (null: unknown). */
+  serverCapacity?: number | null;
   /** Called just before a request is dispatched. */
   onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
   /**
@@ -61,15 +79,25 @@ export interface ExecuteOptions {
   onRequestEnd?(request: ExecutedRequest, position: SchedulePosition): void | Promise<void>;
 }
 
-/** Executor clock readings (seconds from the first dispatch) that bound the stages. */
+/** The spans (seconds on the run's clock) that bound the stages. */
 interface StageClock {
-  requiredStartS: number | null;
-  requiredEndS: number | null;
-  lastSanityEndS: number | null;
-  optionalStartS: number | null;
-  optionalEndS: number | null;
+  /** The warm-up's span: the required stages start at its dispatch. */
+  warmup: RequestSpan | null;
+  /** Every span of the required stages, in termination order of batches. */
+  required: RequestSpan[];
+  /** The last sanity request's span. */
+  lastSanity: RequestSpan | null;
+  /** Every span of the optional stage. */
+  optional: RequestSpan[];
   /** False once a round of the optional stage was skipped. */
   optionalComplete: boolean;
+}
+
+type SentRequest = ExecutedRequest & { kind: "outcome" };
+
+/** Where a sent request lies on the run's clock. */
+function spanOf(sent: SentRequest): RequestSpan {
+  return { dispatchOffsetS: sent.dispatchOffsetS, endOffsetS: sent.outcome.offsets.end_s };
 }
 
 /** Where each planned request's entry goes, and the one-at-a-time chain of onRequestEnd calls. */
@@ -124,15 +152,14 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
   for (const batch of plan.batches) for (const fixture of batch.fixtures) recorder.slotOf(fixture.id);
   const healthChecks: ExecutionFacts["healthChecks"] = [];
   const roundWallsS: (number | null)[] = [];
+  // The run's epoch: every dispatch offset counts from here, on the executor's monotonic clock.
   const originMs = deps.nowMs();
-  const clockS = () => (deps.nowMs() - originMs) / 1000;
   let stopReason: string | null = null;
   const clock: StageClock = {
-    requiredStartS: null,
-    requiredEndS: null,
-    lastSanityEndS: null,
-    optionalStartS: null,
-    optionalEndS: null,
+    warmup: null,
+    required: [],
+    lastSanity: null,
+    optional: [],
     optionalComplete: plan.optionalConcurrency,
   };
   const cancelReason = () => {
@@ -140,19 +167,24 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
     return `the run was cancelled (${what})`;
   };
-  const send = async (fixture: Fixture, concurrency: number): Promise<ExecutedRequest & { kind: "outcome" }> => {
+  const slots = slotReader(options, deps);
+  await slots.start();
+  const send = async (fixture: Fixture, concurrency: number): Promise<SentRequest> => {
     const body = options.bodyOf(fixture);
     options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total });
-    const startedS = clockS();
+    const calledMs = deps.nowMs();
     const streamOptions: ExecutorStreamOptions = {
       baseUrl: options.baseUrl,
       body,
       deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
+      now: deps.nowMs,
       maxBodyBytes: MAX_STREAM_BODY_BYTES,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);
-    return { kind: "outcome", fixture, concurrency, body, outcome, startedS, endedS: clockS() };
+    // The client's offset zero on this clock; a client that reports none is placed at the call.
+    const zeroMs = Number.isFinite(outcome.dispatch_clock_ms) ? outcome.dispatch_clock_ms : calledMs;
+    return { kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS: (zeroMs - originMs) / 1000 };
   };
   const runBatch = async (batch: PlannedBatch): Promise<void> => {
     if (stopReason === null && signal?.aborted) stopReason = cancelReason();
@@ -167,22 +199,23 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       }
       return;
     }
-    const batchStartS = clockS();
-    if (batch.phase === "concurrency") clock.optionalStartS ??= batchStartS;
-    else clock.requiredStartS ??= batchStartS;
-    // All requests of a batch are released together; each is recorded as soon as it terminates.
-    const finished = await Promise.all(batch.fixtures.map(async (fixture) => {
-      const sent = await send(fixture, batch.concurrency);
-      await recorder.record(sent);
-      return sent;
-    }));
-    const batchEndS = Math.max(...finished.map((f) => f.endedS));
+    // All requests of a batch are released together. Once all have terminated, the engine's report of what it ran
+    // them with is read, and each is recorded with it, in termination order.
+    const finished = await Promise.all(batch.fixtures.map((fixture) => send(fixture, batch.concurrency)));
+    const readings = await slots.afterBatch(finished);
+    const spans = finished.map(spanOf);
+    const byEnd = finished.map((sent, i) => ({ sent, end: spanEndS(spans[i]!) })).sort((a, b) => a.end - b.end);
+    for (const { sent } of byEnd) {
+      const slot = readings.get(sent.fixture.id);
+      await recorder.record(slot === undefined ? sent : { ...sent, slot });
+    }
     if (batch.phase === "concurrency") {
-      roundWallsS.push(batchEndS - Math.min(...finished.map((f) => f.startedS)));
-      clock.optionalEndS = batchEndS;
+      roundWallsS.push(wallS(spans));
+      clock.optional.push(...spans);
     } else {
-      clock.requiredEndS = batchEndS;
-      if (batch.phase === "sanity") clock.lastSanityEndS = batchEndS;
+      clock.required.push(...spans);
+      if (batch.phase === "warmup") clock.warmup ??= spans[0] ?? null;
+      if (batch.phase === "sanity") clock.lastSanity = spans.at(-1) ?? null;
     }
     if (signal?.aborted || finished.some((f) => f.outcome.end === "cancelled")) {
       stopReason = cancelReason();
@@ -203,6 +236,44 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     stopReason,
     healthChecks,
     cancelled: signal?.aborted === true || requests.some((r) => r.kind === "outcome" && r.outcome.end === "cancelled"),
+  };
+}
+
+/**
+ * The /slots reader of one run: one reading before the first request (the highest task id already there), one
+ * after each batch, matched to the batch's requests (runner/_slot_match.ts). A refusal with an HTTP status (501
+ * from llama-server --no-slots) stops further reading, and every later request gets that reason.
+ */
+function slotReader(options: ExecuteOptions, deps: ExecutorDeps) {
+  let seenTask = -1;
+  let stopped: string | null = options.slotsUnavailable ?? (deps.readSlots ? null : "the runner reads no /slots here");
+  const read = deps.readSlots;
+  const none = (batch: readonly SentRequest[], reason: string) =>
+    new Map<string, SlotReading>(batch.map((sent) => [sent.fixture.id, { kind: "none", reason }]));
+  return {
+    async start(): Promise<void> {
+      if (stopped !== null || read === undefined) return;
+      const first = await read(options.baseUrl);
+      if (first.ok) seenTask = highestTask(first.slots, seenTask);
+      else if (first.status !== null) stopped = first.reason;
+    },
+    async afterBatch(batch: readonly SentRequest[]): Promise<Map<string, SlotReading>> {
+      if (stopped !== null || read === undefined) return none(batch, stopped ?? "no /slots reader");
+      if (options.signal?.aborted) return none(batch, "the run was cancelled before GET /slots was read");
+      const reading = await read(options.baseUrl);
+      if (!reading.ok) {
+        if (reading.status !== null) stopped = reading.reason;
+        return none(batch, reading.reason);
+      }
+      const requests = batch.map((sent) => ({
+        id: sent.fixture.id,
+        seed: sent.body["seed"],
+        dispatchOffsetS: sent.dispatchOffsetS,
+      }));
+      const matched = matchSlots(reading.slots, requests, seenTask, options.serverCapacity ?? null);
+      seenTask = highestTask(reading.slots, seenTask);
+      return matched;
+    },
   };
 }
 
@@ -228,7 +299,10 @@ async function afterBatch(
   return answer.ok ? null : `the engine did not answer /health after ${failedId} failed (${answer.message})`;
 }
 
-/** The required stages run from the warm-up's dispatch to the end of the last sanity request; the optional one from its first dispatch to its last termination. */
+/**
+ * The required stages run from the warm-up's dispatch to the termination of the last sanity request; the optional
+ * one from its first dispatch to its last termination (score/durations.ts, which the validator uses as well).
+ */
 function stageDurations(
   optionalSelected: boolean,
   clock: StageClock,
@@ -245,26 +319,27 @@ function stageDurations(
   const stopped = stopReason ?? "the run stopped";
   let requiredDurationS: number | null = null;
   let requiredDurationReason: string | null = null;
-  if (clock.requiredStartS === null) {
+  if (clock.warmup === null) {
     requiredDurationReason = `the warm-up request was never sent: ${stopped}`;
-  } else if (!lastSanityRan || clock.lastSanityEndS === null) {
+  } else if (!lastSanityRan || clock.lastSanity === null) {
     requiredDurationReason = `the required stages did not finish (${stopped}); ` +
       "the elapsed time until the stop is extensions.required_elapsed_s";
   } else {
-    requiredDurationS = clock.lastSanityEndS - clock.requiredStartS;
+    requiredDurationS = stageDurationS(clock.warmup, clock.lastSanity);
   }
   let optionalDurationS: number | null = null;
   let optionalDurationReason: string | null = null;
   if (!optionalSelected) {
     optionalDurationReason = "the optional concurrency stage was not selected (run without --optional-concurrency)";
-  } else if (!clock.optionalComplete || clock.optionalStartS === null || clock.optionalEndS === null) {
+  } else if (!clock.optionalComplete || clock.optional.length === 0) {
     optionalDurationReason = `the optional concurrency stage did not finish (${stopped})`;
   } else {
-    optionalDurationS = clock.optionalEndS - clock.optionalStartS;
+    optionalDurationS = wallS(clock.optional);
   }
-  const requiredElapsedS = clock.requiredStartS !== null && clock.requiredEndS !== null
-    ? clock.requiredEndS - clock.requiredStartS
-    : null;
+  // From the warm-up's dispatch to the last termination of any required request (a stopped run ends early).
+  const requiredElapsedS = clock.warmup === null || clock.required.length === 0
+    ? null
+    : Math.max(...clock.required.map(spanEndS)) - clock.warmup.dispatchOffsetS;
   return { requiredDurationS, requiredDurationReason, requiredElapsedS, optionalDurationS, optionalDurationReason };
 }
 

@@ -7,6 +7,7 @@ import {
   defaultProbeDeps,
   type ModelHashProgress,
   probeServer,
+  readSlots,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
 import {
@@ -41,6 +42,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     now: () => new Date(),
     buildChatBody: (fixture, dialect) => buildChatBody(fixture, dialect),
     probeServer: (baseUrl) => probeServer(baseUrl, { fetch: probeDeps.fetch }),
+    readSlots: (baseUrl) => readSlots(baseUrl, { fetch: probeDeps.fetch, timeoutMs: 5000 }),
     collectProvenance: (server, options: RunOptions) =>
       collectProvenance({
         deps: probeDeps,
@@ -50,6 +52,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
         toolkitDir: toolkitDirFromModule(),
         executableDir: executableDir(probeDeps.execPath()),
         backgroundWorkloads: options.declared.background,
+        ...(options.engineEnv === undefined ? {} : { engineEnv: options.engineEnv }),
         operator: operatorFacts(options),
         templateArtifactPath: RESULT_FILES.template,
         ...(settings.hashCacheDir === undefined ? {} : { cacheDir: settings.hashCacheDir }),

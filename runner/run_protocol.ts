@@ -26,15 +26,16 @@ import {
   measuredDigest,
   newRunId,
   openResultFolder,
-  outputLine,
+  publishRequest,
   RESULT_FILES,
   type ResultFolder,
   resultFolderName,
+  sanitizeResult,
   type Sanitizers,
   type ScoredRequest,
 } from "../report/mod.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
-import { type BuiltRecord, recordOf } from "../score/mod.ts";
+import { type BuiltRecord, type ConfigCheck, recordOf, roundQueueing } from "../score/mod.ts";
 import type { ChatBody } from "./request_body.ts";
 import { executeRun, type ExecutorDeps, type SchedulePosition } from "./executor.ts";
 import { planRun, type RunPlan } from "./plan.ts";
@@ -71,6 +72,8 @@ export interface RunOptions {
   command: string;
   /** The engine's argv (without the program) when the runner started it from a profile; its model files are hashed. */
   engineArgs?: readonly string[] | null;
+  /** Variables the profile gives the started engine on top of this environment (its GPU selection). */
+  engineEnv?: Readonly<Record<string, string>>;
   /** More model files a profile names besides the -m files of `engineArgs`. */
   engineModelFiles?: readonly string[];
   /** The started engine's log so far; attached as the engine_log artifact. */
@@ -215,30 +218,37 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   let writeFailure: RunWriteError | null = null;
   let keptRequests = 0;
 
-  // Each request's record is built once, when it ends: its evidence line and the result both use it.
+  // Each request's record is built once, when it ends, from the text as the engine sent it; what is published
+  // (its evidence line and the record in results.json) is redacted and kept consistent by report/'s publishRequest.
   const built = new Map<string, BuiltRecord>();
+  const overridden: Record<string, string[]> = {};
+  const configChecks: Record<string, ConfigCheck> = {};
   let execution: Awaited<ReturnType<typeof executeRun>>;
   try {
     execution = await executeRun({
       baseUrl: options.baseUrl,
       plan: prepared.plan,
       bodyOf: (fixture) => prepared.bodies.get(fixture.id)?.body ?? {},
+      slotsUnavailable: slotsUnavailable(prepared.server),
+      serverCapacity: prepared.server.serverCapacity,
       ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
       signal: stop.signal,
       onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
       onRequestEnd: async (request: ExecutedRequest, position) => {
-        const record = recordOf(request);
-        built.set(request.fixture.id, record);
+        const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
+        built.set(request.fixture.id, published.built);
+        if (published.overridden.length > 0) overridden[request.fixture.id] = published.overridden;
+        if (published.config !== null) configChecks[request.fixture.id] = published.config;
         if (writeFailure !== null) return;
         try {
-          await folder.appendOutput(outputLine(request, record.record.status));
+          await folder.appendSanitizedOutput(published.line);
           keptRequests++;
         } catch (error) {
           writeFailure = writeError(folder.path, keptRequests, error, `appending ${RESULT_FILES.outputs}`);
           stop.abort("the result folder could not be written");
           return;
         }
-        options.onRequestEnd?.(record.record, position);
+        options.onRequestEnd?.(published.built.record, position);
       },
     }, deps);
   } finally {
@@ -250,6 +260,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     if (record === undefined) throw new RangeError(`Cannot assemble the result: no record of ${request.fixture.id}`);
     return { fixture: request.fixture, built: record };
   });
+  const headersS = Object.fromEntries(
+    execution.requests.map((r) => [r.fixture.id, r.kind === "outcome" ? r.outcome.offsets.headers_s : null]),
+  );
+  const queueing = options.optionalConcurrency
+    ? roundQueueing(requests.map((r) => r.built.record), headersS, prepared.provenance.configuration.server_capacity)
+    : [];
 
   let artifacts: Artifact[];
   try {
@@ -286,10 +302,15 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     sampling: prepared.sampling,
     chatTemplateKwargs: prepared.chatTemplateKwargs,
     artifacts,
-    nonconformingReasons: prepared.reasons,
-    extensions: resultExtensions(options, prepared),
+    nonconformingReasons: [...prepared.reasons, ...configReasons(configChecks)],
+    extensions: {
+      ...resultExtensions(options, prepared),
+      record_overrides: overridden,
+      resolved_configuration: resolvedConfiguration(configChecks),
+      round_queueing: queueing,
+    },
   });
-  const resultValue = deps.sanitizers.json(assembled.result) as Result;
+  const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
   let text: string;
   try {
     text = await finishFolder(resultValue, folder, deps);
@@ -479,6 +500,66 @@ function runConfig(options: RunOptions, prepared: PreparedRun): Record<string, u
   };
 }
 
+/** Why the engine's resolved configuration is not read at all, or null when /slots is read after each batch. */
+function slotsUnavailable(server: ServerFacts): string | null {
+  if (server.dialect === "llama.cpp") return null;
+  return `the server's dialect is ${server.dialect} (${server.dialectEvidence}): only llama.cpp's GET /slots ` +
+    "reports the parameters each task ran with, so the resolved configuration is not read";
+}
+
+/** A nonconforming reason per request the engine ran with other settings than it was sent. */
+function configReasons(checks: Readonly<Record<string, ConfigCheck>>): string[] {
+  return Object.entries(checks).filter(([, check]) => check.verified === false).map(([id, check]) =>
+    `${id}: ${check.reason ?? "the engine ran it with other settings than were sent"}`
+  );
+}
+
+/** extensions.resolved_configuration: every sent request's check, and how many were verified. */
+function resolvedConfiguration(checks: Readonly<Record<string, ConfigCheck>>): Record<string, unknown> {
+  const all = Object.values(checks);
+  return {
+    source: "GET /slots after each batch: the params of each slot's last task, matched to the batch's requests",
+    verified: all.filter((c) => c.verified === true).length,
+    differing: all.filter((c) => c.verified === false).length,
+    not_verified: all.filter((c) => c.verified === null).length,
+    requests: checks,
+  };
+}
+
+/**
+ * What the server would have used without the request's settings (/props default_generation_settings.params),
+ * and which of them each request overrode, so a reader sees what the request changed.
+ */
+function serverDefaults(prepared: PreparedRun): Record<string, unknown> {
+  const params = prepared.server.defaultGenerationParams;
+  const body = prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "")?.body ?? {};
+  if (params === null) {
+    return {
+      source: "GET /props default_generation_settings.params",
+      params: null,
+      reason: prepared.server.endpointProblems["/props"] ?? "/props reports no default_generation_settings.params",
+      overridden: null,
+    };
+  }
+  const overridden: Record<string, { server: unknown; sent: unknown }> = {};
+  const names: [string, string][] = [
+    ["temperature", "temperature"],
+    ["top_p", "top_p"],
+    ["top_k", "top_k"],
+    ["min_p", "min_p"],
+    ["presence_penalty", "presence_penalty"],
+    ["repeat_penalty", "repeat_penalty"],
+    ["seed", "seed"],
+    ["n_predict", "max_tokens"],
+  ];
+  for (const [engine, sent] of names) {
+    if (Object.hasOwn(params, engine) && body[sent] !== undefined && params[engine] !== body[sent]) {
+      overridden[engine] = { server: params[engine], sent: body[sent] };
+    }
+  }
+  return { source: "GET /props default_generation_settings.params", params, reason: null, overridden };
+}
+
 /** results.json's extensions: facts beyond the contract that a reviewer needs. */
 function resultExtensions(options: RunOptions, prepared: PreparedRun): Record<string, unknown> {
   const { server, provenance } = prepared;
@@ -495,7 +576,9 @@ function resultExtensions(options: RunOptions, prepared: PreparedRun): Record<st
       reason: prior.reason,
     },
     server_endpoint_problems: server.endpointProblems,
+    server_defaults: serverDefaults(prepared),
     kernel: provenance.kernel,
+    gpu_selection: provenance.deviceSelection,
     other_engine_options: provenance.otherEngineOptions,
     model_hashing: {
       hashed_bytes: provenance.modelFiles.hashedBytes,

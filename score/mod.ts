@@ -33,7 +33,9 @@ export { exclusionReason, metricValue, summarizeRequests } from "./summaries.ts"
 export type { SummaryFacts } from "./summaries.ts";
 export { countCapped, countRequests } from "./counts.ts";
 export { type CaseReadout, pooledMetric, rangeOf, readCase, readCases, type ValueRange } from "./case_readout.ts";
-export { buildConcurrencyRounds } from "./rounds.ts";
+export { buildConcurrencyRounds, type RequestWait, type RoundQueueing, roundQueueing, WAIT_SOURCES } from "./rounds.ts";
+export { type RequestSpan, spanEndS, stageDurationS, wallS } from "./durations.ts";
+export { checkResolvedConfig, type ComparedSetting, type ConfigCheck } from "./resolved_config.ts";
 export { SANITY_CATEGORY_TOTAL, SANITY_TOTAL, scoreQuality } from "./quality.ts";
 export { decideRunStatus, nonconformingReasonsOf, REQUIRED_PHASES, reuseNonconformingReason } from "./status.ts";
 export type { RunStatusInput } from "./status.ts";

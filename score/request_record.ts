@@ -142,7 +142,16 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
 
   const outcome = input.outcome;
   const { status, error } = classifyOutcome(outcome);
-  const accounting = accountTokens(outcome.usage, outcome.timings, status, error?.kind ?? "");
+  const accounting = accountTokens(
+    {
+      usage: outcome.usage,
+      timings: outcome.timings,
+      usageChunk: outcome.usage_chunk,
+      timingsChunk: outcome.timings_chunk,
+    },
+    status,
+    error?.kind ?? "",
+  );
   const offsets = outcome.offsets ?? { first_delta_s: null, first_answer_s: null, end_s: Number.NaN };
   const firstDeltaKind: DeltaKind | null = (DELTA_KINDS as readonly unknown[]).includes(outcome.first_delta_kind)
     ? outcome.first_delta_kind

@@ -63,7 +63,11 @@ export function buildConcurrencyRounds(
     } else if (lacking.length > 0) {
       missing[`${pointer}/output_tokens`] = `output_tokens is null for ${lacking.join(", ")}`;
     } else {
-      outputTokens = accepted.reduce((sum, r) => sum + (r.tokens.output_tokens as number), 0);
+      const sum = accepted.reduce((total, r) => total + (r.tokens.output_tokens as number), 0);
+      // Each count is exact; their sum may not be (beyond 2^53-1 a double rounds), and a count must be exact.
+      if (Number.isSafeInteger(sum)) outputTokens = sum;
+      else {missing[`${pointer}/output_tokens`] =
+          `the round's output tokens add up to ${sum}, beyond 2^53-1: no exact count`;}
     }
 
     let aggregateTps: number | null = null;
@@ -86,4 +90,92 @@ export function buildConcurrencyRounds(
     });
   }
   return { rounds, missing };
+}
+
+/** How long one request of a round waited before the engine started it, and where that figure comes from. */
+export interface RequestWait {
+  request_id: string;
+  /** Seconds from dispatch until the engine began the request (its queue wait plus request overhead). */
+  wait_s: number | null;
+  /** Whether it waited for a slot: one of the requests served after the first `capacity` of the round. */
+  queued: boolean | null;
+  /** Where wait_s comes from (engine timers or a client stamp), or why it is null. */
+  source: string;
+}
+
+/** Queueing of one optional round. */
+export interface RoundQueueing {
+  round: number;
+  /** The server's slot count as configured (configuration.server_capacity). */
+  capacity: number | null;
+  /** How many requests of the round waited for a slot; null when that cannot be told. */
+  waited: number | null;
+  /** Why `waited` is null, or how it was decided. */
+  reason: string;
+  requests: RequestWait[];
+}
+
+/** Source words of each way to measure a wait. */
+export const WAIT_SOURCES = {
+  engine: "engine timers: total_s - timings.prompt_ms - timings.predicted_ms (the time the engine spent on " +
+    "neither the prompt nor decoding: queueing, templating, HTTP)",
+  client: "client stamp: time to the response headers (llama-server answers when a slot takes the request)",
+} as const;
+
+/**
+ * Queueing of every optional round: per request, the time from dispatch until the engine began it (from the
+ * engine's own timers where the record has them, else the client's response-headers stamp, labelled so), and how
+ * many requests waited for a slot. Four requests released together on `capacity` slots: the engine serves them
+ * first come, first served, so the `capacity` that began first had a slot at once and the others waited; with
+ * capacity 4 or more none waited. `headersS` is each request's client offset of the response headers.
+ */
+export function roundQueueing(
+  requests: readonly RequestRecord[],
+  headersS: Readonly<Record<string, number | null>>,
+  capacity: number | null,
+): RoundQueueing[] {
+  const rounds = [...new Set(requests.filter((r) => r.round !== null).map((r) => r.round as number))]
+    .sort((a, b) => a - b);
+  return rounds.map((round) => {
+    const members = requests.filter((r) => r.phase === "concurrency" && r.round === round)
+      .sort((a, b) => clientIndex(a) - clientIndex(b));
+    const waits = members.map((record): RequestWait => waitOf(record, headersS[record.id] ?? null));
+    const sent = waits.filter((_wait, i) => members[i]!.status !== "skipped");
+    let waited: number | null = null;
+    let reason: string;
+    if (sent.length === 0) reason = "the round was not run";
+    else if (capacity === null) reason = "the server's slot count is unknown, so which requests waited cannot be told";
+    else if (capacity >= sent.length) {
+      waited = 0;
+      reason = `${sent.length} request(s) on ${capacity} slot(s): each had a slot at once`;
+      for (const w of sent) w.queued = false;
+    } else if (sent.some((w) => w.wait_s === null)) {
+      reason = "a request of the round has no wait figure, so the order in which the engine began them is unknown";
+    } else {
+      // First come, first served: the `capacity` requests the engine began first had a slot at once.
+      const order = [...sent].sort((a, b) => (a.wait_s as number) - (b.wait_s as number));
+      order.forEach((w, i) => (w.queued = i >= capacity));
+      waited = sent.length - capacity;
+      reason = `${sent.length} requests on ${capacity} slot(s): the ${capacity} the engine began first had a slot ` +
+        "at once, the others waited for one";
+    }
+    return { round, capacity, waited, reason, requests: waits };
+  });
+}
+
+function waitOf(record: RequestRecord, headersS: number | null): RequestWait {
+  const base = { request_id: record.id, queued: null };
+  if (record.status === "skipped") return { ...base, wait_s: null, source: "the request was never sent" };
+  const { total_s: totalS, prompt_s: promptS, decode_s: decodeS } = record.timings;
+  if (totalS !== null && promptS !== null && decodeS !== null) {
+    return { ...base, wait_s: Math.max(0, totalS - promptS - decodeS), source: WAIT_SOURCES.engine };
+  }
+  if (headersS !== null && Number.isFinite(headersS) && headersS >= 0) {
+    return { ...base, wait_s: headersS, source: WAIT_SOURCES.client };
+  }
+  return {
+    ...base,
+    wait_s: null,
+    source: "no engine timers (prompt_s, decode_s) and no response-headers stamp: the wait is not measured",
+  };
 }

@@ -12,6 +12,8 @@
  *   ignored. Argument values compare like JSON answers, so T3's value must be 3, not 3.0, even though its schema
  *   type is "number" (the protocol's "3 is not 3.0" applies to all JSON equality).
  * - Only a completed request can pass; truncated, failed and skipped requests fail with the reason why.
+ * - An answer or tool-call event whose bytes were not valid UTF-8 fails the case with the event and byte offsets:
+ *   the decoded text holds U+FFFD where the server sent other bytes, so it is not the answer as sent.
  */
 import type {
   Evaluation,
@@ -98,10 +100,31 @@ export function scoreSanityRequest(
       : `partial answer ${quote(answer)}`;
     return verdict(false, `truncated at the ${fixture.max_output_tokens}-token cap (finish_reason "length"); ${seen}`);
   }
+  const garbled = invalidAnswerBytes(outcome);
+  if (garbled !== null) return verdict(false, garbled);
   const expected = fixture.expected;
   if (expected.kind === "text") return verdict(...checkText(outcome, expected.value));
   if (expected.kind === "json") return verdict(...checkJson(outcome, expected.value));
   return verdict(...checkToolCall(outcome, expected.name, expected.arguments));
+}
+
+/**
+ * Why the answer cannot be scored as sent: an answer or tool-call event whose bytes were not UTF-8 put U+FFFD
+ * into the answer where the server sent something else, so no comparison with the expected text would be honest.
+ * Null when every answer byte was UTF-8.
+ */
+function invalidAnswerBytes(outcome: StreamOutcome): string | null {
+  const bad = (outcome.invalid_utf8 ?? []).filter((record) =>
+    record.delta_kinds.includes("answer") || record.delta_kinds.includes("tool_call")
+  );
+  if (bad.length === 0) return null;
+  // Bad bytes elsewhere in an answer's chunk (its envelope) leave the answer itself as sent.
+  const replaced = outcome.answer_text.includes("\uFFFD") ||
+    outcome.tool_calls.some((call) => call.name.includes("\uFFFD") || call.arguments.includes("\uFFFD"));
+  if (!replaced) return null;
+  const where = bad.slice(0, 3).map((record) => `event ${record.event} at byte ${record.byte_offsets.join(", ")}`);
+  const more = bad.length > 3 ? ` and ${bad.length - 3} more event(s)` : "";
+  return `the answer held bytes that are not UTF-8 (${where.join("; ")}${more}); it cannot be compared as sent`;
 }
 
 function noTextAnswer(outcome: StreamOutcome): string {

@@ -4,9 +4,11 @@
  *
  * - Exactly one complete value; only JSON whitespace (space, tab, LF, CR) may surround it. Prose, Markdown
  *   fences, a byte order mark, comments, trailing commas, NaN/Infinity, leading zeros and trailing text fail.
- * - Duplicate object keys fail at any depth (compared after escapes are decoded, so "a" and "\u0061" collide).
+ * - Duplicate object keys fail at any depth (compared after escapes are decoded, so "a" and "\u0061" collide),
+ *   unless the caller asks to have them recorded (`duplicateKeys: "record"`, for engine fields that must be
+ *   reported as sent).
  * - Numbers keep their lexeme: `3` is an integer, `3.0` and `3e0` are not. A number whose value is not finite
- *   (1e400) is an error result, never Infinity.
+ *   (1e400) is an error result, never Infinity (unless `nonFiniteNumbers: "keep"`: then the lexeme tells).
  * - Strings reject raw control characters (U+0000..U+001F) and unpaired surrogates (escaped or raw), because such
  *   text cannot be written back as UTF-8.
  * - "__proto__" is an ordinary key.
@@ -28,6 +30,11 @@ export interface JsonNumber {
 export interface JsonObject {
   readonly kind: "object";
   readonly entries: ReadonlyMap<string, JsonValue>;
+  /**
+   * Only with `duplicateKeys: "record"`: every key that occurs more than once, with all its values in document
+   * order (`entries` then holds the last one, as JSON.parse would). Absent when no key repeats.
+   */
+  readonly duplicates?: ReadonlyMap<string, readonly JsonValue[]>;
 }
 
 /** A parsed JSON value that keeps lexical number types. */
@@ -40,6 +47,16 @@ export type StrictJsonResult<T> = { ok: true; value: T } | { ok: false; reason: 
 export interface StrictJsonOptions {
   /** Deepest allowed nesting of arrays and objects (default 512; the top-level container is depth 1). */
   maxDepth?: number;
+  /**
+   * "fail" (default): a repeated key is an error. "record": the text is read, and each object lists its repeated
+   * keys in `duplicates`, so a caller can say what was sent instead of silently taking one value.
+   */
+  duplicateKeys?: "fail" | "record";
+  /**
+   * "fail" (default): a number beyond the double range (1e400) is an error. "keep": it is read with its lexeme and
+   * the value Infinity (or -Infinity), for a caller that judges the lexeme itself.
+   */
+  nonFiniteNumbers?: "fail" | "keep";
   /**
    * Most values (scalars, arrays and objects, each counted once) the text may hold; more is an error result.
    * Bounds the memory a hostile text can make the parse allocate (default: no limit).
@@ -58,7 +75,7 @@ class StrictJsonError {
 
 type Frame =
   | { kind: "array"; items: JsonValue[] }
-  | { kind: "object"; entries: Map<string, JsonValue>; key: string };
+  | { kind: "object"; entries: Map<string, JsonValue>; key: string; duplicates: Map<string, JsonValue[]> | null };
 
 function isWhitespace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
@@ -78,8 +95,12 @@ function hex4(code: number): string {
 export function parseStrictJson(text: string, options?: StrictJsonOptions): StrictJsonResult<JsonValue> {
   if (typeof text !== "string") return { ok: false, reason: `input is ${typeof text}, not text`, offset: 0 };
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const modes = {
+    recordDuplicates: options?.duplicateKeys === "record",
+    keepNonFinite: options?.nonFiniteNumbers === "keep",
+  };
   try {
-    return { ok: true, value: new Parser(text, maxDepth, options?.maxValues ?? Infinity).parseDocument() };
+    return { ok: true, value: new Parser(text, maxDepth, modes, options?.maxValues ?? Infinity).parseDocument() };
   } catch (error) {
     if (error instanceof StrictJsonError) return { ok: false, reason: error.reason, offset: error.offset };
     if (error instanceof RangeError) {
@@ -93,7 +114,12 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
 class Parser {
   private pos = 0;
   private values = 0;
-  constructor(private readonly text: string, private readonly maxDepth: number, private readonly maxValues: number) {}
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number,
+    private readonly modes: { recordDuplicates: boolean; keepNonFinite: boolean },
+    private readonly maxValues: number,
+  ) {}
 
   private fail(reason: string, offset = this.pos): never {
     throw new StrictJsonError(reason, offset);
@@ -151,7 +177,7 @@ class Parser {
           value = { kind: "object", entries: new Map() };
         } else {
           const entries = new Map<string, JsonValue>();
-          stack.push({ kind: "object", entries, key: this.parseKey(entries) });
+          stack.push({ kind: "object", entries, key: this.parseKey(entries), duplicates: null });
           continue;
         }
       } else {
@@ -162,7 +188,16 @@ class Parser {
         const top = stack[stack.length - 1];
         if (top === undefined) return value;
         if (top.kind === "array") top.items.push(value);
-        else top.entries.set(top.key, value);
+        else {
+          const earlier = top.entries.get(top.key);
+          if (earlier !== undefined) {
+            top.duplicates ??= new Map();
+            const values = top.duplicates.get(top.key) ?? [earlier];
+            values.push(value);
+            top.duplicates.set(top.key, values);
+          }
+          top.entries.set(top.key, value);
+        }
         this.skipWhitespace();
         const next = text.charCodeAt(this.pos);
         if (next === 0x2c /* , */) {
@@ -177,7 +212,11 @@ class Parser {
         if (next === close) {
           this.pos++;
           stack.pop();
-          value = top.kind === "array" ? top.items : { kind: "object", entries: top.entries };
+          value = top.kind === "array"
+            ? top.items
+            : top.duplicates === null
+            ? { kind: "object", entries: top.entries }
+            : { kind: "object", entries: top.entries, duplicates: top.duplicates };
           continue;
         }
         this.failUnexpected(top.kind === "array" ? "',' or ']' in an array" : "',' or '}' in an object");
@@ -190,7 +229,7 @@ class Parser {
     const start = this.pos;
     if (this.text.charCodeAt(this.pos) !== 0x22) this.failUnexpected("a string key in an object");
     const key = this.parseString();
-    if (entries.has(key)) this.fail(`duplicate key ${JSON.stringify(key)}`, start);
+    if (entries.has(key) && !this.modes.recordDuplicates) this.fail(`duplicate key ${JSON.stringify(key)}`, start);
     this.skipWhitespace();
     if (this.text.charCodeAt(this.pos) !== 0x3a /* : */) this.failUnexpected("':' after an object key");
     this.pos++;
@@ -243,7 +282,9 @@ class Parser {
     if (after === 0x2e /* . */) this.fail("number with no digit after '.'", end);
     if (after === 0x65 || after === 0x45) this.fail("number with no digit in its exponent", end);
     const value = Number(lexeme);
-    if (!Number.isFinite(value)) this.fail(`number ${abbreviate(lexeme)} is too large to represent`, start);
+    if (!Number.isFinite(value) && !this.modes.keepNonFinite) {
+      this.fail(`number ${abbreviate(lexeme)} is too large to represent`, start);
+    }
     this.pos = end;
     const isInteger = !lexeme.includes(".") && !lexeme.includes("e") && !lexeme.includes("E");
     return { kind: "number", lexeme, isInteger, value };

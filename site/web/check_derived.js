@@ -240,14 +240,20 @@ export function checkRounds(claimed, checked, optional, problems) {
     const ended = members.filter((r) => r.rebuilt.status === "completed" || r.rebuilt.status === "truncated");
     const counts = ended.map((r) => r.rebuilt.tokens.output_tokens);
     const outputTokens = counts.some((c) => c === null) ? null : counts.reduce((a, b) => (a ?? 0) + (b ?? 0), 0);
+    // Evidence version 2 places each dispatch on the run's monotonic clock (dispatch_offset_s): the wall is then
+    // exactly the runner's (first dispatch to last termination, in seconds). Older lines only had wall-clock
+    // dispatch stamps, checked within WALL_TOLERANCE_S.
+    const exact = members.length > 0 && members.every((r) => r.rebuilt.dispatchOffsetS !== null);
     const spans = members.flatMap((r) => {
-      const start = r.rebuilt.dispatchedAtEpochMs;
+      const start = exact ? r.rebuilt.dispatchOffsetS : r.rebuilt.dispatchedAtEpochMs;
       const end = r.rebuilt.timings.total_s;
-      return start === null || end === null ? [] : [{ start, end: start + end * 1000 }];
+      return start === null || end === null ? [] : [{ start, end: exact ? start + end : start + end * 1000 }];
     });
-    const wall = spans.length === 0
+    const span = spans.length === 0
       ? null
-      : (Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start))) / 1000;
+      : Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start));
+    const wall = span === null ? null : exact ? span : span / 1000;
+    const tolerance = exact ? 0 : WALL_TOLERANCE_S;
     const theirs = claimed.find((c) => isObject(c) && c.round === round);
     const name = `concurrency round ${round}`;
     if (!isObject(theirs)) {
@@ -264,8 +270,8 @@ export function checkRounds(claimed, checked, optional, problems) {
     const failed = members.filter((r) => r.rebuilt.status === "failed").length;
     if (theirs.failed !== failed) problems.push(`${name}: failed ${show(theirs.failed)}; the records give ${failed}`);
     const claimedWall = typeof theirs.wall_s === "number" ? theirs.wall_s : null;
-    if (wall !== null && (claimedWall === null || Math.abs(claimedWall - wall) > WALL_TOLERANCE_S)) {
-      problems.push(`${name}: wall_s ${show(theirs.wall_s)}; the evidence's stamps give ${wall.toFixed(3)} s`);
+    if (wall !== null && (claimedWall === null || Math.abs(claimedWall - wall) > tolerance)) {
+      problems.push(`${name}: wall_s ${show(theirs.wall_s)}; the evidence's stamps give ${wall} s`);
     }
     const aggregate = outputTokens === null || claimedWall === null || claimedWall === 0
       ? null

@@ -1,9 +1,12 @@
 // @ts-check
 /**
  * One request rebuilt from its outputs.jsonl line by the spec's "Request records" and "Where the numbers come
- * from": status from the stream end and finish reason; counts from the raw usage and timings (exact safe
- * integers only); durations from the engine timers and the client's offsets; rates from the counts and timers.
+ * from": status from the stream end and finish reason; counts from the raw usage and timings, read from the exact
+ * text of the chunk that carried them (exact safe integers only, as written); durations from the engine timers
+ * and the client's offsets; rates from the counts and timers.
  */
+
+import { JsonNumber, parseStrictJson } from "./strict_json.js";
 
 /** @typedef {"completed" | "truncated" | "failed" | "skipped"} RequestStatus */
 
@@ -23,6 +26,7 @@
  *     first_answer_s: number | null, total_s: number | null },
  *   metrics: { prompt_tps: number | null, decode_tps: number | null },
  *   dispatchedAtEpochMs: number | null,
+ *   dispatchOffsetS: number | null,
  *   body: Record<string, unknown> | null,
  *   concurrency: unknown,
  * }} RebuiltRequest
@@ -33,14 +37,38 @@ export function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A token count only as an exact nonnegative safe integer. @param {unknown} value */
+/**
+ * A token count only as an exact nonnegative safe integer; a number read with its lexeme (from a chunk's text)
+ * must also be written as one: no sign, fraction or exponent, at most 2^53-1.
+ * @param {unknown} value
+ */
 function count(value) {
+  if (value instanceof JsonNumber) {
+    if (!value.isInteger || value.lexeme.startsWith("-")) return null;
+    return BigInt(value.lexeme) <= BigInt(Number.MAX_SAFE_INTEGER) ? value.value : null;
+  }
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
-/** A finite nonnegative number. @param {unknown} value */
+/** A finite nonnegative number, in any notation. @param {unknown} value */
 function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+  const number = value instanceof JsonNumber ? value.value : value;
+  return typeof number === "number" && Number.isFinite(number) && number >= 0 ? number + 0 : null;
+}
+
+/**
+ * The `usage` or `timings` object of a line: from the exact text of the chunk that carried it (evidence version
+ * 2, read with number lexemes) or, in older lines, the parsed object. A chunk this parser refuses gives {}.
+ * @param {Record<string, unknown>} line @param {"usage" | "timings"} name @returns {Record<string, unknown>}
+ */
+function engineObject(line, name) {
+  const chunk = line[`${name}_chunk`];
+  if (typeof chunk === "string") {
+    const parsed = parseStrictJson(chunk, { lexemes: true });
+    const member = parsed.ok && isObject(parsed.value) ? parsed.value[name] : undefined;
+    return isObject(member) ? member : {};
+  }
+  return isObject(line[name]) ? /** @type {Record<string, unknown>} */ (line[name]) : {};
 }
 
 /**
@@ -98,12 +126,13 @@ export function rebuildRequest(line) {
       toolCalls: [],
       ...empty,
       dispatchedAtEpochMs: null,
+      dispatchOffsetS: null,
       body: null,
       concurrency: null,
     };
   }
-  const usage = isObject(line.usage) ? line.usage : {};
-  const timings = isObject(line.timings) ? line.timings : {};
+  const usage = engineObject(line, "usage");
+  const timings = engineObject(line, "timings");
   const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   const offsets = isObject(line.client_offsets_s) ? line.client_offsets_s : {};
 
@@ -150,6 +179,7 @@ export function rebuildRequest(line) {
     },
     metrics: { prompt_tps: rate(read, promptS), decode_tps: rate(decode, decodeS) },
     dispatchedAtEpochMs: finite(line.dispatched_at_epoch_ms),
+    dispatchOffsetS: typeof line.dispatch_offset_s === "number" ? line.dispatch_offset_s : null,
     body: isObject(line.request) ? line.request : null,
     concurrency: line.concurrency,
   };

@@ -10,6 +10,7 @@ import { buildChatBody } from "../../runner/mod.ts";
 import { closeIdleConnections, streamChat } from "../../client/mod.ts";
 import { validateResultText } from "../../report/validate.ts";
 import type { RequestRecord } from "../../contract/mod.ts";
+import type { ConfigCheck } from "../../score/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";
 import type { EngineHandle } from "../../engine/mod.ts";
 import {
@@ -20,6 +21,7 @@ import {
   sharedBundle,
   startTinyEngine,
   tempDir,
+  tinyProfile,
 } from "./_engine.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
@@ -109,8 +111,9 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
     await t.step("accounting identities hold on the engine's own fields", () => {
       for (const record of first!.result.requests) {
         const line = first!.outputs.get(record.id)!;
-        const usage = line.usage as RawUsage;
-        const timings = line.timings as RawTimings;
+        // The evidence keeps the exact text of the chunk that carried usage and timings.
+        const usage = (JSON.parse(line.usage_chunk as string) as { usage: RawUsage }).usage;
+        const timings = (JSON.parse(line.timings_chunk as string) as { timings: RawTimings }).timings;
         assert.equal(timings.prompt_n + timings.cache_n, usage.prompt_tokens, `${record.id}: prompt_n + cache_n`);
         assert.equal(usage.prompt_tokens_details?.cached_tokens, timings.cache_n, `${record.id}: cached_tokens`);
         assert.equal(usage.completion_tokens, timings.predicted_n, `${record.id}: completion_tokens`);
@@ -146,23 +149,48 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
       assert.equal(cut.first_delta_kind, "answer");
     });
 
-    await t.step("four clients on a one-slot server queue: capacity 1, each waits for the one before", () => {
+    await t.step("the resolved configuration of every required request is verified against /slots", () => {
+      const checks = (first!.result.extensions as Record<string, unknown>).resolved_configuration as {
+        requests: Record<string, ConfigCheck>;
+      };
+      // One line per request: each compared setting as sent/resolved (GET /slots prints float32 values).
+      const table = [
+        `request                    verified  ${
+          checks.requests["warmup"]!.compared.map((c) => c.field).join(" ")
+        } (sent/resolved)`,
+      ];
+      for (const record of first!.result.requests) {
+        const check = checks.requests[record.id]!;
+        if (record.phase !== "concurrency") assert.equal(check.verified, true, `${record.id}: ${check.reason}`);
+        const pairs = check.compared.map((c) => `${c.sent}/${c.resolved}`).join(" ");
+        table.push(
+          `${record.id.padEnd(26)} ${String(check.verified).padEnd(9)} ${pairs || `(not read: ${check.reason})`}`,
+        );
+      }
+      writeStderr(`${table.join("\n")}\n`);
+      // One slot for four clients: each round's last request is read; the slot ran the three before it earlier.
+      for (const round of [1, 2, 3]) {
+        const ids = first!.result.requests.filter((r) => r.round === round).map((r) => r.id);
+        const verdicts = ids.map((id) => checks.requests[id]!.verified);
+        assert.equal(verdicts.filter((v) => v === true).length, 1, `round ${round}: ${JSON.stringify(verdicts)}`);
+        for (const id of ids) {
+          const check = checks.requests[id]!;
+          if (check.verified === null) assert.match(check.reason ?? "", /ran a later request of the same round/);
+        }
+      }
+    });
+
+    await t.step("four clients on a one-slot server queue: the round report says three of four waited", () => {
       assert.equal(first!.result.configuration.server_capacity, 1);
       assert.equal(first!.result.concurrency_rounds.length, 3);
-      for (const round of [1, 2, 3]) {
-        const records = first!.result.requests.filter((r) => r.phase === "concurrency" && r.round === round)
-          .sort((a, b) => a.timings.total_s! - b.timings.total_s!);
-        assert.equal(records.length, 4);
-        for (let i = 1; i < records.length; i++) {
-          // Dispatches are released together; with one slot the next first token comes after the previous end.
-          assert.ok(
-            records[i]!.timings.ttft_s! >= records[i - 1]!.timings.total_s! - 0.05,
-            `round ${round}: ${records[i]!.id} ttft ${records[i]!.timings.ttft_s} before ${
-              records[i - 1]!.id
-            } ended at ${records[i - 1]!.timings.total_s}`,
-          );
-        }
-        assert.notEqual(first!.result.concurrency_rounds[round - 1]!.aggregate_tps, null);
+      const queueing = (first!.result.extensions as Record<string, unknown>).round_queueing as {
+        waited: number;
+        requests: { request_id: string; wait_s: number; queued: boolean; source: string }[];
+      }[];
+      for (const [i, q] of queueing.entries()) {
+        assert.equal(q.waited, 3, JSON.stringify(q));
+        assert.ok(q.requests.every((w) => w.source.startsWith("engine timers")), JSON.stringify(q));
+        assert.notEqual(first!.result.concurrency_rounds[i]!.aggregate_tps, null);
       }
     });
 
@@ -276,3 +304,78 @@ Deno.test("real engine: killed mid-run, the result is partial and keeps every me
     await dir.remove();
   }
 });
+
+/** Runs the first requests of the protocol against `engine` and stops: enough to read each one's /slots. */
+async function firstRequests(engine: EngineHandle, dir: string, count: number): Promise<EngineRun> {
+  const controller = new AbortController();
+  return await runAgainst(engine, dir, {
+    signal: controller.signal,
+    onRequestEnd: (_record, position) => {
+      if (position.index >= count) controller.abort("enough requests");
+    },
+  });
+}
+
+Deno.test(
+  "real engine: a server started with --temp 0.3 --top-k 7 still runs each request as sent",
+  options,
+  async () => {
+    const dir = await tempDir();
+    const base = await tinyProfile();
+    const engine = await startTinyEngine({ args: [...base.args, "--temp", "0.3", "--top-k", "7"] });
+    try {
+      const run = await firstRequests(engine, dir.path, 3);
+      assert.deepEqual(run.report.validationProblems, []);
+      const ext = run.result.extensions as Record<string, unknown>;
+      const checks = (ext.resolved_configuration as { requests: Record<string, ConfigCheck> }).requests;
+      const sent = run.result.requests.filter((r) => r.status !== "skipped");
+      assert.equal(sent.length, 3);
+      for (const record of sent) {
+        const check = checks[record.id]!;
+        assert.equal(check.verified, true, `${record.id}: ${check.reason}`);
+        assert.equal(check.compared.find((c) => c.field === "temperature")?.resolved, 1);
+        assert.equal(check.compared.find((c) => c.field === "top_k")?.resolved, 20);
+      }
+      // The server's own defaults are recorded, and what the requests overrode.
+      const defaults = ext.server_defaults as { overridden: Record<string, { server: number; sent: number }> };
+      assert.equal(Math.fround(defaults.overridden.temperature!.server), Math.fround(0.3));
+      assert.equal(defaults.overridden.top_k!.server, 7);
+      assert.equal(defaults.overridden.temperature!.sent, 1);
+    } finally {
+      await engine.stop();
+      closeIdleConnections();
+      await dir.remove();
+    }
+  },
+);
+
+Deno.test(
+  "real engine: --no-slots leaves the resolved configuration null with the reason, and the run is not failed for it",
+  options,
+  async () => {
+    const dir = await tempDir();
+    const base = await tinyProfile();
+    const engine = await startTinyEngine({ args: [...base.args, "--no-slots"] });
+    try {
+      const run = await firstRequests(engine, dir.path, 2);
+      assert.deepEqual(run.report.validationProblems, []);
+      const checks = ((run.result.extensions as Record<string, unknown>).resolved_configuration as {
+        requests: Record<string, ConfigCheck>;
+      }).requests;
+      const sent = run.result.requests.filter((r) => r.status !== "skipped");
+      assert.equal(sent.length, 2);
+      for (const record of sent) {
+        assert.equal(checks[record.id]!.verified, null);
+        assert.match(
+          checks[record.id]!.reason ?? "",
+          /GET \/slots answered HTTP 501 \(llama-server started with --no-slots\)/,
+        );
+        assert.ok(record.status === "completed" || record.status === "truncated", record.id);
+      }
+    } finally {
+      await engine.stop();
+      closeIdleConnections();
+      await dir.remove();
+    }
+  },
+);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { cleanup, maxSharedPrefixTokens, runScripted, type ScriptedRun } from "./_harness.ts";
 import type { RequestCounts } from "../../contract/mod.ts";
-import type { MockEngine } from "../../mock/mod.ts";
+import type { MockEngine, MockRequestLog } from "../../mock/mod.ts";
 
 function assertValid(run: ScriptedRun): void {
   assert.deepEqual(run.problems, [], "validateResultText finds no problem in results.json");
@@ -280,8 +280,13 @@ Deno.test("optional concurrency on a one-slot server: 34 records, three rounds w
     assert.ok(run.result.run.optional_duration_s !== null);
     assert.equal(run.result.request_counts.concurrency.attempted, 12);
     assertCountIdentities(run.result.request_counts);
-    const queued = run.engine.requests.filter((r) => r.requestId?.startsWith("concurrency") && (r.queuedMs ?? 0) > 0);
-    assert.ok(queued.length > 0 || run.engine.requests.length === 34, "four clients queue on one slot");
+    // The round report says how many requests waited for the one slot, from the engine's own timers.
+    const queueing = run.result.extensions?.round_queueing as {
+      waited: number;
+      requests: { request_id: string; queued: boolean; source: string }[];
+    }[];
+    assert.deepEqual(queueing.map((q) => q.waited), [3, 3, 3]);
+    assert.ok(queueing.every((q) => q.requests.every((w) => w.source.startsWith("engine timers"))));
   } finally {
     await cleanup(run);
   }
@@ -335,6 +340,34 @@ Deno.test("the validator rejects a result with an unknown format or schema versi
     assert.ok((await validateResultText(v2, options)).some((p) => p.pointer === "/schema_version"));
     const other = JSON.stringify({ ...run.result, format: "strata-standard-benchmark-next" });
     assert.ok((await validateResultText(other, options)).some((p) => p.pointer === "/format"));
+  } finally {
+    await cleanup(run);
+  }
+});
+
+Deno.test("optional rounds on one slot: the requests the round report says waited are the ones the engine queued", async () => {
+  let run: ScriptedRun | undefined;
+  try {
+    // Real waiting at a fast speed, so the engine's timers and its queue are both real.
+    run = await runScripted({
+      mock: { slots: 1, timeScale: 1, decodeTps: 5000, promptTps: 1_000_000 },
+      run: { optionalConcurrency: true },
+    });
+    assertValid(run);
+    const queueing = run.result.extensions?.round_queueing as {
+      round: number;
+      waited: number;
+      requests: { request_id: string; queued: boolean; wait_s: number }[];
+    }[];
+    const engineLog: MockRequestLog[] = run.engine.requests;
+    for (const q of queueing) {
+      assert.equal(q.waited, 3);
+      // The engine's own log: one request of the round took the free slot, three waited in its FIFO queue.
+      const logs = engineLog.filter((r) => r.requestId?.startsWith(`concurrency-r${q.round}-`));
+      const byWait = [...logs].sort((a, b) => (a.queuedMs ?? 0) - (b.queuedMs ?? 0));
+      const engineQueued = byWait.slice(1).map((r) => r.requestId).sort();
+      assert.deepEqual(q.requests.filter((w) => w.queued).map((w) => w.request_id).sort(), engineQueued);
+    }
   } finally {
     await cleanup(run);
   }

@@ -151,3 +151,32 @@ Deno.test("the first reasoning delta is noted even when visible output came firs
   reader.read(data(deltaEvent(`{"reasoning_content":"then thinking"}`)));
   assert.equal(reader.sawFirstReasoning, true);
 });
+
+Deno.test("the exact text of the chunks that carried usage and timings is kept, numbers as written", () => {
+  const reader = new ChunkReader();
+  const finish =
+    `{"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"timings":{"predicted_n":3,"prompt_ms":1.50}}`;
+  const last = `{"choices":[],"usage":{"completion_tokens":12.0,"prompt_tokens":1e3},"timings":{"predicted_n":3}}`;
+  reader.read(finish);
+  assert.equal(reader.timingsChunk, finish);
+  assert.equal(reader.usageChunk, null);
+  reader.read(last);
+  assert.equal(reader.usageChunk, last);
+  assert.equal(reader.timingsChunk, last);
+  assert.deepEqual(
+    reader.usage,
+    { completion_tokens: 12, prompt_tokens: 1000 },
+    "JSON.parse's reading loses the lexemes",
+  );
+  reader.read(`{"choices":[],"usage":null}`);
+  assert.equal(reader.usageChunk, last, "a null usage does not replace the one that was sent");
+});
+
+Deno.test("an event with invalid UTF-8 is recorded with its number, byte offsets and delta kinds", () => {
+  const reader = new ChunkReader();
+  reader.read(data(deltaEvent(`{"reasoning_content":"ok"}`)));
+  reader.read(data(deltaEvent(`{"content":"RE\uFFFDDY"}`)), [24]);
+  reader.read(data(deltaEvent(`{"content":"fine"}`)));
+  assert.deepEqual(reader.invalidUtf8, [{ event: 2, byte_offsets: [24], delta_kinds: ["answer"] }]);
+  assert.equal(reader.answerText, "RE\uFFFDDYfine");
+});

@@ -159,3 +159,49 @@ Deno.test("a stream cut mid-event leaves it pending and undelivered", () => {
 Deno.test("a non-positive line limit is refused", () => {
   assert.throws(() => new SseParser({ onEvent: () => {}, maxLineBytes: 0 }), RangeError);
 });
+
+Deno.test("invalid UTF-8 in an event is decoded to U+FFFD and its byte offsets are reported, at every split", () => {
+  // data: {"a":"X<ff>Y<e2 82>Z"}  (a lone 0xFF, then a three-byte sequence cut after two bytes)
+  const head = encoder.encode('data: {"a":"X');
+  const tail = encoder.encode('Z"}\n\n');
+  const bytes = new Uint8Array([...head, 0xff, ...encoder.encode("Y"), 0xe2, 0x82, ...tail]);
+  const valuesStart = "data: ".length;
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const seen: { data: string; invalid: readonly number[] | undefined }[] = [];
+    const parser = new SseParser({ onEvent: (data, invalid) => seen.push({ data, invalid }) });
+    for (const part of splitAt(bytes, [cut])) parser.push(part);
+    assert.equal(seen.length, 1, `split at ${cut}`);
+    assert.equal(seen[0]!.data, '{"a":"X\uFFFDY\uFFFDZ"}', `split at ${cut}`);
+    // Offsets count from the event's data: the 0xFF and the cut sequence's lead byte.
+    const ff = head.length - valuesStart;
+    assert.deepEqual(seen[0]!.invalid, [ff, ff + 2], `split at ${cut}`);
+  }
+});
+
+Deno.test("valid UTF-8 events report no invalid offsets; offsets of a second data line count the first and its LF", () => {
+  const seen: (readonly number[] | undefined)[] = [];
+  const parser = new SseParser({ onEvent: (_data, invalid) => seen.push(invalid) });
+  parser.push(encoder.encode("data: caf\u00e9 \u{1F642}\n\n"));
+  parser.push(new Uint8Array([...encoder.encode("data: ab\ndata: c"), 0xc0, 0xaf, ...encoder.encode("\n\n")]));
+  assert.deepEqual(seen, [undefined, [4, 5]]);
+});
+
+Deno.test("invalidUtf8Offsets marks each maximal invalid subpart once, as a decoder writes U+FFFD", async () => {
+  const { invalidUtf8Offsets } = await import("../../../client/sse.ts");
+  const cases: [number[], number[]][] = [
+    [[0x41, 0x42], []],
+    [[0xff], [0]],
+    [[0xc3, 0xa9], []],
+    [[0xc0, 0xaf], [0, 1]], // overlong lead C0 is never valid; AF alone is a stray continuation
+    [[0xe2, 0x82, 0x41], [0]], // cut short by an ASCII byte, which then starts over
+    [[0xed, 0xa0, 0x80], [0, 1, 2]], // a surrogate: ED may not be followed by A0
+    [[0xf0, 0x9f, 0x99, 0x82], []],
+    [[0xf4, 0x90, 0x80, 0x80], [0, 1, 2, 3]], // above U+10FFFF
+    [[0xf0, 0x9f, 0x99], [0]], // cut off by the end
+  ];
+  for (const [bytes, offsets] of cases) {
+    assert.deepEqual(invalidUtf8Offsets(new Uint8Array(bytes)), offsets, bytes.map((b) => b.toString(16)).join(" "));
+    const replaced = [...new TextDecoder().decode(new Uint8Array(bytes))].filter((c) => c === "\uFFFD").length;
+    assert.equal(replaced, offsets.length, "one offset per U+FFFD the decoder writes");
+  }
+});

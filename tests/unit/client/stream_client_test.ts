@@ -587,3 +587,27 @@ Deno.test("connect_s on the real clock: a time on a new connection, 0 on a poole
   assert.equal(cancelled.end, "cancelled");
   assert.equal("connect_s" in cancelled, false);
 });
+
+Deno.test("a stream with a byte that is not UTF-8 keeps U+FFFD in the text and records where the byte was", async () => {
+  const encoder = new TextEncoder();
+  const event = deltaEvent(`{"content":"READY"}`);
+  const at = event.indexOf("READY") + 2;
+  // "RE" 0xFF "ADY": one byte that cannot be UTF-8 inside the answer text.
+  const garbled = new Uint8Array([...encoder.encode(event.slice(0, at)), 0xff, ...encoder.encode(event.slice(at))]);
+  const finish = encoder.encode(
+    chunkEvent(`[{"finish_reason":"stop","index":0,"delta":{}}]`, USAGE_EXTRA) + "data: [DONE]\n\n",
+  );
+  const frame = (bytes: Uint8Array) => [`${bytes.length.toString(16)}\r\n`, bytes, "\r\n"];
+  await withServer(
+    (ex) => writePieces(ex.socket, [SSE_HEAD, ...frame(garbled), ...frame(finish), "0\r\n\r\n"]),
+    async (server) => {
+      const o = await ask(server);
+      assert.equal(o.end, "finished");
+      assert.equal(o.answer_text, "RE\uFFFDADY");
+      assert.deepEqual(o.invalid_utf8, [{ event: 1, byte_offsets: [at - "data: ".length], delta_kinds: ["answer"] }]);
+      assert.equal(typeof o.usage_chunk, "string");
+      assert.equal(o.usage_chunk, o.timings_chunk);
+      assert.match(o.usage_chunk!, /"usage":\{"completion_tokens":35/);
+    },
+  );
+});

@@ -25,6 +25,7 @@ export function outcome(spec: OutcomeSpec): StreamOutcome {
     : { completion_tokens: spec.completionTokens, prompt_tokens: spec.promptTokens ?? 10 };
   const out: StreamOutcome = {
     dispatched_at_epoch_ms: 0,
+    dispatch_clock_ms: 0,
     end: spec.end ?? "finished",
     http_status: 200,
     finish_reason: spec.finishReason === undefined ? "stop" : spec.finishReason,

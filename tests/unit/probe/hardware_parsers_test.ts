@@ -2,13 +2,16 @@ import assert from "node:assert/strict";
 import {
   parseAmdSmiAsic,
   parseAmdSmiList,
+  parseAmdSmiStatic,
   parseCpuinfoModel,
   parseCudaVersion,
+  parseLsblk,
   parseMeminfoTotalBytes,
   parseNvidiaQuery,
   parseOsRelease,
   parseRocmSmiJson,
   parseRocmVersionFile,
+  parseVisibleDevices,
 } from "../../../probe/_hardware_parsers.ts";
 import { captured } from "./_fake.ts";
 
@@ -94,4 +97,56 @@ Deno.test("os-release gives NAME and VERSION_ID, falling back to BUILD_ID on rol
   assert.deepEqual(parseOsRelease(captured("os-release-ubuntu.txt")), { name: "Ubuntu", version: "24.04" });
   assert.deepEqual(parseOsRelease(captured("os-release-arch.txt")), { name: "Arch Linux", version: "rolling" });
   assert.equal(parseOsRelease("ID=weird\n"), null);
+});
+
+Deno.test("lsblk JSON: disks with model, transport and rotational flag, as util-linux 2.38 prints them", () => {
+  const devices = parseLsblk(JSON.stringify({
+    blockdevices: [
+      { name: "zram0", model: null, tran: null, rota: false, type: "disk", subsystems: "block" },
+      { name: "vda", model: null, tran: null, rota: true, type: "disk", subsystems: "block:virtio:pci" },
+      { name: "nvme0n1", model: "Samsung SSD 980 PRO 2TB   ", tran: "nvme", rota: false, type: "disk" },
+    ],
+  }));
+  assert.deepEqual(devices, [
+    { name: "zram0", model: null, tran: null, rota: false, type: "disk", subsystems: "block" },
+    { name: "vda", model: null, tran: null, rota: true, type: "disk", subsystems: "block:virtio:pci" },
+    { name: "nvme0n1", model: "Samsung SSD 980 PRO 2TB", tran: "nvme", rota: false, type: "disk", subsystems: null },
+  ]);
+  // Older lsblk prints the flag as "0" / "1".
+  assert.equal(parseLsblk('{"blockdevices":[{"name":"sda","rota":"1"}]}')?.[0]?.rota, true);
+  assert.equal(parseLsblk("not json"), null);
+});
+
+Deno.test("amd-smi static JSON (ROCm 6 list): name, VRAM in MiB, the current power cap, the driver version", () => {
+  assert.deepEqual(parseAmdSmiStatic(captured("amd-smi-static-full.json")), [{
+    index: 0,
+    bdf: "0000:03:00.0",
+    name: "AMD Radeon RX 7900 XTX",
+    memoryBytes: 24560 * 1024 * 1024,
+    powerLimitW: 327,
+    driverVersion: "6.10.5",
+    missing: {},
+  }]);
+});
+
+Deno.test("amd-smi static JSON (ROCm 7 gpu_data): the ppt0 cap, no driver version for a built-in amdgpu, N/A values", () => {
+  const [apu, other] = parseAmdSmiStatic(captured("amd-smi-static-rocm7.json"));
+  assert.equal(apu!.name, "AMD Radeon 8060S");
+  assert.equal(apu!.bdf, "0000:c3:00.0");
+  assert.equal(apu!.powerLimitW, 120);
+  assert.equal(apu!.memoryBytes, 512 * 1024 * 1024);
+  assert.equal(apu!.driverVersion, null);
+  assert.match(apu!.missing.driver ?? "", /built into the kernel/);
+  assert.equal(other!.name, null);
+  assert.equal(other!.memoryBytes, null);
+  assert.equal(other!.powerLimitW, null);
+  assert.deepEqual(Object.keys(other!.missing).sort(), ["driver", "memory_bytes", "power_limit_w"]);
+});
+
+Deno.test("visible-device lists: indices are read, UUIDs and empty values are not indices", () => {
+  assert.deepEqual(parseVisibleDevices("0,2"), [0, 2]);
+  assert.deepEqual(parseVisibleDevices(" 1 "), [1]);
+  assert.equal(parseVisibleDevices("GPU-8f2c1d3e-aaaa"), null);
+  assert.equal(parseVisibleDevices(""), null);
+  assert.equal(parseVisibleDevices("-1"), null);
 });

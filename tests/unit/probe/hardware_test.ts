@@ -176,3 +176,107 @@ Deno.test("everything refused (no read, no sys, no run): every fact is null with
     assert.match(facts.missing[pointer] ?? "", /--allow-/, pointer);
   }
 });
+
+const LSBLK = "lsblk -J -d -o NAME,MODEL,TRAN,ROTA,TYPE,SUBSYSTEMS";
+
+Deno.test("storage under the narrow permission set comes from lsblk: /sys is never needed", async () => {
+  const refuse = { refuse: "permission" } as const;
+  const deps = fakeDeps({
+    ...LINUX_BASICS,
+    dirs: {},
+    files: { ...LINUX_BASICS.files, "/sys/block/vda/queue/rotational": refuse },
+    commands: {
+      [LSBLK]: JSON.stringify({
+        blockdevices: [
+          { name: "zram0", model: null, tran: null, rota: false, type: "disk", subsystems: "block" },
+          { name: "loop0", model: null, tran: null, rota: false, type: "loop", subsystems: "block" },
+          { name: "nvme0n1", model: "Samsung SSD 980 PRO 2TB", tran: "nvme", rota: false, type: "disk" },
+          {
+            name: "sda",
+            model: "ST4000DM004-2CV1",
+            tran: "sata",
+            rota: true,
+            type: "disk",
+            subsystems: "block:scsi:pci",
+          },
+          { name: "vda", model: null, tran: null, rota: true, type: "disk", subsystems: "block:virtio:pci" },
+        ],
+      }),
+    },
+  });
+  const facts = await probeHardware(deps);
+  assert.deepEqual(facts.hardware.storage, [
+    { kind: "ssd", model: "Samsung SSD 980 PRO 2TB", bus: "nvme" },
+    { kind: "hdd", model: "ST4000DM004-2CV1", bus: "sata" },
+    { kind: null, model: null, bus: "virtio" },
+  ]);
+  assert.match(facts.missing["/hardware/storage/2/kind"] ?? "", /virtual disk \(virtio\)/);
+  assert.match(facts.missing["/hardware/storage/2/model"] ?? "", /a virtual disk has none/);
+  assert.ok(!deps.calls.some((c) => c.includes("/sys/")), "nothing under /sys was read");
+});
+
+Deno.test("an lsblk without the SUBSYSTEMS column is asked again without it", async () => {
+  const deps = fakeDeps({
+    ...LINUX_BASICS,
+    commands: {
+      [LSBLK]: { code: 1, stdout: "", stderr: "lsblk: unknown column: SUBSYSTEMS" },
+      "lsblk -J -d -o NAME,MODEL,TRAN,ROTA,TYPE":
+        '{"blockdevices":[{"name":"sda","model":"X","tran":"sata","rota":"0","type":"disk"}]}',
+    },
+  });
+  const facts = await probeHardware(deps);
+  assert.deepEqual(facts.hardware.storage, [{ kind: "ssd", model: "X", bus: "sata" }]);
+});
+
+Deno.test("no lsblk and /sys refused: storage is null with both reasons", async () => {
+  const deps = fakeDeps({ ...LINUX_BASICS, dirs: {}, links: {} });
+  const facts = await probeHardware(deps);
+  assert.equal(facts.hardware.storage, null);
+  assert.match(facts.missing["/hardware/storage"] ?? "", /^lsblk not found; /);
+});
+
+Deno.test("ROCm 7 through amd-smi's static JSON alone: name, VRAM, power cap; a built-in amdgpu has no driver version", async () => {
+  const deps = fakeDeps({
+    ...LINUX_BASICS,
+    files: { ...LINUX_BASICS.files, "/opt/rocm/.info/version": "7.1.0-20\n" },
+    commands: {
+      "amd-smi static --asic --vram --limit --driver --bus --json": captured("amd-smi-static-rocm7.json"),
+    },
+  });
+  const facts = await probeHardware(deps);
+  assert.deepEqual(facts.hardware.gpus?.[0], {
+    device_index: 0,
+    name: "AMD Radeon 8060S",
+    memory_bytes: 512 * 1024 * 1024,
+    memory_kind: "dedicated",
+    power_limit_w: 120,
+  });
+  assert.match(facts.hardware.gpus?.[1]?.name ?? "", /AMD GPU 1 at 0000:c4:00\.0 \(amd-smi reports no market name\)/);
+  assert.equal(facts.drivers, null);
+  assert.match(facts.missing["/software/drivers"] ?? "", /built into the kernel/);
+  assert.deepEqual(facts.runtime, [{ name: "rocm", version: "7.1.0" }]);
+  assert.ok(!deps.calls.some((c) => c.includes("/sys/")), "nothing under /sys was read");
+  assert.ok(facts.missing["/hardware/gpus/1/memory_bytes"]);
+});
+
+Deno.test("device selection: every GPU when no *_VISIBLE_DEVICES is set; the listed indices; UUIDs are no indices", async () => {
+  const machine = {
+    ...LINUX_BASICS,
+    commands: { [NVIDIA_QUERY]: captured("nvidia-smi-query-2gpu.csv"), "nvidia-smi": "CUDA Version: 12.8" },
+  };
+  const all = await probeHardware(fakeDeps(machine));
+  assert.deepEqual(all.deviceSelection.selected_device_indices, [0, 1]);
+  assert.match(all.deviceSelection.reason, /the engine sees every GPU/);
+  const one = await probeHardware(fakeDeps({ ...machine, env: { CUDA_VISIBLE_DEVICES: "1" } }));
+  assert.deepEqual(one.deviceSelection.selected_device_indices, [1]);
+  assert.equal(one.deviceSelection.cuda_visible_devices, "1");
+  const uuid = await probeHardware(fakeDeps({ ...machine, env: { CUDA_VISIBLE_DEVICES: "GPU-8f2c1d3e" } }));
+  assert.equal(uuid.deviceSelection.selected_device_indices, null);
+  assert.match(uuid.deviceSelection.reason, /names no device indices/);
+  const profile = await probeHardware(fakeDeps({ ...machine, env: { CUDA_VISIBLE_DEVICES: "1" } }), {
+    engineEnv: { CUDA_VISIBLE_DEVICES: "0" },
+  });
+  assert.deepEqual(profile.deviceSelection.selected_device_indices, [0], "the profile's engine env wins");
+  const hip = await probeHardware(fakeDeps({ ...machine, env: { HIP_VISIBLE_DEVICES: "0,1" } }));
+  assert.deepEqual(hip.deviceSelection.selected_device_indices, [0, 1]);
+});

@@ -65,7 +65,10 @@ Deno.test("every deno run or deno test task uses a permission set that exists, n
 Deno.test("the run set used by bench keeps net on loopback and names every program it may start", () => {
   const run = permissionSetFrom(CONFIG_TEXT, "run");
   assert.deepEqual(run.net, ["127.0.0.1", "localhost", "[::1]"]);
-  assert.deepEqual(run.run, ["nvidia-smi", "rocm-smi", "amd-smi", "sysctl", "sw_vers"]);
+  assert.deepEqual(run.run, ["nvidia-smi", "rocm-smi", "amd-smi", "sysctl", "sw_vers", "lsblk"]);
+  assert.ok(
+    (run.env as string[]).includes("CUDA_VISIBLE_DEVICES") && (run.env as string[]).includes("HIP_VISIBLE_DEVICES"),
+  );
   assert.match(
     CONFIG.tasks.bench!,
     /-P=run .*--allow-write=bench-results,bench\/results,\$HOME\/\.cache\/strata-bench .*mod\.ts run$/,

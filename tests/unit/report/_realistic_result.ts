@@ -26,16 +26,21 @@ import {
   type Result,
   RESULT_FORMAT,
   SCHEMA_VERSION,
+  type SlotReading,
   type StreamOutcome,
   type ToolCallRecord,
 } from "../../../contract/mod.ts";
 import {
   buildConcurrencyRounds,
   buildRequestRecord,
+  checkResolvedConfig,
   countRequests,
   decideRunStatus,
+  roundQueueing,
   scoreQuality,
+  stageDurationS,
   summarizeRequests,
+  wallS,
 } from "../../../score/mod.ts";
 import { outputLine } from "../../../report/result_folder.ts";
 import { DIGEST_KEYS, measuredDigest } from "../../../report/measured.ts";
@@ -104,8 +109,37 @@ function bodyOf(fixture: Fixture): Record<string, unknown> {
     min_p: 0.0,
     presence_penalty: 0.0,
     repetition_penalty: 1.0,
+    repeat_penalty: 1.0,
     reasoning_effort: "xhigh",
     chat_template_kwargs: { enable_thinking: true, preserve_thinking: true },
+  };
+}
+
+/**
+ * What llama-server's GET /slots shows after a request on its one slot: the request's settings as float32 (top_p
+ * 0.95 reads 0.949999988079071), the cap as n_predict, and its own reasoning and chat format.
+ */
+function slotOf(body: Record<string, unknown>, index: number): SlotReading {
+  const f = (key: string) => Math.fround(body[key] as number);
+  return {
+    kind: "slot",
+    source: "GET /slots",
+    matched_by: `the only task after id_task ${index * 2 - 1} (slot 0, id_task ${index * 2 + 1})`,
+    slot_id: 0,
+    id_task: index * 2 + 1,
+    params: {
+      seed: body["seed"],
+      temperature: f("temperature"),
+      top_k: body["top_k"],
+      top_p: f("top_p"),
+      min_p: f("min_p"),
+      repeat_penalty: f("repeat_penalty"),
+      presence_penalty: f("presence_penalty"),
+      frequency_penalty: 0,
+      n_predict: body["max_tokens"],
+      reasoning_format: "deepseek",
+      chat_format: "Hermes 2 Pro",
+    },
   };
 }
 
@@ -144,8 +178,26 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
   const ttft = queuedS + promptMs / 1000 + 0.031;
   const end = queuedS + promptMs / 1000 + predictedMs / 1000 + 0.004;
   const answered = !capped;
+  const usage = {
+    prompt_tokens: fixture.input_tokens,
+    completion_tokens: outputTokens,
+    total_tokens: fixture.input_tokens + outputTokens,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
+  const timings = {
+    cache_n: cached,
+    prompt_n: promptN,
+    prompt_ms: promptMs,
+    predicted_n: outputTokens,
+    predicted_ms: predictedMs,
+    predicted_per_second: ((outputTokens - 1) / predictedMs) * 1000,
+  };
+  // llama-server's last chunk: no choices, usage and timings together.
+  const lastChunk = JSON.stringify({ choices: [], id: `chatcmpl-${index}`, usage, timings });
   return {
     dispatched_at_epoch_ms: dispatchedMs,
+    // The executor's monotonic clock reads the same as the epoch here (the run started at STARTED_EPOCH_MS).
+    dispatch_clock_ms: dispatchedMs,
     end: "finished",
     http_status: 200,
     finish_reason: capped ? "length" : toolCalls.length > 0 ? "tool_calls" : "stop",
@@ -154,20 +206,10 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
     reasoning_text: "",
     answer_text: answered ? answer : "",
     tool_calls: answered ? toolCalls : [],
-    usage: {
-      prompt_tokens: fixture.input_tokens,
-      completion_tokens: outputTokens,
-      total_tokens: fixture.input_tokens + outputTokens,
-      prompt_tokens_details: { cached_tokens: cached },
-    },
-    timings: {
-      cache_n: cached,
-      prompt_n: promptN,
-      prompt_ms: promptMs,
-      predicted_n: outputTokens,
-      predicted_ms: predictedMs,
-      predicted_per_second: ((outputTokens - 1) / predictedMs) * 1000,
-    },
+    usage,
+    timings,
+    usage_chunk: lastChunk,
+    timings_chunk: lastChunk,
     offsets: {
       headers_s: queuedS + 0.002,
       first_byte_s: queuedS + 0.003,
@@ -280,16 +322,22 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     const outcome = outcomeOf(fixture, index, client * 11.5, dispatchedMs);
     clockMs = Math.max(clockMs, Math.ceil(dispatchedMs + outcome.offsets.end_s * 1000) + 50);
     const concurrency = burst ? 4 : 1;
-    executed.push({ kind: "outcome", fixture, concurrency, body: bodyOf(fixture), outcome, startedS: 0, endedS: 0 });
+    const dispatchOffsetS = (dispatchedMs - STARTED_EPOCH_MS) / 1000;
+    const body = bodyOf(fixture);
+    executed.push({ kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS, slot: slotOf(body, index) });
     const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
     requests.push(built.record);
     for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
   });
-  const spanS = (group: readonly (ExecutedRequest & { kind: "outcome" })[]) =>
-    (Math.max(...group.map((r) => r.outcome.dispatched_at_epoch_ms + r.outcome.offsets.end_s * 1000)) -
-      Math.min(...group.map((r) => r.outcome.dispatched_at_epoch_ms))) / 1000;
+  const spanOf = (r: ExecutedRequest & { kind: "outcome" }) => ({
+    dispatchOffsetS: r.dispatchOffsetS,
+    endOffsetS: r.outcome.offsets.end_s,
+  });
+  const spanS = (group: readonly (ExecutedRequest & { kind: "outcome" })[]) => wallS(group.map(spanOf));
   const burstRequests = executed.filter((r) => r.fixture.phase === "concurrency");
-  const roundWallsS = [1, 2, 3].map((round) => spanS(burstRequests.filter((r) => r.fixture.round === round)));
+  const roundWallsS = optional
+    ? [1, 2, 3].map((round) => spanS(burstRequests.filter((r) => r.fixture.round === round)))
+    : [];
   const summaries = summarizeRequests(requests, { maxSharedPrefixTokens, optionalConcurrency: optional });
   Object.assign(missing, summaries.missing);
   const rounds = optional ? buildConcurrencyRounds(requests, roundWallsS) : { rounds: [], missing: {} };
@@ -333,8 +381,8 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
       id: "20261129T140307Z-3f9a",
       started_at: new Date(STARTED_EPOCH_MS).toISOString(),
       status: status.status,
-      required_duration_s: Math.round(spanS(required) * 1000) / 1000,
-      optional_duration_s: optional ? Math.round(spanS(burstRequests) * 1000) / 1000 : null,
+      required_duration_s: stageDurationS(spanOf(required[0]!), spanOf(required.at(-1)!)),
+      optional_duration_s: optional ? spanS(burstRequests) : null,
       optional_concurrency: optional,
       command: `strata-bench run --url http://127.0.0.1:8080 --track custom${
         optional ? " --optional-concurrency" : ""
@@ -348,7 +396,22 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     quality: scoreQuality(requests),
     artifacts,
     missing: Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-    extensions: { nonconforming_reasons: [], status_reasons: status.reasons, simulated_engine: false },
+    extensions: {
+      nonconforming_reasons: [],
+      status_reasons: status.reasons,
+      simulated_engine: false,
+      resolved_configuration: {
+        source: "GET /slots after each batch",
+        requests: Object.fromEntries(executed.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
+      },
+      round_queueing: optional
+        ? roundQueueing(
+          requests,
+          Object.fromEntries(executed.map((r) => [r.fixture.id, r.outcome.offsets.headers_s])),
+          sections.configuration.server_capacity,
+        )
+        : [],
+    },
   };
   if (options.runId !== undefined) result.run.id = options.runId;
   if (options.startedAt !== undefined) result.run.started_at = options.startedAt;

@@ -101,11 +101,13 @@ Deno.test("evidence usage and timings edited (hash recomputed) while results.jso
     const problems = await validateEdited(r, {
       lines: (lines) => {
         const line = lineOf(lines, "performance-short-r3");
-        const usage = line["usage"] as Record<string, number>;
-        const timings = line["timings"] as Record<string, number>;
-        usage["completion_tokens"] = usage["completion_tokens"]! + 40;
-        timings["predicted_n"] = timings["predicted_n"]! + 40;
-        timings["predicted_ms"] = timings["predicted_ms"]! * 2;
+        // The counts are read from the chunk text, so the forger edits that.
+        const chunk = JSON.parse(line["usage_chunk"] as string) as Record<string, Record<string, number>>;
+        chunk["usage"]!["completion_tokens"] = chunk["usage"]!["completion_tokens"]! + 40;
+        chunk["timings"]!["predicted_n"] = chunk["timings"]!["predicted_n"]! + 40;
+        chunk["timings"]!["predicted_ms"] = chunk["timings"]!["predicted_ms"]! * 2;
+        line["usage_chunk"] = JSON.stringify(chunk);
+        line["timings_chunk"] = JSON.stringify(chunk);
       },
     });
     assert.ok(!problems.some((p) => p.pointer.startsWith("/artifacts/")), "the hash was recomputed");
@@ -154,21 +156,51 @@ Deno.test("decode_s and decode_tps edited consistently with the summaries are ca
   });
 });
 
-Deno.test("required_duration_s that the dispatch stamps and end offsets contradict is reported", async () => {
+Deno.test("required_duration_s is rebuilt exactly from the dispatch and end offsets: one double off is reported", async () => {
   await withRealistic(false, async (r) => {
     const stated = r.result.run.required_duration_s!;
     const problems = await validateEdited(r, { result: (result) => (result.run.required_duration_s = stated - 2.5) });
     assert.deepEqual(problems.map((p) => p.pointer), ["/run/required_duration_s"], show(problems));
-    assert.match(
+    assert.equal(
       problems[0]!.message,
-      new RegExp(
-        `^results\\.json says ${stated - 2.5}, the evidence \\(outputs\\.jsonl lines 1 and 22: .*\\) gives ` +
-          `${stated} s \\(tolerance ±\\d+ ms`,
-      ),
+      `results.json says ${stated - 2.5}, the evidence (outputs.jsonl lines 1 and 22: dispatch_offset_s to ` +
+        `dispatch_offset_s + client_offsets_s.end_s) gives ${stated}; the run measures this duration from exactly ` +
+        "these numbers",
     );
-    // Within the stated tolerance (10 ms plus 500 ppm) a duration is accepted.
-    const near = await validateEdited(r, { result: (result) => (result.run.required_duration_s = stated + 0.009) });
-    assert.deepEqual(near, [], show(near));
+    // No tolerance: the next double above the true value is already a different duration.
+    const nextUp = stated + stated * Number.EPSILON;
+    assert.notEqual(nextUp, stated);
+    const near = await validateEdited(r, { result: (result) => (result.run.required_duration_s = nextUp) });
+    assert.deepEqual(near.map((p) => p.pointer), ["/run/required_duration_s"], show(near));
+  });
+});
+
+Deno.test("evidence lines of version 1 (no evidence_version) are refused with the reason, once", async () => {
+  await withRealistic(false, async (r) => {
+    const problems = await validateEdited(r, {
+      lines: (lines) => {
+        for (const line of lines) {
+          delete line["evidence_version"];
+          delete line["dispatch_offset_s"];
+        }
+      },
+    });
+    assert.equal(problems.length, 1, show(problems));
+    assert.equal(problems[0]!.pointer, `/artifacts/${OUTPUTS_INDEX}`);
+    assert.match(problems[0]!.message, /^outputs\.jsonl line 1 is evidence version 1 \(it has no evidence_version\)/);
+    assert.match(problems[0]!.message, /Check the result with the strata-bench that wrote it/);
+  });
+});
+
+Deno.test("a line whose dispatch_offset_s is missing or negative is reported", async () => {
+  await withRealistic(false, async (r) => {
+    const problems = await validateEdited(r, {
+      lines: (lines) => (lineOf(lines, "performance-short-r2")["dispatch_offset_s"] = -1),
+    });
+    assert.ok(
+      problems.some((p) => /line 5: request "performance-short-r2": dispatch_offset_s must be/.test(p.message)),
+      show(problems),
+    );
   });
 });
 
@@ -201,7 +233,12 @@ Deno.test("a skipped line must carry the skip reason its record states", async (
         result.requests[i] = buildRequestRecord(fixture, { kind: "skipped", reason, concurrency: 1 }).record;
       },
       lines: (lines) => {
-        lines[i] = { request_id: "sanity-T4", status: "skipped", skip_reason: "skipped: the run was cancelled" };
+        lines[i] = {
+          evidence_version: 2,
+          request_id: "sanity-T4",
+          status: "skipped",
+          skip_reason: "skipped: the run was cancelled",
+        };
       },
     });
     const hit = problems.find((p) => p.pointer === `/requests/${i}/error/message`);
@@ -281,5 +318,63 @@ Deno.test("without fixtures the records are not rebuilt, but the lines and durat
       readArtifact: r.readArtifact,
     });
     assert.deepEqual(problems.map((p) => p.pointer), ["/run/required_duration_s"], show(problems));
+  });
+});
+
+Deno.test("a record value a line states (record_overrides) is applied, and must be listed in /extensions", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "sanity-I1");
+    const override = (lines: Line[]) => {
+      const line = lineOf(lines, "sanity-I1");
+      line["final_answer"] = '{"ok":true,"count":"<redacted>"}';
+      line["record_overrides"] = {
+        "/evaluation/passed": true,
+        "/evaluation/reason": r.result.requests[i]!.evaluation!.reason,
+      };
+    };
+    const unlisted = await validateEdited(r, { lines: override });
+    assert.deepEqual(unlisted.map((p) => p.pointer), ["/extensions/record_overrides"], show(unlisted));
+    assert.match(unlisted[0]!.message, /states record values of "sanity-I1" scored before redaction/);
+    const listed = await validateEdited(r, {
+      lines: override,
+      result: (result) => {
+        result.extensions = {
+          ...result.extensions,
+          record_overrides: { "sanity-I1": ["/evaluation/passed", "/evaluation/reason"] },
+        };
+      },
+    });
+    assert.deepEqual(listed, [], show(listed));
+    const stale = await validateEdited(r, {
+      result: (result) => {
+        result.extensions = { ...result.extensions, record_overrides: { "sanity-I2": ["/evaluation/passed"] } };
+      },
+    });
+    assert.deepEqual(stale.map((p) => p.message), ['lists "sanity-I2", whose evidence line states no record value']);
+  });
+});
+
+Deno.test("the resolved-configuration check is rebuilt from each line, and a differing setting needs nonconforming", async () => {
+  await withRealistic(false, async (r) => {
+    const untouched = JSON.parse(r.text) as Result;
+    const checks = (untouched.extensions!.resolved_configuration as { requests: Record<string, { verified: unknown }> })
+      .requests;
+    assert.ok(Object.values(checks).every((c) => c.verified === true), "every request was run as sent");
+    // The engine's report says it ran performance-short-r2 at temperature 0.3: the stated check must say so, and
+    // the run must be nonconforming.
+    const lines = (ls: Line[]) => {
+      const reading = lineOf(ls, "performance-short-r2")["slot_reading"] as { params: Record<string, unknown> };
+      reading.params["temperature"] = Math.fround(0.3);
+    };
+    const problems = await validateEdited(r, { lines });
+    assert.deepEqual(
+      problems.map((p) => p.pointer).sort(),
+      ["/extensions/resolved_configuration/requests/performance-short-r2", "/run/status"],
+      show(problems),
+    );
+    assert.match(
+      problems.find((p) => p.pointer === "/run/status")!.message,
+      /ran "performance-short-r2" with temperature/,
+    );
   });
 });

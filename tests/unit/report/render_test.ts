@@ -167,7 +167,10 @@ Deno.test("README includes the concurrency rounds only when the optional stage r
   const readme = renderReadme(await realistic(true));
   assert.match(readme, /## Concurrency rounds/);
   assert.match(tableRow(readme, "short-burst x4"), /^\| short-burst x4 \| 1\/12 \|/);
-  assert.match(readme, /\| 2 \| 4 \| 40\.591 \| 1486 \| 36\.6 \| 0 \|/);
+  // One slot: the first request the engine began had it, the three others waited 11.5, 23 and 34.5 s.
+  assert.match(readme, /\| 2 \| 4 \| 3 of 4 \(11\.5\d-34\.5\d s\) \| 40\.591 \| 1486 \| 36\.6 \| 0 \|/);
+  assert.match(readme, /Waited for a slot: requests the engine began after the first server\\?_capacity of the round/);
+  assert.match(readme, /Measured from engine timers: total\\?_s - timings\.prompt\\?_ms - timings\.predicted\\?_ms/);
 });
 
 Deno.test("README keeps table and list structure when values hold pipes, newlines or Markdown", async () => {

@@ -29,6 +29,7 @@ export function fakeFixtures(optional = true): Fixture[] {
 export function outcome(end: StreamEnd = "finished", extra: Partial<StreamOutcome> = {}): StreamOutcome {
   return {
     dispatched_at_epoch_ms: 0,
+    dispatch_clock_ms: 0,
     end,
     http_status: end === "connect_error" ? null : 200,
     finish_reason: end === "finished" ? "stop" : null,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { executeRun, type ExecutorDeps, type ExecutorStreamOptions } from "../../../runner/executor.ts";
 import { planRun } from "../../../runner/plan.ts";
 import type { StreamOutcome } from "../../../contract/mod.ts";
+import { stageDurationS, wallS } from "../../../score/mod.ts";
 import { bodyOf, fakeFixtures, outcome } from "./_fakes.ts";
 
 /** A fake client answering per request id, a fake /health and a clock advancing 1 s per call. */
@@ -13,10 +14,12 @@ function fakeDeps(
   const deps = {
     sent: [] as string[],
     healthAsked: 0,
-    streamChat(options: ExecutorStreamOptions) {
+    async streamChat(options: ExecutorStreamOptions) {
       const id = String((options.body as { id: string }).id);
       deps.sent.push(id);
-      return Promise.resolve(answer(id, options));
+      // Dispatched on the executor's clock, which the options carry; the answer's end offset counts from there.
+      const dispatchMs = options.now();
+      return { ...await answer(id, options), dispatch_clock_ms: dispatchMs };
     },
     checkHealth() {
       deps.healthAsked++;
@@ -168,4 +171,39 @@ Deno.test("a batch fixture missing from plan.fixtures is a RangeError before any
       error instanceof RangeError && /"performance-unplanned-r1".*not in plan\.fixtures/.test(error.message),
   );
   assert.deepEqual(deps.sent, [], "nothing was sent, so no record of another request was overwritten");
+});
+
+Deno.test("durations come from each request's dispatch and end offset, not from when the client's promise resolved", async () => {
+  const plan = planRun(fakeFixtures(true), { optionalConcurrency: true });
+  let t = 0;
+  const deps: ExecutorDeps = {
+    async streamChat(options) {
+      const id = String((options.body as { id: string }).id);
+      const dispatchMs = options.now();
+      // A busy scheduler: the caller hears of the end long after it was stamped (here 7 s of the clock later).
+      await Promise.resolve();
+      t += 7000;
+      return outcome("finished", {
+        dispatch_clock_ms: dispatchMs,
+        offsets: { headers_s: 0, first_byte_s: 0, first_delta_s: 0.1, first_answer_s: 0.2, end_s: id.length / 10 },
+      });
+    },
+    checkHealth: () => Promise.resolve({ ok: true, status: 200, message: "ok" }),
+    nowMs: () => (t += 10),
+  };
+  const facts = await executeRun({ baseUrl: "http://127.0.0.1:1", plan, bodyOf }, deps);
+  const sent = facts.requests.filter((r) => r.kind === "outcome");
+  const span = (id: string) => {
+    const r = sent.find((s) => s.fixture.id === id)!;
+    return { dispatchOffsetS: r.dispatchOffsetS, endOffsetS: r.outcome.offsets.end_s };
+  };
+  assert.equal(facts.requiredDurationS, stageDurationS(span("warmup"), span("sanity-T4")));
+  const round2 = ["1", "2", "3", "4"].map((c) => span(`concurrency-r2-c${c}`));
+  assert.equal(facts.roundWallsS[1], wallS(round2));
+  assert.equal(
+    facts.optionalDurationS,
+    wallS(sent.filter((r) => r.fixture.phase === "concurrency").map((r) => span(r.fixture.id))),
+  );
+  // The 7 s of late resolution appear in no duration: a round's wall is its slowest request plus the dispatch spread.
+  assert.ok(facts.roundWallsS[1]! < 7);
 });

@@ -77,6 +77,7 @@ export const LLAMA_TIMINGS = {
 export function outcome(overrides: Partial<StreamOutcome> = {}): StreamOutcome {
   return {
     dispatched_at_epoch_ms: 1_795_000_000_000,
+    dispatch_clock_ms: 0,
     end: "finished",
     http_status: 200,
     finish_reason: "stop",

@@ -259,12 +259,19 @@ Deno.test("raw fields of the wrong type are null with a reason, never coerced", 
     timings: { ...LLAMA_TIMINGS, prompt_n: -1, prompt_ms: "30.9" },
   }));
   assert.equal(record.tokens.input_tokens, null);
-  assert.equal(missing["/tokens/input_tokens"], 'usage.prompt_tokens is "237", expected a nonnegative integer');
-  assert.equal(missing["/tokens/output_tokens"], "usage.completion_tokens is 35.5, expected a nonnegative integer");
+  assert.equal(
+    missing["/tokens/input_tokens"],
+    'usage.prompt_tokens is "237", a string, expected a nonnegative integer count',
+  );
+  assert.equal(
+    missing["/tokens/output_tokens"],
+    "usage.completion_tokens is 35.5, written with a fraction; a count is a whole number written without a " +
+      "fraction or exponent",
+  );
   assert.equal(record.tokens.read_tokens, null);
   assert.match(
     missing["/tokens/read_tokens"] ?? "",
-    /timings\.prompt_n is -1, expected a nonnegative integer; cannot derive it: input_tokens is null too/,
+    /timings\.prompt_n is -1, a negative number; a count is a nonnegative integer; cannot derive it: input_tokens is null too/,
   );
   assert.equal(record.timings.prompt_s, null);
   assert.equal(record.sources.engine_timings, "timings.predicted_ms");

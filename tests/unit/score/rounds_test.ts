@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildConcurrencyRounds } from "../../../score/mod.ts";
+import { buildConcurrencyRounds, roundQueueing, WAIT_SOURCES } from "../../../score/mod.ts";
 import type { RequestRecord } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 
@@ -109,4 +109,67 @@ Deno.test("no optional stage means no rounds", () => {
     rounds: [],
     missing: {},
   });
+});
+
+/** A round request with the given client total and engine prompt/decode seconds. */
+function timed(
+  round: number,
+  c: number,
+  totalS: number,
+  promptS: number | null,
+  decodeS: number | null,
+): RequestRecord {
+  const record = burst(round, c, "completed", 100);
+  return { ...record, timings: { ...record.timings, total_s: totalS, prompt_s: promptS, decode_s: decodeS } };
+}
+
+Deno.test("queueing on one slot: the request the engine began first had the slot, three waited, from engine timers", () => {
+  // Each takes 0.1 s prompt + 2 s decode on the engine; client totals show the queue: 2.15, 4.3, 6.4, 8.55 s.
+  const records = [
+    timed(1, 1, 4.3, 0.1, 2),
+    timed(1, 2, 2.15, 0.1, 2),
+    timed(1, 3, 8.55, 0.1, 2),
+    timed(1, 4, 6.4, 0.1, 2),
+  ];
+  const [q] = roundQueueing(records, {}, 1);
+  assert.equal(q!.waited, 3);
+  assert.equal(q!.capacity, 1);
+  const waits = Object.fromEntries(
+    q!.requests.map((w) => [w.request_id, [Math.round(w.wait_s! * 100) / 100, w.queued]]),
+  );
+  assert.deepEqual(waits, {
+    "concurrency-r1-c1": [2.2, true],
+    "concurrency-r1-c2": [0.05, false],
+    "concurrency-r1-c3": [6.45, true],
+    "concurrency-r1-c4": [4.3, true],
+  });
+  assert.ok(q!.requests.every((w) => w.source === WAIT_SOURCES.engine));
+});
+
+Deno.test("queueing without engine timers uses the client's response-headers stamp, labelled as such", () => {
+  const records = [1, 2, 3, 4].map((c) => timed(2, c, 3, null, null));
+  const headers = Object.fromEntries(records.map((r, i) => [r.id, 0.01 + i]));
+  const [q] = roundQueueing(records, headers, 2);
+  assert.equal(q!.waited, 2);
+  assert.deepEqual(q!.requests.map((w) => w.queued), [false, false, true, true]);
+  assert.ok(q!.requests.every((w) => w.source === WAIT_SOURCES.client));
+});
+
+Deno.test("queueing: four slots for four requests means none waited; an unknown capacity cannot tell", () => {
+  const records = [1, 2, 3, 4].map((c) => timed(1, c, 2.2, 0.1, 2));
+  assert.equal(roundQueueing(records, {}, 4)[0]!.waited, 0);
+  const unknown = roundQueueing(records, {}, null)[0]!;
+  assert.equal(unknown.waited, null);
+  assert.match(unknown.reason, /slot count is unknown/);
+  const noFigure = roundQueueing([...records.slice(0, 3), timed(1, 4, 2.2, null, null)], {}, 1)[0]!;
+  assert.equal(noFigure.waited, null, "one wait unknown: the order is unknown");
+});
+
+Deno.test("a round's output tokens that add up beyond 2^53-1 are null with a reason, never a rounded sum", () => {
+  const huge = Number.MAX_SAFE_INTEGER - 10;
+  const { rounds, missing } = buildConcurrencyRounds([burst(1, 1, "completed", huge), burst(1, 2, "completed", huge)], [
+    5,
+  ]);
+  assert.equal(rounds[0]!.output_tokens, null);
+  assert.match(missing["/concurrency_rounds/0/output_tokens"] ?? "", /beyond 2\^53-1: no exact count/);
 });

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { DEFAULT_MAX_DEPTH, type JsonValue, parseStrictJson, parseStrictJsonPlain } from "../../../score/mod.ts";
+import {
+  DEFAULT_MAX_DEPTH,
+  type JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  parseStrictJson,
+  parseStrictJsonPlain,
+} from "../../../score/mod.ts";
 
 function reject(text: string, reasonPart: RegExp, offset?: number): void {
   const result = parseStrictJson(text);
@@ -167,4 +174,28 @@ Deno.test("strict JSON parses a 20 MB string and reports an unterminated one wit
 Deno.test("strict JSON error offsets are UTF-16 indices of the offending character", () => {
   reject('{"é":1,"é":2}', /duplicate key "é"/, 7);
   reject('["\u{1F600}",x]', /expected a value/, 6);
+});
+
+Deno.test("duplicateKeys record: repeated keys are read and listed with every value in order", () => {
+  const parsed = parseStrictJson('{"a":1,"b":{"c":2,"c":3,"c":4},"a":5}', { duplicateKeys: "record" });
+  assert.ok(parsed.ok);
+  const top = parsed.value as JsonObject;
+  assert.deepEqual([...top.duplicates!.keys()], ["a"]);
+  assert.deepEqual(top.duplicates!.get("a")!.map((v) => (v as JsonNumber).lexeme), ["1", "5"]);
+  const inner = top.entries.get("b") as JsonObject;
+  assert.deepEqual(inner.duplicates!.get("c")!.map((v) => (v as JsonNumber).lexeme), ["2", "3", "4"]);
+  assert.equal((inner.entries.get("c") as JsonNumber).lexeme, "4", "entries keep the last, as JSON.parse does");
+  const plain = parseStrictJson('{"a":1}', { duplicateKeys: "record" });
+  assert.ok(plain.ok && (plain.value as JsonObject).duplicates === undefined);
+  assert.equal(parseStrictJson('{"a":1,"a":2}').ok, false, "the default still fails");
+});
+
+Deno.test("nonFiniteNumbers keep: 1e400 is read with its lexeme and Infinity", () => {
+  const parsed = parseStrictJson("[1e400,-1e400]", { nonFiniteNumbers: "keep" });
+  assert.ok(parsed.ok);
+  const [big, small] = parsed.value as JsonNumber[];
+  assert.equal(big!.lexeme, "1e400");
+  assert.equal(big!.value, Infinity);
+  assert.equal(small!.value, -Infinity);
+  assert.equal(parseStrictJson("1e400").ok, false, "the default still fails");
 });
