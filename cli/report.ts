@@ -32,6 +32,7 @@ import {
   renderComparisonJson,
   renderComparisonMarkdown,
   renderConsoleSummary,
+  renderReadme,
   sealResult,
   terminalText,
   validateResultCounted,
@@ -394,6 +395,8 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   const outcome = await sealResult(text, {
     read: options.readArtifact,
     validate: (candidate) => validateResultText(candidate, options),
+    fixtures: bundle.fixtures,
+    renderReadme,
     now: () => new Date(),
   });
   if (!outcome.ok) {
@@ -409,18 +412,38 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
     writeStdout("nothing to seal: every artifact still matches its SHA-256, and the result validates\n");
     return EXIT.ok;
   }
-  const written = await writeTextOutcome(path, outcome.text);
-  if (!written.ok) {
-    writeStderr(
-      `Cannot write "${path}": ${written.reason}. "deno task report" may only read; run "deno task report:write ` +
-        `${dir} --seal".\n`,
-    );
-    return EXIT.environment;
+  const readmePath = join(dir, "README.md");
+  const writes: [string, string][] = [
+    ...(outcome.readme.kind === "rendered" ? [[readmePath, outcome.readme.text] as [string, string]] : []),
+    [path, outcome.text],
+  ];
+  for (const [file, content] of writes) {
+    const written = await writeTextOutcome(file, content);
+    if (!written.ok) {
+      writeStderr(
+        `Cannot write "${file}": ${written.reason}. "deno task report" may only read; run "deno task report:write ` +
+          `${dir} --seal".\n`,
+      );
+      return EXIT.environment;
+    }
+  }
+  for (const r of outcome.rederived) {
+    writeStdout(terminalText(`re-derived ${r.pointer} from ${r.from}\n`));
   }
   for (const r of outcome.rehashed) {
     writeStdout(terminalText(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`));
   }
-  writeStdout(`sealed: results.json re-validated with ${outcome.rehashed.length} re-hashed artifact(s)\n`);
+  const readme = {
+    rendered: "README.md drawn again from the sealed result",
+    edited: "README.md left as you corrected it: check that it holds none of the text you redacted elsewhere " +
+      "(its evidence table still shows the hashes from before)",
+    missing: "README.md is missing: restore it, or the folder has no report a reader can open",
+    unchanged: "README.md unchanged",
+  }[outcome.readme.kind];
+  writeStdout(
+    `sealed: results.json re-validated with ${outcome.rehashed.length} re-hashed artifact(s) and ` +
+      `${outcome.rederived.length} re-derived text(s); ${readme}\n`,
+  );
   return EXIT.ok;
 }
 

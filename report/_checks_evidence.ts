@@ -80,7 +80,7 @@ export interface EvidenceCheckInput {
 }
 
 /** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
-interface EvidenceLine {
+export interface EvidenceLine {
   lineNumber: number;
   id: string;
   status: string;
@@ -98,7 +98,7 @@ function unquoted(reason: string): string {
 }
 
 /** Parses the artifact strictly into lines; each malformed line is a problem at the artifact's pointer. */
-function parseLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceLine[] | null {
+export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceLine[] | null {
   const at = childPointer("/artifacts", evidence.index);
   const name = evidence.artifact.path;
   let text: string;
@@ -224,6 +224,12 @@ function checkLineIds(
   }
 }
 
+/**
+ * Sub-pointers of a request record whose text the run derives from evidence text a person may redact (the error
+ * text and skip reason of a line): after such a redaction `report --seal` writes them from the evidence.
+ */
+export const DERIVED_RECORD_TEXTS: readonly string[] = ["/error/message", "/evaluation/reason"];
+
 /** Where in a line the value at a record sub-pointer comes from, for messages. */
 function evidenceField(sub: string, rebuilt: RequestRecord, line: EvidenceLine): string {
   if (line.facts.kind === "skipped") return "skip_reason";
@@ -281,10 +287,13 @@ function checkRecords(
     }
     for (const sub of leafDifferences(rebuilt, record)) {
       const field = evidenceField(sub, rebuilt, line);
+      const derived = DERIVED_RECORD_TEXTS.includes(sub)
+        ? `; a text redacted in ${name} is carried here by "report DIR --seal", which writes this field from it`
+        : "";
       problems.push({
         pointer: `${base}${sub}`,
         message: `results.json says ${brief(valueAt(record, sub))}, the evidence (${name} line ${line.lineNumber}: ` +
-          `${field}) gives ${brief(valueAt(rebuilt, sub))}`,
+          `${field}) gives ${brief(valueAt(rebuilt, sub))}${derived}`,
       });
     }
   }
@@ -509,7 +518,7 @@ function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInpu
  * rebuilt from its line (when fixtures are given), and durations rebuilt exactly from dispatch and end offsets.
  */
 export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink): void {
-  const lines = parseLines(input.evidence, problems);
+  const lines = parseEvidenceLines(input.evidence, problems);
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);
   checkOverridesListed(lines, input, problems);

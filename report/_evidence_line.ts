@@ -276,6 +276,13 @@ export function withValueAt(root: unknown, pointer: string, value: unknown): unk
   return copy;
 }
 
+/** What score/'s buildRequestRecord is given for a line's facts (a skipped line has no concurrency of its own). */
+export function recordInputOf(facts: LineFacts, skippedConcurrency: number): RecordInput {
+  return facts.kind === "skipped"
+    ? { kind: "skipped", reason: facts.reason, concurrency: skippedConcurrency }
+    : { kind: "outcome", outcome: facts.outcome, concurrency: facts.concurrency };
+}
+
 /**
  * The record of `fixture` rebuilt from a line's facts, with the line's overrides applied.
  * @throws {TypeError} when score/ cannot build a record from these facts.
@@ -286,10 +293,7 @@ export function rebuildRecord(
   overrides: Readonly<Record<string, unknown>>,
   skippedConcurrency: number,
 ): RequestRecord {
-  const input: RecordInput = facts.kind === "skipped"
-    ? { kind: "skipped", reason: facts.reason, concurrency: skippedConcurrency }
-    : { kind: "outcome", outcome: facts.outcome, concurrency: facts.concurrency };
-  let record: unknown = buildRequestRecord(fixture, input).record;
+  let record: unknown = buildRequestRecord(fixture, recordInputOf(facts, skippedConcurrency)).record;
   for (const [pointer, value] of Object.entries(overrides)) record = withValueAt(record, pointer, value);
   return record as RequestRecord;
 }

@@ -2,23 +2,30 @@
  * The measured digest: SHA-256 fingerprints, taken when the run writes its folder, of everything a result measured
  * or identified, with the free text a person may redact blanked out. `report` recomputes them to tell a pure
  * redaction (evidence text replaced by hand before publishing) from an edit that changed a count, a timing, a
- * status, an identity or an answer a verdict reads; `report --seal` re-hashes the artifacts only when they agree.
+ * status, an identity, a configuration fact or an answer a verdict reads; `report --seal` re-hashes the artifacts
+ * only when they agree.
  *
- * What may be redacted (replaced by a placeholder before hashing), and nothing else:
- * - results.json: the command line, the CPU name, background workloads, storage models, track notes, the custom
- *   pack description, model file names, every reason in `missing`, request error messages, verdict reasons,
- *   token accounting notes, exclusion reasons, and every string under `extensions` (evidence and notes). Artifact
- *   hashes are left out (they change with any redaction); their kinds and paths are kept.
+ * It is a checksum a result writes about itself: it catches accidental edits and an edit that forgot it, not a
+ * forger, who can compute it again. Maintainer review and the website's recomputation are the checks of that.
+ *
+ * What may change (replaced by a placeholder before hashing), and nothing else:
+ * - results.json, text a person may redact directly, none of it a fact that groups, labels or configures a result:
+ *   the command line, background workloads, the track notes (the person's own words) and every reason in `missing`;
+ *   in `extensions` only explanations and evidence quotes (DERIVED_EXTENSION_TEXT), never the dialect, the engine
+ *   options, the kernel or any other fact (a key not listed is a fact).
+ * - results.json, text derived from redactable evidence, which `--seal` writes from it: request error messages,
+ *   verdict reasons and exclusion reasons.
  * - outputs.jsonl lines: reasoning text (optional evidence; no verdict reads it), error messages and skip reasons.
  *   Final answers and tool calls are measured: the sanity verdicts read them.
  * - engine.log and config.json are evidence text as a whole; the chat template and the pictures are not text to
  *   redact (see `SEALABLE_KINDS`).
+ * Artifact hashes are left out (they change with any redaction); their kinds and paths are kept.
  */
 import { sha256Hex } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 
 /** Name and version of the projection below; a result with another method is not compared. */
-export const MEASURED_DIGEST_METHOD = "strata-bench measured projection 1" as const;
+export const MEASURED_DIGEST_METHOD = "strata-bench measured projection 2" as const;
 
 /** Extensions keys that hold the digest, the README hash and the seal record (never part of the projection). */
 export const DIGEST_KEYS = {
@@ -42,17 +49,32 @@ const HASH = "<hash>";
 /** Pointer patterns (segments; "*" is any key or index) of redactable strings in results.json. */
 const REDACTABLE_RESULT_TEXT: readonly string[][] = [
   ["run", "command"],
-  ["hardware", "cpu"],
   ["hardware", "background_workloads", "*"],
-  ["hardware", "storage", "*", "model"],
   ["configuration", "track_notes"],
-  ["model", "custom_pack"],
-  ["model", "files", "*", "path"],
   ["missing", "*"],
+  // Derived from evidence text a person may redact; --seal writes them from the redacted evidence.
   ["requests", "*", "error", "message"],
   ["requests", "*", "evaluation", "reason"],
-  ["requests", "*", "token_accounting_note"],
   ["summaries", "*", "excluded", "*", "reason"],
+];
+
+/**
+ * The strings of `extensions` that explain or quote (a reason, an evidence line, a message); every other value
+ * there is a fact of the result and is measured.
+ */
+const DERIVED_EXTENSION_TEXT: readonly string[][] = [
+  ["extensions", "dialect_evidence"],
+  ["extensions", "reasoning_budget_why"],
+  ["extensions", "server_endpoint_problems", "*"],
+  ["extensions", "server_prior_requests", "evidence", "*"],
+  ["extensions", "server_prior_requests", "reason"],
+  ["extensions", "model_hashing", "cache_problem"],
+  ["extensions", "engine_load", "reason"],
+  ["extensions", "nonconforming_reasons", "*"],
+  ["extensions", "status_reasons", "*"],
+  ["extensions", "stop_reason"],
+  ["extensions", "health_checks", "*", "message"],
+  ["extensions", "pictures_problem"],
 ];
 
 /** Redactable strings of an outputs.jsonl line. */
@@ -82,7 +104,7 @@ const encoder = new TextEncoder();
 const digestOf = (value: unknown): string => sha256Hex(encoder.encode(JSON.stringify(value)));
 
 function resultRedactable(path: readonly string[]): boolean {
-  return path[0] === "extensions" || matches(path, REDACTABLE_RESULT_TEXT);
+  return matches(path, REDACTABLE_RESULT_TEXT) || matches(path, DERIVED_EXTENSION_TEXT);
 }
 
 /** Digests of results.json's measured content, per top-level key. */

@@ -1,17 +1,33 @@
 /**
- * `report DIR --seal`: after a person has read the folder and redacted evidence text by hand, re-hash the artifacts
- * into results.json, so the hashes are computed after the redaction as the protocol asks. It refuses, changing
- * nothing, when the folder no longer holds what the run measured: the measured digest (measured.ts) differs, an
- * artifact that is not evidence text changed (the chat template, the pictures), a file is missing, or the sealed
- * result would not validate. Each seal is recorded in `extensions.sealed` with the hashes before and after, so a
- * reviewer sees which files changed after the run.
+ * `report DIR --seal`: after a person has read the folder and redacted evidence text by hand, carry the redaction
+ * into results.json and re-hash the artifacts, so the hashes are computed after the redaction as the protocol asks.
+ *
+ * The model a person follows: redact evidence (outputs.jsonl's error texts, skip reasons and reasoning text,
+ * engine.log, config.json) and the few results.json texts that are no configuration fact (measured.ts lists them);
+ * never the texts results.json derives from the evidence (error messages, verdict and exclusion reasons): the seal
+ * writes those from the redacted evidence with the validator's own functions (_derived_texts.ts), and refuses one
+ * edited in results.json while the evidence it comes from is as the run wrote it.
+ *
+ * It refuses, changing nothing, when the folder no longer holds what the run measured: the measured digest
+ * (measured.ts) differs, an artifact that is not evidence text changed (the chat template, the pictures), a file is
+ * missing, or the sealed result would not validate. Each seal is recorded in `extensions.sealed` with the hashes
+ * before and after and the texts it re-derived, so a reviewer sees what changed after the run. README.md is drawn
+ * again from the sealed result when it is as the run wrote it (its evidence table shows the new hashes, its
+ * failure lines the redacted texts); one a person corrected is left as it is.
  */
-import { type ArtifactKind, sha256Hex } from "../contract/mod.ts";
+import { type ArtifactKind, type Fixture, type Result, sha256Hex } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import { DIGEST_KEYS, measuredChanges, recordedDigest } from "./measured.ts";
+import { type DerivedText, derivedTexts } from "./_derived_texts.ts";
+import { pointerTokens } from "./_pointer.ts";
+import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest } from "./measured.ts";
+
+export type { DerivedText } from "./_derived_texts.ts";
 
 /** Artifact kinds whose bytes are evidence text a person may redact (the others must stay as the run wrote them). */
 export const SEALABLE_KINDS: readonly ArtifactKind[] = ["outputs", "engine_log", "config"];
+
+/** The README file of a result folder, whose hash the run records in extensions. */
+const README_FILE = "README.md";
 
 /** One re-hashed file. */
 export interface Rehashed {
@@ -21,17 +37,32 @@ export interface Rehashed {
   sha256_after: string;
 }
 
+/**
+ * What happened to README.md: drawn again (`text` to write), left as a person corrected it, absent, or unchanged
+ * because nothing was sealed.
+ */
+export type ReadmeOutcome =
+  | { kind: "rendered"; text: string }
+  | { kind: "edited" }
+  | { kind: "missing" }
+  | { kind: "unchanged" };
+
 /** What a seal did or why it refused. */
 export type SealOutcome =
-  | { ok: true; rehashed: Rehashed[]; text: string | null }
+  | { ok: true; rehashed: Rehashed[]; rederived: DerivedText[]; text: string | null; readme: ReadmeOutcome }
   | { ok: false; reasons: string[] };
 
-/** The parts a seal needs: the folder's files, the strict validator, and the clock of the seal record. */
+/** The parts a seal needs: the folder's files, the strict validator, the fixtures, the README renderer, a clock. */
 export interface SealDeps {
   /** A file of the folder by relative path; null when absent. */
   read(relativePath: string): Promise<Uint8Array | null>;
   /** Every problem of a results.json text in this folder (the validator `report` runs). */
   validate(text: string): Promise<{ pointer: string; message: string }[]>;
+  /** The bundle's fixtures: records are rebuilt from their evidence lines with them, as the validator does. */
+  fixtures: readonly Fixture[];
+  /** README.md of a result, as the run draws it. */
+  renderReadme(result: Result): string;
+  /** The time the seal record carries. */
   now(): Date;
 }
 
@@ -44,28 +75,54 @@ function decode(bytes: Uint8Array | null): string | null {
   }
 }
 
+/** Sets the value at an existing pointer of a parsed results.json. */
+function setAt(root: Record<string, unknown>, pointer: string, text: string): void {
+  const tokens = pointerTokens(pointer);
+  const last = tokens.pop();
+  let at: unknown = root;
+  for (const token of tokens) at = (at as Record<string, unknown>)[token];
+  (at as Record<string, unknown>)[last as string] = text;
+}
+
+function noDigest(value: Record<string, unknown>): string {
+  const raw = (value["extensions"] as Record<string, unknown> | undefined)?.[DIGEST_KEYS.digest];
+  const method = (raw as { method?: unknown } | null | undefined)?.method;
+  if (typeof method === "string") {
+    return `results.json records a measured digest of another method ("${method}"; this strata-bench reads ` +
+      `"${MEASURED_DIGEST_METHOD}"), whose projection leaves facts out that a seal must keep, so a redaction cannot be ` +
+      "told from a changed measurement; re-run the protocol with this strata-bench";
+  }
+  return "results.json has no measured digest (extensions.measured_digest): it was written by an older strata-bench " +
+    "or the digest was removed, so a redaction cannot be told from a changed measurement; re-run the protocol";
+}
+
 /**
- * Checks a redacted folder and returns the sealed results.json text (null when every hash already matched), or
- * every reason it refuses. Nothing is written here; the caller writes `text`.
+ * The derived texts to write from the evidence, or the refusals: a checked text that differs while the evidence it
+ * comes from is unchanged was edited in results.json itself.
  */
-export async function sealResult(resultsText: string, deps: SealDeps): Promise<SealOutcome> {
-  const parsed = parseStrictJsonPlain(resultsText);
-  if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) {
-    return { ok: false, reasons: ["results.json is not one strict JSON object; restore it from your copy of the run"] };
-  }
-  const value = parsed.value as Record<string, unknown>;
-  const recorded = recordedDigest(value);
-  if (recorded === null) {
-    return {
-      ok: false,
-      reasons: [
-        "results.json has no measured digest (extensions.measured_digest): it was written by an older strata-bench " +
-        "or the digest was removed, so a redaction cannot be told from a changed measurement; re-run the protocol",
-      ],
-    };
-  }
-  const reasons = measuredChanges(recorded, value, decode(await deps.read(recorded.outputs.path)));
-  const artifacts = Array.isArray(value["artifacts"]) ? value["artifacts"] as Record<string, unknown>[] : [];
+async function rederive(
+  value: Record<string, unknown>,
+  artifacts: readonly Record<string, unknown>[],
+  deps: SealDeps,
+): Promise<{ texts: DerivedText[]; refusals: string[] }> {
+  const index = artifacts.findIndex((a) => a["kind"] === "outputs");
+  const artifact = artifacts[index];
+  if (artifact === undefined || typeof artifact["path"] !== "string") return { texts: [], refusals: [] };
+  const bytes = await deps.read(artifact["path"]);
+  if (bytes === null) return { texts: [], refusals: [] };
+  const evidence = { index, artifact: artifact as unknown as Result["artifacts"][0], bytes };
+  const texts = derivedTexts(value, evidence, deps.fixtures);
+  if (sha256Hex(bytes) !== artifact["sha256"]) return { texts, refusals: [] };
+  const refusals = texts.filter((t) => t.checked).map((t) =>
+    `${t.pointer} was edited in results.json, but it is derived from ${t.from}, which is as the run wrote it: ` +
+    `redact the text in ${artifact["path"]} instead and seal again (the seal then writes this field from it), or ` +
+    "restore the field"
+  );
+  return { texts: refusals.length > 0 ? [] : texts, refusals };
+}
+
+/** Every artifact whose bytes changed, re-hashed, or the reasons a changed one may not change. */
+async function rehash(artifacts: readonly Record<string, unknown>[], deps: SealDeps, reasons: string[]) {
   const rehashed: Rehashed[] = [];
   for (const artifact of artifacts) {
     const path = String(artifact["path"]);
@@ -86,25 +143,64 @@ export async function sealResult(resultsText: string, deps: SealDeps): Promise<S
     }
     rehashed.push({ path, kind, sha256_before: String(artifact["sha256"]), sha256_after: after });
   }
+  return rehashed;
+}
+
+/** README.md drawn again from the sealed result when it is as the run (or the last seal) wrote it. */
+async function redrawReadme(value: Record<string, unknown>, deps: SealDeps): Promise<ReadmeOutcome> {
+  const extensions = value["extensions"] as Record<string, unknown>;
+  const bytes = await deps.read(README_FILE);
+  if (bytes === null) return { kind: "missing" };
+  if (sha256Hex(bytes) !== extensions[DIGEST_KEYS.readme]) return { kind: "edited" };
+  const text = deps.renderReadme(value as unknown as Result);
+  extensions[DIGEST_KEYS.readme] = sha256Hex(new TextEncoder().encode(text));
+  return { kind: "rendered", text };
+}
+
+/**
+ * Checks a redacted folder and returns the sealed results.json text (null when every hash already matched and no
+ * derived text changed) and README.md to write, or every reason it refuses. Nothing is written here.
+ */
+export async function sealResult(resultsText: string, deps: SealDeps): Promise<SealOutcome> {
+  const parsed = parseStrictJsonPlain(resultsText);
+  if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) {
+    return { ok: false, reasons: ["results.json is not one strict JSON object; restore it from your copy of the run"] };
+  }
+  const value = parsed.value as Record<string, unknown>;
+  const recorded = recordedDigest(value);
+  if (recorded === null) return { ok: false, reasons: [noDigest(value)] };
+  const artifacts = Array.isArray(value["artifacts"]) ? value["artifacts"] as Record<string, unknown>[] : [];
+  const derived = await rederive(value, artifacts, deps);
+  if (derived.refusals.length > 0) return { ok: false, reasons: derived.refusals };
+  for (const text of derived.texts) setAt(value, text.pointer, text.after);
+  const reasons = measuredChanges(recorded, value, decode(await deps.read(recorded.outputs.path)));
+  const rehashed = await rehash(artifacts, deps, reasons);
   if (reasons.length > 0) return { ok: false, reasons };
-  if (rehashed.length === 0) {
+  const refused = (problems: { pointer: string; message: string }[]): SealOutcome => ({
+    ok: false,
+    reasons: problems.map((p) => `${p.pointer || "(root)"}: ${p.message}`),
+  });
+  if (rehashed.length === 0 && derived.texts.length === 0) {
     const problems = await deps.validate(resultsText);
     return problems.length === 0
-      ? { ok: true, rehashed, text: null }
-      : { ok: false, reasons: problems.map((p) => `${p.pointer || "(root)"}: ${p.message}`) };
+      ? { ok: true, rehashed, rederived: [], text: null, readme: { kind: "unchanged" } }
+      : refused(problems);
   }
   for (const artifact of artifacts) {
     const entry = rehashed.find((r) => r.path === String(artifact["path"]));
     if (entry) artifact["sha256"] = entry.sha256_after;
   }
   const extensions = (value["extensions"] ?? {}) as Record<string, unknown>;
-  const history = Array.isArray(extensions[DIGEST_KEYS.seal]) ? extensions[DIGEST_KEYS.seal] as unknown[] : [];
-  extensions[DIGEST_KEYS.seal] = [...history, { sealed_at: deps.now().toISOString(), rehashed }];
   value["extensions"] = extensions;
+  const history = Array.isArray(extensions[DIGEST_KEYS.seal]) ? extensions[DIGEST_KEYS.seal] as unknown[] : [];
+  extensions[DIGEST_KEYS.seal] = [...history, {
+    sealed_at: deps.now().toISOString(),
+    rehashed,
+    rederived: derived.texts.map((t) => t.pointer),
+  }];
+  const readme = await redrawReadme(value, deps);
   const text = `${JSON.stringify(value, null, 2)}\n`;
   const problems = await deps.validate(text);
-  if (problems.length > 0) {
-    return { ok: false, reasons: problems.map((p) => `${p.pointer || "(root)"}: ${p.message}`) };
-  }
-  return { ok: true, rehashed, text };
+  if (problems.length > 0) return refused(problems);
+  return { ok: true, rehashed, rederived: derived.texts, text, readme };
 }

@@ -72,6 +72,11 @@ export interface RealisticOptions {
    * result and its outputs in extensions (what `report` and `--seal` compare with). Default false.
    */
   asWritten?: boolean;
+  /**
+   * Faults with private text in their evidence: sanity-I3 fails (HTTP 500 whose error text names a private path,
+   * FAULT_MESSAGE) and sanity-T3 and sanity-T4 are skipped (SKIP_REASON), so the run is partial. Default false.
+   */
+  faults?: boolean;
   /** Run id and start (another run of the same configuration). */
   runId?: string;
   startedAt?: string;
@@ -89,6 +94,12 @@ const CAPPED = new Set([
   "concurrency-r2-c3",
 ]);
 const WRONG_ANSWERS: Readonly<Record<string, string>> = { "sanity-R3": "DELTA-609" };
+/** The engine's error text of the failed request of `faults` (it names a private path). */
+export const FAULT_MESSAGE = "cannot map /srv/alice-private/models/q.gguf: out of memory";
+/** Why the two requests of `faults` were skipped (it names a private host). */
+export const SKIP_REASON = "the engine on gpu-box-alice stopped answering";
+const FAILED = "sanity-I3";
+const SKIPPED = new Set(["sanity-T3", "sanity-T4"]);
 
 function sha256(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -222,6 +233,30 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
   };
 }
 
+/** The outcome of a request the engine answered with HTTP 500 and an error text, after its headers. */
+function failedOutcome(outcome: StreamOutcome): Partial<StreamOutcome> {
+  return {
+    end: "http_error",
+    http_status: 500,
+    finish_reason: null,
+    error_message: FAULT_MESSAGE,
+    first_delta_kind: null,
+    answer_text: "",
+    tool_calls: [],
+    usage: null,
+    timings: null,
+    usage_chunk: null,
+    timings_chunk: null,
+    offsets: {
+      ...outcome.offsets,
+      first_delta_s: null,
+      first_answer_s: null,
+      end_s: outcome.offsets.headers_s ?? 0.002,
+    },
+    events: 0,
+  };
+}
+
 function provenance(templateSha: string, missing: Record<string, string>): Pick<
   Result,
   "hardware" | "software" | "model" | "configuration"
@@ -308,7 +343,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   const fixtures = bundle.fixtures.filter((f) => optional || f.phase !== "concurrency");
   const missing: Record<string, string> = {};
   const requests: RequestRecord[] = [];
-  const executed: (ExecutedRequest & { kind: "outcome" })[] = [];
+  const executed: ExecutedRequest[] = [];
   // The executor's clock as the run sees it: sequential requests back to back (50 ms apart), the four clients of a
   // round released together, the next round after the slowest client of the last one.
   let clockMs = STARTED_EPOCH_MS + 2000;
@@ -318,10 +353,18 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     const client = burst ? Number(/-c(\d+)$/.exec(fixture.id)?.[1] ?? 1) - 1 : 0;
     if (burst && client === 0) roundStartMs = clockMs;
     const dispatchedMs = burst && roundStartMs !== null ? roundStartMs + client : clockMs;
+    const concurrency = burst ? 4 : 1;
+    if (options.faults && SKIPPED.has(fixture.id)) {
+      executed.push({ kind: "skipped", fixture, concurrency, reason: SKIP_REASON });
+      const built = buildRequestRecord(fixture, { kind: "skipped", reason: SKIP_REASON, concurrency });
+      requests.push(built.record);
+      for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
+      return;
+    }
     // One slot: client j of a round waits for the j-1 before it.
     const outcome = outcomeOf(fixture, index, client * 11.5, dispatchedMs);
+    if (options.faults && fixture.id === FAILED) Object.assign(outcome, failedOutcome(outcome));
     clockMs = Math.max(clockMs, Math.ceil(dispatchedMs + outcome.offsets.end_s * 1000) + 50);
-    const concurrency = burst ? 4 : 1;
     const dispatchOffsetS = (dispatchedMs - STARTED_EPOCH_MS) / 1000;
     const body = bodyOf(fixture);
     executed.push({ kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS, slot: slotOf(body, index) });
@@ -329,12 +372,13 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     requests.push(built.record);
     for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
   });
+  const sent = executed.filter((r): r is ExecutedRequest & { kind: "outcome" } => r.kind === "outcome");
   const spanOf = (r: ExecutedRequest & { kind: "outcome" }) => ({
     dispatchOffsetS: r.dispatchOffsetS,
     endOffsetS: r.outcome.offsets.end_s,
   });
   const spanS = (group: readonly (ExecutedRequest & { kind: "outcome" })[]) => wallS(group.map(spanOf));
-  const burstRequests = executed.filter((r) => r.fixture.phase === "concurrency");
+  const burstRequests = sent.filter((r) => r.fixture.phase === "concurrency");
   const roundWallsS = optional
     ? [1, 2, 3].map((round) => spanS(burstRequests.filter((r) => r.fixture.round === round)))
     : [];
@@ -364,9 +408,10 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   const templateSha = artifacts.find((a) => a.path === "chat_template.jinja")?.sha256 ?? "";
   const sections = provenance(templateSha, missing);
   if (!optional) missing["/run/optional_duration_s"] = "the optional concurrency stage was not selected";
+  if (options.faults) missing["/run/required_duration_s"] = `the required stages did not finish: ${SKIP_REASON}`;
   missing["/protocol/model_card_revision"] = "the model-card revision is not pinned until the protocol is activated";
 
-  const required = executed.filter((r) => r.fixture.phase !== "concurrency");
+  const required = sent.filter((r) => r.fixture.phase !== "concurrency");
   const result: Result = {
     format: RESULT_FORMAT,
     schema_version: SCHEMA_VERSION,
@@ -381,7 +426,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
       id: "20261129T140307Z-3f9a",
       started_at: new Date(STARTED_EPOCH_MS).toISOString(),
       status: status.status,
-      required_duration_s: stageDurationS(spanOf(required[0]!), spanOf(required.at(-1)!)),
+      required_duration_s: options.faults ? null : stageDurationS(spanOf(required[0]!), spanOf(required.at(-1)!)),
       optional_duration_s: optional ? spanS(burstRequests) : null,
       optional_concurrency: optional,
       command: `strata-bench run --url http://127.0.0.1:8080 --track custom${
@@ -402,12 +447,12 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
       simulated_engine: false,
       resolved_configuration: {
         source: "GET /slots after each batch",
-        requests: Object.fromEntries(executed.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
+        requests: Object.fromEntries(sent.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
       },
       round_queueing: optional
         ? roundQueueing(
           requests,
-          Object.fromEntries(executed.map((r) => [r.fixture.id, r.outcome.offsets.headers_s])),
+          Object.fromEntries(sent.map((r) => [r.fixture.id, r.outcome.offsets.headers_s])),
           sections.configuration.server_capacity,
         )
         : [],

@@ -40,8 +40,8 @@ Deno.test("redacting evidence text changes no measured digest", async () => {
   try {
     const value = JSON.parse(r.text);
     const recorded = recordedDigest(value)!;
-    value.hardware.cpu = "<redacted>";
     value.run.command = "strata-bench run <redacted>";
+    value.hardware.background_workloads = ["<redacted>"];
     value.configuration.track_notes = "[redacted]";
     value.missing["/hardware/storage"] = "redacted reason";
     value.extensions.status_reasons = value.extensions.status_reasons.map(() => "<redacted>");
@@ -93,6 +93,47 @@ Deno.test("a changed timing, count, answer or status is named, in results.json o
   }
 });
 
+Deno.test("facts that group, label or configure a result are measured: an edit of any of them is named", async () => {
+  const r = await folder();
+  try {
+    const value = JSON.parse(r.text);
+    value.extensions.dialect = "llama.cpp";
+    value.extensions.other_engine_options = { flash_attn: true };
+    value.extensions.kernel = "6.8.0";
+    value.extensions.dialect_evidence = "/props build_info has llama.cpp's form";
+    value.extensions.status_reasons = ["a reason"];
+    const recorded = recordedDigest(value)!;
+    // deno-lint-ignore no-explicit-any -- the edits reach into a parsed results.json
+    const edits: [string, (v: Record<string, any>) => void][] = [
+      ["hardware", (v) => (v.hardware.cpu = "<redacted>")],
+      ["hardware", (v) => (v.hardware.storage = [{ model: "<redacted>" }])],
+      ["model", (v) => (v.model.files[0].path = "other-model.gguf")],
+      ["model", (v) => (v.model.custom_pack = "a custom pack")],
+      ["requests", (v) => (v.requests[1].token_accounting_note = "<redacted>")],
+      ["extensions", (v) => (v.extensions.dialect = "vllm")],
+      ["extensions", (v) => (v.extensions.other_engine_options.flash_attn = false)],
+      ["extensions", (v) => (v.extensions.kernel = "<redacted>")],
+    ];
+    const text = await outputs(r);
+    // The digest the run would record for this value, then each edit alone.
+    const { measuredDigest } = await import("../../../report/measured.ts");
+    const digest = measuredDigest(value, recorded.outputs.path, text);
+    for (const [section, edit] of edits) {
+      const edited = structuredClone(value);
+      edit(edited);
+      const changes = measuredChanges(digest, edited, text);
+      assert.ok(changes.some((c) => c.includes(`"${section}" differs`)), `${edit}: ${changes.join("; ")}`);
+    }
+    // Explanations in extensions stay redactable.
+    const explained = structuredClone(value);
+    explained.extensions.dialect_evidence = "<redacted>";
+    explained.extensions.status_reasons = ["<redacted>"];
+    assert.deepEqual(measuredChanges(digest, explained, text), []);
+  } finally {
+    await r.cleanup();
+  }
+});
+
 Deno.test("report's validator flags a measured edit after the run and accepts a redaction", async () => {
   const { validateResultText } = await import("../../../report/validate.ts");
   const r = await folder();
@@ -104,7 +145,7 @@ Deno.test("report's validator flags a measured edit after the run and accepts a 
     };
     assert.deepEqual(await validateResultText(r.text, options), []);
     const value = JSON.parse(r.text);
-    value.hardware.cpu = "<redacted>";
+    value.run.command = "<redacted>";
     assert.deepEqual(await validateResultText(JSON.stringify(value), options), []);
     value.hardware.ram_bytes = 1;
     const problems = await validateResultText(JSON.stringify(value), options);

@@ -3,7 +3,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sealResult } from "../../../report/seal.ts";
 import { validateResultText } from "../../../report/validate.ts";
-import { buildRealisticResult, type RealisticResult } from "./_realistic_result.ts";
+import { renderReadme } from "../../../report/render.ts";
+import { buildRealisticResult, FAULT_MESSAGE, type RealisticResult, SKIP_REASON } from "./_realistic_result.ts";
 
 function deps(r: RealisticResult) {
   const options = {
@@ -14,12 +15,14 @@ function deps(r: RealisticResult) {
   return {
     read: r.readArtifact,
     validate: (text: string) => validateResultText(text, options),
+    fixtures: r.fixtures,
+    renderReadme,
     now: () => new Date("2026-12-01T10:00:00.000Z"),
   };
 }
 
-async function withFolder(body: (r: RealisticResult) => Promise<void>): Promise<void> {
-  const r = await buildRealisticResult({ asWritten: true });
+async function withFolder(body: (r: RealisticResult) => Promise<void>, faults = false): Promise<void> {
+  const r = await buildRealisticResult({ asWritten: true, faults });
   try {
     await body(r);
   } finally {
@@ -34,7 +37,13 @@ async function rewrite(r: RealisticResult, file: string, edit: (text: string) =>
 
 Deno.test("seal: nothing to do on a folder as the run wrote it", async () => {
   await withFolder(async (r) => {
-    assert.deepEqual(await sealResult(r.text, deps(r)), { ok: true, rehashed: [], text: null });
+    assert.deepEqual(await sealResult(r.text, deps(r)), {
+      ok: true,
+      rehashed: [],
+      rederived: [],
+      text: null,
+      readme: { kind: "unchanged" },
+    });
   });
 });
 
@@ -107,14 +116,88 @@ Deno.test("seal refuses a changed chat template or picture, a missing artifact, 
   });
 });
 
-Deno.test("seal refuses a redaction made on one side only: the record no longer follows from its evidence", async () => {
+/** outputs.jsonl with the private error text and skip reason replaced, as a person redacts them by hand. */
+function redactEvidence(text: string): string {
+  return text.replaceAll(FAULT_MESSAGE, "[redacted path]").replaceAll(SKIP_REASON, "[redacted host]");
+}
+
+Deno.test("seal carries an error text and skip reasons redacted in outputs.jsonl into results.json and README", async () => {
   await withFolder(async (r) => {
-    // A verdict reason is redactable text (the digest allows it), but the validator rebuilds it from the answer.
+    assert.ok(r.text.includes(FAULT_MESSAGE) && r.text.includes(SKIP_REASON));
+    await rewrite(r, "outputs.jsonl", redactEvidence);
+    const sealed = await sealResult(r.text, deps(r));
+    assert.ok(sealed.ok, JSON.stringify(sealed));
+    assert.ok(sealed.text !== null);
+    // No copy of either private text is left anywhere in results.json: messages, verdicts, exclusions, missing
+    // reasons and the status reasons were derived again from the redacted evidence.
+    assert.ok(!sealed.text.includes(FAULT_MESSAGE), "the error text is gone");
+    assert.ok(!sealed.text.includes(SKIP_REASON), "the skip reason is gone");
+    const value = JSON.parse(sealed.text);
+    const failed = value.requests.find((x: { id: string }) => x.id === "sanity-I3");
+    assert.match(failed.error.message, /\(HTTP 500\): \[redacted path\]$/);
+    assert.match(failed.evaluation.reason, /\[redacted path\]/);
+    const pointers = sealed.rederived.map((t) => t.pointer);
+    for (const wanted of ["/error/message", "/evaluation/reason"]) {
+      assert.ok(pointers.some((p) => p.endsWith(wanted)), `${wanted} among ${pointers.join(", ")}`);
+    }
+    assert.ok(pointers.some((p) => /^\/extensions\/status_reasons\/\d+$/.test(p)), pointers.join(", "));
+    assert.deepEqual(value.extensions.sealed[0].rederived, pointers);
+    // README.md was as the run wrote it, so it is drawn again, without the private texts.
+    assert.equal(sealed.readme.kind, "rendered");
+    const readme = sealed.readme.kind === "rendered" ? sealed.readme.text : "";
+    assert.ok(!readme.includes(FAULT_MESSAGE) && !readme.includes(SKIP_REASON));
+    await writeFile(join(r.dir, "README.md"), readme);
+    assert.deepEqual(await deps(r).validate(sealed.text), []);
+  }, true);
+});
+
+Deno.test("seal accepts a redaction made in outputs.jsonl and by hand in results.json too", async () => {
+  await withFolder(async (r) => {
+    await rewrite(r, "outputs.jsonl", redactEvidence);
+    // In results.json the person blanks whole fields, not the derived string with its prefix.
+    const value = JSON.parse(r.text);
+    for (const record of value.requests) {
+      if (record.error?.message.includes(FAULT_MESSAGE) || record.error?.message.includes(SKIP_REASON)) {
+        record.error.message = "[redacted]";
+        record.evaluation.reason = "[redacted]";
+      }
+    }
+    const sealed = await sealResult(redactEvidence(JSON.stringify(value, null, 2)), deps(r));
+    assert.ok(sealed.ok, JSON.stringify(sealed));
+    assert.ok(sealed.text !== null && !sealed.text.includes(FAULT_MESSAGE) && !sealed.text.includes(SKIP_REASON));
+    assert.deepEqual(await deps(r).validate(sealed.text), []);
+  }, true);
+});
+
+Deno.test("seal refuses a derived text redacted in results.json only, naming the field and where to redact", async () => {
+  await withFolder(async (r) => {
+    const value = JSON.parse(r.text);
+    const index = value.requests.findIndex((x: { id: string }) => x.id === "sanity-I3");
+    value.requests[index].error.message = "<redacted>";
+    const sealed = await sealResult(JSON.stringify(value, null, 2), deps(r));
+    assert.equal(sealed.ok, false);
+    const reasons = sealed.ok ? "" : sealed.reasons.join("\n");
+    assert.match(reasons, new RegExp(`/requests/${index}/error/message was edited in results\\.json`));
+    assert.match(reasons, /derived from outputs\.jsonl line \d+: error\.message/);
+    assert.match(reasons, /redact the text in outputs\.jsonl instead and seal again/);
+  }, true);
+  await withFolder(async (r) => {
+    // A verdict reason the answer gives (not a redactable text): rebuilt from the final answer, never edited.
     const value = JSON.parse(r.text);
     const record = value.requests.find((x: { id: string }) => x.id === "sanity-R3");
     record.evaluation.reason = "<redacted>";
     const sealed = await sealResult(JSON.stringify(value, null, 2), deps(r));
     assert.equal(sealed.ok, false);
-    assert.match(sealed.ok ? "" : sealed.reasons.join("\n"), /\/requests\/\d+\/evaluation\/reason/);
+    assert.match(sealed.ok ? "" : sealed.reasons.join("\n"), /\/requests\/\d+\/evaluation\/reason was edited/);
   });
+});
+
+Deno.test("seal leaves a README.md a person corrected and says so", async () => {
+  await withFolder(async (r) => {
+    await rewrite(r, "outputs.jsonl", redactEvidence);
+    await rewrite(r, "README.md", (t) => redactEvidence(t).replace("# Standard", "# Corrected standard"));
+    const sealed = await sealResult(r.text, deps(r));
+    assert.ok(sealed.ok, JSON.stringify(sealed));
+    assert.deepEqual(sealed.readme, { kind: "edited" });
+  }, true);
 });
