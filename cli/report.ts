@@ -21,6 +21,7 @@ import {
   type ComparedInput,
   compareResults,
   comparisonSpec,
+  describeRederived,
   DIGEST_KEYS,
   interruptedEvidence,
   parseResultText,
@@ -427,9 +428,9 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
       return EXIT.environment;
     }
   }
-  for (const r of outcome.rederived) {
-    writeStdout(terminalText(`re-derived ${r.pointer} from ${r.from}\n`));
-  }
+  const rederived = describeRederived(outcome.rederived);
+  if (rederived.length > 0) writeStdout("re-derived from the redacted evidence:\n");
+  for (const line of rederived) writeStdout(terminalText(`  ${line}\n`));
   for (const r of outcome.rehashed) {
     writeStdout(terminalText(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`));
   }

@@ -7,8 +7,9 @@
  * - records: the error message (the engine's error text, a skip reason) and the verdict reason that quotes it;
  * - summaries: the exclusion reason of a skipped request (it quotes the skip reason);
  * - the `missing` reasons of a record whose texts changed, and of the summaries, as the run wrote them;
- * - run-level reasons that quote a changed error message whole (status and nonconforming reasons, the stop
- *   reason, other `missing` reasons): the old message is replaced by the new one.
+ * - run-level reasons that quote a changed error message (status and nonconforming reasons, the stop reason, the
+ *   /health answers, other `missing` reasons): the old message, and the span the redaction replaced in it, are
+ *   replaced by the new ones.
  * A record whose rebuilt form differs in anything but these texts is left alone: that is a measured change, which
  * the measured digest and the validator report.
  */
@@ -83,14 +84,38 @@ function missingTexts(value: Json, derived: Readonly<Record<string, string>>, fr
   });
 }
 
-/** Run-level strings that quote a changed error message whole, with the message replaced. */
+/** Shortest changed span that is replaced in run-level strings (a shorter one could hit unrelated words). */
+const MIN_SPAN_CHARS = 3;
+
+/**
+ * What a redaction replaced in a message: the whole message, and the span between the common prefix and suffix of
+ * its two versions ("...: Cannot connect to 127.0.0.1:8080: ..." -> "127.0.0.1:8080"), which other reasons quote.
+ */
+function replacements(before: string, after: string): [string, string][] {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start++;
+  let end = 0;
+  while (
+    end < before.length - start && end < after.length - start && before.at(-1 - end) === after.at(-1 - end)
+  ) end++;
+  const span = before.slice(start, before.length - end);
+  const pairs: [string, string][] = [[before, after]];
+  if (span.length >= MIN_SPAN_CHARS && span !== before) pairs.push([span, after.slice(start, after.length - end)]);
+  return pairs;
+}
+
+/**
+ * Run-level strings that quote a changed error message (status and nonconforming reasons, the stop reason, the
+ * /health answers, `missing` reasons outside the records and summaries), with what the redaction replaced.
+ */
 function quotedTexts(value: Json, messages: readonly { before: string; after: string }[]): DerivedText[] {
   const out: DerivedText[] = [];
+  const pairs = messages.flatMap((m) => replacements(m.before, m.after));
   const visit = (text: unknown, pointer: string) => {
     if (typeof text !== "string") return;
     let after = text;
-    for (const m of messages) if (m.before !== "") after = after.replaceAll(m.before, m.after);
-    if (after !== text) out.push({ pointer, before: text, after, from: "the error messages above", checked: false });
+    for (const [from, to] of pairs) after = after.replaceAll(from, to);
+    if (after !== text) out.push({ pointer, before: text, after, from: "the redacted error texts", checked: false });
   };
   const ext = isJsonObject(value["extensions"]) ? value["extensions"] : {};
   for (const key of ["status_reasons", "nonconforming_reasons"]) {
@@ -98,6 +123,12 @@ function quotedTexts(value: Json, messages: readonly { before: string; after: st
     if (Array.isArray(list)) list.forEach((text, i) => visit(text, childPointer(childPointer("/extensions", key), i)));
   }
   visit(ext["stop_reason"], "/extensions/stop_reason");
+  const checks = ext["health_checks"];
+  if (Array.isArray(checks)) {
+    checks.forEach((check, i) => {
+      if (isJsonObject(check)) visit(check["message"], `/extensions/health_checks/${i}/message`);
+    });
+  }
   const missing = isJsonObject(value["missing"]) ? value["missing"] : {};
   for (const [pointer, text] of Object.entries(missing)) {
     if (!pointer.startsWith("/requests/") && !pointer.startsWith("/summaries/")) {

@@ -22,7 +22,16 @@ export {
 } from "./result_reader.ts";
 export { markdownLine, markdownText } from "./_markdown.ts";
 export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
-export { type Rehashed, SEALABLE_KINDS, type SealDeps, type SealOutcome, sealResult } from "./seal.ts";
+export {
+  type DerivedText,
+  describeRederived,
+  type ReadmeOutcome,
+  type Rehashed,
+  SEALABLE_KINDS,
+  type SealDeps,
+  type SealOutcome,
+  sealResult,
+} from "./seal.ts";
 export { prBody, prTitle, type SubmissionFacts } from "./submission.ts";
 export { type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
 export {

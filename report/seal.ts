@@ -158,6 +158,39 @@ async function redrawReadme(value: Record<string, unknown>, deps: SealDeps): Pro
 }
 
 /**
+ * One line per record (its derived texts and missing reasons, and the line they come from), one for the summaries'
+ * exclusion reasons, one per run-level text: what a seal re-derived, for the person who ran it.
+ */
+export function describeRederived(texts: readonly DerivedText[]): string[] {
+  const records = new Map<string, { from: string; fields: string[]; missing: number }>();
+  const rest: string[] = [];
+  let exclusions = 0;
+  for (const t of texts) {
+    const tokens = pointerTokens(t.pointer);
+    const recordPointer = tokens[0] === "requests"
+      ? `/requests/${tokens[1]}`
+      : tokens[0] === "missing" && tokens[1]?.startsWith("/requests/")
+      ? tokens[1].split("/").slice(0, 3).join("/")
+      : null;
+    if (recordPointer !== null) {
+      const entry = records.get(recordPointer) ?? { from: "", fields: [], missing: 0 };
+      if (tokens[0] === "requests") {
+        entry.from = t.from;
+        entry.fields.push(tokens.slice(2).join("."));
+      } else entry.missing++;
+      records.set(recordPointer, entry);
+    } else if (tokens[0] === "summaries") exclusions++;
+    else rest.push(`${t.pointer} (it quotes ${t.from})`);
+  }
+  const lines = [...records].map(([pointer, r]) => {
+    const missing = r.missing === 0 ? "" : `${r.fields.length > 0 ? " and " : ""}${r.missing} missing reason(s)`;
+    return `${pointer}: ${r.fields.join(", ")}${missing}${r.from === "" ? "" : ` from ${r.from}`}`;
+  });
+  if (exclusions > 0) lines.push(`${exclusions} exclusion reason(s) of the summaries, from the records above`);
+  return [...lines, ...rest];
+}
+
+/**
  * Checks a redacted folder and returns the sealed results.json text (null when every hash already matched and no
  * derived text changed) and README.md to write, or every reason it refuses. Nothing is written here.
  */
