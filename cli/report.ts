@@ -25,6 +25,7 @@ import {
   DIGEST_KEYS,
   interruptedEvidence,
   parseResultText,
+  picturesNote,
   prBody,
   type Problem,
   prTitle,
@@ -270,6 +271,8 @@ async function printInformation(dir: string, result: Result): Promise<void> {
         "and the evidence are what count, and reviewers read the README knowing it was changed.\n",
     );
   }
+  const pictures = await picturesNote(result).catch(() => null);
+  if (pictures !== null) writeStderr(terminalText(`${pictures}\n`));
   const seals = result.extensions?.[DIGEST_KEYS.seal];
   if (Array.isArray(seals)) {
     for (const seal of seals as { sealed_at?: unknown; rehashed?: { path?: unknown }[] }[]) {

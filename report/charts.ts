@@ -40,6 +40,15 @@ export function withLook(spec: ChartSpec): ChartSpec {
 }
 
 /**
+ * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0"): the same spec gives the same bytes under the
+ * same versions, so a result records it and a picture is compared byte for byte only under the same renderer.
+ */
+export async function chartRenderer(): Promise<string> {
+  const [vega, vegaLite] = await Promise.all([import("vega"), import("vega-lite")]);
+  return `vega ${vega.version}, vega-lite ${vegaLite.version}`;
+}
+
+/**
  * Draws a Vega-Lite spec as one SVG document (UTF-8 text ending in a newline).
  * @throws {Error} when the spec does not compile or render (a defect of the caller's spec).
  */

@@ -33,7 +33,7 @@ export {
   sealResult,
 } from "./seal.ts";
 export { prBody, prTitle, type SubmissionFacts } from "./submission.ts";
-export { type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
+export { chartRenderer, type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
 export {
   COMPARED_METRICS,
   type ComparedConfiguration,
@@ -51,7 +51,8 @@ export {
   renderComparisonJson,
   renderComparisonMarkdown,
 } from "./comparison_render.ts";
-export { type Picture, PICTURE_FILES, pictureSpecs, renderResultPictures } from "./pictures.ts";
+export { type Picture, PICTURE_FILES, PICTURES_RENDERER_KEY, pictureSpecs, renderResultPictures } from "./pictures.ts";
+export { picturesNote } from "./_checks_pictures.ts";
 export {
   DIGEST_KEYS,
   MEASURED_DIGEST_METHOD,

@@ -14,15 +14,20 @@ import {
   type Summary,
 } from "../contract/mod.ts";
 import { readCases } from "../score/mod.ts";
-import { type ChartSpec, renderChartSvg } from "./charts.ts";
+import { chartRenderer, type ChartSpec, renderChartSvg } from "./charts.ts";
 import { fixed, metricDecimals } from "./_format.ts";
 
-/** One picture: its file name in the result folder, the caption the README gives it, and its SVG text. */
+/** One picture: its file name in the result folder, the caption the README gives it, its SVG text and renderer. */
 export interface Picture {
   file: string;
   caption: string;
   svg: string;
+  /** What drew it (charts.ts `chartRenderer`); the run records it as `extensions.pictures_renderer`. */
+  renderer: string;
 }
+
+/** Extensions key of the renderer the pictures were drawn with. */
+export const PICTURES_RENDERER_KEY = "pictures_renderer";
 
 /** File names of the pictures, in README order. */
 export const PICTURE_FILES = {
@@ -226,9 +231,10 @@ export function pictureSpecs(result: Result): { file: string; caption: string; s
 
 /** Draws every picture of a result. @throws {Error} when a spec fails to render (a defect). */
 export async function renderResultPictures(result: Result): Promise<Picture[]> {
+  const renderer = await chartRenderer();
   const out: Picture[] = [];
   for (const { file, caption, spec } of pictureSpecs(result)) {
-    out.push({ file, caption, svg: await renderChartSvg(spec) });
+    out.push({ file, caption, svg: await renderChartSvg(spec), renderer });
   }
   return out;
 }

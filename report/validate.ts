@@ -16,6 +16,7 @@
  *   with unexpected cache reuse and no listed extensions.nonconforming_reasons, and must have the status its
  *   records give (partial when required work was skipped).
  * - Derived parts are rebuilt only from structurally valid records; the first differing pointer is reported.
+ * - Pictures: drawn again from results.json and compared byte for byte under the renderer the run recorded.
  * - Evidence: the first "outputs" artifact is the evidence; every field of a record that differs from the record
  *   rebuilt from its line is reported (not only the first). Without `fixtures` the records are not rebuilt, but
  *   the lines, their order and the durations still are checked.
@@ -33,6 +34,7 @@ import {
 } from "./_checks_derived.ts";
 import { checkMissing } from "./_checks_missing.ts";
 import { checkEvidence } from "./_checks_evidence.ts";
+import { checkPictures } from "./_checks_pictures.ts";
 import {
   type CheckedRecord,
   checkEvaluations,
@@ -63,6 +65,11 @@ export interface ValidateOptions {
    * compared field by field. Without them only the evidence's lines, order and durations are checked.
    */
   fixtures?: readonly Fixture[];
+  /**
+   * With `readArtifact`, draw the pictures again from results.json and compare their bytes (under the renderer the
+   * run recorded; see _checks_pictures.ts). Default true.
+   */
+  redrawPictures?: boolean;
 }
 
 function checkOptions(options: ValidateOptions): void {
@@ -256,6 +263,10 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
       if (sound(childPointer("/artifacts", index))) readable.push({ index, artifact: artifact as Artifact });
     });
     await checkArtifactBytes(readable, read, problems);
+    const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
+    if (options.redrawPictures !== false && sound(...drawnFrom, "/extensions", "/artifacts")) {
+      await checkPictures(result, readable, read, problems);
+    }
     const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
     if (outputs && Array.isArray(value["requests"])) {
       // Unreadable or absent bytes were reported by the hash check.

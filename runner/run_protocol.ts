@@ -26,6 +26,7 @@ import {
   measuredDigest,
   newRunId,
   openResultFolder,
+  PICTURES_RENDERER_KEY,
   publishRequest,
   RESULT_FILES,
   type ResultFolder,
@@ -108,7 +109,7 @@ export interface RunDeps extends ExecutorDeps {
   readArtifact(folder: string, relativePath: string): Promise<Uint8Array | null>;
   renderReadme(result: Result): string;
   /** The result's pictures (SVG text), drawn from the sanitized result. */
-  renderPictures(result: Result): Promise<{ file: string; svg: string }[]>;
+  renderPictures(result: Result): Promise<{ file: string; svg: string; renderer: string }[]>;
   /** Wall clock (started_at and the run id). */
   now(): Date;
 }
@@ -333,6 +334,8 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
   try {
     for (const picture of await deps.renderPictures(result)) {
       result.artifacts.push(await folder.writeDerivedArtifact("provenance", picture.file, picture.svg));
+      // `report` draws the pictures again from results.json and compares bytes under the same renderer.
+      extensions[PICTURES_RENDERER_KEY] = picture.renderer;
     }
   } catch (error) {
     extensions["pictures_problem"] = `the pictures could not be drawn: ${

@@ -362,39 +362,45 @@ function facts(pairs) {
 }
 
 /**
- * Pictures the run brought as SVG provenance artifacts, drawn from the verified bytes (an <img> runs no script).
- * @param {SiteState} state @param {VerifiedEntry} entry
+ * The pictures the run drew (SVG provenance artifacts), shown apart from what this browser verified: their bytes
+ * match their hashes, but this page does not draw them again, so they are labelled as the runner's drawings. The
+ * charts above are drawn here from the recomputed numbers. An <img> runs no script.
+ * @param {SiteState} state @param {ResultFacts} f
  */
-function runPictures(state, entry) {
-  const list = entry.outcome.facts?.artifacts.filter((a) => a.path.endsWith(".svg")) ?? [];
-  return list.map((a) => {
-    const img = /** @type {HTMLImageElement} */ (h("img", { alt: a.path, class: "picture" }));
-    void fetch(`${state.root}evidence/sha256/${a.sha256}`).then((r) => r.arrayBuffer()).then((bytes) => {
-      img.src = URL.createObjectURL(new Blob([bytes], { type: "image/svg+xml" }));
-    });
-    return h("figure", {}, img, h("figcaption", {}, a.path));
-  });
+function runnerDrawings(state, f) {
+  const list = f.artifacts.filter((a) => a.path.endsWith(".svg"));
+  if (list.length === 0) return null;
+  return h(
+    "section",
+    { id: "runner-drawings", class: "unchecked" },
+    h("h2", {}, "The runner's drawings (not recomputed here)"),
+    h(
+      "p",
+      { class: "note" },
+      "Pictures the run drew from its own results.json. Their files match their SHA-256, but this browser does not ",
+      "draw them again, so they are not verified numbers: the tables and charts above are.",
+    ),
+    list.map((a) => {
+      const img =
+        /** @type {HTMLImageElement} */ (h("img", { alt: `${a.path} (drawn by the runner)`, class: "picture" }));
+      void fetch(`${state.root}evidence/sha256/${a.sha256}`).then((r) => r.arrayBuffer()).then((bytes) => {
+        img.src = URL.createObjectURL(new Blob([bytes], { type: "image/svg+xml" }));
+      });
+      return h("figure", {}, img, h("figcaption", {}, `${a.path}: drawn by the runner, not recomputed`));
+    }),
+  );
 }
 
-/**
- * One result's page.
- * @param {SiteState} state @param {string} slug
- */
-export function renderResult(state, slug) {
-  const entry = state.entries.find((e) => e.site.slug === slug);
-  if (state.manifestProblem !== null || entry === undefined) {
-    show(
-      h("h1", {}, "Not in the approved list"),
-      h(
-        "p",
-        { class: "problem" },
-        state.manifestProblem ?? "This entry is not in the current manifest (withdrawn, or never approved).",
-      ),
-    );
-    return;
-  }
+/** @param {string[]} head @param {Node[]} rows @param {Record<string, string>} [attributes] */
+function plainTable(head, rows, attributes = {}) {
+  return h("table", attributes, h("thead", {}, h("tr", {}, head.map((t) => h("th", {}, t)))), h("tbody", {}, rows));
+}
+
+/** @param {VerifiedEntry} entry */
+function reviewFacts(entry) {
   const manifestEntry = entry.read?.entry ?? null;
-  const review = manifestEntry === null ? h("p", { class: "problem" }, "The manifest entry is malformed.") : facts([
+  if (manifestEntry === null) return h("p", { class: "problem" }, "The manifest entry is malformed.");
+  return facts([
     ["Verification level", verificationBadge(entry)],
     ["Reviewed by", manifestEntry.reviewed_by],
     ["Reviewed at", manifestEntry.reviewed_at],
@@ -403,25 +409,14 @@ export function renderResult(state, slug) {
     ["Results path", h("code", {}, manifestEntry.results_path)],
     ["results.json SHA-256", h("code", {}, manifestEntry.results_sha256)],
   ]);
-  const outcome = entry.outcome;
-  const title = h("h1", {}, `Result ${entry.site.run_id ?? slug} `, kindBadge(entry.kind));
-  if (outcome.state !== "verified" || outcome.facts === null) {
-    show(
-      title,
-      h(
-        "section",
-        { class: "verdict verdict-bad", id: "verdict" },
-        h("h2", {}, outcome.state === "failed" ? "Verification failed" : "Cannot be verified"),
-        h("p", {}, "None of this result's numbers are shown. Reasons:"),
-        h("ul", { class: "reasons" }, outcome.reasons.map((r) => h("li", {}, r))),
-      ),
-      h("h2", {}, "Review"),
-      review,
-    );
-    return;
-  }
-  const f = outcome.facts;
-  const reproductions = (manifestEntry?.reproduction_run_ids ?? []).map((id) => {
+}
+
+/**
+ * The reproductions an entry links to, with what differs (another person's hardware may differ).
+ * @param {SiteState} state @param {VerifiedEntry} entry
+ */
+function reproductionsTable(state, entry) {
+  const rows = (entry.read?.entry?.reproduction_run_ids ?? []).map((id) => {
     const other = state.entries.find((e) => e.site.run_id === id);
     const of = other?.outcome.facts ?? null;
     return h(
@@ -436,7 +431,56 @@ export function renderResult(state, slug) {
       h("td", {}, of?.identity.track ?? "-"),
     );
   });
-  const caseRows = f.cases.map((row) =>
+  if (rows.length === 0) return null;
+  return [
+    h("h3", {}, "Independent reproductions"),
+    plainTable(["Run", "Status", "GPU", "Model", "Quant", "Engine", "Track"], rows, { id: "reproductions" }),
+  ];
+}
+
+/** @param {ResultFacts} f */
+function identityFacts(f) {
+  return facts([
+    ["GPU", f.identity.gpu],
+    ["CPU", f.identity.cpu],
+    ["OS", f.identity.os],
+    ["Model", f.identity.model],
+    ["Quantization", f.identity.quant],
+    ["Track", `${f.identity.track}: ${f.identity.trackNotes}`],
+    ["Engine", `${f.identity.engine} (commit ${f.identity.engineCommit})`],
+    ["Runner commit", f.identity.runnerCommit],
+    ["Context / server capacity", `${f.identity.contextTokens} tokens / ${f.identity.serverCapacity} slot(s)`],
+    ["Started", f.startedAt],
+    ["Required stages", f.requiredDurationS === null ? "not measured" : `${num(f.requiredDurationS, 1)} s`],
+    [
+      "Optional concurrency",
+      !f.optionalConcurrency
+        ? "not selected"
+        : f.optionalDurationS === null
+        ? "not measured"
+        : `${num(f.optionalDurationS, 1)} s`,
+    ],
+  ]);
+}
+
+const CASE_HEAD = [
+  "Case",
+  "Concurrency",
+  "Capped",
+  "Input tok",
+  "Cached tok",
+  "Output tok",
+  "Prompt tok/s",
+  "Decode tok/s",
+  "Aggregate tok/s",
+  "TTFT s",
+  "First answer s",
+  "Total s",
+];
+
+/** The per-case table and the charts drawn here from the recomputed numbers. @param {ResultFacts} f */
+function casesSection(f) {
+  const rows = f.cases.map((row) =>
     h(
       "tr",
       {},
@@ -456,85 +500,9 @@ export function renderResult(state, slug) {
   );
   const chartRows = (/** @type {string} */ metric) =>
     f.cases.map((row) => ({ label: `${row.caseId} c=${row.concurrency}`, stat: row.metrics[metric] }));
-  show(
-    title,
-    h("p", {}, statusBadges(f), " ", verificationBadge(entry), ` protocol ${f.protocolId} (${f.stage})`),
-    h(
-      "section",
-      { class: "verdict verdict-ok", id: "verdict" },
-      h("h2", {}, "Verified in this browser"),
-      h("ul", {}, outcome.checks.map((c) => h("li", {}, c))),
-    ),
-    h("h2", {}, "Machine, model and configuration"),
-    facts([
-      ["GPU", f.identity.gpu],
-      ["CPU", f.identity.cpu],
-      ["OS", f.identity.os],
-      ["Model", f.identity.model],
-      ["Quantization", f.identity.quant],
-      ["Track", `${f.identity.track}: ${f.identity.trackNotes}`],
-      ["Engine", `${f.identity.engine} (commit ${f.identity.engineCommit})`],
-      ["Runner commit", f.identity.runnerCommit],
-      ["Context / server capacity", `${f.identity.contextTokens} tokens / ${f.identity.serverCapacity} slot(s)`],
-      ["Started", f.startedAt],
-      ["Required stages", f.requiredDurationS === null ? "not measured" : `${num(f.requiredDurationS, 1)} s`],
-      [
-        "Optional concurrency",
-        !f.optionalConcurrency
-          ? "not selected"
-          : f.optionalDurationS === null
-          ? "not measured"
-          : `${num(f.optionalDurationS, 1)} s`,
-      ],
-    ]),
-    h("h2", {}, "Review"),
-    review,
-    reproductions.length === 0 ? null : [
-      h("h3", {}, "Independent reproductions"),
-      h(
-        "table",
-        { id: "reproductions" },
-        h(
-          "thead",
-          {},
-          h("tr", {}, ["Run", "Status", "GPU", "Model", "Quant", "Engine", "Track"].map((t) => h("th", {}, t))),
-        ),
-        h("tbody", {}, reproductions),
-      ),
-    ],
+  return [
     h("h2", {}, "Performance per case"),
-    h(
-      "div",
-      { class: "scroll" },
-      h(
-        "table",
-        { id: "cases" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            [
-              "Case",
-              "Concurrency",
-              "Capped",
-              "Input tok",
-              "Cached tok",
-              "Output tok",
-              "Prompt tok/s",
-              "Decode tok/s",
-              "Aggregate tok/s",
-              "TTFT s",
-              "First answer s",
-              "Total s",
-            ]
-              .map((t) => h("th", {}, t)),
-          ),
-        ),
-        h("tbody", {}, caseRows),
-      ),
-    ),
+    h("div", { class: "scroll" }, plainTable(CASE_HEAD, rows, { id: "cases" })),
     h(
       "div",
       { class: "charts" },
@@ -542,60 +510,52 @@ export function renderResult(state, slug) {
       rangeChart("Prompt", chartRows("prompt_tps"), "tok/s"),
       rangeChart("TTFT", chartRows("ttft_s"), "s"),
     ),
-    runPictures(state, entry),
-    f.rounds.length === 0 ? null : [
-      h("h2", {}, "Concurrency rounds"),
-      h(
-        "table",
-        {},
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            ["Round", "Requests", "Wall s", "Output tokens", "Aggregate tok/s", "Failed"].map((t) => h("th", {}, t)),
-          ),
-        ),
-        h(
-          "tbody",
-          {},
-          f.rounds.map((r) =>
-            h(
-              "tr",
-              {},
-              h("td", {}, r.round),
-              h("td", {}, r.request_ids.join(", ")),
-              h("td", { class: "num" }, num(r.wall_s, 3)),
-              h("td", { class: "num" }, r.output_tokens ?? "not measured"),
-              h("td", { class: "num" }, num(r.aggregate_tps, 1)),
-              h("td", { class: "num" }, r.failed),
-            )
-          ),
-        ),
-      ),
-    ],
+  ];
+}
+
+/** @param {ResultFacts} f */
+function roundsSection(f) {
+  if (f.rounds.length === 0) return null;
+  const rows = f.rounds.map((r) =>
+    h(
+      "tr",
+      {},
+      h("td", {}, r.round),
+      h("td", {}, r.request_ids.join(", ")),
+      h("td", { class: "num" }, num(r.wall_s, 3)),
+      h("td", { class: "num" }, r.output_tokens ?? "not measured"),
+      h("td", { class: "num" }, num(r.aggregate_tps, 1)),
+      h("td", { class: "num" }, r.failed),
+    )
+  );
+  return [
+    h("h2", {}, "Concurrency rounds"),
+    plainTable(["Round", "Requests", "Wall s", "Output tokens", "Aggregate tok/s", "Failed"], rows),
+  ];
+}
+
+/** @param {ResultFacts} f */
+function sanitySection(f) {
+  const rows = f.verdicts.map((v) =>
+    h(
+      "tr",
+      {},
+      h("td", {}, v.caseId),
+      h("td", {}, v.category),
+      h("td", {}, badge(v.passed ? "pass" : "fail", v.passed ? "ok" : "bad")),
+      h("td", {}, v.reason),
+    )
+  );
+  return [
     h("h2", {}, `Sanity checks: ${f.quality.passed}/12`),
     h("p", {}, Object.entries(f.quality.categories).map(([k, v]) => `${k} ${v.passed}/${v.total}`).join(", ")),
-    h(
-      "table",
-      { id: "sanity" },
-      h("thead", {}, h("tr", {}, ["Case", "Category", "Verdict", "Why (recomputed here)"].map((t) => h("th", {}, t)))),
-      h(
-        "tbody",
-        {},
-        f.verdicts.map((v) =>
-          h(
-            "tr",
-            {},
-            h("td", {}, v.caseId),
-            h("td", {}, v.category),
-            h("td", {}, badge(v.passed ? "pass" : "fail", v.passed ? "ok" : "bad")),
-            h("td", {}, v.reason),
-          )
-        ),
-      ),
-    ),
+    plainTable(["Case", "Category", "Verdict", "Why (recomputed here)"], rows, { id: "sanity" }),
+  ];
+}
+
+/** @param {ResultFacts} f */
+function failuresSection(f) {
+  return [
     h("h2", {}, "Failures and status"),
     f.failures.length === 0
       ? h("p", {}, "Every scheduled request completed or reached its cap.")
@@ -606,49 +566,97 @@ export function renderResult(state, slug) {
       f.statusReasons.map((r) => h("li", {}, `the run says: ${r}`)),
       f.nonconformities.map((r) => h("li", {}, `the evidence shows: ${r}`)),
     ),
-    h("h2", {}, "Evidence files"),
+  ];
+}
+
+/** @param {string} href @param {string} name */
+function download(href, name) {
+  return h("a", { href, download: name.split("/").at(-1) ?? name }, name);
+}
+
+/**
+ * Every evidence file by its hash, the runner's pictures among them.
+ * @param {SiteState} state @param {import("./check_result.js").CheckOutcome} outcome @param {ResultFacts} f
+ */
+function evidenceSection(state, outcome, f) {
+  const results = h(
+    "tr",
+    {},
+    h("td", {}, "results"),
+    h("td", {}, download(`${state.root}evidence/sha256/${outcome.resultsSha256}`, "results.json")),
+    h("td", {}, h("code", {}, outcome.resultsSha256 ?? "")),
+    h("td", {}, ""),
+  );
+  const rows = f.artifacts.map((a) =>
     h(
-      "table",
-      { id: "evidence" },
-      h("thead", {}, h("tr", {}, ["Kind", "File", "SHA-256", "Bytes"].map((t) => h("th", {}, t)))),
+      "tr",
+      {},
+      h("td", {}, a.kind),
+      h("td", {}, download(`${state.root}evidence/sha256/${a.sha256}`, a.path)),
+      h("td", {}, h("code", {}, a.sha256)),
+      h("td", { class: "num" }, a.size),
+    )
+  );
+  return [
+    h("h2", {}, "Evidence files"),
+    plainTable(["Kind", "File", "SHA-256", "Bytes"], [results, ...rows], { id: "evidence" }),
+  ];
+}
+
+/**
+ * One result's page.
+ * @param {SiteState} state @param {string} slug
+ */
+export function renderResult(state, slug) {
+  const entry = state.entries.find((e) => e.site.slug === slug);
+  if (state.manifestProblem !== null || entry === undefined) {
+    show(
+      h("h1", {}, "Not in the approved list"),
       h(
-        "tbody",
-        {},
-        h(
-          "tr",
-          {},
-          h("td", {}, "results"),
-          h(
-            "td",
-            {},
-            h(
-              "a",
-              { href: `${state.root}evidence/sha256/${outcome.resultsSha256}`, download: "results.json" },
-              "results.json",
-            ),
-          ),
-          h("td", {}, h("code", {}, outcome.resultsSha256 ?? "")),
-          h("td", {}, ""),
-        ),
-        f.artifacts.map((a) =>
-          h(
-            "tr",
-            {},
-            h("td", {}, a.kind),
-            h(
-              "td",
-              {},
-              h(
-                "a",
-                { href: `${state.root}evidence/sha256/${a.sha256}`, download: a.path.split("/").at(-1) ?? a.path },
-                a.path,
-              ),
-            ),
-            h("td", {}, h("code", {}, a.sha256)),
-            h("td", { class: "num" }, a.size),
-          )
-        ),
+        "p",
+        { class: "problem" },
+        state.manifestProblem ?? "This entry is not in the current manifest (withdrawn, or never approved).",
       ),
+    );
+    return;
+  }
+  const outcome = entry.outcome;
+  const title = h("h1", {}, `Result ${entry.site.run_id ?? slug} `, kindBadge(entry.kind));
+  if (outcome.state !== "verified" || outcome.facts === null) {
+    show(
+      title,
+      h(
+        "section",
+        { class: "verdict verdict-bad", id: "verdict" },
+        h("h2", {}, outcome.state === "failed" ? "Verification failed" : "Cannot be verified"),
+        h("p", {}, "None of this result's numbers are shown. Reasons:"),
+        h("ul", { class: "reasons" }, outcome.reasons.map((r) => h("li", {}, r))),
+      ),
+      h("h2", {}, "Review"),
+      reviewFacts(entry),
+    );
+    return;
+  }
+  const f = outcome.facts;
+  show(
+    title,
+    h("p", {}, statusBadges(f), " ", verificationBadge(entry), ` protocol ${f.protocolId} (${f.stage})`),
+    h(
+      "section",
+      { class: "verdict verdict-ok", id: "verdict" },
+      h("h2", {}, "Verified in this browser"),
+      h("ul", {}, outcome.checks.map((c) => h("li", {}, c))),
     ),
+    h("h2", {}, "Machine, model and configuration"),
+    identityFacts(f),
+    h("h2", {}, "Review"),
+    reviewFacts(entry),
+    reproductionsTable(state, entry),
+    casesSection(f),
+    roundsSection(f),
+    sanitySection(f),
+    failuresSection(f),
+    evidenceSection(state, outcome, f),
+    runnerDrawings(state, f),
   );
 }

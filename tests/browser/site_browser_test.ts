@@ -140,6 +140,11 @@ Deno.test({
           "caps.svg",
         ]);
         assert.equal(await page.locator("figure.chart svg").count(), 3);
+        // The runner's own pictures are shown apart from the verified part, labelled as not recomputed.
+        assert.equal(await page.locator("#verdict img").count(), 0);
+        const drawings = page.locator("#runner-drawings");
+        assert.match(await drawings.locator("h2").innerText(), /The runner's drawings \(not recomputed here\)/);
+        assert.equal(await drawings.locator("img.picture").count(), 3);
         await page.screenshot({ path: join(shots, "site-result-clean.png"), fullPage: true });
       });
 

@@ -45,6 +45,7 @@ import {
 import { outputLine } from "../../../report/result_folder.ts";
 import { DIGEST_KEYS, measuredDigest } from "../../../report/measured.ts";
 import { renderReadme } from "../../../report/render.ts";
+import { PICTURES_RENDERER_KEY, renderResultPictures } from "../../../report/pictures.ts";
 
 /** A realistic result and the folder it was written to. */
 export interface RealisticResult {
@@ -77,6 +78,8 @@ export interface RealisticOptions {
    * FAULT_MESSAGE) and sanity-T3 and sanity-T4 are skipped (SKIP_REASON), so the run is partial. Default false.
    */
   faults?: boolean;
+  /** Draw the pictures as a run does (listed as provenance artifacts, the renderer recorded). Default false. */
+  pictures?: boolean;
   /** Run id and start (another run of the same configuration). */
   runId?: string;
   startedAt?: string;
@@ -460,6 +463,13 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   };
   if (options.runId !== undefined) result.run.id = options.runId;
   if (options.startedAt !== undefined) result.run.started_at = options.startedAt;
+  if (options.pictures) {
+    for (const picture of await renderResultPictures(result)) {
+      await writeFile(join(dir, picture.file), picture.svg);
+      result.artifacts.push({ kind: "provenance", path: picture.file, sha256: sha256(picture.svg) });
+      result.extensions![PICTURES_RENDERER_KEY] = picture.renderer;
+    }
+  }
   if (options.asWritten) {
     const readme = new TextEncoder().encode(renderReadme(result));
     await writeFile(join(dir, "README.md"), readme);

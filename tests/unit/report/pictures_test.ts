@@ -42,3 +42,39 @@ Deno.test("a simulated result says so in every picture's title", async () => {
     assert.match(picture.svg, /SIMULATED ENGINE: scripted test engine/, picture.file);
   }
 });
+
+Deno.test("report draws the pictures again: a forged, re-hashed picture is a problem; another renderer is a note", async () => {
+  const { validateResultText } = await import("../../../report/validate.ts");
+  const { picturesNote } = await import("../../../report/_checks_pictures.ts");
+  const { createHash } = await import("node:crypto");
+  const r = await buildRealisticResult({ pictures: true });
+  try {
+    const options = {
+      maxSharedPrefixTokens: r.maxSharedPrefixTokens,
+      fixtures: r.fixtures,
+      readArtifact: r.readArtifact,
+    };
+    assert.deepEqual(await validateResultText(r.text, options), []);
+    assert.equal(await picturesNote(r.result), null);
+    // Edit a number in rates.svg and record the edited file's hash, as a forger would.
+    const path = `${r.dir}/rates.svg`;
+    const svg = await Deno.readTextFile(path);
+    const decode = r.result.summaries.find((s) => s.case_id === "prompt-4k" && s.metric === "decode_tps")!;
+    const shown = decode.median!.toFixed(1);
+    assert.ok(svg.includes(shown));
+    const forged = svg.replace(shown, (decode.median! * 2).toFixed(1));
+    await Deno.writeTextFile(path, forged);
+    const value = JSON.parse(r.text);
+    const index = value.artifacts.findIndex((a: { path: string }) => a.path === "rates.svg");
+    value.artifacts[index].sha256 = createHash("sha256").update(forged).digest("hex");
+    const problems = await validateResultText(JSON.stringify(value), options);
+    assert.deepEqual(problems.map((p) => p.pointer), [`/artifacts/${index}/path`]);
+    assert.match(problems[0]!.message, /"rates\.svg" is not the picture results\.json gives/);
+    // Under another renderer the bytes are not compared, and report says so instead.
+    value.extensions.pictures_renderer = "vega 5.0.0, vega-lite 5.0.0";
+    assert.deepEqual(await validateResultText(JSON.stringify(value), options), []);
+    assert.match(String(await picturesNote(value)), /drawn by vega 5\.0\.0.*were not compared/);
+  } finally {
+    await r.cleanup();
+  }
+});
