@@ -166,6 +166,13 @@ export function verifyText(dir: string, outcome: CheckOutcome): string {
       } tok/s  ttft ${fixed(m.ttft_s?.median, 3)} s  (n=${m.decode_tps?.n ?? 0}, capped ${row.capped}/${row.requests})`,
     );
   }
+  const drawings = f.artifacts.filter((a) => a.path.endsWith(".svg")).map((a) => printable(a.path));
+  if (drawings.length > 0) {
+    lines.push(
+      `not recomputed: ${drawings.join(", ")} are the runner's drawings (their bytes match their hashes; ` +
+        '"report DIR" draws them again from results.json and compares)',
+    );
+  }
   lines.push("verified: every recomputed value equals results.json");
   return `${lines.join("\n")}\n`;
 }
