@@ -13,6 +13,7 @@ export {
   openSafeFolder,
   type SafeFolder,
 } from "./_folder_files.ts";
+export { type FolderWriter, openFolderWriter } from "./_folder_writer.ts";
 export type { FileProblem } from "./_files.ts";
 export { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
 export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";

@@ -7,11 +7,9 @@ import { fileURLToPath } from "node:url";
 import {
   FileReadError,
   lstatOutcome,
-  readDirOutcome,
+  openFolderWriter,
   readFile,
   realPathOutcome,
-  removeFileOutcome,
-  resultFiles,
   spawnProcess,
 } from "../runtime/mod.ts";
 import type { GitRunner } from "./_git.ts";
@@ -67,26 +65,8 @@ export function folderReader(dir: string): (relativePath: string) => Promise<Uin
   };
 }
 
-/** The runtime's file operations for the output folder. */
-export const outputFiles: OutputFiles = {
-  async list(dir) {
-    const listed = await readDirOutcome(dir);
-    return listed.ok ? listed.value : null;
-  },
-  async read(path) {
-    try {
-      return await readFile(path);
-    } catch {
-      return null;
-    }
-  },
-  async remove(path) {
-    const removed = await removeFileOutcome(path);
-    if (!removed.ok && removed.kind !== "not_found") throw new Error(`Cannot remove "${path}": ${removed.reason}`);
-  },
-  makeDirectory: (path) => resultFiles.makeDirectory(path),
-  write: (path, bytes) => resultFiles.writeAtomic(path, bytes),
-};
+/** The runtime's safe folder writer for the output folder. */
+export const outputFiles: OutputFiles = { open: openFolderWriter };
 
 /** Reads one file of site/web/, the browser code this module ships with. */
 export function readWebFile(name: string): Promise<Uint8Array> {

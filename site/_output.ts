@@ -1,20 +1,16 @@
 /**
  * The folder a site is built into. It must be new, empty, or a previous site build: a build leaves a marker
  * listing every file it wrote, and the next build removes exactly those files first (so a withdrawn entry's page
- * does not linger). A folder holding anything else is refused rather than overwritten.
+ * does not linger). A folder holding anything else is refused rather than overwritten. Every write and removal
+ * goes through runtime's FolderWriter, which follows no symbolic link below the folder: a link planted in it (at
+ * evidence/, or named by a crafted marker) refuses the build instead of letting it write or delete elsewhere.
  */
-import { join } from "node:path";
+import type { FolderWriter } from "../runtime/mod.ts";
 import type { SiteWriter } from "./_build.ts";
 
-/** The file operations the output folder needs; site/_deps.ts wires the runtime's. */
+/** Opens the output folder for writing; site/_deps.ts wires runtime's `openFolderWriter`. */
 export interface OutputFiles {
-  /** Names in a folder, or null when it does not exist. */
-  list(dir: string): Promise<string[] | null>;
-  /** A file's bytes, or null when it does not exist. */
-  read(path: string): Promise<Uint8Array | null>;
-  remove(path: string): Promise<void>;
-  makeDirectory(path: string): Promise<void>;
-  write(path: string, bytes: Uint8Array): Promise<void>;
+  open(dir: string): Promise<FolderWriter>;
 }
 
 /** Why the output folder cannot be used. */
@@ -24,6 +20,9 @@ export class SiteOutputError extends Error {
 
 /** The marker a build leaves in its folder. */
 export const BUILD_MARKER = ".strata-site-files.json";
+
+/** A marker lists paths; its size is bounded by what a build of any manifest writes. */
+const MAX_MARKER_BYTES = 64 * 1024 * 1024;
 
 /** A writer into the prepared folder, and `finish` to leave the marker. */
 export interface SiteOutput extends SiteWriter {
@@ -35,51 +34,60 @@ function safeListed(path: unknown): path is string {
     path.split("/").every((s) => s !== "" && s !== "." && s !== "..");
 }
 
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The files the previous build listed in its marker. @throws {SiteOutputError} */
+async function previousFiles(folder: FolderWriter, dir: string): Promise<string[]> {
+  const marker = await folder.read(BUILD_MARKER, MAX_MARKER_BYTES);
+  if (marker === null) {
+    throw new SiteOutputError(
+      `Cannot build into "${dir}": it holds files that no site build wrote; give a new or empty folder`,
+    );
+  }
+  let listed: unknown;
+  try {
+    listed = JSON.parse(new TextDecoder().decode(marker));
+  } catch {
+    throw new SiteOutputError(`Cannot build into "${dir}": its ${BUILD_MARKER} is not JSON; remove the folder first`);
+  }
+  const previous = (listed as { files?: unknown } | null)?.files;
+  if (!Array.isArray(previous) || !previous.every(safeListed)) {
+    throw new SiteOutputError(`Cannot build into "${dir}": its ${BUILD_MARKER} is malformed; remove the folder first`);
+  }
+  return previous;
+}
+
 /**
  * Prepares `dir` for a build.
- * @throws {SiteOutputError} when it holds files that no site build wrote.
+ * @throws {SiteOutputError} when it holds files that no site build wrote, or a symbolic link below it.
  */
 export async function openSiteOutput(files: OutputFiles, dir: string): Promise<SiteOutput> {
-  const names = await files.list(dir);
-  if (names !== null && names.length > 0) {
-    const marker = await files.read(join(dir, BUILD_MARKER));
-    if (marker === null) {
-      throw new SiteOutputError(
-        `Cannot build into "${dir}": it holds files that no site build wrote; give a new or empty folder`,
-      );
+  let folder: FolderWriter;
+  try {
+    folder = await files.open(dir);
+    const names = await folder.list();
+    if (names.length > 0) {
+      for (const path of await previousFiles(folder, dir)) await folder.remove(path);
+      await folder.remove(BUILD_MARKER);
     }
-    let listed: unknown;
-    try {
-      listed = JSON.parse(new TextDecoder().decode(marker));
-    } catch {
-      throw new SiteOutputError(`Cannot build into "${dir}": its ${BUILD_MARKER} is not JSON; remove the folder first`);
-    }
-    const previous = (listed as { files?: unknown }).files;
-    if (!Array.isArray(previous) || !previous.every(safeListed)) {
-      throw new SiteOutputError(
-        `Cannot build into "${dir}": its ${BUILD_MARKER} is malformed; remove the folder first`,
-      );
-    }
-    for (const path of previous) await files.remove(join(dir, path));
-    await files.remove(join(dir, BUILD_MARKER));
+  } catch (error) {
+    if (error instanceof SiteOutputError) throw error;
+    throw new SiteOutputError(`Cannot build into "${dir}": ${describe(error)}; remove the folder first`);
   }
-  await files.makeDirectory(dir);
-  const made = new Set<string>();
+  const guarded = async (path: string, bytes: Uint8Array) => {
+    try {
+      await folder.write(path, bytes);
+    } catch (error) {
+      throw new SiteOutputError(`Cannot write "${path}" into "${dir}": ${describe(error)}`);
+    }
+  };
   return {
-    async write(path, bytes) {
-      const slash = path.lastIndexOf("/");
-      if (slash > 0) {
-        const folder = path.slice(0, slash);
-        if (!made.has(folder)) {
-          await files.makeDirectory(join(dir, folder));
-          made.add(folder);
-        }
-      }
-      await files.write(join(dir, path), bytes);
-    },
+    write: guarded,
     async finish(written) {
       const text = `${JSON.stringify({ format: "strata-site-files", files: written }, null, 1)}\n`;
-      await files.write(join(dir, BUILD_MARKER), new TextEncoder().encode(text));
+      await guarded(BUILD_MARKER, new TextEncoder().encode(text));
     },
   };
 }

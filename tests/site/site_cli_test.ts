@@ -179,6 +179,32 @@ Deno.test("a rebuild replaces the previous build: a withdrawn entry's page goes;
   assert.equal(await Deno.readTextFile(join(foreign, "notes.txt")), "mine");
 });
 
+Deno.test("a link planted in a previous build refuses the next one: nothing outside --out is written or removed", async () => {
+  const out = join(root, "site-linked");
+  const first = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--protocols", fixture.protocolsFile],
+    buildPermissions(out),
+  );
+  assert.equal(first.code, 1, first.stderr);
+  const victims = join(root, "victimdir");
+  await Deno.mkdir(victims);
+  await Deno.writeTextFile(join(victims, "victim.txt"), "keep me");
+  // evidence/ becomes a link out of the folder, and the marker names a file behind it.
+  await Deno.remove(join(out, "evidence"), { recursive: true });
+  await Deno.symlink(victims, join(out, "evidence"));
+  const marker = JSON.parse(await Deno.readTextFile(join(out, ".strata-site-files.json")));
+  marker.files.push("evidence/victim.txt");
+  await Deno.writeTextFile(join(out, ".strata-site-files.json"), JSON.stringify(marker));
+  const refused = await strataBench(
+    ["site", "build", "--repo", repo, "--out", out, "--protocols", fixture.protocolsFile],
+    [...buildPermissions(out), `--allow-write=${victims}`],
+  );
+  assert.equal(refused.code, 3, refused.stdout + refused.stderr);
+  assert.match(refused.stderr, /"evidence" is a symbolic link; nothing is written or removed through a link/);
+  assert.equal(await Deno.readTextFile(join(victims, "victim.txt")), "keep me");
+  assert.deepEqual([...Deno.readDirSync(victims)].map((e) => e.name), ["victim.txt"]);
+});
+
 Deno.test("a malformed manifest builds a site that says so; a missing repository or branch is an environment error", async () => {
   await git(repo, "checkout", "-q", "-b", "broken");
   await Deno.writeTextFile(join(repo, "bench/approved.json"), '{"format":"strata-approved-benchmarks",');
