@@ -32,8 +32,10 @@ verify  checks the manifest in the working tree of the repository: its format, e
 add     appends the entry for the report folder DIR after its review: the SHA-256 of the results.json committed on
         the default branch, the commit that added it, the review PR and reviewer, the time now. It refuses a
         folder that is uncommitted, changed after that commit, or fails the site's independent check
-        ("site verify"). --reproduces RUN_ID marks both runs independently reproduced (another person ran the
-        protocol); --replace replaces an entry of the same run id after a new review.
+        ("site verify"), would not pass verify, or is a simulation. --reproduces RUN_ID marks both runs
+        independently reproduced (another person ran the protocol): the same protocol, model and quantization,
+        neither simulated, the hardware and setup may differ (it says what differs); --replace replaces an
+        entry of the same run id after a new review.
 
 Options:
   --repo DIR            the results repository (default: the current folder)
@@ -137,6 +139,13 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     ...(typeof values["evidence-commit"] === "string" ? { evidenceCommit: values["evidence-commit"] } : {}),
   });
   writeStdout(`${JSON.stringify(result.entry, null, 2)}\n`);
+  for (const r of result.reproductions) {
+    const differs = r.differences.length === 0 ? "the same setup" : `setups differing in ${r.differences.join("; ")}`;
+    writeStderr(
+      `marked ${printable(r.runId)} and ${printable(result.entry.run_id)} independently reproduced (same ` +
+        `protocol, model and quantization; ${printable(differs)})\n`,
+    );
+  }
   writeStderr(
     `added ${printable(result.entry.run_id)} to ${manifestPath}; commit it in a maintainer-reviewed change\n`,
   );

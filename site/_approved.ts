@@ -1,11 +1,13 @@
 /**
  * `approved verify` and `approved add`: the maintainer's side of bench/approved.json. Verify checks the manifest's
  * shape and every entry against the repository (commit, path, hashes, ids); add appends one entry after review,
- * with the hash of the reviewed results.json and the commit that introduced its folder, and refuses evidence that
- * the site's independent check would not accept.
+ * with the hash of the reviewed results.json and the commit that introduced its folder, and refuses an entry that
+ * verify would reject, evidence the site's independent check would not accept, a simulation, and a reproduction
+ * of another protocol, model or quantization.
  */
 import type { GitRepo } from "./_git.ts";
-import { type KnownProtocol, resolveEntry } from "./_entries.ts";
+import { type KnownProtocol, type ReadEntry, resolveEntry } from "./_entries.ts";
+import { reproductionProblems, type RunIdentity, runIdentity, setupDifferences } from "./_reproductions.ts";
 import {
   type CheckOutcome,
   checkResult,
@@ -39,6 +41,24 @@ export type VerifyApprovedReport =
   | { ok: false; manifestProblem: string }
   | { ok: true; branch: { name: string; commit: string }; entries: EntryReport[] };
 
+/**
+ * The reproduction rule across entries: an entry's reproductions must be the same protocol, model and
+ * quantization, neither a simulation (site/_reproductions.ts). `identities` holds the runs whose results resolved.
+ */
+function reproductionChecks(
+  entries: readonly { read: ReadEntry; report: EntryReport }[],
+  identities: ReadonlyMap<string, RunIdentity>,
+): void {
+  for (const { read, report } of entries) {
+    const self = read.entry === null ? undefined : identities.get(read.entry.run_id);
+    if (self === undefined) continue;
+    for (const id of read.entry?.reproduction_run_ids ?? []) {
+      const other = identities.get(id);
+      if (other !== undefined) report.problems.push(...reproductionProblems(other, self));
+    }
+  }
+}
+
 /** Checks the manifest text and every entry against the repository. */
 export async function verifyApproved(
   repo: GitRepo,
@@ -48,12 +68,19 @@ export async function verifyApproved(
   const read = readManifest(manifest);
   if (!read.ok) return { ok: false, manifestProblem: read.problem };
   const branch = await repo.defaultBranch(options.branch);
-  const entries: EntryReport[] = [];
+  const entries: { read: ReadEntry; report: EntryReport }[] = [];
+  const identities = new Map<string, RunIdentity>();
   for (const entry of read.entries) {
     const resolved = await resolveEntry(repo, entry, branch, options.protocols);
-    entries.push({ label: entry.label, problems: [...resolved.problems, ...resolved.contradictions] });
+    entries.push({
+      read: entry,
+      report: { label: entry.label, problems: [...resolved.problems, ...resolved.contradictions] },
+    });
+    const identity = resolved.results === null ? null : runIdentity(resolved.results.bytes);
+    if (entry.entry !== null && identity !== null) identities.set(entry.entry.run_id, identity);
   }
-  return { ok: true, branch, entries };
+  reproductionChecks(entries, identities);
+  return { ok: true, branch, entries: entries.map((e) => e.report) };
 }
 
 /** Why `approved add` refused. */
@@ -79,23 +106,21 @@ export interface AddApprovedOptions {
   protocols: readonly KnownProtocol[];
 }
 
+/** One reproduction the entry links, with what differs between the two setups. */
+export interface LinkedReproduction {
+  runId: string;
+  differences: string[];
+}
+
 /** The entry written and the site's check of it. */
 export interface AddApprovedResult {
   entry: ManifestEntry;
   check: CheckOutcome;
   manifest: string;
+  reproductions: LinkedReproduction[];
 }
 
-/**
- * Appends the entry for one reviewed report and writes the manifest.
- * @throws {ApprovedAddError} when the report is not committed, changed after its commit, fails the site's check,
- *   or the manifest cannot take the entry.
- */
-export async function addApproved(
-  repo: GitRepo,
-  files: ManifestFiles,
-  options: AddApprovedOptions,
-): Promise<AddApprovedResult> {
+function checkOptions(options: AddApprovedOptions): string {
   const resultsPath = `${options.folder}/results.json`;
   if (!isResultsPath(resultsPath)) {
     throw new ApprovedAddError(`Cannot add "${options.folder}": give the report folder inside the repository`);
@@ -106,22 +131,33 @@ export async function addApproved(
   if (!isHandle(options.reviewedBy)) {
     throw new ApprovedAddError(`Cannot add: --reviewed-by "${options.reviewedBy}" is not a GitHub handle`);
   }
-  const existingText = await files.readManifest();
-  let entries: ManifestEntry[] = [];
-  if (existingText !== null) {
-    const existing = readManifest(existingText);
-    if (!existing.ok) throw new ApprovedAddError(`Cannot add to bench/approved.json: ${existing.problem}`);
-    const bad = existing.entries.filter((e) => e.entry === null);
-    if (bad.length > 0) {
-      throw new ApprovedAddError(
-        `Cannot add to bench/approved.json: fix its malformed entries first (${
-          bad.map((e) => `${e.label}: ${e.problems.join("; ")}`).join(" | ")
-        })`,
-      );
-    }
-    entries = existing.entries.map((e) => e.entry as ManifestEntry);
+  return resultsPath;
+}
+
+/** The entries of the manifest as it is; refuses one with malformed entries. */
+async function existingEntries(files: ManifestFiles): Promise<ManifestEntry[]> {
+  const text = await files.readManifest();
+  if (text === null) return [];
+  const existing = readManifest(text);
+  if (!existing.ok) throw new ApprovedAddError(`Cannot add to bench/approved.json: ${existing.problem}`);
+  const bad = existing.entries.filter((e) => e.entry === null);
+  if (bad.length > 0) {
+    throw new ApprovedAddError(
+      `Cannot add to bench/approved.json: fix its malformed entries first (${
+        bad.map((e) => `${e.label}: ${e.problems.join("; ")}`).join(" | ")
+      })`,
+    );
   }
-  const branch = await repo.defaultBranch(options.branch);
+  return existing.entries.map((e) => e.entry as ManifestEntry);
+}
+
+/** The evidence commit: the one given, or the one that added results.json, unchanged since. */
+async function evidenceCommitOf(
+  repo: GitRepo,
+  branch: { name: string; commit: string },
+  options: AddApprovedOptions,
+  resultsPath: string,
+): Promise<string> {
   const evidence = options.evidenceCommit === undefined
     ? await repo.commitAdding(branch.name, resultsPath)
     : await repo.resolveCommit(options.evidenceCommit);
@@ -142,6 +178,105 @@ export async function addApproved(
       );
     }
   }
+  return evidence;
+}
+
+/**
+ * The draft entry, checked as `approved verify` checks every entry (resolveEntry: the commit in the default
+ * branch's history, introducing the folder, the hashes, the ids) and by the site's independent check, which must
+ * verify it; a simulated result is never approved.
+ */
+async function checkDraft(
+  repo: GitRepo,
+  draft: ManifestEntry,
+  branch: { name: string; commit: string },
+  options: AddApprovedOptions,
+): Promise<CheckOutcome> {
+  const read = readManifest(manifestText([draft]));
+  const entry = read.ok ? read.entries[0] : undefined;
+  if (entry === undefined || entry.entry === null) {
+    throw new ApprovedAddError(`Cannot add "${options.folder}": ${entry?.problems.join("; ") ?? "a malformed entry"}`);
+  }
+  const resolved = await resolveEntry(repo, entry, branch, options.protocols);
+  const problems = [...resolved.problems, ...resolved.contradictions];
+  if (problems.length > 0) {
+    throw new ApprovedAddError(
+      `Cannot add "${options.folder}": approved verify would reject the entry:\n  ${problems.join("\n  ")}`,
+    );
+  }
+  const check = await checkResult({
+    resultsBytes: resolved.results?.bytes ?? null,
+    expected: { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id },
+    readArtifact: (path) => repo.readBlob(draft.evidence_commit, `${options.folder}/${path}`),
+    protocols: options.protocols,
+  });
+  if (check.state !== "verified") {
+    throw new ApprovedAddError(
+      `Cannot add "${options.folder}": the site's independent check says ${check.state}:\n  ${
+        check.reasons.join("\n  ")
+      }`,
+    );
+  }
+  if (check.facts?.simulated) {
+    throw new ApprovedAddError(
+      `Cannot add "${options.folder}": it is a simulation (the scripted engine, extensions.simulated_engine): it ` +
+        "measures no hardware and is never approved",
+    );
+  }
+  return check;
+}
+
+/** The identity of an approved entry's reviewed results. */
+async function identityOf(repo: GitRepo, entry: ManifestEntry): Promise<RunIdentity | null> {
+  const bytes = await repo.readBlob(entry.evidence_commit, entry.results_path);
+  return bytes === null ? null : runIdentity(bytes);
+}
+
+/** Links the draft to the entries it reproduces, both marked independently reproduced, after the rule's checks. */
+async function linkReproductions(
+  repo: GitRepo,
+  entries: ManifestEntry[],
+  draft: ManifestEntry,
+  draftIdentity: RunIdentity,
+  reproduces: readonly string[],
+): Promise<LinkedReproduction[]> {
+  const linked: LinkedReproduction[] = [];
+  for (const original of reproduces) {
+    if (original === draft.run_id) throw new ApprovedAddError("Cannot mark a run as its own reproduction");
+    const target = entries.find((e) => e.run_id === original);
+    if (target === undefined) {
+      throw new ApprovedAddError(`Cannot mark ${original} reproduced: it is not an approved entry`);
+    }
+    const identity = await identityOf(repo, target);
+    if (identity === null) {
+      throw new ApprovedAddError(`Cannot mark ${original} reproduced: its results.json cannot be read at its commit`);
+    }
+    const problems = reproductionProblems(identity, draftIdentity);
+    if (problems.length > 0) throw new ApprovedAddError(`Cannot add the reproduction: ${problems.join("; ")}`);
+    target.verification = "independently-reproduced";
+    if (!target.reproduction_run_ids.includes(draft.run_id)) target.reproduction_run_ids.push(draft.run_id);
+    draft.verification = "independently-reproduced";
+    draft.reproduction_run_ids.push(original);
+    linked.push({ runId: original, differences: setupDifferences(identity, draftIdentity) });
+  }
+  return linked;
+}
+
+/**
+ * Appends the entry for one reviewed report and writes the manifest.
+ * @throws {ApprovedAddError} when the report is not committed, changed after its commit, would not pass
+ *   `approved verify` or the site's check, is a simulation, links a run it does not reproduce, or the manifest
+ *   cannot take the entry.
+ */
+export async function addApproved(
+  repo: GitRepo,
+  files: ManifestFiles,
+  options: AddApprovedOptions,
+): Promise<AddApprovedResult> {
+  const resultsPath = checkOptions(options);
+  const entries = await existingEntries(files);
+  const branch = await repo.defaultBranch(options.branch);
+  const evidence = await evidenceCommitOf(repo, branch, options, resultsPath);
   if (await repo.isDirty(options.folder)) {
     throw new ApprovedAddError(
       `Cannot add "${options.folder}": it has uncommitted changes; the entry names committed bytes`,
@@ -152,19 +287,7 @@ export async function addApproved(
     throw new ApprovedAddError(`Cannot add "${options.folder}": ${resultsPath} is missing at ${evidence}`);
   }
   const draft = await draftEntry(resultsBytes, resultsPath, evidence, options);
-  const check = await checkResult({
-    resultsBytes,
-    expected: { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id },
-    readArtifact: (path) => repo.readBlob(evidence, `${options.folder}/${path}`),
-    protocols: options.protocols,
-  });
-  if (check.state !== "verified") {
-    throw new ApprovedAddError(
-      `Cannot add "${options.folder}": the site's independent check says ${check.state}:\n  ${
-        check.reasons.join("\n  ")
-      }`,
-    );
-  }
+  const check = await checkDraft(repo, draft, branch, options);
   const clash = entries.findIndex((e) => e.run_id === draft.run_id);
   if (clash >= 0 && !options.replace) {
     throw new ApprovedAddError(
@@ -172,17 +295,8 @@ export async function addApproved(
     );
   }
   if (clash >= 0) entries.splice(clash, 1);
-  for (const original of options.reproduces) {
-    const target = entries.find((e) => e.run_id === original);
-    if (target === undefined) {
-      throw new ApprovedAddError(`Cannot mark ${original} reproduced: it is not an approved entry`);
-    }
-    if (original === draft.run_id) throw new ApprovedAddError("Cannot mark a run as its own reproduction");
-    target.verification = "independently-reproduced";
-    if (!target.reproduction_run_ids.includes(draft.run_id)) target.reproduction_run_ids.push(draft.run_id);
-    draft.verification = "independently-reproduced";
-    draft.reproduction_run_ids.push(original);
-  }
+  const identity = runIdentity(resultsBytes) as RunIdentity;
+  const reproductions = await linkReproductions(repo, entries, draft, identity, options.reproduces);
   entries.push(draft);
   const manifest = manifestText(entries);
   const reread = readManifest(manifest);
@@ -191,7 +305,7 @@ export async function addApproved(
     : [reread.problem];
   if (problems.length > 0) throw new ApprovedAddError(`Cannot write the manifest: ${problems.join("; ")}`);
   await files.writeManifest(manifest);
-  return { entry: draft, check, manifest };
+  return { entry: draft, check, manifest, reproductions };
 }
 
 async function draftEntry(

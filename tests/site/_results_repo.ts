@@ -212,11 +212,6 @@ export async function buildResultsRepository(root: string): Promise<ResultsRepos
       replace: false,
       protocols,
     });
-  await Deno.mkdir(join(repo, "bench"), { recursive: true });
-  await add("clean-3060");
-  await add("reproduction-a4000", [scenarios[0]!.runId]);
-  for (const name of ["partial-3060", "nonconforming-sim", "draft-protocol", "withdrawn"]) await add(name);
-
   const byHand = async (name: string, change: Partial<ManifestEntry> = {}): Promise<ManifestEntry> => {
     const scenario = scenarios.find((s) => s.name === name)!;
     const resultsPath = `${scenario.folder}/results.json`;
@@ -234,6 +229,16 @@ export async function buildResultsRepository(root: string): Promise<ResultsRepos
       ...change,
     };
   };
+  await Deno.mkdir(join(repo, "bench"), { recursive: true });
+  await add("clean-3060");
+  await add("reproduction-a4000", [scenarios[0]!.runId]);
+  await add("partial-3060");
+  // approved add refuses a simulation; a maintainer who lists one by hand gets it shown with its labels.
+  const simulated = JSON.parse(await Deno.readTextFile(manifestPath));
+  simulated.entries.push(await byHand("nonconforming-sim"));
+  await Deno.writeTextFile(manifestPath, `${JSON.stringify(simulated, null, 2)}\n`);
+  for (const name of ["draft-protocol", "withdrawn"]) await add(name);
+
   const manifest = JSON.parse(await Deno.readTextFile(manifestPath));
   const hashEntry = await byHand("manifest-hash");
   hashEntry.results_sha256 = hashEntry.results_sha256.slice(0, -1) +

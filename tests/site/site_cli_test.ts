@@ -95,9 +95,42 @@ Deno.test("approved add refuses evidence the independent check rejects, changed 
   const badLink = await add("bench/results/clean-3060", "--review-pr", "http://example.com/x");
   assert.equal(badLink.code, 1);
   assert.match(badLink.stderr, /is not an https URL of the review/);
+  // What approved verify would reject is refused here too: an evidence commit that does not introduce the folder.
+  const head = (await git(clone, "rev-parse", "HEAD")).stdout.trim();
+  const wrongCommit = await add("bench/results/draft-protocol", "--replace", "--evidence-commit", head);
+  assert.equal(wrongCommit.code, 1);
+  assert.match(
+    wrongCommit.stderr,
+    /approved verify would reject the entry:\n {2}evidence_commit [0-9a-f]{40} does not add or change/,
+  );
+  // A simulation is never approved.
+  const simulated = await add("bench/results/nonconforming-sim");
+  assert.equal(simulated.code, 1);
+  assert.match(simulated.stderr, /it is a simulation \(the scripted engine, extensions\.simulated_engine\)/);
+  // A reproduction of another quantization (Q4_K_M against IQ3_XXS) links nothing.
+  const partial = fixture.byName("partial-3060");
+  const unrelated = await add("bench/results/draft-protocol", "--replace", "--reproduces", partial.runId);
+  assert.equal(unrelated.code, 1);
+  assert.match(unrelated.stderr, /cannot reproduce .*: protocols differ/);
+  assert.match(unrelated.stderr, /not shown to be the same model and quantization/);
   const outside = await add("../elsewhere");
   assert.equal(outside.code, 2);
   assert.equal(await Deno.readTextFile(join(clone, "bench/approved.json")), before, "a refused add writes nothing");
+  // The same rule in approved verify: a manifest edited by hand to link that pair is named.
+  const linked = JSON.parse(before);
+  const clean = fixture.byName("clean-3060").runId;
+  for (const entry of linked.entries) {
+    if (entry.run_id === partial.runId || entry.run_id === clean) {
+      entry.verification = "independently-reproduced";
+      entry.reproduction_run_ids.push(entry.run_id === clean ? partial.runId : clean);
+    }
+  }
+  await Deno.writeTextFile(join(clone, "bench/approved.json"), JSON.stringify(linked, null, 2));
+  const verified = await strataBench(
+    ["approved", "verify", "--repo", clone, "--protocols", fixture.protocolsFile],
+    ["-P=approved", `--allow-write=${join(clone, "bench")}`],
+  );
+  assert.match(verified.stdout, new RegExp(`BAD  ${partial.runId}\\n[^\\n]*cannot reproduce ${clean}`));
 });
 
 Deno.test("approved add records the commit that introduced the folder and the hash of its results.json", async () => {
