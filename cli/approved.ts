@@ -1,7 +1,15 @@
 /** `approved verify` / `approved add`: the approved manifest (bench/approved.json) of a results repository. */
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { FileReadError, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
+import {
+  FileReadError,
+  invocationFolder,
+  readFile,
+  refusedPermissionFlag,
+  resultFiles,
+  writeStderr,
+  writeStdout,
+} from "../runtime/mod.ts";
 import {
   addApproved,
   ApprovedAddError,
@@ -67,15 +75,23 @@ async function readOptional(path: string): Promise<Uint8Array | null> {
 }
 
 async function protocolsFrom(path: string | undefined): Promise<readonly KnownProtocol[]> {
-  return knownProtocols(path === undefined ? null : await readFile(path));
+  return knownProtocols(path === undefined ? null : await readFile(resolve(invocationFolder(), path)));
+}
+
+/** The repository folder: --repo, or the folder the command was run from, as an absolute path. */
+function repoOf(values: Record<string, unknown>): string {
+  return resolve(invocationFolder(), typeof values.repo === "string" ? values.repo : ".");
 }
 
 async function verify(values: Record<string, unknown>): Promise<number> {
-  const repoDir = typeof values.repo === "string" ? values.repo : ".";
+  const repoDir = repoOf(values);
   const protocols = await protocolsFrom(values.protocols as string | undefined);
   const manifest = await readOptional(join(repoDir, MANIFEST_PATH));
   if (manifest === null) {
-    writeStderr(`Cannot verify: ${join(repoDir, MANIFEST_PATH)} does not exist\n`);
+    writeStderr(
+      `Cannot verify: the repository "${repoDir}" has no ${MANIFEST_PATH}; pass --repo with the results repository ` +
+        "(relative paths are read from the folder you ran the command in)\n",
+    );
     return EXIT.resultNotOk;
   }
   const repo = new GitRepo(gitRunner(repoDir));
@@ -109,8 +125,9 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
   if (positionals.length !== 1) throw new UsageError(`approved add needs one report folder, got ${positionals.length}`);
   if (typeof values["review-pr"] !== "string") throw new UsageError("approved add needs --review-pr URL");
   if (typeof values["reviewed-by"] !== "string") throw new UsageError("approved add needs --reviewed-by HANDLE");
-  const repoDir = typeof values.repo === "string" ? values.repo : ".";
-  const folder = relative(resolve(repoDir), resolve(positionals[0] as string)).split(sep).join("/");
+  const repoDir = repoOf(values);
+  const given = resolve(invocationFolder(), positionals[0] as string);
+  const folder = relative(repoDir, given).split(sep).join("/");
   if (folder === "" || folder.startsWith("..") || resolve(folder) === folder) {
     throw new UsageError(`the report folder "${positionals[0]}" is not inside the repository "${repoDir}"`);
   }
@@ -198,6 +215,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof GitError || error instanceof FileReadError) {
       writeStderr(`${printable(error.message)}\n`);
+      return EXIT.environment;
+    }
+    const flag = refusedPermissionFlag(error);
+    if (flag !== null) {
+      writeStderr(
+        `Cannot run approved ${sub}: permission refused (add ${printable(flag)}). "deno task approved" may write ` +
+          "bench/ of the folder it was started from; for --repo elsewhere run mod.ts with that flag.\n",
+      );
       return EXIT.environment;
     }
     throw error;

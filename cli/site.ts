@@ -1,6 +1,16 @@
 /** `site build | serve | verify`: the approved-results website. */
 import { parseArgs } from "node:util";
-import { FileReadError, onTerminationSignal, readFile, serveHttp, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { resolve } from "node:path";
+import {
+  FileReadError,
+  invocationFolder,
+  onTerminationSignal,
+  readFile,
+  refusedPermissionFlag,
+  serveHttp,
+  writeStderr,
+  writeStdout,
+} from "../runtime/mod.ts";
 import { isLoopbackHost } from "../client/mod.ts";
 import {
   buildSite,
@@ -71,14 +81,19 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A path the person typed, resolved against the folder they ran the command from (deno task's INIT_CWD). */
+function typed(path: string): string {
+  return resolve(invocationFolder(), path);
+}
+
 async function protocolsFrom(path: unknown) {
-  const bytes = typeof path === "string" ? await readFile(path) : null;
+  const bytes = typeof path === "string" ? await readFile(typed(path)) : null;
   return { bytes, protocols: knownProtocols(bytes) };
 }
 
 async function build(values: Record<string, unknown>): Promise<number> {
-  const repoDir = typeof values.repo === "string" ? values.repo : ".";
-  const outDir = typeof values.out === "string" ? values.out : "site-dist";
+  const repoDir = typed(typeof values.repo === "string" ? values.repo : ".");
+  const outDir = typed(typeof values.out === "string" ? values.out : "site-dist");
   const { bytes, protocols } = await protocolsFrom(values.protocols);
   const repo = new GitRepo(gitRunner(repoDir));
   await repo.assertRepository();
@@ -110,7 +125,7 @@ async function build(values: Record<string, unknown>): Promise<number> {
 
 async function serve(values: Record<string, unknown>, positionals: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`site serve takes one folder, got ${positionals.length}`);
-  const dir = positionals[0] ?? "site-dist";
+  const dir = typed(positionals[0] ?? "site-dist");
   const host = typeof values.host === "string" ? values.host : "127.0.0.1";
   if (!isLoopbackHost(host)) throw new UsageError(`host "${host}" is not loopback; use 127.0.0.1 or ::1`);
   const portText = typeof values.port === "string" ? values.port : "8000";
@@ -179,7 +194,8 @@ export function verifyText(dir: string, outcome: CheckOutcome): string {
 
 async function verify(values: Record<string, unknown>, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`site verify needs one result folder, got ${positionals.length}`);
-  const dir = positionals[0] as string;
+  const shown = positionals[0] as string;
+  const dir = typed(shown);
   const sha = values.sha256;
   if (sha !== undefined && (typeof sha !== "string" || !/^[0-9a-f]{64}$/.test(sha))) {
     throw new UsageError("--sha256 needs a lowercase 64-digit SHA-256");
@@ -187,11 +203,11 @@ async function verify(values: Record<string, unknown>, positionals: string[]): P
   const { protocols } = await protocolsFrom(values.protocols);
   const read = folderReader(dir);
   if (await read("results.json") === null) {
-    writeStderr(`Cannot verify "${dir}": no results.json there (a regular file inside the folder)\n`);
+    writeStderr(`Cannot verify "${shown}": no results.json there (a regular file inside the folder)\n`);
     return EXIT.environment;
   }
   const outcome = await verifyFolder(read, { protocols, ...(typeof sha === "string" ? { expectedSha256: sha } : {}) });
-  writeStdout(verifyText(dir, outcome));
+  writeStdout(verifyText(shown, outcome));
   return outcome.state === "verified" ? EXIT.ok : EXIT.resultNotOk;
 }
 
@@ -232,6 +248,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof GitError || error instanceof FileReadError || error instanceof SiteOutputError) {
       writeStderr(`${printable(error.message)}\n`);
+      return EXIT.environment;
+    }
+    const flag = refusedPermissionFlag(error);
+    if (flag !== null) {
+      writeStderr(`Cannot run site ${sub}: permission refused (add ${printable(flag)}).\n`);
       return EXIT.environment;
     }
     throw error;

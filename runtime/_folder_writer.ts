@@ -11,6 +11,7 @@ import fs from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { FolderFileError } from "./_folder_files.ts";
+import { refusedPermissionFlag } from "./_refusal.ts";
 
 /** A folder opened for safe writing. */
 export interface FolderWriter {
@@ -130,6 +131,16 @@ export async function openFolderWriter(dir: string): Promise<FolderWriter> {
     await mkdir(dir, { recursive: true });
     root = await realpath(dir);
   } catch (error) {
+    const flag = refusedPermissionFlag(error);
+    if (flag !== null) {
+      throw new FolderFileError(
+        ".",
+        "permission_denied",
+        `permission to write "${dir}" refused (add ${flag})`,
+        null,
+        error,
+      );
+    }
     const code = codeOf(error);
     const why = code === "EEXIST" || code === "ENOTDIR" ? "it is not a folder" : `cannot make it (${code || error})`;
     throw new FolderFileError(".", "not_folder", `Cannot use "${dir}": ${why}`, null, error);

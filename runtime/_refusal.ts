@@ -64,3 +64,17 @@ export function refusalFrom(error: unknown, action: string, permissionKind: stri
   const firstLine = message.split("\n")[0] ?? "";
   return { ok: false, kind: "failed", reason: `cannot ${action}: ${firstLine.slice(0, 200)}` };
 }
+
+/**
+ * The Deno flag, with the path or name it needs, that would have granted what `error` was refused
+ * ("--allow-write=/srv/results/bench"), or null when `error` is no permission refusal. For messages to the person
+ * who ran the command (a result's reasons leave paths out: see `refusalFrom`).
+ */
+export function refusedPermissionFlag(error: unknown): string | null {
+  const err = error as { name?: unknown; message?: unknown } | null;
+  const message = typeof err?.message === "string" ? err.message : "";
+  if (err?.name !== "NotCapable" && !(err?.name === "PermissionDenied" && /--allow-/.test(message))) return null;
+  const match = PERMISSION_MESSAGE.exec(message);
+  if (match === null) return /--allow-[a-z]+/.exec(message)?.[0] ?? "--allow-all";
+  return match[2] === "" ? `--allow-${match[1]}` : `--allow-${match[1]}=${match[2]}`;
+}

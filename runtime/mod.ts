@@ -4,7 +4,7 @@
  */
 export { args, exit, rewriteStderrLine, runtimeName, stderrIsTerminal, writeStderr, writeStdout } from "./_process.ts";
 export { escapeTerminalText, hasTerminalControls } from "./_terminal_text.ts";
-export { env } from "./_env.ts";
+export { env, invocationFolder } from "./_env.ts";
 export { FileReadError, readFile, readTextFile } from "./_files.ts";
 export {
   type FolderEntry,
@@ -15,7 +15,7 @@ export {
 } from "./_folder_files.ts";
 export { type FolderWriter, openFolderWriter } from "./_folder_writer.ts";
 export type { FileProblem } from "./_files.ts";
-export { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
+export { type Outcome, type Refusal, refusalFrom, refusedPermissionFlag } from "./_refusal.ts";
 export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";
 export { sys } from "./_sys.ts";
 export {

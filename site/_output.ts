@@ -74,7 +74,10 @@ export async function openSiteOutput(files: OutputFiles, dir: string): Promise<S
     }
   } catch (error) {
     if (error instanceof SiteOutputError) throw error;
-    throw new SiteOutputError(`Cannot build into "${dir}": ${describe(error)}; remove the folder first`);
+    const refused = (error as { code?: unknown }).code === "permission_denied";
+    throw new SiteOutputError(
+      `Cannot build into "${dir}": ${describe(error)}${refused ? "" : "; remove the folder first"}`,
+    );
   }
   const guarded = async (path: string, bytes: Uint8Array) => {
     try {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildResultsRepository } from "./_results_repo.ts";
-import { git, sha256File, strataBench } from "./_fixture_repo.ts";
+import { DENO, git, REPO_ROOT, run, sha256File, strataBench } from "./_fixture_repo.ts";
 
 const root = await Deno.makeTempDir({ prefix: "strata-site-cli-" });
 const fixture = await buildResultsRepository(root);
@@ -45,6 +45,60 @@ Deno.test("approved verify without the protocol declaration calls the activated 
   const out = await strataBench(["approved", "verify", "--repo", repo], approvedPermissions);
   assert.equal(out.code, 1);
   assert.match(out.stdout, /has protocol id "test-activated-qwen38-thinking-v1", unknown to this site/);
+});
+
+Deno.test("the approved and site tasks read relative paths from the folder they were started in", async () => {
+  // deno task runs in the toolkit's root; INIT_CWD says where the person started it.
+  const task = (...args: string[]) =>
+    run(DENO, ["task", "-q", "--config", join(REPO_ROOT, "deno.json"), ...args], { cwd: repo, expect: [0, 1, 2, 3] });
+  const verified = await task("approved", "verify", "--protocols", fixture.protocolsFile);
+  assert.equal(verified.code, 1, verified.stderr);
+  assert.match(verified.stdout, /bench\/approved\.json: 15 entries, default branch main/);
+  const built = await task("site:build", "--protocols", fixture.protocolsFile);
+  assert.equal(built.code, 1, built.stderr);
+  await Deno.stat(join(repo, "site-dist", "index.html"));
+  await Deno.remove(join(repo, "site-dist"), { recursive: true });
+  const checked = await task("site:verify", "bench/results/clean-3060", "--protocols", fixture.protocolsFile);
+  assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+  assert.match(checked.stdout, /^site verify bench\/results\/clean-3060: /);
+});
+
+Deno.test("a refused permission is exit 3 with the flag to add, never a stack trace", async () => {
+  const elsewhere = join(root, "elsewhere-site");
+  const refused = await strataBench(
+    ["site", "build", "--repo", repo, "--out", elsewhere, "--protocols", fixture.protocolsFile],
+    ["-P=site-build"],
+  );
+  assert.equal(refused.code, 3, refused.stderr);
+  assert.match(
+    refused.stderr,
+    new RegExp(`permission to write "${elsewhere}" refused \\(add --allow-write=${elsewhere}\\)`),
+  );
+  assert.doesNotMatch(refused.stderr, /NotCapable|at async/);
+  // A clone without the malformed entry, so that add gets as far as writing.
+  const clone = join(root, "clone-permission");
+  await git(root, "clone", "-q", repo, clone);
+  const manifest = JSON.parse(await Deno.readTextFile(join(clone, "bench/approved.json")));
+  manifest.entries = manifest.entries.filter((e: { run_id: string }) => e.run_id !== "malformed-entry");
+  await Deno.writeTextFile(join(clone, "bench/approved.json"), JSON.stringify(manifest, null, 2));
+  await git(clone, "commit", "-q", "-am", "drop the malformed entry");
+  const add = await strataBench([
+    "approved",
+    "add",
+    join(clone, "bench/results/clean-3060"),
+    "--repo",
+    clone,
+    "--replace",
+    "--review-pr",
+    "https://github.com/example/results/pull/7",
+    "--reviewed-by",
+    "maintainer-one",
+    "--protocols",
+    fixture.protocolsFile,
+  ], ["-P=approved"]);
+  assert.equal(add.code, 3, add.stderr);
+  assert.match(add.stderr, new RegExp(`permission refused \\(add --allow-write=${join(clone, "bench")}`));
+  assert.doesNotMatch(add.stderr, /NotCapable|at async/);
 });
 
 Deno.test("approved add refuses evidence the independent check rejects, changed folders, and duplicates", async () => {
