@@ -78,11 +78,16 @@ export function resultPage(slug: string, runId: string): string {
   return shell(`Result ${runId}`, "../../", { page: "result", entry: slug });
 }
 
-/** A folder name for a run id: letters, digits, dot, dash and underscore kept, the rest as dashes. */
+/**
+ * A folder name for a run id, unique among `taken`: letters, digits, dot, dash and underscore kept, the rest as
+ * dashes; a name already taken gets the entry's index, and a counter while that is taken too. Names are compared
+ * without case, since a case-insensitive disk (macOS, Windows) would make "A" and "a" one folder.
+ */
 export function slugFor(runId: string | null, index: number, taken: Set<string>): string {
-  let slug = (runId ?? "").replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[.-]+/, "").slice(0, 120);
-  if (slug === "") slug = `entry-${index}`;
-  if (taken.has(slug)) slug = `${slug}-${index}`;
-  taken.add(slug);
+  let base = (runId ?? "").replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[.-]+/, "").slice(0, 120);
+  if (base === "") base = `entry-${index}`;
+  let slug = base;
+  for (let n = 1; taken.has(slug.toLowerCase()); n++) slug = n === 1 ? `${base}-${index}` : `${base}-${index}-${n}`;
+  taken.add(slug.toLowerCase());
   return slug;
 }
