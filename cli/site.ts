@@ -91,6 +91,24 @@ async function protocolsFrom(path: unknown) {
   return { bytes, protocols: knownProtocols(bytes) };
 }
 
+/** Seconds between two progress lines on stderr. */
+const PROGRESS_EVERY_S = 2;
+
+/**
+ * A progress callback that prints "<what> N of M entries (S s)" on stderr, at most every PROGRESS_EVERY_S seconds
+ * and at the end when it took longer than that, so a large manifest shows that it moves.
+ */
+export function progressLine(what: string): (done: number, total: number) => void {
+  const started = performance.now();
+  let last = started;
+  return (done, total) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_EVERY_S * 1000 && !(done === total && now - started >= PROGRESS_EVERY_S * 1000)) return;
+    last = now;
+    writeStderr(`${what} ${done} of ${total} entries (${((now - started) / 1000).toFixed(0)} s)\n`);
+  };
+}
+
 async function build(values: Record<string, unknown>): Promise<number> {
   const repoDir = typed(typeof values.repo === "string" ? values.repo : ".");
   const outDir = typed(typeof values.out === "string" ? values.out : "site-dist");
@@ -102,6 +120,7 @@ async function build(values: Record<string, unknown>): Promise<number> {
     protocols,
     protocolDeclarations: bytes,
     readWebFile,
+    onProgress: progressLine("site build: resolved"),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
   });
   await out.finish(report.files);
@@ -137,8 +156,21 @@ async function serve(values: Record<string, unknown>, positionals: string[]): Pr
     return EXIT.environment;
   }
   const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
-  const server = await serveHttp({ hostname, port, onRequest: siteRequestHandler(read) });
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+  let server: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    server = await serveHttp({ hostname, port, onRequest: siteRequestHandler(read) });
+  } catch (error) {
+    if (refusedPermissionFlag(error) !== null) throw error;
+    const code = (error as { code?: unknown } | null)?.code;
+    const why = code === "EADDRINUSE"
+      ? "the port is in use (another server, or an earlier site serve still running)"
+      : code === "EADDRNOTAVAIL"
+      ? "this machine has no such loopback address"
+      : describe(error);
+    writeStderr(`Cannot serve on ${shown}:${port}: ${why}; pass --port N with a free port, or --port 0 for any\n`);
+    return EXIT.environment;
+  }
   writeStdout(`http://${shown}:${server.port}/\n`);
   writeStderr("serving the site; stop with Ctrl-C\n");
   await new Promise<void>((resolve) => {

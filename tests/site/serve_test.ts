@@ -66,3 +66,27 @@ Deno.test("site serve answers files with their types, evidence as immutable byte
     await Deno.remove(outside, { recursive: true });
   }
 });
+
+Deno.test("site serve on a port in use exits 3 with what to do, not a stack trace", async () => {
+  const { strataBench } = await import("./_fixture_repo.ts");
+  const dir = await Deno.makeTempDir({ prefix: "strata-serve-busy-" });
+  const busy = await serveHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    onRequest: async (_request, response) => {
+      response.writeHead(200, {});
+      await response.end("");
+    },
+  });
+  try {
+    await Deno.writeTextFile(`${dir}/index.html`, "<!doctype html>");
+    const out = await strataBench(["site", "serve", dir, "--port", String(busy.port)], ["-P=site-serve"]);
+    assert.equal(out.code, 3, out.stderr);
+    assert.match(out.stderr, new RegExp(`Cannot serve on 127\\.0\\.0\\.1:${busy.port}: the port is in use`));
+    assert.match(out.stderr, /pass --port N with a free port, or --port 0 for any/);
+    assert.doesNotMatch(out.stderr, /EADDRINUSE|at async/);
+  } finally {
+    await busy.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
