@@ -31,6 +31,30 @@ function number(value: number | null, digits = 4): string {
   return value === null || !Number.isFinite(value) ? "not measured" : String(Number(value.toPrecision(digits)));
 }
 
+/** Seconds as milliseconds with three significant digits and no exponent ("0.000818", "12.3", "1520"). */
+function ms(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return "not measured";
+  const value = seconds * 1000;
+  if (value === 0) return "0";
+  const decimals = Math.min(6, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(value)))));
+  return value.toFixed(decimals);
+}
+
+/**
+ * An x scale that starts at zero, or a unit-wide one where every value is the same (a single bin, ITL gaps all 0):
+ * a zero-width domain would label its axis "0.000000".
+ */
+function xScale(values: readonly number[], unit: number): Record<string, unknown> {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const v of values) {
+    if (v < low) low = v;
+    if (v > high) high = v;
+  }
+  if (values.length === 0 || high > low) return { zero: true };
+  return { domain: [Math.min(0, low), Math.max(low, 0) + unit] };
+}
+
 /** The CDF of one metric over the measured successes of the selected rows (ITL: every gap, pooled), with its n. */
 function cdfOf(
   parts: readonly RowSelection[],
@@ -74,7 +98,7 @@ function cdfChart(parts: readonly RowSelection[], metric: typeof CDF_METRICS[num
     data: { values },
     mark: { type: "line", interpolate: "step-after", color: "#4c78a8" },
     encoding: {
-      x: { field: "ms", type: "quantitative", title: "ms" },
+      x: { field: "ms", type: "quantitative", title: "ms", scale: xScale(values.map((v) => v.ms), 1) },
       y: { field: "fraction", type: "quantitative", title: "fraction ≤ x", scale: { domain: [0, 1] } },
     },
   } as unknown as ChartSpec;
@@ -103,14 +127,19 @@ function overTimeCharts(parts: readonly RowSelection[], summary: EndpointLoadSum
   }
   const steps = levelOverTime(sent.map((r) => ({ startS: r.startS - first, endS: r.endS - first })))
     .map((s) => ({ t: s.startS, level: s.level }));
-  const line = (title: string, values: unknown[], field: string, yTitle: string, step: boolean) => ({
+  const line = (title: string, values: { t: number }[], field: string, yTitle: string, step: boolean) => ({
     title,
     width: 260,
     height: 150,
     data: { values },
     mark: { type: "line", interpolate: step ? "step-after" : "linear", point: !step, color: "#f58518" },
     encoding: {
-      x: { field: "t", type: "quantitative", title: "s since the first measured send" },
+      x: {
+        field: "t",
+        type: "quantitative",
+        title: "s since the first measured send",
+        scale: xScale(values.map((v) => v.t), summary.bin_width_s),
+      },
       y: { field, type: "quantitative", title: yTitle },
     },
   });
@@ -138,22 +167,24 @@ async function svgGrid(charts: ChartSpec[], columns: number): Promise<string> {
 function distributionTable(summary: EndpointLoadSummary): string {
   const d = summary.distributions;
   const rows: [string, typeof d.latency_s][] = [
-    ["E2E latency s", d.latency_s],
-    ["TTFT s", d.ttft_s],
-    ["TPOT s", d.tpot_s],
-    ["ITL s", d.itl_s],
-    ["Coordinated-omission latency s", d.co_latency_s],
+    ["E2E latency", d.latency_s],
+    ["TTFT", d.ttft_s],
+    ["TPOT", d.tpot_s],
+    ["ITL", d.itl_s],
+    ["Coordinated-omission latency", d.co_latency_s],
   ];
+  // In milliseconds, as the pictures beside the table are.
   const cells = rows.map(([name, x]) =>
-    `<tr><td>${escapeHtml(name)}</td><td>${x.n}</td><td>${number(x.p50)}</td><td>${number(x.p90)}${
+    `<tr><td>${escapeHtml(name)}</td><td>${x.n}</td><td>${ms(x.p50)}</td><td>${ms(x.p90)}${
       x.unreliable.p90 ? " *" : ""
-    }</td><td>${number(x.p99)}${x.unreliable.p99 ? " *" : ""}</td><td>${number(x.max)}</td></tr>`
+    }</td><td>${ms(x.p99)}${x.unreliable.p99 ? " *" : ""}</td><td>${ms(x.max)}</td></tr>`
   ).join("\n");
   const c = summary.counts;
   return `<p>${c.succeeded} of ${c.attempted} measured requests succeeded, ${c.failed} failed, ${c.dropped} dropped; ` +
     `window ${number(summary.window_s)} s, ${number(summary.requests_per_s)} requests/s, ` +
     `${number(summary.output_tokens_per_s)} output tokens/s.</p>\n` +
-    `<table><thead><tr><th>metric</th><th>n</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead>` +
+    `<table><thead><tr><th>metric</th><th>n</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th></tr>` +
+    "</thead>" +
     `<tbody>\n${cells}\n</tbody></table>\n<p class="note">Percentiles are Hyndman-Fan type 7; * marks a tail ` +
     "percentile with too few samples to be reliable.</p>";
 }

@@ -112,10 +112,12 @@ export function checkTargetsFeasible(
     const low = osl.target * (1 - osl.tolerance);
     const caps = selected.map((i) => set.entries[i]!.max_tokens ?? options.maxTokens);
     const capped = caps.filter((c): c is number => c !== null);
-    if (capped.length === caps.length && capped.length > 0 && Math.max(...capped) < low) {
+    // A loop, not Math.max(...capped): a run of a million requests would overflow the call stack with its arguments.
+    const highest = capped.reduce((a, b) => (b > a ? b : a), -Infinity);
+    if (capped.length === caps.length && capped.length > 0 && highest < low) {
       throw new WorkloadRefusal(
         `Cannot meet the OSL target ${osl.target} +-${osl.tolerance * 100}%: every request's max_tokens is at most ` +
-          `${Math.max(...capped)}; raise --max-tokens or lower --osl-target`,
+          `${highest}; raise --max-tokens or lower --osl-target`,
       );
     }
     if (options.minTokens !== undefined && options.minTokens > osl.target * (1 + osl.tolerance)) {

@@ -61,3 +61,58 @@ Deno.test(
     assert.equal((html.match(/<svg /g) ?? []).length, 1);
   },
 );
+
+Deno.test("the load page draws 200,000 measured rows (no argument spread of a column)", options, async () => {
+  const { RowStore } = await import("../../../load/row_store.ts");
+  const a = await startMockEngine({ timeScale: 0, script: { "*": { answer: { kind: "text", text: "alpha beta" } } } });
+  let run;
+  try {
+    run = (await runLoadTest(parseLoadArgs(["--url", a.url, "--concurrency", "2", "--requests", "4"]), realLoadDeps()))
+      .runs[0]!;
+  } finally {
+    await a.close();
+  }
+  const store = new RowStore();
+  const rows = 200_000;
+  for (let i = 0; i < rows; i++) {
+    const t = i * 0.001;
+    const latency = 0.5 + i * 1e-9;
+    store.add({
+      format: "strata-load-request",
+      version: 2,
+      phase: "measure",
+      index: i,
+      endpoint: a.url,
+      endpoint_index: 0,
+      prompt_index: 0,
+      status: "success",
+      answer: "answered",
+      finish_reason: "stop",
+      error: null,
+      scheduled_offset_s: t,
+      send_offset_s: t,
+      lateness_s: 0,
+      late: false,
+      end_offset_s: t + latency,
+      latency_s: latency,
+      co_latency_s: latency,
+      ttft_s: 0.1 + i * 1e-9,
+      ttft_source: "stream",
+      first_byte_s: 0.05,
+      connect_s: 0.001,
+      prefill_s: 0.1,
+      first_reasoning_s: null,
+      first_answer_s: 0.1,
+      tpot_s: 0.01 + i * 1e-10,
+      itl_s: [0.01, 0.011 + (i % 1000) * 1e-6],
+      input_tokens: 10,
+      output_tokens: 20,
+      token_source: "usage",
+      in_flight_at_send: 1,
+      missing: {},
+    }, 2);
+  }
+  const html = await renderLoadHtml([{ ...run, store }], "200,000 rows");
+  assert.match(html, new RegExp(`E2E latency CDF \\(n=${rows}\\)`));
+  assert.match(html, /Requests in flight/);
+});

@@ -104,3 +104,15 @@ Deno.test("request parameters reach every body: temperature, seed, min_tokens, s
   assert.equal(body.stream, false);
   assert.equal(body.stream_options, undefined);
 });
+
+Deno.test("the OSL feasibility check holds for a million requests (no argument spread of the caps)", async () => {
+  const w = await prepareWorkload(options({ kind: "synthetic", name: "chat-short" }), 16, readText);
+  const many = { ...w, selected: Array.from({ length: 1_000_000 }, (_, i) => w.selected[i % w.selected.length]!) };
+  assert.throws(
+    () =>
+      checkTargetsFeasible(many, options({ kind: "synthetic", name: "chat-short" }), {
+        osl: { target: 128, tolerance: 0.1, stat: "mean" },
+      }),
+    (error: unknown) => error instanceof WorkloadRefusal && /every request's max_tokens is at most/.test(error.message),
+  );
+});
