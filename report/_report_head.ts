@@ -5,6 +5,7 @@
  * numbers (prompt tok/s at 4K and 16K, decode tok/s, TTFT) with their ranges. Values are formatted as stored.
  */
 import { PERFORMANCE_CASES, type Result, type Summary } from "../contract/mod.ts";
+import { leftOutOfReadout } from "../score/mod.ts";
 import * as f from "./_format.ts";
 
 /** Label shown when `extensions.simulated_engine` is true. */
@@ -165,7 +166,7 @@ function headline(result: Result): { head: string[]; rows: string[][] } {
     rows: metrics.map(([metric, label]) => [
       label,
       ...PERFORMANCE_CASES.map((caseId) =>
-        metric === "prompt_tps" && caseId === "short"
+        leftOutOfReadout(metric, caseId)
           ? "left out (*)"
           : f.rangeCell(findSummary(result, "performance", caseId, metric) ?? null, metric)
       ),

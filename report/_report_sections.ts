@@ -5,8 +5,8 @@
  * full, the run's details, and the long tail (limitations and every value not measured, one line per reason),
  * then the evidence files. Values are formatted as stored; the per-case numbers are score/'s case readouts.
  */
-import { CONCURRENCY_CASE, METRICS, type Result, SANITY_IDS } from "../contract/mod.ts";
-import { type CaseReadout, readCases } from "../score/mod.ts";
+import { METRICS, type Result, SANITY_IDS } from "../contract/mod.ts";
+import { type CaseReadout, LEFT_OUT_NOTE, leftOutOfReadout, readCases } from "../score/mod.ts";
 import * as f from "./_format.ts";
 import { findSummary, isSimulated, nonconformingReasons, SIMULATED_LABEL } from "./_report_head.ts";
 import { PICTURE_FILES } from "./pictures.ts";
@@ -42,10 +42,8 @@ const METRIC_HEADINGS = {
   total_s: "Total s",
 } as const;
 
-/** The note on the short prompt's rate, wherever it is left out. */
-export const SHORT_PROMPT_NOTE =
-  "(*) The short prompt is only a few dozen tokens, so its prompt rate measures the fixed cost of a request rather " +
-  "than prompt processing; it is kept in results.json and left out of this readout.";
+/** The note on the short prompt's rate, wherever it is left out (score/'s one wording). */
+export const SHORT_PROMPT_NOTE = LEFT_OUT_NOTE;
 
 /** `extensions.server_prior_requests` as the run recorded it (the server probe's reading), or null. */
 interface PriorRequestsReading {
@@ -254,9 +252,8 @@ function caseLabel(c: CaseReadout): string {
 
 function perCaseSection(result: Result): Section {
   const rows = readCases(result).map((c) => {
-    const shortPrompt = c.caseId === "short" || c.caseId === CONCURRENCY_CASE;
     const cells = METRICS.map((metric) =>
-      metric === "prompt_tps" && shortPrompt
+      leftOutOfReadout(metric, c.caseId)
         ? "left out (*)"
         : f.rangeCell(findSummary(result, c.phase, c.caseId, metric) ?? null, metric)
     );

@@ -13,7 +13,7 @@
  * run's start, groups by their label. Statistics come from score/; this module only groups.
  */
 import { CONCURRENCY_CASE, type Metric, PERFORMANCE_CASES, type Result, type RunStatus } from "../contract/mod.ts";
-import { pooledMetric, readCase, type ValueRange } from "../score/mod.ts";
+import { leftOutOfReadout, pooledMetric, rangeOf, readCase, type ValueRange } from "../score/mod.ts";
 import { gpuNames, isSimulated } from "./_report_head.ts";
 
 /** Metrics a comparison row shows. */
@@ -30,14 +30,19 @@ export interface ComparedRun {
   simulated: boolean;
 }
 
+/** A fact's value as text, or null where the result does not know it (renderers say "not measured"). */
+export type FactValue = string | null;
+
 /** One configuration: its label, its runs, and the facts that identify it. */
 export interface ComparedConfiguration {
   label: string;
   runs: ComparedRun[];
+  /** Whether its runs were against the scripted engine (a simulation: it measures no hardware). */
+  simulated: boolean;
   /** Every identifying fact, by name. */
-  facts: Record<string, string>;
+  facts: Record<string, FactValue>;
   /** The facts whose values differ between the configurations of its group (empty with one configuration). */
-  differs: [string, string][];
+  differs: [string, FactValue][];
 }
 
 /** One row: a configuration's runs of one status, one case. */
@@ -50,8 +55,15 @@ export interface ComparisonRow {
   inputTokens: ValueRange;
   cachedTokens: ValueRange;
   outputTokens: ValueRange;
-  /** null where the readout leaves the metric out (the short prompt's prompt rate). */
+  /** null where the readout leaves the metric out (score/'s leftOutOfReadout: the short prompt's prompt rate). */
   metrics: Record<ComparedMetric, ValueRange | null>;
+  /**
+   * The optional stage's aggregate output tokens/s per round (the rounds of every run of the row, median [min-max]
+   * n); null for a case of the required suite. Per-client rates are never averaged into it.
+   */
+  roundAggregateTps: ValueRange | null;
+  /** The configuration's runs were a simulation. */
+  simulated: boolean;
   capped: number;
   records: number;
   /** Each run's sanity score, in run order ("11/12"). */
@@ -68,7 +80,7 @@ export interface ComparisonSection {
 export interface ComparisonGroup {
   label: string;
   /** The facts shared by every configuration of the group. */
-  shared: [string, string][];
+  shared: [string, FactValue][];
   configurations: ComparedConfiguration[];
   sections: ComparisonSection[];
 }
@@ -87,18 +99,18 @@ export interface ComparedInput {
 
 const STATUS_ORDER: readonly RunStatus[] = ["complete", "partial", "nonconforming"];
 
-function json(value: unknown): string {
-  return value === null || value === undefined ? "not measured" : JSON.stringify(value);
+function json(value: unknown): FactValue {
+  return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
-function text(value: string | number | null | undefined): string {
-  return value === null || value === undefined ? "not measured" : String(value);
+function text(value: string | number | null | undefined): FactValue {
+  return value === null || value === undefined ? null : String(value);
 }
 
 /** Protocol and model: what must be equal for numbers to stand side by side. */
-function groupFacts(result: Result): [string, string][] {
+function groupFacts(result: Result): [string, FactValue][] {
   const files = result.model.files === null
-    ? "not measured"
+    ? null
     : result.model.files.map((f) => f.sha256 ?? f.path).join(", ") || "none";
   return [
     ["protocol", `${result.protocol.id} (corpus ${result.protocol.corpus_sha256.slice(0, 12)})`],
@@ -109,13 +121,13 @@ function groupFacts(result: Result): [string, string][] {
 }
 
 /** What identifies a configuration inside a group. */
-function configurationFacts(result: Result): Record<string, string> {
+function configurationFacts(result: Result): Record<string, FactValue> {
   const c = result.configuration;
   const s = result.software;
   const gpus = gpuNames(result);
   const ext = result.extensions ?? {};
   return {
-    GPU: gpus === null ? "not measured" : gpus === "" ? "none" : gpus,
+    GPU: gpus === null ? null : gpus === "" ? "none" : gpus,
     CPU: text(result.hardware.cpu),
     engine: text(s.engine_version),
     "engine commit": text(s.strata_commit),
@@ -132,7 +144,7 @@ function configurationFacts(result: Result): Record<string, string> {
     "experimental options": json(c.experimental_options),
     "other engine options": json(ext["other_engine_options"] ?? null),
     template: text(c.template?.sha256 ?? null),
-    dialect: typeof ext["dialect"] === "string" ? ext["dialect"] : "not measured",
+    dialect: typeof ext["dialect"] === "string" ? ext["dialect"] : null,
     simulated: isSimulated(result) ? "yes" : "no",
   };
 }
@@ -171,7 +183,7 @@ function rowsOf(label: string, status: RunStatus, inputs: readonly ComparedInput
     if (having.length === 0) continue;
     const readout = readCase(having.flatMap((i) => i.result.requests), phase, caseId);
     const metric = (m: Metric): ValueRange | null => {
-      if (m === "prompt_tps" && (caseId === "short" || caseId === CONCURRENCY_CASE)) return null;
+      if (leftOutOfReadout(m, caseId)) return null;
       return pooledMetric(
         having.map((i) => ({
           requests: i.result.requests,
@@ -197,6 +209,10 @@ function rowsOf(label: string, status: RunStatus, inputs: readonly ComparedInput
         ttft_s: metric("ttft_s"),
         first_answer_s: metric("first_answer_s"),
       },
+      roundAggregateTps: phase === "concurrency"
+        ? rangeOf(having.flatMap((i) => i.result.concurrency_rounds.flatMap((r) => r.aggregate_tps ?? [])))
+        : null,
+      simulated: having.some((i) => isSimulated(i.result)),
       capped: readout.capped,
       records: readout.records,
       sanity: having.map((i) => `${i.result.quality.passed}/${i.result.quality.total}`),
@@ -237,7 +253,7 @@ export function compareResults(inputs: readonly ComparedInput[]): Comparison {
   const out: ComparisonGroup[] = [];
   for (const members of groups.values()) {
     const facts = groupFacts(members[0]!.result);
-    const configs = new Map<string, { label: string; facts: Record<string, string>; inputs: ComparedInput[] }>();
+    const configs = new Map<string, { label: string; facts: Record<string, FactValue>; inputs: ComparedInput[] }>();
     for (const input of members) {
       const key = configKey(input);
       const entry = configs.get(key) ??
@@ -248,15 +264,16 @@ export function compareResults(inputs: readonly ComparedInput[]): Comparison {
     const entries = [...configs.values()];
     const names = Object.keys(entries[0]!.facts);
     const differing = names.filter((name) => new Set(entries.map((e) => e.facts[name])).size > 1);
-    const shared: [string, string][] = [
+    const shared: [string, FactValue][] = [
       ...facts,
-      ...names.filter((n) => !differing.includes(n)).map((n): [string, string] => [n, entries[0]!.facts[n]!]),
+      ...names.filter((n) => !differing.includes(n)).map((n): [string, FactValue] => [n, entries[0]!.facts[n]!]),
     ];
     const configurations = entries.map((e): ComparedConfiguration => ({
       label: e.label,
       runs: e.inputs.map(runOf),
+      simulated: e.inputs.some((i) => isSimulated(i.result)),
       facts: e.facts,
-      differs: differing.map((n): [string, string] => [n, e.facts[n]!]),
+      differs: differing.map((n): [string, FactValue] => [n, e.facts[n] ?? null]),
     }));
     const sections: ComparisonSection[] = [];
     for (const status of STATUS_ORDER) {
@@ -267,7 +284,7 @@ export function compareResults(inputs: readonly ComparedInput[]): Comparison {
       if (rows.length > 0) sections.push({ status, rows });
     }
     out.push({
-      label: facts.map(([, value]) => value).slice(0, 3).join(" / "),
+      label: facts.map(([, value]) => value ?? "not measured").slice(0, 3).join(" / "),
       shared,
       configurations,
       sections,

@@ -2,16 +2,29 @@
  * A comparison (comparison.ts) as Markdown, CSV, JSON, and a picture spec. Every format holds the same rows in
  * the same order, so a test can pin the output byte for byte. Text that came from result files is escaped for its
  * format: Markdown metacharacters, CSV quoting plus a leading apostrophe for cells a spreadsheet would run as a
- * formula.
+ * formula. A simulated configuration is labelled SIMULATED in every format and on every row: a row can be copied
+ * out of its table.
  */
 import { METRIC_UNITS } from "../contract/mod.ts";
-import type { ValueRange } from "../score/mod.ts";
+import { LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
 import type { ChartSpec } from "./charts.ts";
-import { COMPARED_METRICS, type ComparedMetric, type Comparison, type ComparisonRow } from "./comparison.ts";
+import {
+  COMPARED_METRICS,
+  type ComparedConfiguration,
+  type ComparedMetric,
+  type Comparison,
+  type ComparisonRow,
+  type FactValue,
+} from "./comparison.ts";
 import { fixed, markdownText, metricDecimals, NOT_MEASURED, oneLine, tokenRange } from "./_format.ts";
 
-/** Format name and version of `--format json`. */
+/** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
+/** Version 2: snake_case keys, null for what was not measured, the round aggregate and the simulated labels. */
+export const COMPARISON_SCHEMA_VERSION = 2;
+
+/** The label of a simulated configuration wherever it is named. */
+const SIMULATED = "SIMULATED";
 
 const SECTION_TITLES = {
   complete: "Complete results",
@@ -26,6 +39,14 @@ const METRIC_HEADS: Readonly<Record<ComparedMetric, string>> = {
   first_answer_s: "First answer s (median)",
 };
 
+function factText(value: FactValue): string {
+  return value ?? NOT_MEASURED;
+}
+
+function factList(facts: readonly [string, FactValue][]): string {
+  return facts.map(([k, v]) => `${k} ${factText(v)}`).join("; ");
+}
+
 /** "41.2 [39.8-42.0] n=6" for rates; "0.123 n=6" for the latency medians; "left out" / "not measured (n=0)". */
 function metricCell(range: ValueRange | null, metric: ComparedMetric): string {
   if (range === null) return "left out (*)";
@@ -36,8 +57,19 @@ function metricCell(range: ValueRange | null, metric: ComparedMetric): string {
     : `${fixed(range.median, d)} [${fixed(range.min, d)}-${fixed(range.max, d)}] n=${range.n}`;
 }
 
+/** The optional stage's aggregate per round: "160.2 [150.1-171.0] n=3 rounds", empty for a required case. */
+function aggregateCell(range: ValueRange | null): string {
+  if (range === null) return "";
+  if (range.median === null) return `${NOT_MEASURED} (n=0)`;
+  return `${fixed(range.median, 1)} [${fixed(range.min, 1)}-${fixed(range.max, 1)}] n=${range.n} rounds`;
+}
+
 function caseName(row: ComparisonRow): string {
   return row.concurrency > 1 ? `${row.caseId} x${row.concurrency}` : row.caseId;
+}
+
+function configName(label: string, simulated: boolean): string {
+  return simulated ? `${label} (${SIMULATED})` : label;
 }
 
 const TABLE_HEAD = [
@@ -48,6 +80,7 @@ const TABLE_HEAD = [
   "Output tokens",
   "Runs",
   ...COMPARED_METRICS.map((m) => METRIC_HEADS[m]),
+  "Round aggregate tok/s",
   "Capped",
   "Sanity",
   "Status",
@@ -55,23 +88,45 @@ const TABLE_HEAD = [
 
 function tableRow(row: ComparisonRow): string[] {
   return [
-    row.configuration,
+    configName(row.configuration, row.simulated),
     caseName(row),
     tokenRange(row.inputTokens),
     tokenRange(row.cachedTokens),
     tokenRange(row.outputTokens),
     String(row.runs),
     ...COMPARED_METRICS.map((m) => metricCell(row.metrics[m], m)),
+    aggregateCell(row.roundAggregateTps),
     `${row.capped}/${row.records}`,
     row.sanity.join(", "),
     row.status,
   ];
 }
 
+function simulatedConfigurations(comparison: Comparison): ComparedConfiguration[] {
+  return comparison.groups.flatMap((g) => g.configurations.filter((c) => c.simulated));
+}
+
+function simulatedBanner(comparison: Comparison): string | null {
+  const simulated = simulatedConfigurations(comparison).map((c) => c.label);
+  if (simulated.length === 0) return null;
+  return `${SIMULATED}: configuration${simulated.length > 1 ? "s" : ""} ${simulated.join(", ")} ran against the ` +
+    "scripted test engine, not a real inference engine; their numbers say nothing about any hardware.";
+}
+
+/** "Comparison of 5 result folders: 1 compared, 4 refused" (or "of 3 result folders" when none was refused). */
+function heading(comparison: Comparison, refused: readonly string[]): string {
+  const compared = comparison.groups.flatMap((g) => g.configurations.flatMap((c) => c.runs)).length;
+  const given = compared + refused.length;
+  const folders = `${given} result folder${given === 1 ? "" : "s"}`;
+  return refused.length === 0 ? `Comparison of ${folders}` : `Comparison of ${folders}: ${compared} compared, ` +
+    `${refused.length} refused`;
+}
+
 /** The comparison as Markdown: notes, then per group its shared facts, configurations and status sections. */
 export function renderComparisonMarkdown(comparison: Comparison, refused: readonly string[] = []): string {
-  const runs = comparison.groups.flatMap((g) => g.configurations.flatMap((c) => c.runs)).length;
-  const out = [`# Comparison of ${runs} result folder(s)`, ""];
+  const out = [`# ${heading(comparison, refused)}`, ""];
+  const banner = simulatedBanner(comparison);
+  if (banner !== null) out.push(`> **${markdownText(banner)}**`, "");
   for (const note of comparison.notes) out.push(`> **${markdownText(note)}**`, "");
   if (refused.length > 0) {
     out.push("Refused (not compared):", "");
@@ -80,16 +135,12 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
   }
   comparison.groups.forEach((group, index) => {
     out.push(`## Group ${index + 1}: ${markdownText(group.label)}`, "");
-    out.push(
-      `Shared by every configuration: ${markdownText(group.shared.map(([k, v]) => `${k} ${v}`).join("; "))}.`,
-      "",
-    );
+    out.push(`Shared by every configuration: ${markdownText(factList(group.shared))}.`, "");
     for (const config of group.configurations) {
-      const differs = config.differs.length === 0 ? "" : `: ${config.differs.map(([k, v]) => `${k} ${v}`).join("; ")}`;
+      const differs = config.differs.length === 0 ? "" : `: ${factList(config.differs)}`;
       const folders = config.runs.map((r) => `${r.folder} (${r.status})`).join(", ");
-      out.push(
-        `- **${config.label}**${markdownText(differs)} (${config.runs.length} run(s): ${markdownText(folders)})`,
-      );
+      const label = config.simulated ? `**${config.label}** (**${SIMULATED} ENGINE**)` : `**${config.label}**`;
+      out.push(`- ${label}${markdownText(differs)} (${config.runs.length} run(s): ${markdownText(folders)})`);
     }
     out.push("");
     for (const section of group.sections) {
@@ -102,12 +153,16 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
   out.push(
     "Token counts are the engine's, median [min-max] over the measured requests; rates are median [min-max] n and " +
       "latencies median n over the requests each run's summaries included, the runs of one configuration read " +
-      "together. (*) The short prompt's prompt rate measures the fixed cost of a request and is left out.",
+      "together. The round aggregate is each concurrency round's output tokens over its wall time, median " +
+      `[min-max] over the rounds. ${markdownText(LEFT_OUT_NOTE)}`,
   );
   return `${out.join("\n")}\n`;
 }
 
-/** One CSV cell: quoted when needed; text a spreadsheet would evaluate (= + - @, tab, CR) gets a leading '. */
+/**
+ * One CSV cell: quoted when needed; text a spreadsheet would evaluate (= + - @, tab, CR) gets a leading '; a sanity
+ * score is written "11 of 12", which no spreadsheet reads as a date (as it would "11/12").
+ */
 function csvCell(value: string | number | null): string {
   if (value === null) return "";
   if (typeof value === "number") return String(value);
@@ -115,38 +170,43 @@ function csvCell(value: string | number | null): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+const CSV_HEAD = [
+  "group",
+  "status",
+  "config",
+  "simulated",
+  "differs",
+  "folders",
+  "case",
+  "concurrency",
+  "runs",
+  ...["input_tokens", "cached_tokens", "output_tokens"].flatMap((t) => [`${t}_median`, `${t}_min`, `${t}_max`]),
+  ...COMPARED_METRICS.flatMap((m) => [`${m}_median`, `${m}_min`, `${m}_max`, `${m}_n`]),
+  ...["median", "min", "max", "n"].map((s) => `round_aggregate_tps_${s}`),
+  "capped",
+  "records",
+  "sanity",
+];
+
 /**
  * The comparison as CSV (RFC 4180 quoting, LF line ends, which every spreadsheet reads and a terminal prints as
  * they are): one line per row, every statistic in its own column.
  */
 export function renderComparisonCsv(comparison: Comparison): string {
-  const head = [
-    "group",
-    "status",
-    "config",
-    "differs",
-    "folders",
-    "case",
-    "concurrency",
-    "runs",
-    ...["input_tokens", "cached_tokens", "output_tokens"].flatMap((t) => [`${t}_median`, `${t}_min`, `${t}_max`]),
-    ...COMPARED_METRICS.flatMap((m) => [`${m}_median`, `${m}_min`, `${m}_max`, `${m}_n`]),
-    "capped",
-    "records",
-    "sanity",
-  ];
-  const lines = [head.join(",")];
+  const lines = [CSV_HEAD.join(",")];
+  const stats = (r: ValueRange | null) => (r === null ? [null, null, null] : [r.median, r.min, r.max]);
   for (const group of comparison.groups) {
     for (const section of group.sections) {
       for (const row of section.rows) {
         const config = group.configurations.find((c) => c.label === row.configuration)!;
-        const stats = (r: ValueRange | null) => (r === null ? [null, null, null] : [r.median, r.min, r.max]);
+        const aggregate = row.roundAggregateTps;
         lines.push(
           [
             group.label,
             section.status,
             row.configuration,
-            config.differs.map(([k, v]) => `${k} ${v}`).join("; "),
+            row.simulated ? "yes" : "no",
+            factList(config.differs),
             config.runs.filter((r) => r.status === section.status).map((r) => r.folder).join(" "),
             row.caseId,
             row.concurrency,
@@ -155,9 +215,11 @@ export function renderComparisonCsv(comparison: Comparison): string {
             ...stats(row.cachedTokens),
             ...stats(row.outputTokens),
             ...COMPARED_METRICS.flatMap((m) => [...stats(row.metrics[m]), row.metrics[m]?.n ?? null]),
+            ...stats(aggregate),
+            aggregate?.n ?? null,
             row.capped,
             row.records,
-            row.sanity.join(" "),
+            row.sanity.map((s) => s.replace("/", " of ")).join("; "),
           ].map(csvCell).join(","),
         );
       }
@@ -166,9 +228,66 @@ export function renderComparisonCsv(comparison: Comparison): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The comparison as one JSON document (two-space indented, newline at the end). */
+/** A range with snake_case keys (it already is), or null. */
+function range(r: ValueRange | null): ValueRange | null {
+  return r === null ? null : { median: r.median, min: r.min, max: r.max, n: r.n };
+}
+
+function factObject(facts: readonly [string, FactValue][] | Record<string, FactValue>): Record<string, FactValue> {
+  const entries = Array.isArray(facts) ? facts : Object.entries(facts);
+  return Object.fromEntries(entries.map(([k, v]) => [k.replaceAll(" ", "_").toLowerCase(), v]));
+}
+
+function rowJson(row: ComparisonRow) {
+  return {
+    configuration: row.configuration,
+    simulated: row.simulated,
+    case_id: row.caseId,
+    concurrency: row.concurrency,
+    runs: row.runs,
+    input_tokens: range(row.inputTokens),
+    cached_tokens: range(row.cachedTokens),
+    output_tokens: range(row.outputTokens),
+    metrics: Object.fromEntries(COMPARED_METRICS.map((m) => [m, range(row.metrics[m])])),
+    round_aggregate_tps: range(row.roundAggregateTps),
+    capped: row.capped,
+    records: row.records,
+    sanity: row.sanity.map((s) => ({ passed: Number(s.split("/")[0]), total: Number(s.split("/")[1]) })),
+    status: row.status,
+  };
+}
+
+/**
+ * The comparison as one JSON document (two-space indented, newline at the end), with its format and schema
+ * version like the result files: snake_case keys, and null (never "not measured") for what no result measured.
+ */
 export function renderComparisonJson(comparison: Comparison, refused: readonly string[] = []): string {
-  return `${JSON.stringify({ format: COMPARISON_FORMAT, version: 1, ...comparison, refused }, null, 2)}\n`;
+  const document = {
+    format: COMPARISON_FORMAT,
+    schema_version: COMPARISON_SCHEMA_VERSION,
+    notes: comparison.notes,
+    refused,
+    groups: comparison.groups.map((group) => ({
+      label: group.label,
+      shared: factObject(group.shared),
+      configurations: group.configurations.map((c) => ({
+        label: c.label,
+        simulated: c.simulated,
+        facts: factObject(c.facts),
+        differs: factObject(c.differs),
+        runs: c.runs.map((r) => ({
+          folder: r.folder,
+          run_id: r.runId,
+          started_at: r.startedAt,
+          status: r.status,
+          sanity: { passed: r.sanity.passed, total: r.sanity.total },
+          simulated: r.simulated,
+        })),
+      })),
+      sections: group.sections.map((s) => ({ status: s.status, rows: s.rows.map(rowJson) })),
+    })),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 /** The comparison picture: per group, prompt and decode tok/s per case and configuration, median and min-max. */
@@ -180,7 +299,7 @@ export function comparisonSpec(comparison: Comparison): ChartSpec {
           const range = row.metrics[metric];
           if (range === null) return [];
           return [{
-            row: `${caseName(row)} · ${row.configuration}${
+            row: `${caseName(row)} · ${configName(row.configuration, row.simulated)}${
               section.status === "complete" ? "" : ` (${section.status})`
             }`,
             config: row.configuration,
@@ -230,10 +349,15 @@ export function comparisonSpec(comparison: Comparison): ChartSpec {
       };
     })
   );
+  const banner = simulatedBanner(comparison);
+  const title = "Comparison: prompt and decode tokens/s per case and configuration (median, min-max)";
   return {
     title: {
-      text: "Comparison: prompt and decode tokens/s per case and configuration (median, min-max)",
-      subtitle: comparison.notes.length > 0 ? comparison.notes : ["one protocol and model"],
+      text: banner === null ? title : `${SIMULATED}: ${title}`,
+      subtitle: [
+        ...(banner === null ? [] : [banner]),
+        ...(comparison.notes.length > 0 ? comparison.notes : ["one protocol and model"]),
+      ],
     },
     vconcat: panels,
   } as unknown as ChartSpec;

@@ -43,9 +43,11 @@ export {
   type Comparison,
   type ComparisonGroup,
   type ComparisonRow,
+  type FactValue,
 } from "./comparison.ts";
 export {
   COMPARISON_FORMAT,
+  COMPARISON_SCHEMA_VERSION,
   comparisonSpec,
   renderComparisonCsv,
   renderComparisonJson,

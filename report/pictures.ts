@@ -13,7 +13,7 @@ import {
   type Result,
   type Summary,
 } from "../contract/mod.ts";
-import { readCases } from "../score/mod.ts";
+import { leftOutOfReadout, readCases } from "../score/mod.ts";
 import { chartRenderer, type ChartSpec, renderChartSvg } from "./charts.ts";
 import { fixed, metricDecimals } from "./_format.ts";
 
@@ -73,11 +73,11 @@ function heading(result: Result, text: string): string {
   return result.extensions?.["simulated_engine"] === true ? `SIMULATED: ${text}` : text;
 }
 
-/** The cases a metric is drawn for: the short prompt's prompt rate is left out, as in the README table. */
+/** The cases a metric is drawn for: what a readout leaves out (score/'s leftOutOfReadout) is not drawn either. */
 function casesOf(result: Result, metric: Metric): ["performance" | "concurrency", string][] {
   const cases: ["performance" | "concurrency", string][] = PERFORMANCE_CASES.map((c) => ["performance", c]);
   if (result.run.optional_concurrency) cases.push(["concurrency", CONCURRENCY_CASE]);
-  return metric === "prompt_tps" ? cases.filter(([, c]) => c !== "short" && c !== CONCURRENCY_CASE) : cases;
+  return cases.filter(([, c]) => !leftOutOfReadout(metric, c));
 }
 
 function rangeRows(result: Result, metric: Metric): RangeRow[] {

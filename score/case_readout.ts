@@ -15,6 +15,21 @@ import {
 import { orderStatistics } from "./stats.ts";
 import { metricValue } from "./summaries.ts";
 
+/**
+ * Whether a readout for people (README, console, comparison, pictures) leaves a case's metric out: the short prompt
+ * (and the optional stage's short burst, the same prompt) is only a few dozen tokens, so its prompt rate measures
+ * the fixed cost of a request, not prompt processing (spec, "How the runner reads the protocol": "Reading it
+ * out"). results.json keeps it.
+ */
+export function leftOutOfReadout(metric: Metric, caseId: string): boolean {
+  return metric === "prompt_tps" && (caseId === "short" || caseId === CONCURRENCY_CASE);
+}
+
+/** The footnote of every readout that leaves a metric out (leftOutOfReadout), marked "(*)" where it is. */
+export const LEFT_OUT_NOTE =
+  "(*) The short prompt is only a few dozen tokens, so its prompt rate measures the fixed cost of a request rather " +
+  "than prompt processing; it is kept in results.json and left out of this readout.";
+
 /** Median, min, max and n of a sample; every statistic null (n 0) when it is empty (never a measured zero). */
 export interface ValueRange {
   median: number | null;

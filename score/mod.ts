@@ -32,7 +32,16 @@ export { classifyOutcome } from "./_outcome.ts";
 export { exclusionReason, metricValue, summarizeRequests } from "./summaries.ts";
 export type { SummaryFacts } from "./summaries.ts";
 export { countCapped, countRequests } from "./counts.ts";
-export { type CaseReadout, pooledMetric, rangeOf, readCase, readCases, type ValueRange } from "./case_readout.ts";
+export {
+  type CaseReadout,
+  LEFT_OUT_NOTE,
+  leftOutOfReadout,
+  pooledMetric,
+  rangeOf,
+  readCase,
+  readCases,
+  type ValueRange,
+} from "./case_readout.ts";
 export { buildConcurrencyRounds, type RequestWait, type RoundQueueing, roundQueueing, WAIT_SOURCES } from "./rounds.ts";
 export { type RequestSpan, spanEndS, stageDurationS, wallS } from "./durations.ts";
 export { checkResolvedConfig, type ComparedSetting, type ConfigCheck } from "./resolved_config.ts";

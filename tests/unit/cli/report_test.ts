@@ -163,7 +163,7 @@ Deno.test("report with several folders prints the comparison and refuses an inva
     );
     const out = await runReport([a.dir, b.dir, foreign]);
     assert.equal(out.code, EXIT.resultNotOk, out.stderr);
-    assert.match(out.stdout, /^# Comparison of 2 result folder\(s\)/);
+    assert.match(out.stdout, /^# Comparison of 3 result folders: 2 compared, 1 refused/);
     assert.match(out.stdout, /- \*\*A\*\* \(2 run\(s\): /);
     assert.match(out.stdout, /\| A \| prompt-4k \| 4089 \| 4 \| 512 \\\[365-512\\\] \| 2 \|/);
     assert.match(

@@ -101,3 +101,70 @@ Deno.test("the comparison picture renders as one SVG with a panel per group and 
   assert.match(svg, /Group 1: .*prompt tokens\/s/);
   assert.match(svg, /Group 2: .*decode tokens\/s/);
 });
+
+Deno.test("a simulated configuration is labelled SIMULATED in md (banner and rows), csv, json and the picture", async () => {
+  const real = await result("run-r", "2026-11-29T14:03:07.123Z");
+  const simulated = await result("run-sc", "2026-11-29T15:03:07.123Z", (r) => {
+    r.extensions = { ...r.extensions, simulated_engine: true };
+  });
+  const comparison = compareResults([{ folder: "r", result: real }, { folder: "s", result: simulated }]);
+  const md = renderComparisonMarkdown(comparison);
+  assert.match(md, /^# Comparison of 2 result folders\n\n> \*\*SIMULATED: configuration B ran against the scripted/);
+  assert.match(md, /- \*\*B\*\* \(\*\*SIMULATED ENGINE\*\*\)/);
+  assert.match(md, /\n\| B \(SIMULATED\) \| short \|/);
+  assert.doesNotMatch(md, /\n\| A \(SIMULATED\)/);
+  const csv = renderComparisonCsv(comparison).split("\n");
+  const column = csv[0]!.split(",").indexOf("simulated");
+  assert.ok(column > 0, csv[0]);
+  assert.deepEqual([...new Set(csv.slice(1, -1).map((line) => line.split(",")[column]))].sort(), ["no", "yes"]);
+  const json = JSON.parse(renderComparisonJson(comparison));
+  const configs = json.groups[0].configurations;
+  assert.deepEqual(configs.map((c: { simulated: boolean }) => c.simulated), [false, true]);
+  const svg = await renderChartSvg(comparisonSpec(comparison));
+  assert.match(svg, /SIMULATED: Comparison: prompt and decode tokens\/s/);
+  assert.match(svg, /short · B \(SIMULATED\)/);
+});
+
+Deno.test("the heading counts every folder given, refused ones too; csv sanity cannot become a date", async () => {
+  const comparison = compareResults([{ folder: "a", result: await result("run-a", "2026-11-29T14:03:07.123Z") }]);
+  const refused = ["b: invalid", "c: invalid", "d: interrupted", "e: invalid"];
+  assert.match(
+    renderComparisonMarkdown(comparison, refused),
+    /^# Comparison of 5 result folders: 1 compared, 4 refused\n/,
+  );
+  const csv = renderComparisonCsv(comparison);
+  assert.match(csv, /,11 of 12\n/);
+  assert.doesNotMatch(csv, /\d+\/12/);
+});
+
+Deno.test("the comparison JSON has a format and schema version, snake_case keys, and null for not measured", async () => {
+  const json = JSON.parse(renderComparisonJson(compareResults(await inputs())));
+  assert.equal(json.format, "strata-bench-comparison");
+  assert.equal(json.schema_version, 2);
+  const keys = new Set<string>();
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value !== null && typeof value === "object") {
+      for (const [key, inner] of Object.entries(value)) {
+        keys.add(key);
+        walk(inner);
+      }
+    }
+  };
+  walk(json);
+  assert.deepEqual([...keys].filter((k) => /[A-Z]/.test(k) && k !== "GPU" && k !== "CPU" && k !== "MTP"), []);
+  assert.doesNotMatch(JSON.stringify(json), /not measured/);
+  const shared = json.groups[0].shared;
+  assert.equal(shared.build_options, null);
+  assert.equal(json.groups[0].sections[0].rows[0].metrics.prompt_tps, null, "left out of the readout");
+});
+
+Deno.test("the optional stage's row carries the rounds' aggregate output tokens/s", async () => {
+  const withRounds = await result("run-oc", "2026-11-29T14:03:07.123Z");
+  const comparison = compareResults([{ folder: "o", result: withRounds }]);
+  const row = comparison.groups[0]!.sections[0]!.rows.find((r) => r.caseId === "short-burst")!;
+  const rounds = withRounds.concurrency_rounds.map((r) => r.aggregate_tps!).sort((a, b) => a - b);
+  assert.deepEqual(row.roundAggregateTps, { median: rounds[1], min: rounds[0], max: rounds[2], n: 3 });
+  assert.equal(comparison.groups[0]!.sections[0]!.rows.find((r) => r.caseId === "short")!.roundAggregateTps, null);
+  assert.match(renderComparisonMarkdown(comparison), /\| short-burst x4 \|.*n=3 rounds \|/);
+});
