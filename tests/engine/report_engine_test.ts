@@ -70,7 +70,7 @@ Deno.test(
       await Deno.writeTextFile(join(logs, "report-engine-comparison.md"), stdout);
       writeStderr(`${firstScreens.join("\n")}\n${stdout}\n(saved under ${logs})\n`);
       assert.equal(output.code, 0, stderr);
-      assert.match(stdout, /^# Comparison of 3 result folder\(s\)/);
+      assert.match(stdout, /^# Comparison of 3 result folders\n/);
       assert.doesNotMatch(stdout, /separate groups/, "one protocol and one model");
       assert.match(stdout, /- \*\*A\*\*: context tokens 20480; [^\n]*\(2 run\(s\): /);
       assert.match(stdout, /- \*\*B\*\*: context tokens 24576; [^\n]*\(1 run\(s\): /);
