@@ -23,7 +23,7 @@ import {
   verifyApproved,
 } from "../site/mod.ts";
 import { EXIT } from "./exit_codes.ts";
-import { printable } from "./site.ts";
+import { printable, progressLine } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
@@ -98,6 +98,7 @@ async function verify(values: Record<string, unknown>): Promise<number> {
   await repo.assertRepository();
   const report = await verifyApproved(repo, new TextDecoder().decode(manifest), {
     protocols,
+    onProgress: progressLine("approved verify: checked"),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
   });
   if (!report.ok) {

@@ -6,7 +6,7 @@
  * of another protocol, model or quantization.
  */
 import type { GitRepo } from "./_git.ts";
-import { type KnownProtocol, type ReadEntry, resolveEntry } from "./_entries.ts";
+import { EvidenceReader, type KnownProtocol, type ReadEntry, resolveEntry } from "./_entries.ts";
 import { reproductionProblems, type RunIdentity, runIdentity, setupDifferences } from "./_reproductions.ts";
 import {
   type CheckOutcome,
@@ -63,15 +63,17 @@ function reproductionChecks(
 export async function verifyApproved(
   repo: GitRepo,
   manifest: string,
-  options: { branch?: string; protocols: readonly KnownProtocol[] },
+  options: { branch?: string; protocols: readonly KnownProtocol[]; onProgress?(done: number, total: number): void },
 ): Promise<VerifyApprovedReport> {
   const read = readManifest(manifest);
   if (!read.ok) return { ok: false, manifestProblem: read.problem };
   const branch = await repo.defaultBranch(options.branch);
   const entries: { read: ReadEntry; report: EntryReport }[] = [];
   const identities = new Map<string, RunIdentity>();
+  const reader = new EvidenceReader(repo);
   for (const entry of read.entries) {
-    const resolved = await resolveEntry(repo, entry, branch, options.protocols);
+    const resolved = await resolveEntry(repo, entry, branch, options.protocols, reader);
+    options.onProgress?.(entries.length + 1, read.entries.length);
     entries.push({
       read: entry,
       report: { label: entry.label, problems: [...resolved.problems, ...resolved.contradictions] },

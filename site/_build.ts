@@ -6,7 +6,7 @@
  * reviewed bytes and checks them itself. Nothing runs on the server at view time.
  */
 import type { GitRepo } from "./_git.ts";
-import { folderOf, type KnownProtocol, type ResolvedEntry, resolveEntry } from "./_entries.ts";
+import { EvidenceReader, folderOf, type KnownProtocol, type ReadEntry, resolveEntry } from "./_entries.ts";
 import { indexPage, resultPage, slugFor, WEB_FILES } from "./_pages.ts";
 import { MANIFEST_PATH, PROTOCOLS_FORMAT, readManifest, sha256Hex } from "./web/mod.js";
 
@@ -26,6 +26,8 @@ export interface BuildSiteOptions {
   protocolDeclarations: Uint8Array | null;
   /** Reads one file of site/web/ (the browser code) by name. */
   readWebFile(name: string): Promise<Uint8Array>;
+  /** Called after each entry is resolved and written (`done` of `total`), for a progress line. */
+  onProgress?(done: number, total: number): void;
 }
 
 /** What the build found for one entry. */
@@ -58,68 +60,65 @@ async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Builds the site into `out`. @throws {GitError} when the repository or its default branch cannot be read. */
+/** The evidence store of a build: each file once under evidence/sha256/<hash>, with a gzip sibling where it pays. */
+function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>) {
+  const stored = new Set<string>();
+  let bytesStored = 0;
+  return {
+    async store(sha256: string, bytes: Uint8Array): Promise<void> {
+      const path = `evidence/sha256/${sha256}`;
+      if (stored.has(path)) return;
+      stored.add(path);
+      bytesStored += bytes.length;
+      await write(path, bytes);
+      // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
+      // receives after decoding, so the check is the same either way.
+      const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
+      if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
+    },
+    get bytes(): number {
+      return bytesStored;
+    },
+  };
+}
+
+/** The manifest's entries as read on the branch, or why none can be listed. */
+async function manifestEntries(repo: GitRepo, branch: { name: string; commit: string }) {
+  const bytes = await repo.readBlob(branch.commit, MANIFEST_PATH);
+  if (bytes === null) return { bytes, problem: `${MANIFEST_PATH} does not exist on ${branch.name}`, entries: [] };
+  const read = readManifest(new TextDecoder().decode(bytes));
+  if (!read.ok) return { bytes, problem: `${MANIFEST_PATH} is malformed: ${read.problem}`, entries: [] };
+  return { bytes, problem: null, entries: read.entries };
+}
+
+/**
+ * Builds the site into `out`. Entries are resolved and written one at a time, and only their hashes and paths are
+ * kept, so memory does not grow with the evidence; each distinct file is read, hashed and written once.
+ * @throws {GitError} when the repository or its default branch cannot be read.
+ */
 export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSiteOptions): Promise<BuildSiteReport> {
   await repo.assertRepository();
   const branch = await repo.defaultBranch(options.branch);
   const files: string[] = [];
   const written = new Set<string>();
-  let evidenceBytes = 0;
   const write = async (path: string, bytes: Uint8Array) => {
     if (written.has(path)) return;
     written.add(path);
     files.push(path);
     await out.write(path, bytes);
   };
-  const store = async (bytes: Uint8Array, sha256?: string): Promise<string> => {
-    const path = `evidence/sha256/${sha256 ?? await sha256Hex(bytes)}`;
-    if (written.has(path)) return path;
-    evidenceBytes += bytes.length;
-    await write(path, bytes);
-    // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
-    // receives after decoding, so the check is the same either way.
-    const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
-    if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
-    return path;
-  };
-
-  const manifestBytes = await repo.readBlob(branch.commit, MANIFEST_PATH);
-  let manifestProblem: string | null = null;
-  let resolved: ResolvedEntry[] = [];
-  if (manifestBytes === null) manifestProblem = `${MANIFEST_PATH} does not exist on ${branch.name}`;
-  else {
-    const read = readManifest(new TextDecoder().decode(manifestBytes));
-    if (!read.ok) manifestProblem = `${MANIFEST_PATH} is malformed: ${read.problem}`;
-    else {
-      for (const entry of read.entries) resolved.push(await resolveEntry(repo, entry, branch, options.protocols));
-    }
-  }
-  if (manifestProblem !== null) resolved = [];
-
+  const evidence = evidenceStore(write);
+  const reader = new EvidenceReader(repo, (sha256, bytes) => evidence.store(sha256, bytes));
+  const manifest = await manifestEntries(repo, branch);
   const taken = new Set<string>();
   const entries: BuiltEntry[] = [];
   const siteEntries: unknown[] = [];
-  for (const entry of resolved) {
-    const raw = entry.read.raw as { run_id?: unknown } | null;
-    const runId = entry.read.entry?.run_id ?? (typeof raw?.run_id === "string" ? raw.run_id : null);
-    const slug = slugFor(runId, entry.read.index, taken);
-    const artifacts: Record<string, string | null> = {};
-    for (const [path, file] of entry.artifacts) {
-      artifacts[path] = file === null ? null : await store(file.bytes, file.sha256);
-    }
-    siteEntries.push({
-      index: entry.read.index,
-      slug,
-      run_id: runId,
-      results_folder: entry.read.entry === null ? null : folderOf(entry.read.entry.results_path),
-      results: entry.results === null ? null : await store(entry.results.bytes, entry.results.sha256),
-      artifacts,
-      build_problems: entry.problems,
-    });
-    entries.push({ label: entry.read.label, slug, problems: entry.problems, contradictions: entry.contradictions });
-    await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? entry.read.label)));
+  for (const read of manifest.entries) {
+    const built = await buildEntry(repo, read, branch, options, reader, taken, write);
+    entries.push(built.entry);
+    siteEntries.push(built.site);
+    options.onProgress?.(entries.length, manifest.entries.length);
   }
-
   const site = {
     format: SITE_FORMAT,
     schema_version: SITE_SCHEMA_VERSION,
@@ -127,13 +126,13 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
       branch: branch.name,
       commit: branch.commit,
       manifest_path: MANIFEST_PATH,
-      manifest_sha256: manifestBytes === null ? null : await sha256Hex(manifestBytes),
+      manifest_sha256: manifest.bytes === null ? null : await sha256Hex(manifest.bytes),
     },
-    manifest_problem: manifestProblem,
+    manifest_problem: manifest.problem,
     entries: siteEntries,
   };
   await write("data/site.json", encoder.encode(`${JSON.stringify(site, null, 1)}\n`));
-  await write("data/approved.json", manifestBytes ?? encoder.encode("null\n"));
+  await write("data/approved.json", manifest.bytes ?? encoder.encode("null\n"));
   await write(
     "data/protocols.json",
     options.protocolDeclarations ??
@@ -143,5 +142,38 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
   await write("index.html", encoder.encode(indexPage()));
   // GitHub Pages runs Jekyll unless told not to, and Jekyll drops files it considers private.
   await write(".nojekyll", new Uint8Array());
-  return { branch, manifestProblem, entries, files, evidenceBytes };
+  return { branch, manifestProblem: manifest.problem, entries, files, evidenceBytes: evidence.bytes };
+}
+
+/** Resolves one entry (its evidence written through `reader`), writes its page, and returns what the site keeps. */
+async function buildEntry(
+  repo: GitRepo,
+  read: ReadEntry,
+  branch: { name: string; commit: string },
+  options: BuildSiteOptions,
+  reader: EvidenceReader,
+  taken: Set<string>,
+  write: (path: string, bytes: Uint8Array) => Promise<void>,
+): Promise<{ entry: BuiltEntry; site: unknown }> {
+  const resolved = await resolveEntry(repo, read, branch, options.protocols, reader);
+  const raw = read.raw as { run_id?: unknown } | null;
+  const runId = read.entry?.run_id ?? (typeof raw?.run_id === "string" ? raw.run_id : null);
+  const slug = slugFor(runId, read.index, taken);
+  const artifacts: Record<string, string | null> = {};
+  for (const [path, sha256] of resolved.artifacts) {
+    artifacts[path] = sha256 === null ? null : `evidence/sha256/${sha256}`;
+  }
+  await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label)));
+  return {
+    entry: { label: read.label, slug, problems: resolved.problems, contradictions: resolved.contradictions },
+    site: {
+      index: read.index,
+      slug,
+      run_id: runId,
+      results_folder: read.entry === null ? null : folderOf(read.entry.results_path),
+      results: resolved.results === null ? null : `evidence/sha256/${resolved.results.sha256}`,
+      artifacts,
+      build_problems: resolved.problems,
+    },
+  };
 }

@@ -21,9 +21,13 @@ export class GitError extends Error {
 
 const decoder = new TextDecoder();
 
-/** A results repository read through git. */
+/** A results repository read through git. Answers about commits are kept: they cannot change during a command. */
 export class GitRepo {
   readonly #run: GitRunner;
+  readonly #commits = new Map<string, Promise<string | null>>();
+  readonly #ancestors = new Map<string, Promise<boolean>>();
+  readonly #touched = new Map<string, Promise<boolean>>();
+  readonly #trees = new Map<string, Promise<Map<string, string>>>();
 
   constructor(run: GitRunner) {
     this.#run = run;
@@ -74,42 +78,87 @@ export class GitRepo {
     );
   }
 
-  /** The full id of the commit `rev` names, or null when it names no commit. */
-  async resolveCommit(rev: string): Promise<string | null> {
-    if (rev.startsWith("-")) return null;
-    return await this.#text(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`]);
+  /** Memoized `compute` under `key` (a rejected promise is not kept). */
+  #once<T>(cache: Map<string, Promise<T>>, key: string, compute: () => Promise<T>): Promise<T> {
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = compute();
+      cache.set(key, value);
+      value.catch(() => cache.delete(key));
+    }
+    return value;
   }
 
-  /** The bytes of `path` at `commit`, or null when the commit has no such file. */
+  /** The full id of the commit `rev` names, or null when it names no commit. */
+  resolveCommit(rev: string): Promise<string | null> {
+    if (rev.startsWith("-")) return Promise.resolve(null);
+    return this.#once(
+      this.#commits,
+      rev,
+      () => this.#text(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`]),
+    );
+  }
+
+  /** The bytes of `path` at `commit`, or null when the commit has no such file (or it is no file). */
   async readBlob(commit: string, path: string): Promise<Uint8Array | null> {
-    const spec = `${commit}:${path}`;
-    const type = await this.#text(["cat-file", "-t", spec]);
-    if (type !== "blob") return null;
-    const out = await this.#git(["cat-file", "blob", spec]);
+    const out = await this.#git(["cat-file", "blob", `${commit}:${path}`]);
+    return out.code === 0 ? out.stdout : null;
+  }
+
+  /**
+   * Every file below `folder` at `commit`, by repository-relative path, with its blob id (one `git ls-tree` per
+   * commit and folder): identical bytes have one blob id, so a reader hashes each once.
+   */
+  blobIds(commit: string, folder: string): Promise<Map<string, string>> {
+    return this.#once(this.#trees, `${commit}\0${folder}`, async () => {
+      const out = await this.#git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", `${folder}/`]);
+      const ids = new Map<string, string>();
+      if (out.code !== 0) return ids;
+      for (const line of decoder.decode(out.stdout).split("\0")) {
+        const match = /^[0-7]+ blob ([0-9a-f]{40,64})\t(.+)$/s.exec(line);
+        if (match !== null) ids.set(match[2]!, match[1]!);
+      }
+      return ids;
+    });
+  }
+
+  /** The bytes of a blob by its id, or null when there is no such blob. */
+  async readObject(oid: string): Promise<Uint8Array | null> {
+    if (!/^[0-9a-f]{40,64}$/.test(oid)) return null;
+    const out = await this.#git(["cat-file", "blob", oid]);
     return out.code === 0 ? out.stdout : null;
   }
 
   /** Whether `ancestor` is in the history of `descendant` (a commit is its own ancestor). */
-  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    const out = await this.#git(["merge-base", "--is-ancestor", ancestor, descendant]);
-    return out.code === 0;
+  isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return this.#once(this.#ancestors, `${ancestor} ${descendant}`, async () => {
+      const out = await this.#git(["merge-base", "--is-ancestor", ancestor, descendant]);
+      return out.code === 0;
+    });
   }
 
   /** Whether `commit` adds or changes a file under `folder` (compared with its first parent). */
-  async touches(commit: string, folder: string): Promise<boolean> {
-    const listed = await this.#text([
-      "diff-tree",
-      "--no-commit-id",
-      "--name-only",
-      "-r",
-      "--root",
-      "-m",
-      "--first-parent",
-      commit,
-      "--",
-      folder,
-    ]);
-    return listed !== null && listed !== "";
+  touches(commit: string, folder: string): Promise<boolean> {
+    return this.#once(this.#touched, `${commit}\0${folder}`, async () => {
+      const listed = await this.#text([
+        "diff-tree",
+        "--no-commit-id",
+        "--name-only",
+        "-r",
+        "--root",
+        "-m",
+        "--first-parent",
+        commit,
+        "--",
+        folder,
+      ]);
+      return listed !== null && listed !== "";
+    });
+  }
+
+  /** Whether the repository is a shallow clone (its history is cut: ancestry cannot be told). */
+  async isShallow(): Promise<boolean> {
+    return await this.#text(["rev-parse", "--is-shallow-repository"]) === "true";
   }
 
   /** Commits of `branch` that touch `folder`, newest first. */
