@@ -13,7 +13,7 @@ import {
   writeTextOutcome,
 } from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
-import { type Result, RESULT_FORMAT, SCHEMA_VERSION, sha256Hex } from "../contract/mod.ts";
+import { type Result, RESULT_FORMAT, SCHEMA_VERSION } from "../contract/mod.ts";
 import {
   type ArtifactReader,
   artifactReaderOf,
@@ -29,6 +29,8 @@ import {
   prBody,
   type Problem,
   prTitle,
+  type ReadmeState,
+  readmeState,
   renderChartSvg,
   renderComparisonCsv,
   renderComparisonJson,
@@ -256,19 +258,22 @@ function printProblems(dir: string | null, problems: readonly Problem[], total =
   if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
 }
 
-/** Whether README.md differs from the hash the run recorded; null when there is no hash or no README. */
-async function readmeEdited(dir: string, result: Result): Promise<boolean | null> {
-  const recorded = result.extensions?.[DIGEST_KEYS.readme];
-  if (typeof recorded !== "string") return null;
-  const bytes = await artifactReader(dir)("README.md").catch(() => null);
-  return bytes === null ? null : sha256Hex(bytes) !== recorded;
+/** README.md against the hash the run recorded (report/'s readmeState). */
+async function readmeOf(dir: string, result: Result): Promise<ReadmeState> {
+  return readmeState(result, await artifactReader(dir)("README.md").catch(() => null));
 }
 
 async function printInformation(dir: string, result: Result): Promise<void> {
-  if (await readmeEdited(dir, result)) {
+  const readme = await readmeOf(dir, result);
+  if (readme === "edited") {
     writeStderr(
       "README.md was edited after the run (its SHA-256 differs from the one results.json recorded); results.json " +
         "and the evidence are what count, and reviewers read the README knowing it was changed.\n",
+    );
+  } else if (readme === "missing") {
+    writeStderr(
+      "README.md is missing from the folder: a reader has no report to open; restore it from your copy of the run " +
+        "(results.json and the evidence are still what count).\n",
     );
   }
   const pictures = await picturesNote(result).catch(() => null);
@@ -374,12 +379,14 @@ async function pullRequest(loaded: Loaded): Promise<number> {
   }
   const result = loaded.result;
   const folderName = basename(loaded.dir.replace(/[\\/]+$/, ""));
-  const body = prBody(result, { folderName, readmeEdited: await readmeEdited(loaded.dir, result) });
+  const readme = await readmeOf(loaded.dir, result);
+  const body = prBody(result, { folderName, readme });
   writeStdout(terminalText(`Title: ${prTitle(result)}\n\n${body}`));
   if (result.extensions?.["simulated_engine"] === true) {
     writeStderr("This result is a simulation: do not submit it.\n");
     return EXIT.resultNotOk;
   }
+  if (readme === "missing") writeStderr("README.md is missing from the folder: restore it before you submit.\n");
   return result.run.status === "complete" ? EXIT.ok : EXIT.resultNotOk;
 }
 

@@ -62,7 +62,11 @@ const STATUS_WHY_SHOWN = 2;
 
 /** "nonconforming: reason; reason; and 2 more (see Status)", "complete", "partial: 13 of 22 ... skipped". */
 function statusLine(result: Result, skipped: readonly string[]): string {
-  const why = [...nonconformingReasons(result).map(f.oneLine), ...skipped];
+  // A reason that names the status itself ("partial: 5 of 22 ...") is not prefixed with it a second time.
+  const own = `${result.run.status}: `;
+  const why = [...nonconformingReasons(result).map(f.oneLine), ...skipped].map((w) =>
+    w.startsWith(own) ? w.slice(own.length) : w
+  );
   if (why.length === 0) return result.run.status;
   const shown = why.slice(0, STATUS_WHY_SHOWN).join("; ");
   const more = why.length > STATUS_WHY_SHOWN ? `; and ${why.length - STATUS_WHY_SHOWN} more (see Status)` : "";

@@ -32,7 +32,7 @@ export {
   type SealOutcome,
   sealResult,
 } from "./seal.ts";
-export { prBody, prTitle, type SubmissionFacts } from "./submission.ts";
+export { prBody, prTitle, type ReadmeState, readmeState, type SubmissionFacts } from "./submission.ts";
 export { chartRenderer, type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
 export {
   COMPARED_METRICS,

@@ -4,17 +4,60 @@
  * optional stages with their counts, and lists every failed, skipped, missing or nonconforming measurement.
  * Every fact is read from the validated result; nothing is computed here but the lists.
  */
-import type { Result } from "../contract/mod.ts";
+import { type Result, sha256Hex } from "../contract/mod.ts";
+import { DIGEST_KEYS } from "./measured.ts";
 import { gpuNames, isSimulated, modelTitle, nonconformingReasons, reportHead } from "./_report_head.ts";
 import { notMeasuredLines, skippedLines } from "./_report_sections.ts";
 import { markdownText, NOT_MEASURED, oneLine } from "./_format.ts";
+
+/**
+ * README.md against the hash the run (or the last seal) recorded: as written, edited by hand, missing from the
+ * folder, or not comparable (the run recorded no hash).
+ */
+export type ReadmeState = "as-written" | "edited" | "missing" | "unrecorded";
+
+/** The state of README.md, from its bytes (null when the folder has none) and the hash the result recorded. */
+export function readmeState(result: Result, readme: Uint8Array | null): ReadmeState {
+  if (readme === null) return "missing";
+  const recorded = result.extensions?.[DIGEST_KEYS.readme];
+  if (typeof recorded !== "string") return "unrecorded";
+  return sha256Hex(readme) === recorded ? "as-written" : "edited";
+}
 
 /** What the body says about the folder besides the result. */
 export interface SubmissionFacts {
   /** The result folder's name (its place in the results repository is bench/results/<name>/). */
   folderName: string;
-  /** Whether README.md differs from what the run wrote (null: the run recorded no hash, or no README). */
-  readmeEdited: boolean | null;
+  readme: ReadmeState;
+}
+
+const README_LINES: Readonly<Record<ReadmeState, string>> = {
+  "as-written": "as the run wrote it",
+  edited: "edited after the run (results.json and the evidence are what count)",
+  missing: "missing from the folder: restore it before you submit, the pull request links it",
+  unrecorded: "not compared (the run recorded no hash of it)",
+};
+
+/** The seals recorded in extensions.sealed, as "<time>: <files>" (empty when the folder was never sealed). */
+function seals(result: Result): string[] {
+  const recorded = result.extensions?.[DIGEST_KEYS.seal];
+  if (!Array.isArray(recorded)) return [];
+  return recorded.map((seal: { sealed_at?: unknown; rehashed?: { path?: unknown }[] }) => {
+    const files = Array.isArray(seal?.rehashed) ? seal.rehashed.map((r) => String(r?.path)).join(", ") : "";
+    return `${String(seal?.sealed_at)}: ${files === "" ? "no file re-hashed" : `re-hashed ${files}`}`;
+  });
+}
+
+/** The closing sentence: what was done to the folder before the pull request, as results.json records it. */
+function checkedLine(result: Result): string {
+  const sealed = seals(result);
+  if (sealed.length === 0) {
+    return "The folder is as the run wrote it: it was not redacted and sealed after the run " +
+      "(`strata-bench report DIR` validated it). Read it for private data before you submit; after a redaction, " +
+      "`strata-bench report DIR --seal` carries it into results.json.";
+  }
+  return `Checked before opening this pull request: the folder was read for private data and redacted by hand, ` +
+    `then sealed (${sealed.join("; ")}), and \`strata-bench report DIR\` validated it.`;
 }
 
 /** The suggested title; an unknown part reads "not measured", as the protocol's prose does. */
@@ -38,7 +81,12 @@ function stageLine(result: Result, phase: "warmup" | "performance" | "sanity" | 
 
 /** The suggested body (Markdown). */
 export function prBody(result: Result, facts: SubmissionFacts): string {
-  const report = `bench/results/${facts.folderName}/README.md`;
+  const folder = `bench/results/${facts.folderName}/`;
+  const report = `${folder}README.md`;
+  const reportLine = facts.readme === "missing"
+    ? `- Report: README.md is missing from [${folder}](${folder}); restore it before you submit (results.json, ` +
+      "outputs.jsonl and every artifact are there)"
+    : `- Report: [${report}](${report}), with results.json, outputs.jsonl and every artifact beside it`;
   const head = reportHead(result, skippedLines(result));
   const out: string[] = [];
   if (isSimulated(result)) {
@@ -51,11 +99,9 @@ export function prBody(result: Result, facts: SubmissionFacts): string {
     `Results only: one run of protocol \`${result.protocol.id}\`, a draft protocol (pilot data, not an approved ` +
       "standard result). No engine change is part of this pull request.",
     "",
-    `- Report: [${report}](${report}), with results.json, outputs.jsonl and every artifact beside it`,
+    reportLine,
     ...head.facts.map(([label, value]) => `- ${label}: ${markdownText(value)}`),
-    `- README.md edited after the run: ${
-      facts.readmeEdited === null ? "unknown (no hash recorded)" : facts.readmeEdited ? "yes" : "no"
-    }`,
+    `- README.md: ${README_LINES[facts.readme]}`,
     "",
     "## Stages",
     "",
@@ -83,10 +129,6 @@ export function prBody(result: Result, facts: SubmissionFacts): string {
     ...notMeasuredLines(result).map((line) => `${NOT_MEASURED}: ${line}`),
   ];
   out.push(...(items.length > 0 ? items.map((i) => `- ${markdownText(i)}`) : ["- none"]), "");
-  out.push(
-    "Checked before opening this pull request: the folder was read for private data and redacted by hand where " +
-      "needed, then `strata-bench report DIR --seal` re-hashed the artifacts and `strata-bench report DIR` " +
-      "validated it.",
-  );
+  out.push(checkedLine(result));
   return `${out.join("\n")}\n`;
 }

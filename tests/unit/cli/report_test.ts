@@ -200,7 +200,8 @@ Deno.test("report --pr prints the title and body; report --seal re-hashes a reda
       pr.stdout,
       /^Title: benchmark: NVIDIA GeForce RTX 3060 \/ Qwen\/Qwen3\.8-Flash-Next \/ IQ3_XXS \/ strata-/,
     );
-    assert.match(pr.stdout, /README\.md edited after the run: no/);
+    assert.match(pr.stdout, /- README\.md: as the run wrote it/);
+    assert.match(pr.stdout, /The folder is as the run wrote it: it was not redacted and sealed/);
 
     const log = join(r.dir, "engine.log");
     await writeFile(log, (await Deno.readTextFile(log)).replace("127.0.0.1", "<redacted>"));
@@ -217,6 +218,16 @@ Deno.test("report --pr prints the title and body; report --seal re-hashes a reda
     const after = await runReport([r.dir]);
     assert.equal(after.code, EXIT.ok, after.stderr);
     assert.match(after.stderr, /sealed at .*: re-hashed after a redaction: engine\.log/);
+    const sealedPr = await runReport([r.dir, "--pr"]);
+    assert.match(sealedPr.stdout, /redacted by hand, then sealed \([^)]*re-hashed engine\.log\)/);
+    // A README a person deleted is named missing, by report and in the body, not "unknown".
+    await Deno.remove(join(r.dir, "README.md"));
+    const missing = await runReport([r.dir]);
+    assert.match(missing.stderr, /README\.md is missing from the folder/);
+    const missingPr = await runReport([r.dir, "--pr"]);
+    assert.match(missingPr.stdout, /- README\.md: missing from the folder/);
+    assert.match(missingPr.stderr, /README\.md is missing from the folder: restore it before you submit/);
+    await writeFile(join(r.dir, "README.md"), "# my own words\n");
 
     const outputs = join(r.dir, "outputs.jsonl");
     await writeFile(

@@ -25,7 +25,7 @@ Deno.test("the PR body links the report, names the stages and lists every failed
   const record = result.requests.find((r) => r.id === "performance-prompt-16k-r3")!;
   Object.assign(record, { status: "failed", error: { kind: "timeout", message: "no answer within 1800 s" } });
   result.extensions = { ...result.extensions, nonconforming_reasons: ["the server is not on loopback"] };
-  const body = prBody(result, { folderName: "2026-11-29-standard-rtx-3060-x", readmeEdited: false });
+  const body = prBody(result, { folderName: "2026-11-29-standard-rtx-3060-x", readme: "as-written" });
   assert.match(
     body,
     /\[bench\/results\/2026-11-29-standard-rtx-3060-x\/README\.md\]\(bench\/results\/2026-11-29-standard-rtx-3060-x\/README\.md\)/,
@@ -36,11 +36,62 @@ Deno.test("the PR body links the report, names the stages and lists every failed
   assert.match(body, /- failed: performance-prompt-16k-r3 \(timeout: no answer within 1800 s\)/);
   assert.match(body, /- sanity check failed: R3 \(completed\): /);
   assert.match(body, /- not measured: .*\/hardware\/storage/);
-  assert.match(body, /README\.md edited after the run: no/);
+  assert.match(body, /- README\.md: as the run wrote it/);
   assert.doesNotMatch(body, /Do not submit/);
   result.extensions.simulated_engine = true;
   assert.match(
-    prBody(result, { folderName: "x", readmeEdited: null }),
+    prBody(result, { folderName: "x", readme: "unrecorded" }),
     /^> \*\*Do not submit: this result is a simulation/,
   );
+});
+
+Deno.test("the PR body says the folder was sealed only when results.json records a seal", async () => {
+  const result = await realistic();
+  const plain = prBody(result, { folderName: "x", readme: "as-written" });
+  assert.match(plain, /The folder is as the run wrote it: it was not redacted and sealed after the run/);
+  assert.doesNotMatch(plain, /then sealed/);
+  result.extensions = {
+    ...result.extensions,
+    sealed: [{ sealed_at: "2026-12-01T10:00:00.000Z", rehashed: [{ path: "engine.log" }], rederived: [] }],
+  };
+  assert.match(
+    prBody(result, { folderName: "x", readme: "as-written" }),
+    /redacted by hand, then sealed \(2026-12-01T10:00:00\.000Z: re-hashed engine\.log\)/,
+  );
+});
+
+Deno.test("a missing README.md is named as missing, and the body links the folder instead", async () => {
+  const { readmeState } = await import("../../../report/submission.ts");
+  const r = await buildRealisticResult({ asWritten: true });
+  try {
+    const readme = await r.readArtifact("README.md");
+    assert.equal(readmeState(r.result, readme), "as-written");
+    assert.equal(readmeState(r.result, new TextEncoder().encode("edited")), "edited");
+    assert.equal(readmeState(r.result, null), "missing");
+    const body = prBody(r.result, { folderName: "f", readme: "missing" });
+    assert.match(body, /- Report: README\.md is missing from \[bench\/results\/f\/\]\(bench\/results\/f\/\)/);
+    assert.match(body, /- README\.md: missing from the folder: restore it before you submit/);
+    assert.doesNotMatch(body, /\(bench\/results\/f\/README\.md\)|no hash recorded/);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+Deno.test("a partial run's status names partial once, in the README, the console and the PR body", async () => {
+  const { renderConsoleSummary, renderReadme } = await import("../../../report/render.ts");
+  const r = await buildRealisticResult({ faults: true });
+  try {
+    assert.equal(r.result.run.status, "partial");
+    const texts = [
+      renderReadme(r.result),
+      renderConsoleSummary(r.result),
+      prBody(r.result, { folderName: "f", readme: "as-written" }),
+    ];
+    for (const text of texts) {
+      assert.match(text, /partial: 2 of 22 required requests were skipped/);
+      assert.doesNotMatch(text, /partial: partial:/);
+    }
+  } finally {
+    await r.cleanup();
+  }
 });
