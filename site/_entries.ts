@@ -123,11 +123,15 @@ export async function resolveEntry(
   if (entry === null) return resolved;
   const commit = await repo.resolveCommit(entry.evidence_commit);
   if (commit !== entry.evidence_commit) {
-    resolved.problems.push(`evidence_commit ${entry.evidence_commit} is not a commit of this repository`);
+    resolved.problems.push(
+      `evidence_commit ${entry.evidence_commit} is not a commit of this repository${await shallowHint(repo)}`,
+    );
     return resolved;
   }
   if (!await repo.isAncestor(commit, branch.commit)) {
-    resolved.problems.push(`evidence_commit ${commit} is not in the history of ${branch.name}`);
+    resolved.problems.push(
+      `evidence_commit ${commit} is not in the history of ${branch.name}${await shallowHint(repo)}`,
+    );
   }
   const folder = folderOf(entry.results_path);
   if (!await repo.touches(commit, folder)) {
@@ -163,6 +167,13 @@ export async function resolveEntry(
     }
   }
   return resolved;
+}
+
+/** What to do when a commit seems absent from a shallow clone, whose history is cut ("" for a full clone). */
+async function shallowHint(repo: GitRepo): Promise<string> {
+  return await repo.isShallow()
+    ? " (this clone is shallow: older commits are not in it; run git fetch --unshallow, then try again)"
+    : "";
 }
 
 function resultObject(bytes: Uint8Array): Record<string, unknown> | null {

@@ -28,6 +28,7 @@ export class GitRepo {
   readonly #ancestors = new Map<string, Promise<boolean>>();
   readonly #touched = new Map<string, Promise<boolean>>();
   readonly #trees = new Map<string, Promise<Map<string, string>>>();
+  #shallow: Promise<boolean> | null = null;
 
   constructor(run: GitRunner) {
     this.#run = run;
@@ -156,9 +157,10 @@ export class GitRepo {
     });
   }
 
-  /** Whether the repository is a shallow clone (its history is cut: ancestry cannot be told). */
-  async isShallow(): Promise<boolean> {
-    return await this.#text(["rev-parse", "--is-shallow-repository"]) === "true";
+  /** Whether the repository is a shallow clone (its history is cut: older commits and ancestry are not there). */
+  isShallow(): Promise<boolean> {
+    this.#shallow ??= this.#text(["rev-parse", "--is-shallow-repository"]).then((answer) => answer === "true");
+    return this.#shallow;
   }
 
   /** Commits of `branch` that touch `folder`, newest first. */

@@ -41,6 +41,25 @@ Deno.test("approved verify names every entry whose commit, path, hash, format or
   assert.match(out.stdout, /9 of 15 entries have problems/);
 });
 
+Deno.test("in a shallow clone an entry whose commit is not there says to fetch the full history", async () => {
+  const shallow = join(root, "shallow");
+  await git(root, "clone", "-q", "--depth", "1", `file://${repo}`, shallow);
+  const out = await strataBench(
+    ["approved", "verify", "--repo", shallow, "--protocols", fixture.protocolsFile],
+    ["-P=approved", `--allow-write=${join(shallow, "bench")}`],
+  );
+  assert.equal(out.code, 1);
+  assert.match(
+    out.stdout,
+    /evidence_commit [0-9a-f]{40} is not a commit of this repository \(this clone is shallow: older commits are not in it; run git fetch --unshallow, then try again\)/,
+  );
+  const full = await strataBench(
+    ["approved", "verify", "--repo", repo, "--protocols", fixture.protocolsFile],
+    approvedPermissions,
+  );
+  assert.doesNotMatch(full.stdout, /shallow/);
+});
+
 Deno.test("approved verify without the protocol declaration calls the activated id unknown", async () => {
   const out = await strataBench(["approved", "verify", "--repo", repo], approvedPermissions);
   assert.equal(out.code, 1);
