@@ -89,102 +89,85 @@ function outcome(state, reasons, checks, sha, protocol) {
 }
 
 /**
- * Checks one result end to end. Never throws for bad input; the outcome names every reason found.
- * @param {CheckInput} input
- * @returns {Promise<CheckOutcome>}
+ * What the evidence alone gives, before it is held against a manifest entry: the same for every entry that points
+ * at the same files, so a page checks such files once. `ids` are results.json's own run and protocol ids, read once
+ * the protocol is known (null before).
+ * @typedef {{
+ *   state: CheckOutcome["state"], problems: string[], checks: string[], resultsSha256: string | null,
+ *   protocol: CheckOutcome["protocol"], facts: ResultFacts | null, ids: { runId: unknown, protocolId: unknown } | null,
+ * }} EvidenceOutcome
  */
-export async function checkResult(input) {
-  /** @type {string[]} */
-  const checks = [];
-  if (input.resultsBytes === null) {
-    return outcome("failed", [input.missingReason ?? "results.json is missing"], checks, null, null);
-  }
-  const sha = await sha256Hex(input.resultsBytes);
-  const expected = input.expected ?? null;
-  if (expected !== null) {
-    if (sha !== expected.resultsSha256) {
-      return outcome(
-        "failed",
-        [`results.json has SHA-256 ${sha}, but the reviewed hash in the manifest is ${expected.resultsSha256}`],
-        checks,
-        sha,
-        null,
-      );
-    }
-    checks.push(`results.json SHA-256 ${sha} equals the manifest's reviewed hash`);
-  } else checks.push(`results.json SHA-256 ${sha} (no manifest entry to compare with)`);
 
-  const text = decodeUtf8(input.resultsBytes);
-  if (text === null) return outcome("unverifiable", ["results.json is not UTF-8 text"], checks, sha, null);
+/**
+ * @param {EvidenceOutcome["state"]} state @param {string[]} problems @param {string[]} checks
+ * @param {string | null} sha @param {EvidenceOutcome["protocol"]} protocol
+ * @param {EvidenceOutcome["ids"]} [ids]
+ * @returns {EvidenceOutcome}
+ */
+function evidence(state, problems, checks, sha, protocol, ids = null) {
+  return { state, problems, checks, resultsSha256: sha, protocol, facts: null, ids };
+}
+
+/**
+ * The format, schema version and protocol of a results.json text, or the unverifiable outcome that stops there.
+ * @param {Uint8Array} bytes @param {string} sha @param {readonly KnownProtocol[]} protocols
+ * @returns {{ result: Record<string, unknown>, protocol: KnownProtocol } | EvidenceOutcome}
+ */
+function readResult(bytes, sha, protocols) {
+  const stop = (/** @type {string} */ reason) => evidence("unverifiable", [reason], [], sha, null);
+  const text = decodeUtf8(bytes);
+  if (text === null) return stop("results.json is not UTF-8 text");
   const parsed = parseStrictJson(text);
-  if (!parsed.ok) {
-    return outcome(
-      "unverifiable",
-      [`results.json is not strict JSON (${parsed.message} at ${parsed.offset})`],
-      checks,
-      sha,
-      null,
-    );
-  }
+  if (!parsed.ok) return stop(`results.json is not strict JSON (${parsed.message} at ${parsed.offset})`);
   const result = parsed.value;
-  if (!isObject(result)) return outcome("unverifiable", ["results.json is not a JSON object"], checks, sha, null);
+  if (!isObject(result)) return stop("results.json is not a JSON object");
   if (result.format !== RESULT_FORMAT) {
-    return outcome(
-      "unverifiable",
-      [
-        `results.json has format ${
-          JSON.stringify(result.format ?? null)
-        }, not "${RESULT_FORMAT}": a legacy or other report is not a standard result`,
-      ],
-      checks,
-      sha,
-      null,
+    return stop(
+      `results.json has format ${
+        JSON.stringify(result.format ?? null)
+      }, not "${RESULT_FORMAT}": a legacy or other report is not a standard result`,
     );
   }
   if (result.schema_version !== RESULT_SCHEMA_VERSION) {
-    return outcome(
-      "unverifiable",
-      [
-        `results.json has schema_version ${
-          JSON.stringify(result.schema_version ?? null)
-        }; this site reads only ${RESULT_SCHEMA_VERSION}`,
-      ],
-      checks,
-      sha,
-      null,
+    return stop(
+      `results.json has schema_version ${
+        JSON.stringify(result.schema_version ?? null)
+      }; this site reads only ${RESULT_SCHEMA_VERSION}`,
     );
   }
   const protocolField = isObject(result.protocol) ? result.protocol : {};
-  const protocol = input.protocols.find((p) => p.id === protocolField.id);
+  const protocol = protocols.find((p) => p.id === protocolField.id);
   if (protocol === undefined) {
-    return outcome(
-      "unverifiable",
-      [
-        `results.json has protocol id ${JSON.stringify(protocolField.id ?? null)}, which this site does not know`,
-      ],
-      checks,
-      sha,
-      null,
+    return stop(
+      `results.json has protocol id ${JSON.stringify(protocolField.id ?? null)}, which this site does not know`,
     );
   }
-  const protocolLabel = { id: protocol.id, stage: protocol.stage };
-  checks.push(`format ${RESULT_FORMAT} schema ${RESULT_SCHEMA_VERSION}, protocol ${protocol.id} (${protocol.stage})`);
+  return { result, protocol };
+}
 
+/**
+ * Checks one result's evidence end to end, without a manifest entry (see `judgeAgainstEntry`). Never throws for
+ * bad input; the outcome names every problem found.
+ * @param {Omit<CheckInput, "expected">} input
+ * @returns {Promise<EvidenceOutcome>}
+ */
+export async function checkEvidence(input) {
+  if (input.resultsBytes === null) {
+    return evidence("failed", [input.missingReason ?? "results.json is missing"], [], null, null);
+  }
+  const sha = await sha256Hex(input.resultsBytes);
+  const read = readResult(input.resultsBytes, sha, input.protocols);
+  if (!("result" in read)) return read;
+  const { result, protocol } = read;
+  const protocolField = isObject(result.protocol) ? result.protocol : {};
+  const protocolLabel = { id: protocol.id, stage: protocol.stage };
+  const ids = { runId: isObject(result.run) ? result.run.id : undefined, protocolId: protocolField.id };
+  /** @type {string[]} */
+  const checks = [
+    `format ${RESULT_FORMAT} schema ${RESULT_SCHEMA_VERSION}, protocol ${protocol.id} (${protocol.stage})`,
+  ];
   /** @type {string[]} */
   const problems = [];
-  const run = isObject(result.run) ? result.run : {};
-  if (expected !== null) {
-    if (run.id !== expected.runId) {
-      problems.push(`run.id is ${JSON.stringify(run.id)}, the manifest entry says ${JSON.stringify(expected.runId)}`);
-    }
-    if (protocolField.id !== expected.protocolId) {
-      problems.push(
-        `protocol.id is ${JSON.stringify(protocolField.id)}, the manifest entry says ${
-          JSON.stringify(expected.protocolId)
-        }`,
-      );
-    }
-  }
   if (protocolField.corpus_sha256 !== protocol.corpusSha256) {
     problems.push(
       `protocol.corpus_sha256 ${
@@ -195,15 +178,24 @@ export async function checkResult(input) {
   if (protocolField.profile !== protocol.workload.profile) {
     problems.push(`protocol.profile ${JSON.stringify(protocolField.profile)} is not ${protocol.workload.profile}`);
   }
-
   const artifacts = await checkArtifacts(result, input.readArtifact, problems, checks);
-  if (artifacts.outputs === null) return outcome("failed", problems, checks, sha, protocolLabel);
-  const outputsText = decodeUtf8(artifacts.outputs);
-  if (outputsText === null) {
-    problems.push("outputs.jsonl is not UTF-8 text");
-    return outcome("failed", problems, checks, sha, protocolLabel);
-  }
+  const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
+  if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
+  if (outputsText === null) return evidence("failed", problems, checks, sha, protocolLabel, ids);
+  const facts = recompute(result, protocol, outputsText, artifacts.list, problems, checks);
+  if (problems.length > 0) return evidence("failed", problems, checks, sha, protocolLabel, ids);
+  return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts };
+}
 
+/**
+ * Every number rebuilt from the evidence lines and compared with results.json (records, counts, quality,
+ * summaries, rounds, status); the facts a page shows, or null when a problem was found.
+ * @param {Record<string, unknown>} result @param {KnownProtocol} protocol @param {string} outputsText
+ * @param {ResultFacts["artifacts"]} list @param {string[]} problems @param {string[]} checks
+ * @returns {ResultFacts | null}
+ */
+function recompute(result, protocol, outputsText, list, problems, checks) {
+  const run = isObject(result.run) ? result.run : {};
   const optional = run.optional_concurrency === true;
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
   const schedule = protocol.workload.schedule(optional);
@@ -215,8 +207,7 @@ export async function checkResult(input) {
   const summaries = checkSummaries(result.summaries, checked, optional, reused, problems);
   const rounds = checkRounds(result.concurrency_rounds, checked, optional, problems);
   const nonconformities = checkStatus(result, checked, protocol, reused, problems);
-  if (problems.length > 0) return outcome("failed", problems, checks, sha, protocolLabel);
-
+  if (problems.length > 0) return null;
   checks.push(
     `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates)`,
   );
@@ -227,24 +218,70 @@ export async function checkResult(input) {
   checks.push(`${summaries.length} summaries recomputed (median, min, max, n, included and excluded ids)`);
   if (optional) checks.push(`${rounds.length} concurrency rounds recomputed`);
   checks.push(`run.status ${String(run.status)} is consistent with the evidence`);
-  return {
-    state: "verified",
-    reasons: [],
-    checks,
-    resultsSha256: sha,
-    protocol: protocolLabel,
-    facts: resultFacts({
-      result,
-      protocol,
-      checked,
-      counts,
-      quality,
-      summaries,
-      rounds,
-      nonconformities,
-      artifacts: artifacts.list,
-    }),
-  };
+  return resultFacts({
+    result,
+    protocol,
+    checked,
+    counts,
+    quality,
+    summaries,
+    rounds,
+    nonconformities,
+    artifacts: list,
+  });
+}
+
+/**
+ * The evidence's outcome held against the manifest entry that reviewed it: results.json's SHA-256 must be the
+ * reviewed hash, and its run and protocol ids the entry's. Without an entry (`site verify DIR`) it says so.
+ * @param {EvidenceOutcome} found @param {CheckInput["expected"]} expected
+ * @returns {CheckOutcome}
+ */
+export function judgeAgainstEntry(found, expected) {
+  const sha = found.resultsSha256;
+  if (sha === null) return outcome(found.state, found.problems, found.checks, null, found.protocol);
+  if (expected === null || expected === undefined) {
+    const checks = [`results.json SHA-256 ${sha} (no manifest entry to compare with)`, ...found.checks];
+    if (found.state !== "verified") return outcome(found.state, found.problems, checks, sha, found.protocol);
+    return { state: "verified", reasons: [], checks, resultsSha256: sha, protocol: found.protocol, facts: found.facts };
+  }
+  if (sha !== expected.resultsSha256) {
+    const reason =
+      `results.json has SHA-256 ${sha}, but the reviewed hash in the manifest is ${expected.resultsSha256}`;
+    return outcome("failed", [reason], [], sha, null);
+  }
+  const checks = [`results.json SHA-256 ${sha} equals the manifest's reviewed hash`, ...found.checks];
+  /** @type {string[]} */
+  const idProblems = [];
+  if (found.ids !== null) {
+    if (found.ids.runId !== expected.runId) {
+      idProblems.push(
+        `run.id is ${JSON.stringify(found.ids.runId)}, the manifest entry says ${JSON.stringify(expected.runId)}`,
+      );
+    }
+    if (found.ids.protocolId !== expected.protocolId) {
+      idProblems.push(
+        `protocol.id is ${JSON.stringify(found.ids.protocolId)}, the manifest entry says ${
+          JSON.stringify(expected.protocolId)
+        }`,
+      );
+    }
+  }
+  if (found.state === "verified" && idProblems.length === 0) {
+    return { state: "verified", reasons: [], checks, resultsSha256: sha, protocol: found.protocol, facts: found.facts };
+  }
+  const state = idProblems.length > 0 ? "failed" : found.state;
+  return outcome(state, [...idProblems, ...found.problems], checks, sha, found.protocol);
+}
+
+/**
+ * Checks one result end to end, against its manifest entry when `expected` is given. Never throws for bad input;
+ * the outcome names every reason found.
+ * @param {CheckInput} input
+ * @returns {Promise<CheckOutcome>}
+ */
+export async function checkResult(input) {
+  return judgeAgainstEntry(await checkEvidence(input), input.expected ?? null);
 }
 
 /**

@@ -8,7 +8,14 @@
  * Nothing here imports from the rest of the project (score/, runner/, report/ or the shared contract): where the
  * runner's scorer and this code disagree on a result, the site says so.
  */
-export { checkResult, isSafeRelativePath, RESULT_FORMAT, RESULT_SCHEMA_VERSION } from "./check_result.js";
+export {
+  checkEvidence,
+  checkResult,
+  isSafeRelativePath,
+  judgeAgainstEntry,
+  RESULT_FORMAT,
+  RESULT_SCHEMA_VERSION,
+} from "./check_result.js";
 export { JsonNumber, parseStrictJson } from "./strict_json.js";
 export { jsonEqual, judgeSanity, stripAsciiSpace } from "./sanity.js";
 export { isSha256Hex, sha256Hex } from "./sha256.js";
@@ -28,6 +35,7 @@ export {
 
 /** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
 /** @typedef {import("./check_result.js").CheckInput} CheckInput */
+/** @typedef {import("./check_result.js").EvidenceOutcome} EvidenceOutcome */
 /** @typedef {import("./facts.js").ResultFacts} ResultFacts */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
 /** @typedef {import("./manifest.js").ManifestEntry} ManifestEntry */

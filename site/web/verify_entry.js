@@ -4,11 +4,12 @@
  * match the build's data, the build must have found its files, and then checkResult decides. Used by the page
  * script and by verify_worker.js, so the same code runs on the main thread or in workers.
  */
-import { checkResult } from "./check_result.js";
+import { checkEvidence, judgeAgainstEntry } from "./check_result.js";
 import { KNOWN_PROTOCOLS, protocolsWithDeclarations } from "./protocol.js";
 import { parseStrictJson } from "./strict_json.js";
 
 /** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
+/** @typedef {import("./check_result.js").EvidenceOutcome} EvidenceOutcome */
 /** @typedef {import("./manifest.js").ManifestEntry} ManifestEntry */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
 
@@ -50,6 +51,38 @@ export async function siteProtocols(root) {
   return declared !== null && declared.ok ? declared.protocols : KNOWN_PROTOCOLS;
 }
 
+/** Evidence checks kept for entries that point at the same files (a manifest lists one result many times at most). */
+const KEPT_CHECKS = 32;
+/** @type {Map<string, Promise<EvidenceOutcome>>} */
+const checked = new Map();
+
+/**
+ * The evidence of `site`, checked once per distinct set of files: the build stores each file under its SHA-256,
+ * so equal locations are equal bytes, and the check of the evidence alone does not depend on the entry.
+ * @param {string} root @param {SiteEntry} site @param {string} missingReason @param {readonly KnownProtocol[]} protocols
+ * @returns {Promise<EvidenceOutcome>}
+ */
+function evidenceOf(root, site, missingReason, protocols) {
+  const key = JSON.stringify([site.results, site.artifacts, missingReason]);
+  let check = checked.get(key);
+  if (check === undefined) {
+    check = (async () =>
+      checkEvidence({
+        resultsBytes: site.results === null ? null : await fetchBytes(root + site.results),
+        missingReason,
+        readArtifact: (path) => {
+          const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
+          return typeof location === "string" ? fetchBytes(root + location) : Promise.resolve(null);
+        },
+        protocols,
+      }))();
+    if (checked.size >= KEPT_CHECKS) checked.delete(/** @type {string} */ (checked.keys().next().value));
+  }
+  checked.delete(key);
+  checked.set(key, check);
+  return check;
+}
+
 /**
  * @param {string} root absolute URL of the site's root, ending in /
  * @param {SiteEntry} site @param {EntryRead} read @param {readonly KnownProtocol[]} protocols
@@ -61,15 +94,10 @@ export async function verifyEntry(root, site, read, protocols) {
   if (site.run_id !== read.entry.run_id) return unverifiable(["the site's data does not match the manifest entry"]);
   if (site.build_problems.length > 0) return unverifiable(site.build_problems);
   const entry = read.entry;
-  const resultsBytes = site.results === null ? null : await fetchBytes(root + site.results);
-  return await checkResult({
-    resultsBytes,
-    missingReason: `${entry.results_path} is not part of this site`,
-    expected: { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id },
-    readArtifact: (path) => {
-      const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
-      return typeof location === "string" ? fetchBytes(root + location) : Promise.resolve(null);
-    },
-    protocols,
+  const found = await evidenceOf(root, site, `${entry.results_path} is not part of this site`, protocols);
+  return judgeAgainstEntry(found, {
+    resultsSha256: entry.results_sha256,
+    runId: entry.run_id,
+    protocolId: entry.protocol_id,
   });
 }
