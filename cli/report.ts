@@ -186,11 +186,14 @@ function formatProblem(value: unknown): Problem | null {
   }
   const { format, schema_version: version } = value as Record<string, unknown>;
   if (format === RESULT_FORMAT && version === SCHEMA_VERSION) return null;
+  const shown = (name: string, v: unknown) => (v === undefined ? `no ${name}` : `${name} ${JSON.stringify(v)}`);
+  const what = format === undefined && version === undefined
+    ? "results.json has no format and no schema_version (a legacy community report, or no result)"
+    : `${shown("format", format)} ${shown("schema_version", version)}`;
   return {
-    pointer: "/format",
-    message: `format ${JSON.stringify(format)} schema_version ${JSON.stringify(version)} is not a result this ` +
-      `strata-bench reads (${RESULT_FORMAT} schema version ${SCHEMA_VERSION}); results of other formats or ` +
-      "versions are never read as if they were",
+    pointer: format === RESULT_FORMAT ? "/schema_version" : "/format",
+    message: `${what}: not a result this strata-bench reads (${RESULT_FORMAT} schema version ${SCHEMA_VERSION}); ` +
+      "results of other formats or versions are never read as if they were",
   };
 }
 

@@ -168,7 +168,7 @@ Deno.test("report with several folders prints the comparison and refuses an inva
     assert.match(out.stdout, /\| A \| prompt-4k \| 4089 \| 4 \| 512 \\\[365-512\\\] \| 2 \|/);
     assert.match(
       out.stdout,
-      /Refused \(not compared\):\n\n- strata-report-foreign-\w+: invalid .*schema\\_version 2 is not a result this strata-bench reads/,
+      /Refused \(not compared\):\n\n- strata-report-foreign-\w+: invalid .*schema\\_version 2: not a result this strata-bench reads/,
     );
     const csv = await runReport(["--format", "csv", a.dir, b.dir]);
     assert.equal(csv.code, EXIT.ok, csv.stderr);
@@ -241,5 +241,18 @@ Deno.test("report --pr prints the title and body; report --seal re-hashes a reda
     assert.equal(await Deno.readTextFile(join(r.dir, "results.json")), resultsBefore, "results.json untouched");
   } finally {
     await r.cleanup();
+  }
+});
+
+Deno.test("a legacy results.json without format fields is refused by what it lacks, not 'format undefined'", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "strata-report-legacy-" });
+  try {
+    await Deno.writeTextFile(join(dir, "results.json"), JSON.stringify({ gpu: "RTX 3060", tokens_per_second: 41 }));
+    const out = await runReport([dir]);
+    assert.equal(out.code, EXIT.resultNotOk);
+    assert.match(out.stderr, /results\.json has no format and no schema_version \(a legacy community report/);
+    assert.doesNotMatch(out.stderr, /undefined/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
