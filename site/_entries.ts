@@ -189,10 +189,13 @@ function knownResult(
   resolved: ResolvedEntry,
 ): boolean {
   if (result.format !== RESULT_FORMAT || result.schema_version !== RESULT_SCHEMA_VERSION) {
+    const field = (name: string, value: unknown) =>
+      value === undefined ? `no ${name}` : `${name} ${JSON.stringify(value)}`;
     resolved.problems.push(
-      `${entry.results_path} has format ${JSON.stringify(result.format ?? null)} schema_version ${
-        JSON.stringify(result.schema_version ?? null)
-      }; this site reads ${RESULT_FORMAT} ${RESULT_SCHEMA_VERSION} (legacy and other reports are not standard)`,
+      `${entry.results_path} has ${field("format", result.format)} and ${
+        field("schema_version", result.schema_version)
+      }; ` +
+        `this site reads ${RESULT_FORMAT} ${RESULT_SCHEMA_VERSION} (legacy and other reports are not standard)`,
     );
     return false;
   }

@@ -174,12 +174,9 @@ function table(rows, empty) {
   );
 }
 
-/**
- * The index page.
- * @param {SiteState} state
- */
-export function renderIndex(state) {
-  const header = [
+/** @param {SiteState} state */
+function indexHeader(state) {
+  return [
     h("h1", {}, "Approved standard benchmark results"),
     h(
       "p",
@@ -190,20 +187,18 @@ export function renderIndex(state) {
       "sanity verdicts, counts, rates and per-case statistics recomputed from the evidence.",
     ),
   ];
-  if (state.manifestProblem !== null) {
-    show(header, h("p", { class: "problem" }, `Nothing is listed: ${state.manifestProblem}`));
-    return;
-  }
-  const by = (/** @type {VerifiedEntry["kind"][]} */ ...kinds) => state.entries.filter((e) => kinds.includes(e.kind));
-  const standardRows = by("complete").flatMap(rowsOf);
-  const partialRows = by("partial").flatMap(rowsOf);
-  const allRows = [...standardRows, ...partialRows];
+}
 
-  const filters = h("form", { class: "filters", id: "filters" });
+/**
+ * The filter form: one select per comparison dimension (values from `rows`) and the metric to rank by.
+ * @param {TableRow[]} rows
+ */
+function filterForm(rows) {
+  const form = h("form", { class: "filters", id: "filters" });
   /** @type {Record<string, HTMLSelectElement>} */
   const selects = {};
   for (const [key, label] of DIMENSIONS) {
-    const values = [...new Set(allRows.map((r) => r.dims[key] ?? ""))].sort();
+    const values = [...new Set(rows.map((r) => r.dims[key] ?? ""))].sort();
     const select = /** @type {HTMLSelectElement} */ (h(
       "select",
       { name: key, id: `filter-${key}` },
@@ -211,29 +206,36 @@ export function renderIndex(state) {
       values.map((v) => h("option", { value: v }, v)),
     ));
     selects[key] = select;
-    filters.append(h("label", {}, `${label} `, select));
+    form.append(h("label", {}, `${label} `, select));
   }
-  const rankSelect = /** @type {HTMLSelectElement} */ (h(
+  const rankBy = /** @type {HTMLSelectElement} */ (h(
     "select",
     { name: "rank", id: "rank-by" },
     Object.entries(RANK_BY).map(([value, [text]]) => h("option", { value }, text)),
   ));
-  filters.append(h("label", {}, "Rank by ", rankSelect));
+  form.append(h("label", {}, "Rank by ", rankBy));
+  const keep = (/** @type {TableRow} */ r) =>
+    DIMENSIONS.every(([key]) => !selects[key]?.value || r.dims[key] === selects[key]?.value);
+  return { form, keep, metric: () => /** @type {keyof typeof RANK_BY} */ (rankBy.value) };
+}
 
-  const standardSection = h("section", { id: "standard" });
-  const partialSection = h("section", { id: "partial" });
+/**
+ * The standard (ranked) and partial (never ranked) tables, drawn again when a filter changes.
+ * @param {SiteState} state @param {TableRow[]} standardRows @param {TableRow[]} partialRows
+ * @param {ReturnType<typeof filterForm>} filters
+ */
+function rankedSections(state, standardRows, partialRows, filters) {
+  const standard = h("section", { id: "standard" });
+  const partial = h("section", { id: "partial" });
   const draw = () => {
-    const keep = (/** @type {TableRow} */ r) =>
-      DIMENSIONS.every(([key]) => !selects[key]?.value || r.dims[key] === selects[key]?.value);
-    const metric = /** @type {keyof typeof RANK_BY} */ (rankSelect.value);
-    const shown = standardRows.filter(keep);
+    const metric = filters.metric();
+    const shown = standardRows.filter(filters.keep);
     const rank = ranks(shown, metric);
-    const direction = RANK_BY[metric][1];
     shown.sort((a, b) =>
       a.row.caseId.localeCompare(b.row.caseId) || a.row.concurrency - b.row.concurrency ||
-      (rank.get(a) ?? 1e9) - (rank.get(b) ?? 1e9) || direction * 0
+      (rank.get(a) ?? 1e9) - (rank.get(b) ?? 1e9)
     );
-    standardSection.replaceChildren(
+    standard.replaceChildren(
       h("h2", {}, "Standard results: complete runs"),
       h(
         "p",
@@ -243,17 +245,20 @@ export function renderIndex(state) {
       ),
       table(shown.map((r) => resultRow(state, r, rank.get(r) ?? "-")), "No complete standard result matches."),
     );
-    partialSection.replaceChildren(
+    partial.replaceChildren(
       h("h2", {}, "Partial runs: listed, never ranked"),
       h("p", { class: "note" }, "Required work was skipped or interrupted; their numbers cover what ran."),
-      table(partialRows.filter(keep).map((r) => resultRow(state, r, "not ranked")), "No partial standard run."),
+      table(partialRows.filter(filters.keep).map((r) => resultRow(state, r, "not ranked")), "No partial standard run."),
     );
   };
-  filters.addEventListener("change", draw);
+  filters.form.addEventListener("change", draw);
   draw();
+  return [standard, partial];
+}
 
-  const outside = by("nonconforming", "draft");
-  const outsideSection = h(
+/** Nonconforming and draft-protocol results: verified, reachable, outside the standard list. @param {SiteState} state @param {VerifiedEntry[]} outside */
+function outsideSection(state, outside) {
+  return h(
     "section",
     { id: "outside" },
     h("h2", {}, "Outside the standard list: nonconforming and draft-protocol results"),
@@ -279,8 +284,11 @@ export function renderIndex(state) {
       }),
     ),
   );
-  const rejected = by("failed", "unverifiable");
-  const rejectedSection = h(
+}
+
+/** Entries that failed or could not be verified: reasons, no numbers. @param {SiteState} state @param {VerifiedEntry[]} rejected */
+function rejectedSection(state, rejected) {
+  return h(
     "section",
     { id: "rejected" },
     h("h2", {}, "Not shown: verification failed or impossible"),
@@ -306,7 +314,29 @@ export function renderIndex(state) {
       ),
     ),
   );
-  show(header, filters, standardSection, partialSection, outsideSection, rejectedSection);
+}
+
+/**
+ * The index page.
+ * @param {SiteState} state
+ */
+export function renderIndex(state) {
+  const header = indexHeader(state);
+  if (state.manifestProblem !== null) {
+    show(header, h("p", { class: "problem" }, `Nothing is listed: ${state.manifestProblem}`));
+    return;
+  }
+  const by = (/** @type {VerifiedEntry["kind"][]} */ ...kinds) => state.entries.filter((e) => kinds.includes(e.kind));
+  const standardRows = by("complete").flatMap(rowsOf);
+  const partialRows = by("partial").flatMap(rowsOf);
+  const filters = filterForm([...standardRows, ...partialRows]);
+  show(
+    header,
+    filters.form,
+    rankedSections(state, standardRows, partialRows, filters),
+    outsideSection(state, by("nonconforming", "draft")),
+    rejectedSection(state, by("failed", "unverifiable")),
+  );
 }
 
 /**
