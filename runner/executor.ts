@@ -9,8 +9,10 @@ import {
   type Fixture,
   type HealthAnswer,
   MAX_STREAM_BODY_BYTES,
+  newStreamProgress,
   REQUEST_TIMEOUT_S,
   type StreamOutcome,
+  type StreamProgress,
 } from "../contract/mod.ts";
 import { classifyOutcome } from "../score/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
@@ -23,6 +25,8 @@ export interface ExecutorStreamOptions {
   signal?: AbortSignal;
   /** Most response body bytes (the contract's MAX_STREAM_BODY_BYTES). */
   maxBodyBytes?: number;
+  /** Live counters the client updates as it reads (a person's progress line). */
+  progress?: StreamProgress;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -52,8 +56,11 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Timeout for the /health question after a failure, milliseconds. */
   healthTimeoutMs?: number;
-  /** Called just before a request is dispatched. */
-  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  /**
+   * Called just before a request is dispatched, with the live counters the client will update while it streams
+   * (read them on a timer of your own; they are not tokens, see StreamProgress).
+   */
+  onRequestStart?(fixture: Fixture, position: SchedulePosition, live: StreamProgress): void;
   /**
    * Called once per scheduled request as it ends (or is skipped), in termination order and one at a time; awaited
    * before the next call, so evidence can be appended and flushed per request.
@@ -142,13 +149,15 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
   };
   const send = async (fixture: Fixture, concurrency: number): Promise<ExecutedRequest & { kind: "outcome" }> => {
     const body = options.bodyOf(fixture);
-    options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total });
+    const live = newStreamProgress();
+    options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total }, live);
     const startedS = clockS();
     const streamOptions: ExecutorStreamOptions = {
       baseUrl: options.baseUrl,
       body,
       deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
       maxBodyBytes: MAX_STREAM_BODY_BYTES,
+      progress: live,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);

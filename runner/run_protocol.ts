@@ -16,6 +16,7 @@ import {
   type Result,
   type Sampling,
   SCRIPTED_ENGINE_PROP,
+  type StreamProgress,
 } from "../contract/mod.ts";
 import type { Provenance, ServerFacts } from "../probe/mod.ts";
 import {
@@ -80,9 +81,18 @@ export interface RunOptions {
    * result reports it apart from the run. Absent when the server was already running.
    */
   engineLoadSeconds?: number | null;
-  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  /** A request is about to be sent; `live` is what its stream has delivered so far (see StreamProgress). */
+  onRequestStart?(fixture: Fixture, position: SchedulePosition, live: StreamProgress): void;
   onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
+  /**
+   * The run's stages as they begin: the bundle and server checks, provenance (model hashing), the requests, and
+   * the finishing of the folder.
+   */
+  onStage?(stage: RunStage): void;
 }
+
+/** What the run is doing, for a person's progress line. */
+export type RunStage = "checking" | "provenance" | "requests" | "writing";
 
 /** The parts the run joins. */
 export interface RunDeps extends ExecutorDeps {
@@ -218,6 +228,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   // Each request's record is built once, when it ends: its evidence line and the result both use it.
   const built = new Map<string, BuiltRecord>();
   let execution: Awaited<ReturnType<typeof executeRun>>;
+  options.onStage?.("requests");
   try {
     execution = await executeRun({
       baseUrl: options.baseUrl,
@@ -225,7 +236,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       bodyOf: (fixture) => prepared.bodies.get(fixture.id)?.body ?? {},
       ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
       signal: stop.signal,
-      onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
+      onRequestStart: (fixture, position, live) => options.onRequestStart?.(fixture, position, live),
       onRequestEnd: async (request: ExecutedRequest, position) => {
         const record = recordOf(request);
         built.set(request.fixture.id, record);
@@ -252,6 +263,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   });
 
   let artifacts: Artifact[];
+  options.onStage?.("writing");
   try {
     artifacts = await writeArtifacts(options, prepared, folder);
   } catch (error) {
@@ -331,6 +343,7 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
 
 /** Bundle, URL, /health, server identity, provenance, plan and bodies: all before anything is sent. */
 async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedRun> {
+  options.onStage?.("checking");
   let bundle: { fixtures: Fixture[]; corpusSha256: string };
   try {
     bundle = await deps.loadBundle();
@@ -358,7 +371,7 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
       throw new RunRefusedError(
         "unreachable",
         `Cannot run the protocol: permission to connect to ${refusedHost} refused (missing flag ` +
-          `--allow-net=${refusedHost}); "deno task bench" allows loopback servers only`,
+          `--allow-net=${refusedHost}); "deno task run" (and strata-bench run) allow loopback servers only`,
       );
     }
     throw new RunRefusedError(
@@ -367,6 +380,7 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
         "start it first or pass --url with the right address",
     );
   }
+  options.onStage?.("provenance");
   const server = await deps.probeServer(options.baseUrl);
   const provenance = await deps.collectProvenance(server, options);
 
