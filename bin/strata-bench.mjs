@@ -4,7 +4,7 @@
 // profile is started, `report:write` for --seal and --svg, ...), from the current folder, and ends as the command
 // ends. Installs the pinned packages first when they are missing from a checkout.
 import { homedir } from "node:os";
-import { denoExecutable, ensureInstalled, runForwarding, runTaskArgv } from "./_deno.mjs";
+import { denoExecutable, ensureInstalled, runForwarding, runTaskArgv, sourceDir } from "./_deno.mjs";
 
 /** The deno.json task whose permission set `strata-bench <args>` runs under. */
 export function taskFor(args) {
@@ -37,7 +37,7 @@ if (!ensureInstalled((line) => process.stderr.write(`${line}\n`))) process.exit(
 let argv;
 try {
   // fixtures build writes the toolkit's own bundle: its set's paths stay the package's.
-  argv = runTaskArgv(taskFor(args), process.env.HOME ?? homedir(), args[0] !== "fixtures");
+  argv = runTaskArgv(taskFor(args), process.env.HOME ?? homedir(), args[0] !== "fixtures", sourceDir());
 } catch (error) {
   process.stderr.write(`strata-bench: ${error.message}\n`);
   process.exit(3);

@@ -35,7 +35,10 @@ export async function tmuxAvailable(): Promise<boolean> {
   }
 }
 
-/** Opens a `columns` x `rows` terminal running sh in `cwd`, with `env` added (TERM is xterm-256color). */
+/**
+ * Opens a `columns` x `rows` terminal running sh in `cwd`, with `env` added (TERM is xterm-256color; NO_COLOR is
+ * unset unless `env` sets it).
+ */
 export async function openTerminal(
   cwd: string,
   options: { columns?: number; rows?: number; env?: Record<string, string> } = {},
@@ -55,6 +58,9 @@ export async function openTerminal(
     "-c",
     cwd,
     "env",
+    // A person's terminal: CI's own NO_COLOR is not the terminal's; a test that wants it passes it in `env`.
+    "-u",
+    "NO_COLOR",
     ...env,
     "sh",
   ]);
