@@ -53,8 +53,8 @@ export interface LoadTestOptions {
   shard?: ShardRun;
   /** Write the prompt-mix report (the mix of the last run) to this file as JSON. */
   promptMixReport?: string;
-  /** false: skip the preflight check of the URLs (tests of the conductor); default: checked. */
-  preflight?: boolean;
+  /** The engine a profile started (or found) for this test, as the config line records it; absent for URLs. */
+  engine?: Record<string, unknown>;
 }
 
 /** An output file written line by line. */
@@ -200,7 +200,7 @@ export async function runLoadTest(
     const isl = options.isl;
     // Each URL must answer as a streaming chat server before anything is measured (the self-check's engine is ours).
     const preflight: PreflightResult[] = [];
-    if (!options.selfCheck && options.preflight !== false) {
+    if (!options.selfCheck) {
       hooks.onStage?.("preflight");
       for (const url of options.urls) {
         const checked = await checkStreamingServer(url, deps, {
@@ -285,6 +285,7 @@ export async function runLoadTest(
       client_headroom_ceiling: ceiling,
       toolkit,
       shard,
+      engine: options.engine ?? null,
       preflight,
       warnings,
     });
