@@ -47,15 +47,31 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
 export const HELP = `strata-bench: benchmarks for local OpenAI-compatible LLM streaming servers
 
 Usage: strata-bench <command> [options]     (each command has --help)
+       strata-bench --version
 
 Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`).join("\n")}
 
+One vocabulary in every command: --profile NAME|FILE is an engine profile (compare: --baseline-profile and
+--candidate-profile); --workload NAME is a load workload; --out DIR is a folder the command writes into (a result
+folder, or a new file whose name it prints); --quiet hides progress; -h/--help and --version work everywhere.
+
+Options:
+  -h, --help   this text
+  --version    the toolkit's version and commit
+
+Examples:
+  strata-bench demo
+  strata-bench run --url http://127.0.0.1:8080 --track custom --track-notes "flash attention on"
+  strata-bench load --url http://127.0.0.1:8080 --concurrency 8 --duration 60
+
 Exit codes:
   ${EXIT.ok}  success (for run/report: a valid, conforming result)
   ${EXIT.resultNotOk}  ran, but the result is invalid, partial or nonconforming, or a gate failed
-  ${EXIT.usage}  usage error (unknown flag, missing value, refused workload-changing flag)
-  ${EXIT.environment}  environment failure (permission refused, engine missing, server unreachable)
+  ${EXIT.usage}  usage error (unknown flag, missing value, a flag with no effect, refused workload-changing flag)
+  ${EXIT.environment}  environment failure (permission refused, engine missing, server unreachable or not an LLM server,
+     output folder not writable); the reason is on stderr
+  ${EXIT.interrupted}  load or compare interrupted by a signal: what was measured is kept, marked interrupted
 `;
 
 /** Runs one command line and returns its exit code. */
@@ -65,6 +81,10 @@ export async function dispatch(argv: string[]): Promise<number> {
     writeStdout(HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
+  if (name === "--version") {
+    writeStdout(await (await import("./cli/_version.ts")).versionText());
+    return EXIT.ok;
+  }
   const command = COMMANDS[name];
   if (!command) {
     writeStderr(`Cannot run "${name}": no such command. Run with --help to list the commands.\n`);
@@ -73,6 +93,10 @@ export async function dispatch(argv: string[]): Promise<number> {
   const mod = await command.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     writeStdout(mod.HELP);
+    return EXIT.ok;
+  }
+  if (rest.includes("--version")) {
+    writeStdout(await (await import("./cli/_version.ts")).versionText());
     return EXIT.ok;
   }
   return await mod.main(rest);

@@ -9,6 +9,7 @@
  *   bun benchmarks/client.ts
  *   options: --points 1,16,64,256,1024  --tokens 2000  --events 400000 (per point)  --alternatives (fetch, node:http)
  *            --readers curl,c,streamChat (which readers run)  --curl-max 1024 (no curl point above this concurrency)
+ *            --progress (streamChat requests carry run's live counters, with a 10 Hz status render beside it)
  * The cost columns (client CPU microseconds per token event, RSS per stream over the idle process) are the cost
  * curve of README's scaling section (`deno task bench:cost-curve`).
  */
@@ -21,6 +22,7 @@ import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import { type BenchClient, closeAltClients, fetchClient, nodeHttpClient } from "./_alt_clients.ts";
 import { calibrateEpochOffsetMs, parseSendLog } from "./_client_measure.ts";
 import { percentileType7 } from "../score/mod.ts";
+import { liveProgress } from "./_live_progress.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -31,9 +33,12 @@ const { values } = parseArgs({
     alternatives: { type: "boolean", default: false },
     readers: { type: "string", default: "curl,c,streamChat" },
     "curl-max": { type: "string", default: "1024" },
+    progress: { type: "boolean", default: false },
   },
   strict: true,
 });
+/** --progress: every streamChat request carries the live counters, with a 10 Hz status render beside it. */
+const live = liveProgress(values.progress);
 const points = values.points.split(",").map(Number);
 const tokens = Number(values.tokens);
 const eventsPerPoint = Number(values.events);
@@ -98,12 +103,15 @@ async function runOurs(name: string, port: number, concurrency: number, client: 
       const id = `${name}-c${concurrency}-${counter++}`;
       if (client === null) {
         let atMs: number | null = null;
+        const counters = live.counters();
         const o = await streamChat({
           baseUrl: url,
           body,
           headers: { "x-request-id": id },
           onFirstDelta: (_offsetS, readAtMs) => atMs = readAtMs,
+          ...(counters === undefined ? {} : { progress: counters }),
         });
+        live.done(counters);
         if (o.end !== "finished") bad++;
         else tokenEvents += tokens;
         if (atMs !== null) firstDelta.push({ id, atMs });
@@ -292,3 +300,7 @@ async function main(): Promise<void> {
 }
 
 await main();
+const rendered = live.stop();
+if (values.progress) {
+  say(`live progress: on (counters on streamChat requests, ${rendered.renders} status renders at 10 Hz)`);
+}

@@ -15,6 +15,7 @@
  *   bun benchmarks/run_client.ts
  *   options: --requests 200 --warmup 10 --c1-tps 1000 --c1-cap 64 (c=1 phase)
  *            --concurrency 64 --tps 50,100,200,400,800,1600 --seconds 4 --max-requests 4000 (sweep, per point)
+ *            --progress (each request carries run's live counters, with a 10 Hz status render beside it)
  */
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,7 @@ import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import type { MockRequestLog } from "../mock/mod.ts";
 import { calibrateEpochOffsetMs } from "./_client_measure.ts";
 import { percentileType7 } from "../score/mod.ts";
+import { liveProgress } from "./_live_progress.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -39,9 +41,12 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "4" },
     "max-requests": { type: "string", default: "4000" },
     aligned: { type: "boolean", default: false },
+    progress: { type: "boolean", default: false },
   },
   strict: true,
 });
+/** --progress: every request carries run's live counters and a 10 Hz status render runs (issue 17's cost check). */
+const live = liveProgress(values.progress);
 const c1Requests = Number(values.requests);
 const warmup = Number(values.warmup);
 const c1Tps = Number(values["c1-tps"]);
@@ -176,6 +181,7 @@ async function oneRequest(url: string, maxTokens: number): Promise<ClientSide> {
   const seed = nextSeed++;
   let firstDeltaMs: number | null = null;
   let dispatchMs: number | null = null;
+  const counters = live.counters();
   const outcome = await streamChat({
     baseUrl: url,
     body: { ...baseBody, seed, max_tokens: maxTokens },
@@ -184,7 +190,9 @@ async function oneRequest(url: string, maxTokens: number): Promise<ClientSide> {
       firstDeltaMs = atMs;
       dispatchMs = atMs - offsetS * 1000;
     },
+    ...(counters === undefined ? {} : { progress: counters }),
   });
+  live.done(counters);
   const usage = outcome.usage as { completion_tokens?: unknown } | null;
   return {
     seed,
@@ -392,4 +400,6 @@ say("");
 await phaseSweep();
 say("");
 say(`load average after: ${loadAverage()}`);
+const rendered = live.stop();
+if (values.progress) say(`live progress: on (counters on every request, ${rendered.renders} status renders at 10 Hz)`);
 say("Errors are client minus engine (epoch ms); the engine stamps just before it writes. Percentiles: type 7.");

@@ -68,3 +68,61 @@ export function numberFlag(
   }
   return n;
 }
+
+/**
+ * Refuses an old spelling that now means something else, before parsing: each `flag` in `switches` takes no value
+ * any more, so `--flag VALUE` or `--flag=VALUE` is an error that says what to write instead (never read as a
+ * positional or silently reinterpreted).
+ * @throws {UsageError} naming the flag and its new use.
+ */
+export function refuseSwitchValues(
+  action: string,
+  argv: readonly string[],
+  switches: Readonly<Record<string, string>>,
+): void {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return;
+    const eq = arg.indexOf("=");
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const hint = Object.hasOwn(switches, name) ? switches[name] : undefined;
+    if (hint === undefined) continue;
+    const next = argv[i + 1];
+    if (eq > 0 || (next !== undefined && !next.startsWith("-"))) {
+      const value = eq > 0 ? arg.slice(eq + 1) : next;
+      throw new UsageError(`Cannot ${action}: ${name} takes no value now (got "${value}"): ${hint}`);
+    }
+  }
+}
+
+/** File endings that show an --out value was meant as a file (the old spelling of load and compare). */
+const FILE_ENDINGS = /\.(jsonl|json|html|svg|csv|md)$/i;
+
+/**
+ * The folder --out names (default `fallback`); a value that looks like a file (FILE.jsonl, the old spelling) is
+ * refused with the new meaning.
+ * @throws {UsageError} for an empty value or a file name.
+ */
+export function outFolderFlag(action: string, values: Readonly<Record<string, unknown>>, fallback: string): string {
+  const out = values.out;
+  if (out === undefined) return fallback;
+  if (typeof out !== "string" || out.trim() === "") throw new UsageError(`Cannot ${action}: --out needs a folder`);
+  if (FILE_ENDINGS.test(out)) {
+    throw new UsageError(
+      `Cannot ${action}: --out names a folder now, not a file ("${out}"): the command writes a new file into that ` +
+        "folder and prints its name; pass e.g. --out bench-results",
+    );
+  }
+  return out;
+}
+
+/**
+ * Refuses flags that would have no effect in this combination: each entry is [given, why] where `given` says the
+ * flag was passed and `why` says what makes it inert (null: it has an effect).
+ * @throws {UsageError} "Cannot <action>: --FLAG has no effect <why>".
+ */
+export function refuseInert(action: string, checks: readonly (readonly [string, boolean, string | null])[]): void {
+  for (const [flag, given, why] of checks) {
+    if (given && why !== null) throw new UsageError(`Cannot ${action}: ${flag} has no effect ${why}`);
+  }
+}

@@ -2,10 +2,11 @@
 import { openReaderOutcome, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { DEFAULT_MAX_CLOCK_SPREAD_S, MergeRefusal, mergeShardFiles, renderEndpointSummary } from "../load/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
-import { numberFlag, parseFlags, UsageError } from "./_args.ts";
+import { numberFlag, outFolderFlag, parseFlags, UsageError } from "./_args.ts";
+import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
 
-export const MERGE_HELP = `Usage: strata-bench load merge FILE.jsonl... [--out MERGED.json] [--max-clock-spread-ms MS]
+export const MERGE_HELP = `Usage: strata-bench load merge FILE.jsonl... [--out DIR] [--max-clock-spread-ms MS]
 
 Joins the --out files of every shard of one fleet run (load --shard I/N --start-at T). Refuses files of different
 schedules (plan, seed, workload), shard counts or toolkit versions, a shard missing or given twice, and a shard that
@@ -15,24 +16,42 @@ from the earliest measured send to the latest terminal event; the spread of the 
 stated uncertainty.
 
 Options:
-  --out FILE                write the merged result as JSON
+  --out DIR                 also write the merged result as JSON into a new file in DIR,
+                            <UTC-date>-merge-<run-id>.json (its name is printed)
   --max-clock-spread-ms MS  a larger spread of the shards' epoch clocks fails the merge (exit ${EXIT.resultNotOk}; default ${
   DEFAULT_MAX_CLOCK_SPREAD_S * 1000
 })
+  -h, --help                this text
+  --version                 the toolkit's version and commit
+
+Examples:
+  strata-bench load merge results/*-load-*-shard-*.jsonl
+  strata-bench load merge results/*-load-*-shard-*.jsonl --out results --max-clock-spread-ms 250
 
 Exit codes: ${EXIT.ok} merged; ${EXIT.resultNotOk} merged but the clock spread exceeds the bound; ${EXIT.usage} the files do not form one
 complete run (or a usage error); ${EXIT.environment} a file cannot be read or written.
 `;
 
+/** Parses `load merge`'s command line. @throws {UsageError}. */
+export function parseMergeArgs(argv: readonly string[]) {
+  const parsed = parseFlags("load merge", argv, {
+    out: { type: "string" },
+    "max-clock-spread-ms": { type: "string" },
+    help: { type: "boolean" },
+  }, { positionals: true });
+  if (parsed.values.help !== true && parsed.positionals.length === 0) {
+    throw new UsageError("Cannot merge: give the shards' JSONL files");
+  }
+  numberFlag("load merge", parsed.values, "max-clock-spread-ms", { min: 0 });
+  if (parsed.values.out !== undefined) outFolderFlag("load merge", parsed.values, "bench-results");
+  return parsed;
+}
+
 /** Entry point of `load merge`. */
 export async function main(argv: string[]): Promise<number> {
   let values: Record<string, unknown>, files: string[];
   try {
-    const parsed = parseFlags("load merge", argv, {
-      out: { type: "string" },
-      "max-clock-spread-ms": { type: "string" },
-      help: { type: "boolean" },
-    }, { positionals: true });
+    const parsed = parseMergeArgs(argv);
     values = parsed.values;
     files = parsed.positionals;
     if (values.help === true) {
@@ -45,8 +64,10 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   let spread: number | undefined;
+  let outDir: string | null = null;
   try {
     spread = numberFlag("load merge", values, "max-clock-spread-ms", { min: 0 });
+    if (values.out !== undefined) outDir = outFolderFlag("load merge", values, "bench-results");
   } catch (error) {
     writeStderr(`${(error as Error).message}\n`);
     return EXIT.usage;
@@ -71,13 +92,14 @@ export async function main(argv: string[]): Promise<number> {
     );
     for (const s of result.per_host) writeStdout(renderEndpointSummary(s));
     writeStdout(renderEndpointSummary(result.pooled));
-    if (values.out !== undefined) {
-      const written = await writeTextOutcome(values.out as string, JSON.stringify(sanitizer.json(result)) + "\n");
+    if (outDir !== null) {
+      const path = `${outputStem(outDir, "merge", new Date())}.json`;
+      const written = await writeTextOutcome(path, JSON.stringify(sanitizer.json(result)) + "\n");
       if (!written.ok) {
-        writeStderr(`Cannot write "${values.out}": ${written.reason}\n`);
+        writeStderr(`Cannot write "${path}": ${written.reason}\n`);
         return EXIT.environment;
       }
-      writeStderr(`load merge: wrote ${values.out}\n`);
+      writeStderr(`load merge: wrote ${path}\n`);
     }
     if (result.clock.within === false) {
       writeStderr(

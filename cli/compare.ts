@@ -8,6 +8,7 @@ import { onTerminationSignal, readTextFile, writeStderr, writeStdout } from "../
 import { sha256Hex } from "../contract/mod.ts";
 import {
   type CompareDeps,
+  type CompareOutcome,
   type CompareRunOptions,
   type CompareSide,
   type CompareTarget,
@@ -23,19 +24,31 @@ import {
   runCompare,
   SPEC_DEFAULTS,
   specWorkloadOptions,
+  TargetRefused,
 } from "../load/mod.ts";
-import { numberFlag, parseFlags, UsageError } from "./_args.ts";
+import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
-import { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS } from "./_workload_args.ts";
-import { htmlFlag, writeHtml } from "./load.ts";
+import {
+  isWorkloadName,
+  parseWorkloadFlags,
+  requireLoopback,
+  WORKLOAD_OPTIONS,
+  workloadProfileRefusal,
+} from "./_workload_args.ts";
+import { DEFAULT_OUT, OLD_FILE_SWITCHES, writePage } from "./load.ts";
+import { compareProgressView } from "./_load_progress.ts";
+import { openProgress, progressMode } from "./_progress.ts";
+import { outputStem } from "./_out_files.ts";
 
-export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME)
-                             (--candidate URL | --candidate-profile NAME) [--spec SPEC.jsonc | options]
+export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME|FILE)
+                             (--candidate URL | --candidate-profile NAME|FILE) [--spec SPEC.jsonc | options]
        strata-bench compare --plan SPEC.jsonc [sides]      (prints every run it would make; sends nothing)
 
 Gates a candidate server against a baseline on this machine (loopback only). Each side is a running server's URL
-or an engine profile (a name under profiles/ or a .jsonc path) started here; the two may be mixed. Every
-measurement is a warm-up, then measured issuance. "Interleaved" means:
+or an engine profile (a name under profiles/ or a .jsonc path) started here; the two may be mixed. Before anything
+is measured, each server must answer one small streamed chat request (exit ${EXIT.environment} with the status and content type
+it got otherwise) and --out must be writable. Every measurement is a warm-up, then measured issuance.
+"Interleaved" means:
   two URLs      at each concurrency point the sides alternate round by round, the first side alternating per
                 round (B C, C B, ...)
   any profile   the engines run in turn, never together (two may not fit one GPU): each round starts the
@@ -56,11 +69,13 @@ Spec file (the methodology's versioned harness; JSONC, unknown keys refused; see
                             choose the workload, points, rounds or durations are refused with it
   --plan SPEC               print every run the spec would make, in order, with its bound in seconds; no traffic
 
-Options:
+Sides:
   --baseline URL            the reference server, already running
-  --baseline-profile NAME   or: start the reference from an engine profile for each of its turns
+  --baseline-profile NAME|FILE   or: start the reference from an engine profile for each of its turns
   --candidate URL           the server under test, already running
-  --candidate-profile NAME  or: start the server under test from an engine profile for each of its turns
+  --candidate-profile NAME|FILE  or: start the server under test from an engine profile for each of its turns
+
+Measurement:
   --concurrency LIST        closed-loop points, comma-separated (default 1,8,32)
   --rounds R                measured rounds per side and point (default 2; >= 2 gives intervals and a noise floor)
   --requests N              measured requests per round and side (default: 4 x the point's concurrency, >= 8)
@@ -70,31 +85,53 @@ Options:
   --warmup-s S              or: seconds of warm-up issuance before each measured round
   --tolerance F             gate tolerance as a fraction (default 0.05)
   --max-error-rate-increase F  most the candidate's error rate may exceed the baseline's (default ${DEFAULT_MAX_ERROR_RATE_INCREASE})
-  --noise-floor LIST        noise floors to apply, e.g. 1=0.03,8=0.04 (fraction per concurrency point)
-  --noise-floor-from FILE   reuse the noise floor an earlier compare recorded in its --out JSONL
-  --html FILE               one self-contained page (opens offline): each point's baseline and candidate with
-                            the gate band; FILE may be a folder (compare.html is written into it)
-  --out FILE.jsonl          config line, each turn's server (URL, or profile and sanitized engine arguments),
-                            every round's summary, and the verdict as versioned JSONL
+  --noise-floor LIST        noise floors to apply, e.g. 1=0.03,8=0.04 (fraction per concurrency point; default:
+                            none beyond the one this run measures)
+  --noise-floor-from FILE   reuse the noise floor an earlier compare recorded in its JSONL
 
-Workload without a spec (same bytes for both sides; labelled W1; default --profile chat-short; --profile names a
-workload, not an engine):
-  --profile NAME | --synthetic NAME | --prompts FILE.jsonl | --sharegpt FILE.json, --workload-sha256 HEX,
+Workload without a spec (same bytes for both sides; labelled W1; default --workload chat-short):
+  --workload NAME | --synthetic NAME | --prompts FILE.jsonl | --sharegpt FILE.json, --workload-sha256 HEX,
   --sample N, --seed N, --max-tokens N, --min-tokens N, --ignore-eos, --temperature T, --request-seed N,
-  --no-stream, --model NAME, --allow-repeated-prompt, --request-timeout S   (see load --help)
+  --no-stream, --model NAME, --allow-repeated-prompt, --request-timeout S   (defaults as in load --help)
+
+Output:
+  --out DIR                 folder for the new files (default bench-results): <UTC-date>-compare-<run-id>.jsonl
+                            with the config line, each turn's server (URL, or profile and sanitized engine
+                            arguments), every round's summary, and the verdict, written as they happen
+  --html                    also write <same name>.html: one self-contained page (opens offline) with each
+                            point's baseline and candidate and the gate band
+  --quiet                   no progress on stderr (warnings and errors still)
+
+Progress: on a terminal one status line redrawn in place: the measurement i of n, point, round and side, then
+load's figures (phase, sent / ok / failed / in flight, rates, TTFT p50); on a pipe or file, that line every 10 s.
+Ctrl-C or SIGTERM stops at once: engines started here are stopped, the measurements that ended are kept in the
+JSONL, no gate verdict is printed or written, and the exit code is ${EXIT.interrupted}.
+
+Common:
+  -h, --help                this text
+  --version                 the toolkit's version and commit
+
+Examples:
+  strata-bench compare --baseline http://127.0.0.1:8080 --candidate http://127.0.0.1:8081 --concurrency 1,8
+  strata-bench compare --baseline-profile tiny-qwen3 --candidate http://127.0.0.1:8081 --rounds 3 --html
+  strata-bench compare --plan gate.jsonc
 
 Exit codes:
   ${EXIT.ok}  the gate holds at every point
   ${EXIT.resultNotOk}  the gate fails (a metric outside tolerance, or a missing point)
-  ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback URL, a spec with an unknown key, a workload whose
-     SHA-256 differs from its pin: all refused before any traffic)
-  ${EXIT.environment}  environment failure (file unreadable, output not writable, engine failed to start)
+  ${EXIT.usage}  usage error (unknown flag, bad value, a flag with no effect in the combination, non-loopback URL, a
+     spec with an unknown key, a workload whose SHA-256 differs from its pin: all refused before any traffic)
+  ${EXIT.environment}  environment failure (a side that does not answer as a streaming chat server, a file unreadable,
+     --out not writable, an engine that does not start)
+  ${EXIT.interrupted}  interrupted by a signal: no verdict; the measurements that ended are kept, marked interrupted
 
-Starting a profile's engine needs permission to run its program (as \`deno task bench:profile\` grants llama-server).
+Starting a profile's engine needs permission to run its program (deno task compare:profile grants llama-server).
 `;
 
 const OPTIONS = {
   ...WORKLOAD_OPTIONS,
+  profile: { type: "string" },
+  quiet: { type: "boolean" },
   baseline: { type: "string" },
   candidate: { type: "string" },
   "baseline-profile": { type: "string" },
@@ -113,7 +150,7 @@ const OPTIONS = {
   "noise-floor": { type: "string" },
   "noise-floor-from": { type: "string" },
   out: { type: "string" },
-  html: { type: "string" },
+  html: { type: "boolean" },
 } as const;
 
 function targetOf(values: Record<string, unknown>, side: CompareSide, optional: boolean): CompareTarget {
@@ -135,14 +172,17 @@ function targetOf(values: Record<string, unknown>, side: CompareSide, optional: 
 
 /** What `compare` was asked to do: the options, a spec file to read, and whether only to print the plan. */
 export interface CompareCommand {
-  options: CompareRunOptions & { html: string | undefined };
+  /** `out` is set by the caller: a new file in `files.folder`. */
+  options: CompareRunOptions;
+  files: { folder: string; html: boolean };
   specPath: string | null;
   planOnly: boolean;
   noiseFloorFrom: string | null;
+  quiet: boolean;
 }
 
 const SPEC_OWNS = [
-  "profile",
+  "workload",
   "synthetic",
   "prompts",
   "sharegpt",
@@ -170,7 +210,15 @@ const SPEC_OWNS = [
 
 /** Parses the `compare` command line (a spec file is read later, by the caller). @throws UsageError. */
 export function parseCompareCommand(argv: string[]): CompareCommand {
+  refuseSwitchValues("compare", argv, { "--html": OLD_FILE_SWITCHES["--html"] });
   const values: Record<string, unknown> = parseFlags("compare", argv, OPTIONS).values;
+  if (typeof values.profile === "string") {
+    if (isWorkloadName(values.profile)) throw workloadProfileRefusal("compare", values.profile);
+    throw new UsageError(
+      "Cannot compare: --profile names one engine, and compare has two sides: pass --baseline-profile NAME and/or " +
+        "--candidate-profile NAME",
+    );
+  }
   if (values.spec !== undefined && values.plan !== undefined) {
     throw new UsageError("Cannot compare: pass --spec FILE to run a spec or --plan FILE to print it, not both");
   }
@@ -216,8 +264,18 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   }
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
-  const options: CompareRunOptions & { html: string | undefined } = {
-    html: htmlFlag(values),
+  const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
+  refuseInert("compare", [
+    ["--out", values.out !== undefined, planOnly ? "with --plan, which writes nothing" : null],
+    ["--html", values.html === true, planOnly ? "with --plan, which writes nothing" : null],
+    ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
+    [
+      "--noise-floor",
+      unmeasured.length > 0 && specPath === null,
+      `for concurrency ${unmeasured.join(", ")}: no such point is measured (--concurrency ${points.join(",")})`,
+    ],
+  ]);
+  const options: CompareRunOptions = {
     baseline,
     candidate,
     workloads: specPath === null ? [{ label: DEFAULT_WORKLOAD, options: parseWorkloadFlags("compare", values) }] : [],
@@ -232,13 +290,25 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
     maxErrorRateIncrease: numberFlag("compare", values, "max-error-rate-increase", { min: 0, max: 1 }) ??
       DEFAULT_MAX_ERROR_RATE_INCREASE,
     noiseFloor,
-    out: values.out as string | undefined,
+    out: undefined,
   };
-  return { options, specPath, planOnly, noiseFloorFrom: (values["noise-floor-from"] as string | undefined) ?? null };
+  return {
+    options,
+    files: { folder: outFolderFlag("compare", values, DEFAULT_OUT), html: values.html === true },
+    specPath,
+    planOnly,
+    noiseFloorFrom: (values["noise-floor-from"] as string | undefined) ?? null,
+    quiet: values.quiet === true,
+  };
 }
 
-/** Parses the `compare` command line without a spec. @throws UsageError. */
-export function parseCompareArgs(argv: string[]): CompareRunOptions & { html: string | undefined } {
+/** Parses compare's command line (for the help's examples test). @throws {UsageError}. */
+export function parseCommandLine(argv: string[]): CompareCommand {
+  return parseCompareCommand(argv);
+}
+
+/** Parses the `compare` command line without a spec (no file named yet: out stays undefined). @throws UsageError. */
+export function parseCompareArgs(argv: string[]): CompareRunOptions {
   return parseCompareCommand(argv).options;
 }
 
@@ -264,6 +334,36 @@ export function applySpec<T extends CompareRunOptions>(options: T, text: string,
   };
 }
 
+/** Prints a comparison's outcome and returns the exit code. */
+async function finishCompare(
+  outcome: CompareOutcome,
+  command: CompareCommand,
+  stem: string,
+  deps: CompareDeps,
+): Promise<number> {
+  if (outcome.written !== null && !outcome.written.ok) {
+    writeStderr(`Cannot write "${command.options.out}": ${outcome.written.reason}\n`);
+    return EXIT.environment;
+  }
+  if (outcome.result === null) {
+    const i = outcome.interrupted!;
+    writeStderr(
+      `compare: INTERRUPTED by ${i.by} after ${i.measured} of ${i.planned} measurements: no gate verdict is made ` +
+        `of a partial comparison; what ended is kept in ${command.options.out}, marked interrupted\n`,
+    );
+    return EXIT.interrupted;
+  }
+  const { result } = outcome;
+  writeStdout(renderCompare(result));
+  writeStderr(`compare: wrote ${outcome.lines.length} JSONL lines to ${command.options.out}\n`);
+  if (command.files.html) {
+    const page = await renderCompareHtml(result, "Release gate: candidate against baseline");
+    const written = await writePage(`${stem}.html`, page, deps.writeText);
+    if (written !== EXIT.ok) return written;
+  }
+  return result.pass ? EXIT.ok : EXIT.resultNotOk;
+}
+
 /** Entry point of `compare`. */
 export async function main(argv: string[]): Promise<number> {
   let command: CompareCommand;
@@ -277,9 +377,11 @@ export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   const stop = onTerminationSignal((signal) => {
     if (controller.signal.aborted) return;
-    writeStderr(`\n${signal}: stopping; engines started here are stopped before exit\n`);
+    writeStderr(`\n${signal}: stopping; engines started here are stopped before exit; no verdict will be made\n`);
     controller.abort(signal);
   });
+  const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
+  const view = compareProgressView(progress);
   try {
     if (command.specPath !== null) options = applySpec(options, await readTextFile(command.specPath), command.specPath);
     if (command.noiseFloorFrom !== null) {
@@ -292,7 +394,8 @@ export async function main(argv: string[]): Promise<number> {
     const stream = options.workloads.every((w) => w.options.stream !== false);
     const deps: CompareDeps = {
       ...realLoadDeps(controller.signal, { stream }),
-      progress: (line) => writeStderr(`${line}\n`),
+      progress: (line) => progress.line(line),
+      hooks: view.hooks,
     };
     if (command.planOnly) {
       const plan = await planCompare(options, deps);
@@ -307,26 +410,21 @@ export async function main(argv: string[]): Promise<number> {
       const { startProfileEngine } = await import("../engine/mod.ts");
       deps.startProfile = startProfileEngine;
     }
-    const { result, lines } = await runCompare(options, deps);
-    writeStdout(renderCompare(result));
-    if (options.out !== undefined) {
-      const written = await deps.writeText(options.out, lines.join("\n") + "\n");
-      if (!written.ok) {
-        writeStderr(`Cannot write "${options.out}": ${written.reason}\n`);
-        return EXIT.environment;
-      }
-    }
-    if (options.html !== undefined) {
-      const page = await renderCompareHtml(result, "Release gate: candidate against baseline");
-      const written = await writeHtml(options.html, "compare.html", page, deps.writeText);
-      if (written !== EXIT.ok) return written;
-    }
-    return result.pass ? EXIT.ok : EXIT.resultNotOk;
+    const stem = outputStem(command.files.folder, "compare", new Date());
+    options = { ...options, out: `${stem}.jsonl` };
+    command.options = options;
+    const outcome = await runCompare(options, deps);
+    view.finish();
+    return await finishCompare(outcome, command, stem, deps);
   } catch (error) {
+    view.finish();
     writeStderr(`${(error as Error).message}\n`);
+    if (controller.signal.aborted) return EXIT.interrupted;
+    if (error instanceof TargetRefused) return EXIT.environment;
     if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;
     return EXIT.environment;
   } finally {
+    view.finish();
     stop();
   }
 }

@@ -1,37 +1,54 @@
 /** `demo`: the standard protocol end to end against the scripted engine, written as a labelled simulation. */
-import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { onTerminationSignal, writeStderr } from "../runtime/mod.ts";
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
+import { helpFooter } from "./_help.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
-import { renderConsoleSummary, sanitizeCommand } from "../report/mod.ts";
+import { sanitizeCommand } from "../report/mod.ts";
 import { realRunDeps, runProtocol, RunRefusedError, RunWriteError } from "../runner/mod.ts";
-import { progressLine } from "./run.ts";
+import { printReport } from "./run.ts";
+import { openProgress, progressMode } from "./_progress.ts";
+import { runProgressView } from "./_run_progress.ts";
 
-export const HELP = `Usage: strata-bench demo [--optional-concurrency] [--time-scale X] [--out DIR]
+export const HELP = `Usage: strata-bench demo [--optional-concurrency] [--time-scale X] [--out DIR] [--quiet]
 
 Starts the scripted engine on loopback (no GPU, no model), runs the standard protocol against it, and writes a
 real result folder (same place as run). The result is labelled simulated and nonconforming: it shows what the
-tool produces, not how fast anything is.
+tool produces, not how fast anything is. Progress is shown as run shows it (see run --help).
 
+Options:
   --optional-concurrency    add the optional concurrency stage
   --time-scale X            real waiting as a fraction of the scripted speeds (default 0.02; 0 is instant)
-  --out DIR                 put the result folder under DIR
-
+  --out DIR                 put the result folder under DIR (default: bench/results or ./bench-results)
+${
+  helpFooter([
+    "strata-bench demo",
+    "strata-bench demo --optional-concurrency --time-scale 0",
+    "strata-bench demo --out bench-results/demo --quiet",
+  ], true)
+}
 Exit codes: ${EXIT.ok} the simulated result was written and validates; ${EXIT.resultNotOk} it does not validate;
-${EXIT.usage} usage error; ${EXIT.environment} environment failure.
+${EXIT.usage} usage error; ${EXIT.environment} environment failure (the reason is on stderr).
 `;
+
+/** Parses the demo's command line. @throws {UsageError}. */
+export function parseCommandLine(argv: readonly string[]) {
+  const { values } = parseFlags("parse the demo options", argv, {
+    "optional-concurrency": { type: "boolean" },
+    "time-scale": { type: "string" },
+    out: { type: "string" },
+    quiet: { type: "boolean" },
+  });
+  const timeScale = numberFlag("run the demo", values, "time-scale", { min: 0, max: 1 }) ?? 0.02;
+  return { values, timeScale };
+}
 
 /** Entry point of `demo`. */
 export async function main(argv: string[]): Promise<number> {
   let values, timeScale;
   try {
-    ({ values } = parseFlags("parse the demo options", argv, {
-      "optional-concurrency": { type: "boolean" },
-      "time-scale": { type: "string" },
-      out: { type: "string" },
-    }));
-    timeScale = numberFlag("run the demo", values, "time-scale", { min: 0, max: 1 }) ?? 0.02;
+    ({ values, timeScale } = parseCommandLine(argv));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     writeStderr(`${error.message}\n`);
@@ -45,8 +62,10 @@ export async function main(argv: string[]): Promise<number> {
   });
   const controller = new AbortController();
   const stopListening = onTerminationSignal((signal) => controller.abort(signal));
+  const progress = openProgress(progressMode(values.quiet === true), { heartbeatS: 30 });
+  const view = runProgressView(progress);
   try {
-    writeStderr(`scripted engine listening on ${engine.url} (simulation)\n`);
+    progress.line(`scripted engine listening on ${engine.url} (simulation)`);
     const report = await runProtocol({
       baseUrl: engine.url,
       optionalConcurrency: values["optional-concurrency"] ?? false,
@@ -67,23 +86,21 @@ export async function main(argv: string[]): Promise<number> {
       ...(values.out === undefined ? {} : { outRoot: values.out }),
       signal: controller.signal,
       command: sanitizeCommand(["strata-bench", "demo", ...argv]),
-      onRequestEnd: (record, position) =>
-        writeStderr(`[${position.index}/${position.total}] ${progressLine(record)}\n`),
+      ...view.hooks,
     }, realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null }));
-    writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
-    if (report.validationProblems.length > 0) {
-      writeStderr(`ERROR: the written results.json fails strict validation (${report.validationProblems.length}):\n`);
-      for (const p of report.validationProblems) writeStderr(`  ${p.pointer || "/"}: ${p.message}\n`);
-      return EXIT.resultNotOk;
-    }
-    return EXIT.ok;
+    view.finish();
+    // A demo's result is always nonconforming (simulated): its exit code says whether it validates.
+    const code = await printReport(report);
+    return code === EXIT.ok || report.validationProblems.length === 0 ? EXIT.ok : EXIT.resultNotOk;
   } catch (error) {
+    view.finish();
     if (error instanceof RunRefusedError || error instanceof RunWriteError) {
       writeStderr(`${error.message}\n`);
       return EXIT.environment;
     }
     throw error;
   } finally {
+    view.finish();
     stopListening();
     await engine.close();
   }

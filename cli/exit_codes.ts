@@ -8,5 +8,10 @@ export const EXIT = {
   usage: 2,
   /** The environment failed: permission refused, engine missing, server unreachable, unreadable files. */
   environment: 3,
+  /**
+   * A signal (Ctrl-C, SIGTERM, the parent's death) stopped `load` or `compare` before its plan was done: what was
+   * measured is kept and marked interrupted, and no verdict or complete summary was made of it.
+   */
+  interrupted: 4,
 } as const;
 export type ExitCode = typeof EXIT[keyof typeof EXIT];

@@ -9,6 +9,7 @@ import {
 } from "../fixtures/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
+import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench fixtures build [--out DIR]
        strata-bench fixtures verify [DIR]
@@ -22,9 +23,15 @@ verify  Checks every file of the bundle in DIR (default: the committed bundle) a
         corpus SHA-256 this version of strata-bench expects.
 
 Options:
-  --out DIR   (build) write the bundle into DIR instead of the committed folder
-  -h, --help  print this help
+  --out DIR   (build) write the bundle into DIR instead of the committed folder (default: fixtures/standard-v1)
 
+${
+  helpFooter([
+    "strata-bench fixtures verify",
+    "strata-bench fixtures build --out /tmp/standard-v1",
+    "strata-bench fixtures verify /tmp/standard-v1",
+  ])
+}
 Exit codes:
   ${EXIT.ok}  built / the bundle matches
   ${EXIT.resultNotOk}  the bundle differs from its manifest, or the build broke the 2% length rule
@@ -95,6 +102,14 @@ async function verify(argv: string[]): Promise<number> {
     writeStderr(`Cannot verify fixtures in "${dir}": ${describe(error)}\n`);
     return EXIT.environment;
   }
+}
+
+/** Parses `build [--out DIR]` or `verify [DIR]`. @throws {UsageError}. */
+export function parseCommandLine(argv: string[]) {
+  const [subcommand, ...rest] = argv;
+  if (subcommand === "build") return parseFlags("run fixtures build", rest, { out: { type: "string" } });
+  if (subcommand === "verify") return parseFlags("run fixtures verify", rest, {}, { positionals: true });
+  throw new UsageError(`Cannot run fixtures: no subcommand "${subcommand ?? ""}"; use build or verify`);
 }
 
 /** Entry point of `fixtures`: `build [--out DIR]` or `verify [DIR]`. */

@@ -6,9 +6,9 @@
  * scripted engine to show the client's own ceiling; `--shard` runs one generator of a fleet; `load merge` joins
  * the fleet's files.
  */
-import { join } from "node:path";
-import { env, onTerminationSignal, statOutcome, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { env, onTerminationSignal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
+import { sanitizeCommand } from "../report/mod.ts";
 import {
   consoleHooks,
   describeLoadPlan,
@@ -20,11 +20,21 @@ import {
   runLoadTest,
   type Slo,
 } from "../load/mod.ts";
-import { numberFlag, parseFlags, UsageError } from "./_args.ts";
+import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { parseShardFlags, SHARD_HELP, SHARD_OPTIONS } from "./_shard_args.ts";
-import { parseWorkloadFlags, requireLoopback, WORKLOAD_HELP, WORKLOAD_OPTIONS } from "./_workload_args.ts";
+import {
+  isWorkloadName,
+  parseWorkloadFlags,
+  requireLoopback,
+  WORKLOAD_HELP,
+  WORKLOAD_OPTIONS,
+  workloadProfileRefusal,
+} from "./_workload_args.ts";
+import { loadProgressView, TTFT_WINDOW } from "./_load_progress.ts";
+import { openProgress, progressMode } from "./_progress.ts";
+import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
-import { main as mergeMain, MERGE_HELP } from "./_load_merge.ts";
+import { main as mergeMain, MERGE_HELP, parseMergeArgs } from "./_load_merge.ts";
 
 export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
 
@@ -32,23 +42,33 @@ export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
 export const DEFAULT_DRAIN_S = 30;
 
 export const HELP =
-  `Usage: strata-bench load --url URL [--url URL ...] (--concurrency N | --rate R) (--requests N | --duration S) [options]
+  `Usage: strata-bench load (--url URL [--url URL ...] | --profile NAME|FILE) (--concurrency N | --rate R)
+                         (--requests N | --duration S) [options]
        strata-bench load --self-check [--concurrency N] [--requests N]
        strata-bench load --plan [--print-schedule] ...   (shows the plan; sends nothing)
-       strata-bench load merge FILE... [--out FILE]
+       strata-bench load merge FILE... [--out DIR]
 
 Load-tests OpenAI-compatible streaming chat servers on this machine (loopback only: 127.0.0.0/8, ::1, localhost;
-other hosts are refused). Several --url values share the load round-robin; each gets its own summary plus a
-pooled_mixture. Warm-up requests run and complete first; measurement starts right after them.
+other hosts are refused). Before anything is measured, each URL must answer one small streamed chat request (exit
+${EXIT.environment} with the status and content type it got otherwise) and --out must be writable. Several --url values share
+the load round-robin; each gets its own summary plus a pooled_mixture. Warm-up requests run and complete first;
+measurement starts right after them. The JSONL goes into a new file in --out whose name is printed.
+
+Target:
+  --url URL                 a running server (repeatable)
+  --profile NAME|FILE       or: start the engine a JSONC profile describes (profiles/NAME.jsonc or a path), load
+                            it, and stop it at the end (a server already on its port is used and left running;
+                            needs permission to run the engine: deno task load:profile)
 
 Load:
   --concurrency N           closed loop: N requests outstanding at all times
   --rate R                  open loop: R arrivals/s on an absolute schedule from --seed
   --arrival poisson|constant  open-loop arrival process (default poisson)
-  --max-concurrency N       open loop: cap on outstanding requests; an arrival at the cap is sent late (lateness
-                            recorded; coordinated-omission latency includes it) or dropped, see below
+  --max-concurrency N       open loop: cap on outstanding requests (default: none, an internal limit of 4096); an
+                            arrival at the cap is sent late (lateness recorded; coordinated-omission latency
+                            includes it) or dropped, see below
   --drop-late-after-ms MS   open loop: drop an arrival instead of sending it more than MS late (default: never)
-  --late-after-ms MS        lateness above which a request counts as late (default 2)
+  --late-after-ms MS        open loop: lateness above which a request counts as late (default 2)
   --requests N              measured requests (at most 100000)
   --duration S              measured issuance for S seconds (at most 3600), then the drain limit
   --drain-s S               in-flight requests still running S seconds after issuance stops are cancelled and
@@ -57,7 +77,8 @@ Load:
   --warmup-requests N       default: the concurrency (closed), --max-concurrency (open), else the rate's one
                             second (4 to 256); 0 only for scripted/dummy servers (a warning says so)
   --warmup-s S              warm up by time instead: S seconds of warm-up issuance
-  --repeat K                K independent runs; adds a cross-run aggregate with seeded bootstrap 95% intervals
+  --repeat K                K independent runs (default 1); adds a cross-run aggregate with seeded bootstrap 95%
+                            intervals
 
 ${WORKLOAD_HELP}
 
@@ -67,6 +88,7 @@ Targets, SLOs and audits:
                             a target no run of the workload can meet is refused before any traffic
   --fail-on-osl-mismatch    exit ${EXIT.resultNotOk} when any measured request's output length is outside tolerance
   --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS   goodput counts answered successes meeting all of them
+                            (default: none, no goodput)
   --allow-missing-ttft      the TTFT audit accepts successes without a TTFT (it fails the run otherwise)
   --infer-ttft-from-first-byte  with --no-stream: TTFT is the HTTP response headers (labelled so), not a token
   --strict                  reject reasoning-truncated answers (only reasoning until the cap): the run fails
@@ -75,17 +97,23 @@ Targets, SLOs and audits:
 
 Client headroom:
   --no-headroom-check       skip measuring the client's own ceiling for this run's shape (cached per machine and
-                            toolkit commit; otherwise measured for --headroom-s seconds, default 2, before the load)
-  --headroom-s S            length of that check
+                            toolkit commit; otherwise measured for --headroom-s seconds before the load)
+  --headroom-s S            length of that check (default 2)
 
 Output:
-  --out FILE.jsonl          config line, every request row (written as it ends), the summary (and aggregate)
-  --prompt-mix-report FILE  the prompt-mix report (provenance, targets, achieved ISL/OSL) as JSON
-  --html FILE               one self-contained page (opens offline): latency CDFs (E2E, TTFT, TPOT, ITL,
-                            coordinated-omission), throughput and requests in flight over time, per endpoint
-                            and pooled; FILE may be a folder (load.html is written into it)
+  --out DIR                 folder for the new files (default bench-results): <UTC-date>-load-<run-id>.jsonl with
+                            the config line, every request row as it ends, each run's summary (and the aggregate)
+  --html                    also write <same name>.html: one self-contained page (opens offline) with latency
+                            CDFs (E2E, TTFT, TPOT, ITL, coordinated-omission), throughput and requests in flight
+  --prompt-mix-report       also write <same name>.prompt-mix.json (provenance, targets, achieved ISL/OSL)
   --plan                    print the plan (workload, pins, schedule hash, defaults) and send nothing
   --print-schedule          with --plan: every request this generator would issue, one JSON line each
+  --quiet                   no progress on stderr (warnings and errors still)
+
+Progress: on a terminal one status line redrawn in place (phase, elapsed of the plan, sent / ok / failed / in
+flight, requests/s and output tokens/s so far, TTFT p50 of the latest ${TTFT_WINDOW} successes); on a pipe or file, that
+line every 10 s. Ctrl-C or SIGTERM stops issuing, cancels what is in flight (status cancelled, not failed), keeps
+every row that ended, marks the JSONL and the console "interrupted" and exits ${EXIT.interrupted}.
 
 ${SHARD_HELP}
 
@@ -93,13 +121,24 @@ Self-check:
   --self-check              start the scripted engine in-process with zero service time and load it
                             (default --concurrency 64 --requests 2000): the client's own ceiling
 
+Common:
+  -h, --help                this text
+  --version                 the toolkit's version and commit
+
+Examples:
+  strata-bench load --url http://127.0.0.1:8080 --concurrency 8 --duration 60
+  strata-bench load --url http://127.0.0.1:8080 --rate 4 --max-concurrency 32 --requests 200 --workload rag-medium --html
+  strata-bench load --self-check
+
 Exit codes:
   ${EXIT.ok}  the run completed
   ${EXIT.resultNotOk}  ran, but every request failed, an audit failed (TTFT, --strict, --ci-safety), or
      --fail-on-osl-mismatch found a mismatch
-  ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback URL, unbounded load, repeated prompt, pin
-     mismatch, a target that cannot be met, a start time in the past)
-  ${EXIT.environment}  environment failure (file unreadable, output not writable)
+  ${EXIT.usage}  usage error (unknown flag, bad value, a flag with no effect in the combination, non-loopback URL,
+     unbounded load, repeated prompt, pin mismatch, a target that cannot be met, a start time in the past)
+  ${EXIT.environment}  environment failure (a URL that does not answer as a streaming chat server, a file unreadable,
+     --out not writable, an engine that does not start): nothing was measured
+  ${EXIT.interrupted}  interrupted by a signal: what ended before it is kept, marked interrupted
 
 ${MERGE_HELP}`;
 
@@ -107,6 +146,7 @@ const LOAD_OPTIONS = {
   ...WORKLOAD_OPTIONS,
   ...SHARD_OPTIONS,
   url: { type: "string", multiple: true },
+  profile: { type: "string" },
   "self-check": { type: "boolean" },
   concurrency: { type: "string" },
   rate: { type: "string" },
@@ -138,10 +178,18 @@ const LOAD_OPTIONS = {
   "headroom-s": { type: "string" },
   "bin-s": { type: "string" },
   out: { type: "string" },
-  "prompt-mix-report": { type: "string" },
-  html: { type: "string" },
+  "prompt-mix-report": { type: "boolean" },
+  html: { type: "boolean" },
   plan: { type: "boolean" },
   "print-schedule": { type: "boolean" },
+  quiet: { type: "boolean" },
+} as const;
+
+/** The switches that once took a file (load and compare): refused with a value, with what to write now. */
+export const OLD_FILE_SWITCHES = {
+  "--html": "the page is written into the --out folder beside the JSONL, with the same name (--out DIR --html)",
+  "--prompt-mix-report":
+    "the report is written into the --out folder beside the JSONL, with the same name (--out DIR --prompt-mix-report)",
 } as const;
 
 function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): LengthTarget | undefined {
@@ -160,38 +208,54 @@ function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): Len
   return { target, tolerance: tolerance ?? 0.1, stat: (stat as "mean" | "median" | undefined) ?? "mean" };
 }
 
-/** The test's options and where its page goes. */
-export type LoadOptionsWithHtml = LoadTestOptions & { html: string | undefined };
-
 /** What `load` was asked to do beyond the test itself. */
 export interface LoadCommand {
-  options: LoadOptionsWithHtml;
+  /** The test; `out` and `promptMixReport` are set by the caller from `files` (new names in the --out folder). */
+  options: LoadTestOptions;
+  /** The --out folder and which extra files to write there. */
+  files: { folder: string; html: boolean; promptMix: boolean };
+  /** The engine profile to start (--profile), or null. */
+  profile: string | null;
   /** --plan: print the plan and send nothing; --print-schedule adds every request. */
   planOnly: boolean;
   printSchedule: boolean;
+  quiet: boolean;
 }
 
-/** Parses the `load` command line. @throws UsageError. */
-export function parseLoadArgs(argv: string[]): LoadOptionsWithHtml {
+/** Parses the `load` command line (no files named yet: out stays undefined). @throws UsageError. */
+export function parseLoadArgs(argv: string[]): LoadTestOptions {
   return parseLoadCommand(argv).options;
 }
 
 /** Parses the `load` command line with its --plan flags. @throws UsageError. */
 export function parseLoadCommand(argv: string[]): LoadCommand {
+  refuseSwitchValues("load", argv, OLD_FILE_SWITCHES);
   const values: Record<string, unknown> = parseFlags("load", argv, LOAD_OPTIONS).values;
   const selfCheck = values["self-check"] === true;
+  const profile = values.profile as string | undefined;
+  if (profile !== undefined && isWorkloadName(profile)) throw workloadProfileRefusal("load", profile);
+  if (profile !== undefined && profile.trim() === "") throw new UsageError("Cannot load: --profile needs a name");
   const urls = ((values.url as string[] | undefined) ?? []).map(requireLoopback);
   if (selfCheck && urls.length > 0) {
     throw new UsageError("Cannot combine --self-check with --url: it loads its own engine");
   }
-  if (!selfCheck && urls.length === 0) throw new UsageError("Cannot load: no --url; pass --url http://127.0.0.1:8080");
+  if (profile !== undefined && (urls.length > 0 || selfCheck)) {
+    throw new UsageError(
+      `Cannot combine --profile with ${
+        selfCheck ? "--self-check" : "--url"
+      }: the profile names the engine and its port`,
+    );
+  }
+  if (!selfCheck && urls.length === 0 && profile === undefined) {
+    throw new UsageError("Cannot load: no --url; pass --url http://127.0.0.1:8080 (or --profile NAME)");
+  }
   const concurrency = numberFlag("load", values, "concurrency", { integer: true, min: 1, max: 4096 });
   const rate = numberFlag("load", values, "rate", { min: 0.001, max: 10_000 });
   if (concurrency !== undefined && rate !== undefined) {
     throw new UsageError("Cannot load: --concurrency (closed loop) and --rate (open loop) exclude each other");
   }
   const open = rate !== undefined;
-  for (const flag of ["arrival", "max-concurrency", "drop-late-after-ms"]) {
+  for (const flag of ["arrival", "max-concurrency", "drop-late-after-ms", "late-after-ms"]) {
     if (!open && values[flag] !== undefined) throw new UsageError(`Cannot use --${flag} without --rate (open loop)`);
   }
   const arrival = values.arrival ?? "poisson";
@@ -245,7 +309,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   const osl = lengthTarget(values, "osl");
   const named = workload.source.kind === "profile" || workload.source.kind === "synthetic";
   if (values["fail-on-osl-mismatch"] === true && osl === undefined && !named) {
-    throw new UsageError("Cannot use --fail-on-osl-mismatch without --osl-target (or a --profile)");
+    throw new UsageError("Cannot use --fail-on-osl-mismatch without --osl-target (or a named --workload)");
   }
   if (osl !== undefined && !named && workload.maxTokens === null) {
     throw new UsageError("Cannot target an OSL with a prompt file without --max-tokens N");
@@ -262,10 +326,33 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
       "Cannot use --ci-safety with zero warm-up: warm up at least as many requests as the concurrency",
     );
   }
+  const planOnly = values.plan === true;
+  refuseInert("load", [
+    ["--strict", values.strict === true, ciSafety ? "with --ci-safety, which includes it" : null],
+    [
+      "--no-headroom-check",
+      values["no-headroom-check"] === true,
+      selfCheck ? "with --self-check (it is the ceiling)" : null,
+    ],
+    [
+      "--headroom-s",
+      values["headroom-s"] !== undefined,
+      selfCheck
+        ? "with --self-check (it is the ceiling)"
+        : values["no-headroom-check"] === true
+        ? "with --no-headroom-check"
+        : null,
+    ],
+    ["--out", values.out !== undefined, planOnly ? "with --plan, which writes nothing" : null],
+    ["--html", values.html === true, planOnly ? "with --plan, which writes nothing" : null],
+    [
+      "--prompt-mix-report",
+      values["prompt-mix-report"] === true,
+      planOnly ? "with --plan, which writes nothing" : null,
+    ],
+    ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
+  ]);
   const headroomS = numberFlag("load", values, "headroom-s", { min: 0.1, max: 60 }) ?? 2;
-  if (values["no-headroom-check"] === true && values["headroom-s"] !== undefined) {
-    throw new UsageError("Cannot use --headroom-s with --no-headroom-check");
-  }
   const repeat = numberFlag("load", values, "repeat", { integer: true, min: 1, max: 100 }) ?? 1;
   const host = sys.hostname();
   const shard = parseShardFlags(values, { env, hostname: host.ok ? host.value : null, wallMs: Date.now() });
@@ -273,11 +360,10 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     throw new UsageError("Cannot use --repeat with --shard: every shard starts once, at --start-at");
   }
   if (shard !== undefined && selfCheck) throw new UsageError("Cannot shard the self-check");
-  if (values["print-schedule"] === true && values.plan !== true) {
+  if (values["print-schedule"] === true && !planOnly) {
     throw new UsageError("Cannot use --print-schedule without --plan");
   }
-  const options: LoadOptionsWithHtml = {
-    html: htmlFlag(values),
+  const options: LoadTestOptions = {
     urls,
     selfCheck,
     plan,
@@ -289,7 +375,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     failOnOslMismatch: values["fail-on-osl-mismatch"] === true,
     slo,
     binS: numberFlag("load", values, "bin-s", { min: 0.001, max: 3600 }) ?? 1,
-    out: values.out as string | undefined,
+    out: undefined,
     inferTtftFromFirstByte: values["infer-ttft-from-first-byte"] === true,
     strict: values.strict === true || ciSafety,
     ciSafety,
@@ -297,29 +383,29 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     headroom: { mode: values["no-headroom-check"] === true ? "off" : "auto", durationS: headroomS },
   };
   if (shard !== undefined) options.shard = shard;
-  if (values["prompt-mix-report"] !== undefined) options.promptMixReport = values["prompt-mix-report"] as string;
-  return { options, planOnly: values.plan === true, printSchedule: values["print-schedule"] === true };
+  return {
+    options,
+    files: {
+      folder: outFolderFlag("load", values, DEFAULT_OUT),
+      html: values.html === true,
+      promptMix: values["prompt-mix-report"] === true,
+    },
+    profile: profile ?? null,
+    planOnly,
+    printSchedule: values["print-schedule"] === true,
+    quiet: values.quiet === true,
+  };
 }
 
-/** --html's value. @throws UsageError for an empty one. */
-export function htmlFlag(values: Record<string, unknown>): string | undefined {
-  const html = values.html;
-  if (html === undefined) return undefined;
-  if (typeof html !== "string" || html.trim() === "") throw new UsageError("Cannot use --html: the path is empty");
-  return html;
-}
+/** Where load and compare write by default (inside the write permission of their tasks). */
+export const DEFAULT_OUT = "bench-results";
 
-/**
- * Writes a page to `target`, or to `target`/`name` when target is a folder; returns the exit code and says where.
- */
-export async function writeHtml(
-  target: string,
-  name: string,
+/** Writes a page to `path`; returns the exit code and says where on stderr. */
+export async function writePage(
+  path: string,
   html: string,
   write: (path: string, text: string) => Promise<{ ok: true } | { ok: false; reason: string }>,
 ): Promise<number> {
-  const folder = await statOutcome(target);
-  const path = folder.ok && folder.value.isDirectory ? join(target, name) : target;
   const written = await write(path, html);
   if (!written.ok) {
     writeStderr(`Cannot write "${path}": ${written.reason}\n`);
@@ -337,6 +423,19 @@ export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome)
     case "write-failed":
       writeStderr(`Cannot write "${options.out ?? options.promptMixReport}": ${outcome.reason}\n`);
       return EXIT.environment;
+    case "unreachable":
+      for (const reason of outcome.reasons) writeStderr(`Cannot load: ${reason}; nothing was measured\n`);
+      return EXIT.environment;
+    case "interrupted": {
+      const ended = outcome.runs.length;
+      writeStderr(
+        `load: ${outcome.reasons.join("; ")}: not a complete result; ${
+          ended === 0 ? "nothing was measured" : `the ${ended === 1 ? "run's" : `${ended} runs'`} requests that ` +
+            "ended before the signal are kept, marked interrupted"
+        }${options.out === undefined || ended === 0 ? "" : ` in ${options.out}`}\n`,
+      );
+      return EXIT.interrupted;
+    }
     case "no-success":
       writeStderr("load: no measured request succeeded\n");
       return EXIT.resultNotOk;
@@ -347,6 +446,18 @@ export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome)
       writeStderr("load: --fail-on-osl-mismatch: measured output lengths outside the OSL tolerance\n");
       return EXIT.resultNotOk;
   }
+}
+
+/** The stem of this load's files in `folder`: a shard's name says which shard it is. */
+function loadStem(command: LoadCommand): string {
+  const stem = outputStem(command.files.folder, "load", new Date());
+  const shard = command.options.shard;
+  return shard === undefined ? stem : `${stem}-shard-${shard.index}-of-${shard.count}`;
+}
+
+/** Parses load's (or load merge's) command line (for the help's examples test). @throws {UsageError}. */
+export function parseCommandLine(argv: string[]): unknown {
+  return argv[0] === "merge" ? parseMergeArgs(argv.slice(1)) : parseLoadCommand(argv);
 }
 
 /** Entry point of `load` (and of `load merge`). */
@@ -361,7 +472,19 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { options } = command;
   const controller = new AbortController();
-  const stop = onTerminationSignal(() => controller.abort());
+  const stop = onTerminationSignal((signal) => {
+    if (controller.signal.aborted) return;
+    writeStderr(`\n${signal}: stopping the load; the requests that ended are kept, marked interrupted\n`);
+    controller.abort(signal);
+  });
+  const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
+  const view = loadProgressView(progress, {
+    requests: options.plan.requests ?? null,
+    durationS: options.plan.durationS ?? null,
+    warmupRequests: options.plan.warmupRequests,
+    warmupS: options.plan.warmupS ?? null,
+  });
+  let engine: import("../engine/mod.ts").EngineHandle | null = null;
   try {
     const deps = realLoadDeps(controller.signal, { stream: options.workload.stream !== false });
     if (command.planOnly) {
@@ -370,21 +493,54 @@ export async function main(argv: string[]): Promise<number> {
       for (const r of described.requests ?? []) writeStdout(JSON.stringify({ kind: "request", ...r }) + "\n");
       return EXIT.ok;
     }
-    const outcome = await runLoadTest(
-      options,
-      deps,
-      consoleHooks(options, { stdout: writeStdout, stderr: writeStderr }),
-    );
+    if (command.profile !== null) {
+      const { startProfileEngine } = await import("../engine/mod.ts");
+      try {
+        engine = await startProfileEngine(command.profile, {
+          signal: controller.signal,
+          progress: (line) => progress.line(line),
+        });
+      } catch (error) {
+        view.finish();
+        writeStderr(`${(error as Error).message}\n`);
+        return controller.signal.aborted ? EXIT.interrupted : EXIT.environment;
+      }
+      options.urls = [engine.baseUrl];
+      options.engine = {
+        profile: sanitizeCommand([command.profile]),
+        base_url: engine.baseUrl,
+        started: engine.started,
+        engine_args: engine.engineArgs === null ? null : sanitizeCommand(engine.engineArgs),
+        engine_commit: engine.engineCommit,
+      };
+    }
+    const stem = loadStem(command);
+    options.out = `${stem}.jsonl`;
+    if (command.files.promptMix) options.promptMixReport = `${stem}.prompt-mix.json`;
+    const printed = consoleHooks(options, { stdout: writeStdout, stderr: (text) => progress.line(text.trimEnd()) });
+    const outcome = await runLoadTest(options, deps, {
+      ...printed,
+      ...view.hooks,
+      onRunStart: (run, runs, urls) => {
+        printed.onRunStart?.(run, runs, urls);
+        view.hooks.onRunStart?.(run, runs, urls);
+      },
+      onOutput: (path) => progress.line(`load: writing ${path}`),
+    });
+    view.finish();
     const code = loadExitCode(options, outcome);
-    if (options.html === undefined || outcome.runs.length === 0) return code;
+    if (!command.files.html || outcome.runs.length === 0) return code;
     const page = await renderLoadHtml(outcome.runs, `Load test of ${options.urls.join(", ") || "the scripted engine"}`);
-    const written = await writeHtml(options.html, "load.html", page, deps.writeText);
+    const written = await writePage(`${stem}.html`, page, deps.writeText);
     return code === EXIT.ok ? written : code;
   } catch (error) {
+    view.finish();
     writeStderr(`${(error as Error).message}\n`);
     if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;
     return EXIT.environment;
   } finally {
+    view.finish();
+    if (engine?.started) writeStderr(`stopping the engine (exit: ${JSON.stringify(await engine.stop())})\n`);
     stop();
   }
 }

@@ -11,6 +11,7 @@ import {
 import { isLoopbackHost } from "../client/mod.ts";
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
+import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench mock [options]
 
@@ -31,6 +32,13 @@ Options:
   --log FILE         on stop, write every chat request's log (arrival, first-delta and end send times in epoch
                      microseconds, outcome, tokens) as a JSON array to FILE; "-" writes it to stdout after the URL
 
+${
+  helpFooter([
+    "strata-bench mock",
+    "strata-bench mock --port 0 --slots 1 --decode-tps 5",
+    "strata-bench mock --instant --log -",
+  ])
+}
 Exit codes:
   ${EXIT.ok}  stopped by a signal
   ${EXIT.usage}  usage error (unknown flag, bad value, non-loopback host, invalid script)
@@ -45,7 +53,11 @@ export interface MockCommandIo {
   stopped: Promise<unknown>;
 }
 
-/** Parses the command line into engine options (the script file is read separately). */
+/** Parses the command line into engine options (the script file is read separately). @throws {UsageError}. */
+export function parseCommandLine(argv: string[]): ReturnType<typeof parseMockArgs> {
+  return parseMockArgs(argv);
+}
+
 function parseMockArgs(
   argv: string[],
 ): { options: MockEngineOptions; scriptPath: string | null; bundle: boolean; logPath: string | null } {

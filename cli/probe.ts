@@ -1,8 +1,11 @@
 /** `probe`: prints the hardware, software, server and model-file facts the runner would record, as JSON. */
-import { rewriteStderrLine, stderrIsTerminal, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { writeStderr, writeStdout } from "../runtime/mod.ts";
 import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
-import { parseFlags, UsageError } from "./_args.ts";
+import { parseFlags, refuseInert, UsageError } from "./_args.ts";
+import { helpFooter } from "./_help.ts";
+import { errorLine, formatBytes, openProgress, progressMode } from "./_progress.ts";
+import { hashStatus } from "./_run_progress.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench probe [--url URL] [options]
@@ -20,54 +23,73 @@ Options:
   --rehash           hash every model file again even when the hash cache has it
   --no-cache         neither read nor write the hash cache
                      (the cache: $XDG_CACHE_HOME/strata-bench/hashes.json, else ~/.cache/strata-bench/)
-  -h, --help         this text
+  (defaults: no server, no extra model file, base names, the hash cache read and written)
 
+Progress: the model hashing on stderr (file i/n, bytes, rate, ETA), in place on a terminal, else a line every 5 s.
+
+${
+  helpFooter([
+    "strata-bench probe",
+    "strata-bench probe --url http://127.0.0.1:8080",
+    "strata-bench probe --model model.gguf --rehash --quiet",
+  ], true)
+}
 Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers,lsblk --allow-read --allow-sys
 --allow-env --allow-net=127.0.0.1 and --allow-write for the hash cache; each one refused only nulls its facts.
 
 Exit codes:
   ${EXIT.ok}  the facts were printed
   ${EXIT.usage}  usage error (unknown flag, missing value)
-  ${EXIT.environment}  --url was given but the server did not answer /props (the facts are still printed)
+  ${EXIT.environment}  --url was given but the server did not answer /props (the facts are still printed, the reason
+     is on stderr)
 `;
 
-function formatBytes(bytes: number): string {
-  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+/** The hashing progress: the status line (bytes, rate, ETA) on the display's timer, a line as each file is done. */
+function hashProgress(quiet: boolean) {
+  const progress = openProgress(progressMode(quiet), { heartbeatS: 5 });
+  let latest: ModelHashProgress | null = null;
+  progress.status(() => (latest === null ? null : hashStatus(latest)));
+  return {
+    onHashProgress(p: ModelHashProgress) {
+      latest = p;
+      if (p.done) {
+        progress.line(`hashed ${p.fileIndex + 1}/${p.fileCount} (${formatBytes(p.bytesTotal)})`);
+        if (p.overall.filesDone === p.overall.filesTotal) latest = null;
+      }
+      progress.refresh();
+    },
+    finish: () => progress.stop(),
+  };
 }
 
-function progressRenderer(): (p: ModelHashProgress) => void {
-  const terminal = stderrIsTerminal();
-  let lastLineMs = -Infinity;
-  return (p) => {
-    const name = p.path.slice(Math.max(p.path.lastIndexOf("/"), p.path.lastIndexOf("\\")) + 1);
-    // Several files hash at once: the line sums them (bytes, rate, ETA) and names the file that reported last.
-    const all = p.overall;
-    const rate = all.rateBytesPerS === null ? "" : ` ${formatBytes(all.rateBytesPerS)}/s`;
-    const eta = all.etaS === null ? "" : ` ETA ${Math.ceil(all.etaS)} s`;
-    const files = all.filesTotal > 1 ? `${all.filesDone}/${all.filesTotal} files done, ` : "";
-    const line = `hashing ${p.fileIndex + 1}/${p.fileCount} ${name} (${files}${formatBytes(all.bytesDone)}/${
-      formatBytes(all.bytesTotal)
-    }${rate}${eta})`;
-    const finished = p.done && all.filesDone === all.filesTotal;
-    if (terminal) rewriteStderrLine(line, finished);
-    else if (p.done || performance.now() - lastLineMs > 5000) {
-      lastLineMs = performance.now();
-      writeStderr(`${line}\n`);
-    }
-  };
+/** Parses the probe's command line. @throws {UsageError}, also for a flag with no effect in the combination. */
+export function parseCommandLine(argv: readonly string[]) {
+  const { values } = parseFlags("run probe", argv, {
+    url: { type: "string" },
+    model: { type: "string", multiple: true },
+    "pack-dir": { type: "string" },
+    rehash: { type: "boolean" },
+    "no-cache": { type: "boolean" },
+    quiet: { type: "boolean" },
+  });
+  refuseInert("run probe", [
+    ["--rehash", values.rehash === true, values["no-cache"] === true ? "with --no-cache (nothing is cached)" : null],
+    [
+      "--pack-dir",
+      values["pack-dir"] !== undefined,
+      values.url === undefined && values.model === undefined
+        ? "without --url or --model (no model file to name)"
+        : null,
+    ],
+  ]);
+  return values;
 }
 
 /** Entry point of `probe`. */
 export async function main(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseFlags("run probe", argv, {
-      url: { type: "string" },
-      model: { type: "string", multiple: true },
-      "pack-dir": { type: "string" },
-      rehash: { type: "boolean" },
-      "no-cache": { type: "boolean" },
-    }));
+    values = parseCommandLine(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     writeStderr(`${error.message}. Run with --help to list the options.\n`);
@@ -79,6 +101,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const deps = defaultProbeDeps();
   const executable = deps.execPath();
+  const hashing = hashProgress(values.quiet === true);
   const facts = await collectProvenance({
     deps,
     baseUrl: values.url ?? null,
@@ -89,8 +112,9 @@ export async function main(argv: string[]): Promise<number> {
     rehash: values.rehash ?? false,
     toolkitDir: toolkitDirFromModule(),
     executableDir: executable.ok ? executable.value.replace(/[\\/][^\\/]*$/, "") : null,
-    onHashProgress: progressRenderer(),
+    onHashProgress: (p) => hashing.onHashProgress(p),
   });
+  hashing.finish();
   const server = facts.server;
   const report = {
     hardware: facts.hardware,
@@ -125,5 +149,15 @@ export async function main(argv: string[]): Promise<number> {
   };
   const sanitizer = machineSanitizer();
   writeStdout(`${JSON.stringify(sanitizer.json(report), null, 2)}\n`);
-  return values.url !== undefined && !server?.props ? EXIT.environment : EXIT.ok;
+  if (values.url !== undefined && !server?.props) {
+    const problems = server?.endpointProblems ?? {};
+    const why = problems["/props"] ?? Object.values(problems)[0];
+    writeStderr(
+      `probe: the server at ${values.url} did not answer /props${
+        why === undefined ? "" : ` (${errorLine(sanitizer.text(why))})`
+      }: its facts are missing from the output above; check --url\n`,
+    );
+    return EXIT.environment;
+  }
+  return EXIT.ok;
 }

@@ -42,13 +42,15 @@ import {
   validateResultCounted,
   validateResultText,
 } from "../report/mod.ts";
-import { parseFlags, UsageError } from "./_args.ts";
+import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
+import { helpFooter } from "./_help.ts";
+import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
 
 /** Problems printed per folder; the rest are counted. */
 const PRINTED_PROBLEMS = 200;
 
-export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|json] [--svg FILE]
+export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|json] [--svg [--out DIR]]
        strata-bench report DIR --pr
        strata-bench report DIR --seal
 
@@ -71,18 +73,27 @@ complete, partial and nonconforming results are separate sections.
 
 Options:
   --format md|csv|json  the comparison's format (default md; with one folder it prints its one-folder table)
-  --svg FILE            also draw the comparison as an SVG picture into FILE
+  --svg                 also draw the comparison as an SVG picture, into a new file of the --out folder:
+                        <UTC-date>-comparison-<run-id>.svg (its name is printed)
+  --out DIR             the folder for --svg (default bench-results)
   --pr                  print the suggested pull request title and body for DIR
   --seal                after you read and redacted DIR by hand: re-hash its artifacts into results.json,
                         refusing (and changing nothing) when an edit changed anything measured
-  -h, --help            print this help
 
+${
+  helpFooter([
+    "strata-bench report bench-results/2026-01-31-standard-rtx-3060-20260131T120000Z-k3x9q2",
+    "strata-bench report bench-results/run-a bench-results/run-b --format csv",
+    "strata-bench report bench-results/run-a bench-results/run-b --svg --out bench-results",
+  ])
+}
 Exit codes:
   ${EXIT.ok}  every result is valid and its run is complete (--seal: sealed, or nothing to seal)
   ${EXIT.resultNotOk}  a result is invalid or refused, or valid but partial or nonconforming (--seal: refused)
   ${EXIT.usage}  usage error (no folder, unknown flag, --pr/--seal with several folders)
   ${EXIT.environment}  a folder or results.json cannot be read, the fixture bundle cannot be loaded, or a file
-     cannot be written ("deno task report" may only read: use "deno task report:write" for --seal and --svg)
+     cannot be written ("deno task report" may only read: use "deno task report:write" for --seal and --svg); the
+     reason is on stderr
   A folder a killed run left without results.json is named an interrupted run, with how many requests its
   evidence (outputs.jsonl) holds, and exits ${EXIT.resultNotOk}.
 
@@ -462,28 +473,51 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
 }
 
 /** Entry point of `report`. */
+/** Parses report's command line; `svgPath` is the new picture file --svg writes. @throws {UsageError}. */
+export function parseCommandLine(argv: readonly string[], now = new Date()) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith("--svg=") || (arg === "--svg" && /\.svg$/i.test(argv[i + 1] ?? ""))) {
+      throw new UsageError(
+        `Cannot run report: --svg takes no file now (got "${
+          arg.startsWith("--svg=") ? arg.slice(6) : argv[i + 1]
+        }"): ` +
+          "the picture is written into a new file of the --out folder, whose name is printed (--svg --out DIR)",
+      );
+    }
+  }
+  const { positionals, values } = parseFlags("run report", argv, {
+    format: { type: "string" },
+    svg: { type: "boolean" },
+    out: { type: "string" },
+    pr: { type: "boolean" },
+    seal: { type: "boolean" },
+  }, { positionals: true });
+  if (positionals.length === 0) throw new UsageError("Cannot run report: expected a result folder, got none");
+  const format = values.format;
+  if (format !== undefined && !(FORMATS as readonly unknown[]).includes(format)) {
+    throw new UsageError(`Cannot use --format "${String(format)}": choose md, csv or json`);
+  }
+  const modes = [values.pr === true, values.seal === true, format !== undefined || values.svg === true];
+  if (modes.filter(Boolean).length > 1) {
+    throw new UsageError("Cannot run report: --pr, --seal and --format/--svg are separate uses; pass one of them");
+  }
+  if ((values.pr || values.seal) && positionals.length !== 1) {
+    throw new UsageError(`Cannot run report --${values.pr ? "pr" : "seal"}: it takes one result folder`);
+  }
+  refuseInert("run report", [["--out", values.out !== undefined, values.svg !== true ? "without --svg" : null]]);
+  const svgPath = values.svg === true
+    ? `${outputStem(outFolderFlag("run report", values, "bench-results"), "comparison", now)}.svg`
+    : null;
+  return { positionals, values, svgPath };
+}
+
 export async function main(argv: string[]): Promise<number> {
   let positionals: string[];
   let values: Record<string, unknown>;
+  let svgPath: string | null;
   try {
-    ({ positionals, values } = parseFlags("run report", argv, {
-      format: { type: "string" },
-      svg: { type: "string" },
-      pr: { type: "boolean" },
-      seal: { type: "boolean" },
-    }, { positionals: true }));
-    if (positionals.length === 0) throw new UsageError("Cannot run report: expected a result folder, got none");
-    const format = values.format;
-    if (format !== undefined && !(FORMATS as readonly unknown[]).includes(format)) {
-      throw new UsageError(`Cannot use --format "${String(format)}": choose md, csv or json`);
-    }
-    const modes = [values.pr === true, values.seal === true, format !== undefined || values.svg !== undefined];
-    if (modes.filter(Boolean).length > 1) {
-      throw new UsageError("Cannot run report: --pr, --seal and --format/--svg are separate uses; pass one of them");
-    }
-    if ((values.pr || values.seal) && positionals.length !== 1) {
-      throw new UsageError(`Cannot run report --${values.pr ? "pr" : "seal"}: it takes one result folder`);
-    }
+    ({ positionals, values, svgPath } = parseCommandLine(argv));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
@@ -502,8 +536,8 @@ export async function main(argv: string[]): Promise<number> {
   const loaded: Loaded[] = [];
   for (const dir of dirs) loaded.push(await loadFolder(dir, bundle));
   if (values.pr === true) return await pullRequest(loaded[0]!);
-  if (dirs.length === 1 && values.format === undefined && values.svg === undefined) {
+  if (dirs.length === 1 && values.format === undefined && svgPath === null) {
     return await singleFolder(loaded[0]!);
   }
-  return await comparison(loaded, (values.format as Format | undefined) ?? "md", (values.svg as string) ?? null);
+  return await comparison(loaded, (values.format as Format | undefined) ?? "md", svgPath);
 }

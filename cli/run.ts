@@ -4,11 +4,15 @@ import { EXIT } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
 import { type RunOptions, runProtocol, RunRefusedError, type RunReport, RunWriteError } from "../runner/mod.ts";
-import type { RequestRecord } from "../contract/mod.ts";
-import type { ModelHashProgress } from "../probe/mod.ts";
+import { errorLine } from "./_progress.ts";
+import type { Result } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
+import { openProgress, progressMode } from "./_progress.ts";
+import { runProgressView } from "./_run_progress.ts";
 
-export const HELP = `Usage: strata-bench run [--url URL] [options]
+export { progressLine } from "./_run_progress.ts";
+
+export const HELP = `Usage: strata-bench run [--url URL | --profile NAME|FILE] [options]
 
 Runs the standard benchmark protocol (warm-up, 9 performance requests, 12 sanity checks, and optionally 3 rounds
 of 4 concurrent requests) against a running OpenAI-compatible server on loopback, then writes a result folder:
@@ -17,40 +21,63 @@ bench/results/<UTC-date>-standard-<gpu>-<run-id>/ when the current folder has be
 
 Server:
   --url URL                 server base URL (default ${DEFAULT_URL}); must be loopback to conform
-  --profile NAME|FILE       use the engine a JSONC profile describes (profiles/NAME.jsonc or a path): a server
+  --profile NAME|FILE       or: the engine a JSONC profile describes (profiles/NAME.jsonc or a path): a server
                             already on its port is used and left running; otherwise the runner starts it on
                             loopback, waits for /health, attaches its log as engine.log, and stops it at the end
+                            (needs permission to run the engine: deno task run:profile)
   --no-start                with --profile: never start an engine, only use one already running
   --optional-concurrency    add the optional stage: 3 rounds of 4 short requests released together
 
 What the engine cannot tell the runner (unset values are null with a reason, never guessed):
   --track default|custom    default: an unmodified release's setup defaults; custom (the default): anything else
-  --track-notes TEXT        the setup choices (default track) or the changes (custom track)
+  --track-notes TEXT        the setup choices (default track) or the changes (custom track) (default: none)
   --model-id ID             model repository id (e.g. Qwen/Qwen3.8-Flash-Next-GGUF)
   --model-revision REV      immutable revision of the quantized model repository
   --source-revision REV     revision of the source model the quantization was made from
   --tokenizer-revision REV  revision of the tokenizer
   --quantization TEXT       quantization name (e.g. Q4_K_M)
   --custom-pack TEXT        description of a custom pack or its preparation
-  --background TEXT         other work running on the machine (repeatable)
+  --background TEXT         other work running on the machine (repeatable; default: none)
   --build-options TEXT      an engine build option, for a source build (repeatable)
   --engine-commit SHA       the engine's full 40-character commit when the server does not report it
 
 Output:
-  --out DIR                 put the result folder under DIR instead
+  --out DIR                 put the result folder under DIR instead (default: bench/results or ./bench-results)
   --simulated               label the result as a simulation (the server is the scripted engine)
+  --quiet                   no progress on stderr (warnings and errors still)
+
+Progress: on a terminal one status line redrawn in place: the stage, or the model hashing (bytes, rate, ETA), or
+the request in flight ([i/22] or [i/34], its id, elapsed time, TTFT once known, and what its stream delivered so
+far: "deltas" are stream events that carried text, not tokens, unless the engine reports its own token count
+mid-stream), with one line per finished request above it. On a pipe or file: those lines, plus the status line
+every 30 s while a request runs. Skipped requests that share one reason are one line.
 
 Refused, because they would change the workload: --concurrency, --repeat, --request-timeout.
-Ctrl-C (or SIGTERM) cancels the request in flight, skips the rest and still writes the result.
+Ctrl-C (or SIGTERM, or the terminal closing) cancels the request in flight, skips the rest and still writes the
+result (partial: exit ${EXIT.resultNotOk}).
+
+Common:
+  -h, --help                this text
+  --version                 the toolkit's version and commit
+
+Examples:
+  strata-bench run
+  strata-bench run --url http://127.0.0.1:8080 --track custom --track-notes "flash attention on" --quantization Q4_K_M
+  strata-bench run --profile tiny-qwen3 --optional-concurrency
 
 Exit codes:
   ${EXIT.ok}  complete, conforming and valid result
-  ${EXIT.resultNotOk}  result written, but partial, nonconforming or invalid
-  ${EXIT.usage}  usage error (unknown flag, bad value, refused workload-changing flag)
+  ${EXIT.resultNotOk}  result written, but partial (also after Ctrl-C), nonconforming or invalid
+  ${EXIT.usage}  usage error (unknown flag, bad value, a flag with no effect, refused workload-changing flag)
   ${EXIT.environment}  environment: server unreachable, fixture bundle differs, permission refused, folder not writable
      (checked before the probe and hashing: read-only, full, or a link out of the permitted area), or a write
      failed during the run (full disk, I/O error): the message names the folder and how many requests it kept
 `;
+
+/** Parses run's command line (for the help's examples test). @throws {UsageError}. */
+export function parseCommandLine(argv: string[]): RunArgs {
+  return parseRunArgs(argv);
+}
 
 /** Entry point of `run`. */
 export async function main(argv: string[]): Promise<number> {
@@ -65,6 +92,8 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   const controller = new AbortController();
+  const progress = openProgress(progressMode(args.quiet), { heartbeatS: 30 });
+  const view = runProgressView(progress);
   const stopListening = onTerminationSignal((signal) => {
     if (controller.signal.aborted) return;
     writeStderr(`\n${signal}: cancelling the request in flight; the result will still be written\n`);
@@ -78,15 +107,16 @@ export async function main(argv: string[]): Promise<number> {
         engine = await startProfileEngine(args.profile, {
           noStart: args.noStart,
           signal: controller.signal,
-          progress: (line) => writeStderr(`${line}\n`),
+          progress: (line) => progress.line(line),
         });
       } catch (error) {
+        view.finish();
         writeStderr(`${error instanceof Error ? error.message : String(error)}\n`);
         return EXIT.environment;
       }
     }
     const { realRunDeps } = await import("../runner/mod.ts");
-    const options = runOptionsOf(args, argv, controller.signal);
+    const options = { ...runOptionsOf(args, argv, controller.signal), ...view.hooks };
     if (engine !== null) {
       options.baseUrl = engine.baseUrl;
       options.engineModelFiles = engine.modelFiles;
@@ -99,26 +129,14 @@ export async function main(argv: string[]): Promise<number> {
         options.engineEnv = engine.env;
       }
     }
-    const report = await runProtocol(
-      options,
-      realRunDeps({}, {
-        onHashProgress: (() => {
-          const started = new Set<number>();
-          return (p: ModelHashProgress) => {
-            if (!p.done && !started.has(p.fileIndex)) {
-              started.add(p.fileIndex);
-              const gib = (p.bytesTotal / 2 ** 30).toFixed(1);
-              writeStderr(`hashing model file ${p.fileIndex + 1}/${p.fileCount} (${gib} GiB; Ctrl-C stops it)\n`);
-            }
-            if (p.done) writeStderr(`hashed model file ${p.fileIndex + 1}/${p.fileCount}\n`);
-          };
-        })(),
-      }),
-    );
+    const report = await runProtocol(options, realRunDeps({}, { onHashProgress: (p) => view.onHashProgress(p) }));
+    view.finish();
     return printReport(report);
   } catch (error) {
+    view.finish();
     return environmentFailure(error);
   } finally {
+    view.finish();
     if (engine?.started) writeStderr(`stopping the engine (exit: ${JSON.stringify(await engine.stop())})\n`);
     stopListening();
   }
@@ -146,26 +164,28 @@ function runOptionsOf(args: RunArgs, argv: readonly string[], signal: AbortSigna
     signal,
     // No machine paths in the folder: absolute paths (--out /srv/x/c) keep only their last part.
     command: sanitizeCommand(["strata-bench", "run", ...argv]),
-    onRequestEnd: (record, position) => writeStderr(`[${position.index}/${position.total}] ${progressLine(record)}\n`),
   };
 }
 
-/** "performance-prompt-4k-r1 ... completed 512 tok, decode 41.2 tok/s" from a record's own values. */
-export function progressLine(record: RequestRecord): string {
-  const parts: string[] = [record.status];
-  if (record.status === "skipped" || record.status === "failed") {
-    if (record.error) parts.push(`(${record.error.message})`);
-  } else {
-    if (record.tokens.output_tokens !== null) parts.push(`${record.tokens.output_tokens} tok`);
-    if (record.metrics.decode_tps !== null) parts.push(`decode ${record.metrics.decode_tps.toFixed(1)} tok/s`);
-    if (record.evaluation) parts.push(record.evaluation.passed ? "pass" : `FAIL: ${record.evaluation.reason}`);
-  }
-  const [first, ...rest] = parts;
-  return `${record.id} ... ${first}${rest.length > 0 ? ` ${rest.join(", ")}` : ""}`;
+/**
+ * One line when the warm-up got no event stream (an HTTP error, an HTML page, a closed port): everything after it
+ * was skipped, so the reason is said once, with what to check.
+ */
+export function warmupStopLine(result: Result): string | null {
+  const warmup = result.requests.find((r) => r.phase === "warmup");
+  if (warmup?.status !== "failed" || warmup.error === null) return null;
+  const kind = warmup.error.kind;
+  if (kind !== "http_error" && kind !== "malformed" && kind !== "connect_error") return null;
+  return `run: stopped after the warm-up, which got no event stream (${errorLine(warmup.error.message)}); every ` +
+    "other request was skipped. Check that --url is an OpenAI-compatible streaming server (llama-server: " +
+    "http://127.0.0.1:8080)";
 }
 
-async function printReport(report: RunReport): Promise<number> {
+/** Prints the summary and the folder on stdout and says why the result is not ok; returns the exit code. */
+export async function printReport(report: RunReport): Promise<number> {
   const { renderConsoleSummary } = await import("../report/mod.ts");
+  const stopped = warmupStopLine(report.result);
+  if (stopped !== null) writeStderr(`${stopped}\n`);
   writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
   let ok = report.result.run.status === "complete";
   if (report.unexplainedNulls.length > 0) {
@@ -188,7 +208,7 @@ function environmentFailure(error: unknown): number {
   if (name === "NotCapable" || name === "PermissionDenied") {
     const detail = error instanceof Error ? error.message : String(error);
     writeStderr(
-      `Cannot run: a permission was refused (${detail}). Run through "deno task bench" or grant the flag the ` +
+      `Cannot run: a permission was refused (${detail}). Run through "deno task run" (or strata-bench run) or grant the flag the ` +
         "message names (e.g. --allow-net=127.0.0.1, --allow-write=bench-results)\n",
     );
     return EXIT.environment;

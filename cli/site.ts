@@ -30,6 +30,7 @@ import {
   verifyFolder,
 } from "../site/mod.ts";
 import { EXIT } from "./exit_codes.ts";
+import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench site build [--repo DIR] [--out DIR] [--branch NAME] [--protocols FILE]
        strata-bench site serve [DIR] [--port N] [--host HOST]
@@ -58,8 +59,14 @@ Options:
   --out DIR        where build writes the site (default: site-dist)
   --branch NAME    the default branch (default: origin/HEAD, else main, else master)
   --port N, --host HOST   where serve listens (default 8000 on 127.0.0.1; loopback only)
-  -h, --help       print this help
 
+${
+  helpFooter([
+    "strata-bench site build --repo .",
+    "strata-bench site serve site-dist --port 8000",
+    "strata-bench site verify bench/results/run-a",
+  ])
+}
 Exit codes:
   ${EXIT.ok}  built with every entry readable / served until stopped / verified
   ${EXIT.resultNotOk}  built, but some entries are unverifiable or contradict their review / verification failed
@@ -243,32 +250,38 @@ async function verify(values: Record<string, unknown>, positionals: string[]): P
   return outcome.state === "verified" ? EXIT.ok : EXIT.resultNotOk;
 }
 
+/** Parses `site build|serve|verify ...`. @throws {UsageError} or node:util's TypeError with a code. */
+export function parseCommandLine(argv: readonly string[]) {
+  const [sub, ...rest] = argv;
+  if (sub !== "build" && sub !== "serve" && sub !== "verify") {
+    throw new UsageError(`expected "build", "serve" or "verify", got ${JSON.stringify(sub ?? "")}`);
+  }
+  const options = {
+    build: {
+      repo: { type: "string" },
+      out: { type: "string" },
+      branch: { type: "string" },
+      protocols: { type: "string" },
+    },
+    serve: { port: { type: "string" }, host: { type: "string" } },
+    verify: { sha256: { type: "string" }, protocols: { type: "string" } },
+  } as const;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    strict: true,
+    allowPositionals: sub !== "build",
+    options: options[sub],
+  });
+  return { sub, values, positionals };
+}
+
 /** Entry point of `site`. */
 export async function main(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
   try {
-    if (sub !== "build" && sub !== "serve" && sub !== "verify") {
-      throw new UsageError(`expected "build", "serve" or "verify", got ${JSON.stringify(sub ?? "")}`);
-    }
-    const options = {
-      build: {
-        repo: { type: "string" },
-        out: { type: "string" },
-        branch: { type: "string" },
-        protocols: { type: "string" },
-      },
-      serve: { port: { type: "string" }, host: { type: "string" } },
-      verify: { sha256: { type: "string" }, protocols: { type: "string" } },
-    } as const;
-    const { values, positionals } = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: sub !== "build",
-      options: options[sub],
-    });
-    if (sub === "build") return await build(values);
-    if (sub === "serve") return await serve(values, positionals);
-    return await verify(values, positionals);
+    const { sub, values, positionals } = parseCommandLine(argv);
+    if (sub === "build") return await build(values as Parameters<typeof build>[0]);
+    if (sub === "serve") return await serve(values as Parameters<typeof serve>[0], positionals);
+    return await verify(values as Parameters<typeof verify>[0], positionals);
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
       writeStderr(`Cannot run site: ${describe(error)}\nRun "strata-bench site --help" for usage.\n`);

@@ -79,6 +79,8 @@ export class ChunkReader {
   sawFirstReasoning = false;
   /** Whether the event just read carried nonempty visible output (answer text or tool-call bytes). */
   visibleInEvent = false;
+  /** Whether the event just read carried any nonempty delta of choice 0 (reasoning, answer or tool call). */
+  deltaInEvent = false;
   /** Choices other than index 0 seen in events (not measured, not accumulated). */
   otherChoiceEvents = 0;
   events = 0;
@@ -111,6 +113,7 @@ export class ChunkReader {
 
   #read(data: string): ChunkVerdict {
     this.#eventKinds = 0;
+    this.deltaInEvent = false;
     if (data === "[DONE]") return "done";
     let chunk: unknown;
     try {
@@ -209,6 +212,7 @@ export class ChunkReader {
         }
       }
     }
+    if (kind !== null) this.deltaInEvent = true;
     if (kind !== null && this.firstDeltaKind === null) {
       this.firstDeltaKind = kind;
       this.sawFirstDelta = true;

@@ -4,6 +4,7 @@
  * test records both alike, but it carries no delta stamps: first_delta_s and first_answer_s are null (TTFT is absent
  * for non-streaming requests; a caller may approximate it by the HTTP first byte only when asked to, and says so).
  */
+import { errorBodyMessage } from "./_error_body.ts";
 import { type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
 import type { StreamEnd, StreamOutcome, ToolCallRecord } from "../contract/mod.ts";
@@ -104,6 +105,7 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
     let headersMs: number | null = null;
     let firstByteMs: number | null = null;
     let status: number | null = null;
+    let contentType: string | undefined;
     const parts: Uint8Array[] = [];
     let bytes = 0;
     let exchange: Exchange | null = null;
@@ -182,6 +184,7 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
         head: (head, tMs) => {
           headersMs = tMs;
           status = head.status;
+          contentType = head.headers.get("content-type");
         },
         body: (chunk, tMs) => {
           bytes += chunk.length;
@@ -194,7 +197,7 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
           const text = new TextDecoder().decode(concat(parts, bytes));
           if (end.kind === "complete") {
             if (status !== null && (status < 200 || status > 299)) {
-              return finish("http_error", tMs, readCompletion(text).message ?? `HTTP ${status}`);
+              return finish("http_error", tMs, errorBodyMessage(status, contentType, concat(parts, bytes)));
             }
             return finish("finished", tMs, null, false, text);
           }

@@ -20,8 +20,9 @@
 import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
 import { ChunkReader } from "./_chunk_reader.ts";
+import { errorBodyMessage } from "./_error_body.ts";
 import { SseParser } from "./sse.ts";
-import type { StreamEnd, StreamOutcome } from "../contract/mod.ts";
+import type { StreamEnd, StreamOutcome, StreamProgress } from "../contract/mod.ts";
 
 export { closeIdleConnections };
 
@@ -53,6 +54,11 @@ export interface StreamChatOptions {
    * stamped with the network read that carried it (load tests: ITL). Default false: nothing is recorded.
    */
   recordChunkOffsets?: boolean;
+  /**
+   * Live counters for a person's progress line: incremented and assigned as events are read, never read here
+   * (rendering stays out of the read path).
+   */
+  progress?: StreamProgress;
 }
 
 const CHAT_PATH = "/v1/chat/completions";
@@ -63,22 +69,6 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_MESSAGE_CHARS = 4096;
 const encoder = new TextEncoder();
 const defaultNow = () => performance.now();
-
-function errorBodyMessage(status: number, bytes: Uint8Array): string {
-  const text = new TextDecoder().decode(bytes).trim();
-  try {
-    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const error = parsed.error;
-    if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
-      return (error as { message: string }).message;
-    }
-    if (typeof error === "string") return error;
-    if (typeof parsed.message === "string") return parsed.message;
-  } catch {
-    // not JSON: the raw text below
-  }
-  return text === "" ? `HTTP ${status} with an empty body` : text.slice(0, 2000);
-}
 
 /** An error message cut to MAX_ERROR_MESSAGE_CHARS, saying so. */
 function capped(message: string | null): string | null {
@@ -126,6 +116,7 @@ class StreamRequest {
   /** Non-SSE lines seen before the first event (an HTML or JSON body). */
   #foreignLines = 0;
   #errorBody: Uint8Array[] | null = null;
+  #errorContentType: string | undefined = undefined;
   #errorBodyBytes = 0;
   #ended = false;
   /** Whether the request asked for a usage chunk (stream_options.include_usage). */
@@ -192,6 +183,7 @@ class StreamRequest {
           this.#httpStatus = head.status;
           if (head.status < 200 || head.status > 299) {
             this.#errorBody = [];
+            this.#errorContentType = head.headers.get("content-type");
             return;
           }
           const type = head.headers.get("content-type");
@@ -277,11 +269,17 @@ class StreamRequest {
     const reader = this.#reader;
     const { usage, timings } = reader;
     this.#verdict = reader.read(data, invalidUtf8);
+    const live = this.#options.progress;
+    if (live !== undefined) {
+      if (reader.deltaInEvent) live.deltas++;
+      if (reader.timings !== timings) live.timings = reader.timings;
+    }
     if (reader.finishReason !== null && (reader.usage !== usage || (!this.#usageAsked && reader.timings !== timings))) {
       this.#lastChunkSeen = true;
     }
     if (reader.sawFirstDelta && this.#firstDeltaMs === null) {
       this.#firstDeltaMs = this.#readMs;
+      if (live !== undefined) live.firstDeltaS = (this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000;
       try {
         this.#options.onFirstDelta?.((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000, this.#readMs);
       } catch (error) {
@@ -306,7 +304,7 @@ class StreamRequest {
         all.set(part, at);
         at += part.length;
       }
-      return this.#end("http_error", tMs, errorBodyMessage(this.#httpStatus ?? 0, all));
+      return this.#end("http_error", tMs, errorBodyMessage(this.#httpStatus ?? 0, this.#errorContentType, all));
     }
     if (this.#foreignLines > 0 && this.#reader.events === 0) {
       return this.#end("malformed", tMs, "the response body is not an event stream");

@@ -118,3 +118,28 @@ export interface StreamOutcome {
    */
   connect_s?: number;
 }
+
+/**
+ * Live counters of one stream, updated by the stream client while it reads (for a person's progress line only;
+ * no result is computed from them). The client only assigns and increments here, so watching costs nothing on the
+ * read path; whoever shows them reads them on its own timer.
+ */
+export interface StreamProgress {
+  /**
+   * SSE events of choice 0 that carried nonempty reasoning, answer or tool-call text. These are stream deltas, not
+   * tokens: an engine may put several tokens in one delta, and the counts the result uses come from the server.
+   */
+  deltas: number;
+  /** The first counted delta's offset from dispatch, seconds (the stream's TTFT), once it arrived. */
+  firstDeltaS: number | null;
+  /**
+   * The latest `timings` object a chunk carried, untouched (llama.cpp sends its own token counts there, on the
+   * last chunk or, with timings_per_token, on every chunk); null until one arrived.
+   */
+  timings: unknown;
+}
+
+/** Fresh counters for one stream. */
+export function newStreamProgress(): StreamProgress {
+  return { deltas: 0, firstDeltaS: null, timings: null };
+}

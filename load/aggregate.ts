@@ -46,7 +46,8 @@ export interface AggregatedMetric {
 
 export interface LoadAggregate {
   format: typeof LOAD_AGGREGATE_FORMAT;
-  version: 2;
+  /** 3: versioned with the load JSONL it is a line of (the same aggregate as version 2). */
+  version: 3;
   runs: number;
   seed: number;
   metrics: AggregatedMetric[];
@@ -71,7 +72,7 @@ export function aggregateRuns(runs: readonly EndpointLoadSummary[], options: { s
       unreliable: unreliableRuns(metric, runs),
     };
   });
-  return { format: LOAD_AGGREGATE_FORMAT, version: 2, runs: runs.length, seed: options.seed, metrics };
+  return { format: LOAD_AGGREGATE_FORMAT, version: 3, runs: runs.length, seed: options.seed, metrics };
 }
 
 function unreliableRuns(metric: string, runs: readonly EndpointLoadSummary[]): string | null {

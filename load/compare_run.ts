@@ -18,13 +18,24 @@ import {
 } from "./compare_sessions.ts";
 import { executeLoad } from "./execute.ts";
 import { compareLoad, type ComparePointInput, type CompareResult, pointKey } from "./gate.ts";
-import type { LoadTestDeps } from "./load_run.ts";
+import {
+  interruptedStamp,
+  type LineSink,
+  type LoadTestDeps,
+  type LoadTestHooks,
+  PREFLIGHT_DEADLINE_S,
+} from "./load_run.ts";
+import { checkStreamingServer, TargetRefused } from "./preflight.ts";
 import { type PreparedWorkload, prepareWorkload, type WorkloadOptions } from "./prepare.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
 export const COMPARE_FORMAT_LINE = "strata-load-compare-run" as const;
-/** Version 2 (from 1): workloads and points by label, durations, the spec's identity, the noise-floor record. */
-export const COMPARE_RUN_VERSION = 2 as const;
+/**
+ * Version 3 (from 2): lines are written as they happen; each server turn's preflight check; a measurement a signal
+ * cut short carries `interrupted`, and an interrupted comparison ends with a line of kind "interrupted" and no
+ * verdict. Version 2 (from 1): workloads and points by label, durations, the spec's identity, the noise-floor record.
+ */
+export const COMPARE_RUN_VERSION = 3 as const;
 
 /** One labelled workload of a comparison. */
 export interface CompareWorkload {
@@ -57,12 +68,47 @@ export interface CompareRunOptions {
   out: string | undefined;
 }
 
+/** Which measurement of the comparison is starting, for a person's progress line. */
+export interface CompareMeasurement {
+  /** 1-based position among all measurements, and their number. */
+  index: number;
+  total: number;
+  side: CompareSide;
+  /** 1-based round of the total. */
+  round: number;
+  rounds: number;
+  /** The point's key (workload and concurrency) and its concurrency. */
+  point: string;
+  concurrency: number;
+  /** The measurement's plan: requests, or seconds of measured issuance. */
+  requests: number | null;
+  durationS: number | null;
+  warmupRequests: number;
+  warmupS: number | null;
+}
+
+/** What the caller hears while the comparison runs: each measurement, and its requests as load's hooks say. */
+export interface CompareHooks extends Pick<LoadTestHooks, "onEpoch" | "onSend" | "onRow" | "onOutput"> {
+  onPreflight?(url: string): void;
+  onMeasure?(measurement: CompareMeasurement): void;
+}
+
 /** What `compare` touches outside itself: load's dependencies, plus the engine starter for profile sides. */
 export interface CompareDeps extends LoadTestDeps {
   /** Required when a side is a profile (the CLI passes engine/mod.ts's startProfileEngine). */
   startProfile?: ProfileStarter;
   /** Progress lines (which side, point and round is measured; engines started and stopped). */
   progress?(line: string): void;
+  hooks?: CompareHooks;
+}
+
+/** How a comparison ended: a verdict, or a signal before it (no verdict is made of a partial comparison). */
+export interface CompareOutcome {
+  result: CompareResult | null;
+  interrupted: { by: string; measured: number; planned: number } | null;
+  lines: string[];
+  /** Where the JSONL went (options.out), and whether closing it failed. */
+  written: { ok: true } | { ok: false; reason: string } | null;
 }
 
 /** One measured point of the plan. */
@@ -158,109 +204,203 @@ export async function planCompare(
 }
 
 /**
- * Measures every point in interleaved rounds and returns the gate verdict with the JSONL lines. Engines started
- * for profile sides are stopped before this returns or throws.
- * @throws like prepareWorkload for a workload refused before traffic (pin mismatch, unreadable file).
+ * Measures every point in interleaved rounds and returns the gate verdict with the JSONL lines (also written to
+ * options.out as they happen). Engines started for profile sides are stopped before this returns or throws. After
+ * a signal it returns without a verdict, with what was measured before it.
+ * @throws like prepareWorkload for a workload refused before traffic (pin mismatch, unreadable file);
+ * {TargetRefused} when a side's server fails the preflight check (nothing is measured against it);
+ * {Error} "Cannot write ..." when options.out cannot be opened (before any traffic).
  */
-export async function runCompare(
-  options: CompareRunOptions,
-  deps: CompareDeps,
-): Promise<{ result: CompareResult; lines: string[] }> {
+export async function runCompare(options: CompareRunOptions, deps: CompareDeps): Promise<CompareOutcome> {
   const prepared = await prepareAll(options, deps);
   const points = pointsOf(options);
   const targets = { baseline: options.baseline, candidate: options.candidate };
   const sessions = sessionsOf(options, points);
+  const hooks = deps.hooks ?? {};
+  const stream = options.workloads.every((w) => w.options.stream !== false);
+  const model = options.workloads[0]?.options.model;
+  const preflight = async (side: CompareSide, url: string) => {
+    hooks.onPreflight?.(url);
+    const checked = await checkStreamingServer(url, deps, {
+      stream,
+      model,
+      deadlineS: PREFLIGHT_DEADLINE_S,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    if (!checked.ok && !deps.signal?.aborted) {
+      throw new TargetRefused(
+        `Cannot compare: the ${side} ${checked.reason}; it must answer as an OpenAI-compatible streaming chat server`,
+      );
+    }
+    return checked;
+  };
+  // Servers someone else runs are checked before anything is measured or written.
+  const checkedUrls = new Map<string, unknown>();
+  for (const side of ["baseline", "candidate"] as const) {
+    const target = targets[side];
+    if (!isProfileTarget(target) && !checkedUrls.has(target.url)) {
+      checkedUrls.set(target.url, await preflight(side, target.url));
+    }
+  }
+  let sink: LineSink | null = null;
+  if (options.out !== undefined) {
+    const opened = await deps.openLines(options.out);
+    if (!opened.ok) throw new Error(`Cannot write "${options.out}": ${opened.reason}`);
+    sink = opened.value;
+    hooks.onOutput?.(options.out);
+  }
+  const lines: string[] = [];
   // Every line passes the sanitizer, as run and load outputs do: summaries can carry server error text.
-  const encode = (value: unknown): string => JSON.stringify(deps.sanitizer.json(value));
-  const lines = [encode({
-    format: COMPARE_FORMAT_LINE,
-    version: COMPARE_RUN_VERSION,
-    kind: "config",
-    baseline: targetStamp(options.baseline),
-    candidate: targetStamp(options.candidate),
-    schedule: sessions.some((s) => s.points.length > 1) ? "engines-in-turn" : "alternate-per-point",
-    spec: options.spec ?? null,
-    points: options.points,
-    workloads: Object.fromEntries([...prepared].map(([label, w]) => [label, w.stamp])),
-    rounds: options.rounds,
-    requests_per_round: options.durationS === undefined ? options.requests ?? null : null,
-    duration_s_per_round: options.durationS ?? null,
-    warmup_requests: options.warmupS === undefined ? options.warmupRequests ?? null : null,
-    warmup_s: options.warmupS ?? null,
-    drain_s: options.drainS ?? null,
-    tolerance: options.tolerance,
-    max_error_rate_increase: options.maxErrorRateIncrease ?? null,
-    recorded_noise_floor: options.noiseFloor,
-    recorded_noise_floor_from: options.noiseFloorFrom ?? null,
-  })];
-  const rounds = new Map<number, Record<CompareSide, EndpointLoadSummary[]>>(
-    points.map((_, i) => [i, { baseline: [], candidate: [] }]),
-  );
-  await runCompareSessions(targets, sessions, {
-    ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
-    ...(deps.signal ? { signal: deps.signal } : {}),
-    progress: (line) => deps.progress?.(line),
-    describe: (p) => pointKey(points[p]!.workload, points[p]!.concurrency),
-    record: (line) =>
-      lines.push(encode({
+  const emit = (value: unknown) => {
+    const line = JSON.stringify(deps.sanitizer.json(value));
+    lines.push(line);
+    sink?.write(`${line}\n`);
+  };
+  const total = sessions.reduce((n, s) => n + s.points.length, 0);
+  let measured = 0;
+  try {
+    emit({
+      format: COMPARE_FORMAT_LINE,
+      version: COMPARE_RUN_VERSION,
+      kind: "config",
+      baseline: targetStamp(options.baseline),
+      candidate: targetStamp(options.candidate),
+      schedule: sessions.some((s) => s.points.length > 1) ? "engines-in-turn" : "alternate-per-point",
+      spec: options.spec ?? null,
+      points: options.points,
+      workloads: Object.fromEntries([...prepared].map(([label, w]) => [label, w.stamp])),
+      rounds: options.rounds,
+      requests_per_round: options.durationS === undefined ? options.requests ?? null : null,
+      duration_s_per_round: options.durationS ?? null,
+      warmup_requests: options.warmupS === undefined ? options.warmupRequests ?? null : null,
+      warmup_s: options.warmupS ?? null,
+      drain_s: options.drainS ?? null,
+      tolerance: options.tolerance,
+      max_error_rate_increase: options.maxErrorRateIncrease ?? null,
+      recorded_noise_floor: options.noiseFloor,
+      recorded_noise_floor_from: options.noiseFloorFrom ?? null,
+      preflight: [...checkedUrls.values()],
+    });
+    const rounds = new Map<number, Record<CompareSide, EndpointLoadSummary[]>>(
+      points.map((_, i) => [i, { baseline: [], candidate: [] }]),
+    );
+    await runCompareSessions(targets, sessions, {
+      ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      progress: (line) => deps.progress?.(line),
+      describe: (p) => pointKey(points[p]!.workload, points[p]!.concurrency),
+      record: (line) =>
+        emit({
+          format: COMPARE_FORMAT_LINE,
+          version: COMPARE_RUN_VERSION,
+          ...line,
+          ...(Array.isArray(line.points)
+            ? { points: (line.points as number[]).map((p) => pointKey(points[p]!.workload, points[p]!.concurrency)) }
+            : {}),
+        }),
+      // A server started here from a profile is checked as it comes up, before its first measurement.
+      ready: async (side, url, fromProfile) => {
+        if (fromProfile) {
+          const checked = await preflight(side, url);
+          emit({ format: COMPARE_FORMAT_LINE, version: COMPARE_RUN_VERSION, kind: "preflight", side, ...checked });
+        }
+      },
+      measure: async (side, url, p, round) => {
+        const { workload: label, concurrency } = points[p]!;
+        const workload = prepared.get(label)!;
+        const w = options.workloads.find((x) => x.label === label)!.options;
+        const plan: Parameters<typeof executeLoad>[0]["plan"] = {
+          mode: "closed",
+          concurrency,
+          warmupRequests: options.warmupS !== undefined ? 0 : options.warmupRequests ?? concurrency,
+          requestDeadlineS: w.requestTimeoutS,
+        };
+        if (options.warmupS !== undefined) plan.warmupS = options.warmupS;
+        if (options.drainS !== undefined) plan.drainLimitS = options.drainS;
+        if (options.durationS !== undefined) plan.durationS = options.durationS;
+        else plan.requests = perRound(options, concurrency);
+        measured++;
+        hooks.onMeasure?.({
+          index: measured,
+          total,
+          side,
+          round: round + 1,
+          rounds: options.rounds,
+          point: pointKey(label, concurrency),
+          concurrency,
+          requests: plan.requests ?? null,
+          durationS: plan.durationS ?? null,
+          warmupRequests: plan.warmupRequests,
+          warmupS: plan.warmupS ?? null,
+        });
+        const run = await executeLoad({
+          urls: [url],
+          plan,
+          workload,
+          seed: (w.seed + round) >>> 0,
+          lateAfterS: 0.002,
+          binS: 1,
+          slo: {},
+          rows: { nonStreaming: w.stream === false },
+          ...(deps.signal ? { signal: deps.signal } : {}),
+          onEpoch: () => hooks.onEpoch?.(measured - 1),
+          onSend: (phase) => hooks.onSend?.(phase, measured - 1),
+          onRow: (row) => hooks.onRow?.(row, measured - 1),
+        }, deps);
+        if (deps.signal?.aborted) {
+          // Cut short: kept in the JSONL, marked, and never a round of the gate.
+          run.summary.interrupted = interruptedStamp(deps.signal);
+          measured--;
+        } else rounds.get(p)![side].push(run.summary.overall);
+        emit({ side, workload: label, concurrency, round, ...run.summary });
+      },
+    });
+    if (deps.signal?.aborted) {
+      const by = interruptedStamp(deps.signal).by;
+      emit({
         format: COMPARE_FORMAT_LINE,
         version: COMPARE_RUN_VERSION,
-        ...line,
-        ...(Array.isArray(line.points)
-          ? { points: (line.points as number[]).map((p) => pointKey(points[p]!.workload, points[p]!.concurrency)) }
-          : {}),
-      })),
-    measure: async (side, url, p, round) => {
-      const { workload: label, concurrency } = points[p]!;
-      const workload = prepared.get(label)!;
-      const w = options.workloads.find((x) => x.label === label)!.options;
-      const plan: Parameters<typeof executeLoad>[0]["plan"] = {
-        mode: "closed",
-        concurrency,
-        warmupRequests: options.warmupS !== undefined ? 0 : options.warmupRequests ?? concurrency,
-        requestDeadlineS: w.requestTimeoutS,
-      };
-      if (options.warmupS !== undefined) plan.warmupS = options.warmupS;
-      if (options.drainS !== undefined) plan.drainLimitS = options.drainS;
-      if (options.durationS !== undefined) plan.durationS = options.durationS;
-      else plan.requests = perRound(options, concurrency);
-      const run = await executeLoad({
-        urls: [url],
-        plan,
-        workload,
-        seed: (w.seed + round) >>> 0,
-        lateAfterS: 0.002,
-        binS: 1,
-        slo: {},
-        rows: { nonStreaming: w.stream === false },
-        ...(deps.signal ? { signal: deps.signal } : {}),
-      }, deps);
-      rounds.get(p)![side].push(run.summary.overall);
-      lines.push(encode({ side, workload: label, concurrency, round, ...run.summary }));
-    },
-  });
-  const inputs: ComparePointInput[] = points.map((point, i) => ({ ...point, ...rounds.get(i)! }));
-  const result = compareLoad(inputs, {
-    seed: options.workloads[0]?.options.seed ?? 1,
-    expectedConcurrency: options.points,
-    workloads: options.workloads.map((w) => w.label),
-    toleranceFraction: options.tolerance,
-    ...(options.maxErrorRateIncrease !== undefined ? { maxErrorRateIncrease: options.maxErrorRateIncrease } : {}),
-    recordedNoiseFloor: options.noiseFloor,
-  });
-  lines.push(encode(result));
-  lines.push(encode({
-    format: COMPARE_FORMAT_LINE,
-    version: COMPARE_RUN_VERSION,
-    kind: "noise-floor",
-    rule: "half-width of the seeded bootstrap 95% interval of the baseline's round means, relative to the " +
-      "baseline value; reuse with compare --noise-floor-from FILE",
-    baseline: targetStamp(options.baseline),
-    spec: options.spec ? { name: options.spec.name, sha256: options.spec.sha256 } : null,
-    rounds: options.rounds,
-    noise_floor: result.noise_floor,
-  }));
-  return { result, lines };
+        kind: "interrupted",
+        by,
+        measurements_done: measured,
+        measurements_planned: total,
+        note: "stopped before every point was measured: no gate verdict is made of a partial comparison; the " +
+          "measurements above are kept",
+      });
+      return { result: null, interrupted: { by, measured, planned: total }, lines, written: await closeSink() };
+    }
+    const inputs: ComparePointInput[] = points.map((point, i) => ({ ...point, ...rounds.get(i)! }));
+    const result = compareLoad(inputs, {
+      seed: options.workloads[0]?.options.seed ?? 1,
+      expectedConcurrency: options.points,
+      workloads: options.workloads.map((w) => w.label),
+      toleranceFraction: options.tolerance,
+      ...(options.maxErrorRateIncrease !== undefined ? { maxErrorRateIncrease: options.maxErrorRateIncrease } : {}),
+      recordedNoiseFloor: options.noiseFloor,
+    });
+    emit(result);
+    emit({
+      format: COMPARE_FORMAT_LINE,
+      version: COMPARE_RUN_VERSION,
+      kind: "noise-floor",
+      rule: "half-width of the seeded bootstrap 95% interval of the baseline's round means, relative to the " +
+        "baseline value; reuse with compare --noise-floor-from FILE",
+      baseline: targetStamp(options.baseline),
+      spec: options.spec ? { name: options.spec.name, sha256: options.spec.sha256 } : null,
+      rounds: options.rounds,
+      noise_floor: result.noise_floor,
+    });
+    return { result, interrupted: null, lines, written: await closeSink() };
+  } finally {
+    await closeSink();
+  }
+
+  async function closeSink(): Promise<{ ok: true } | { ok: false; reason: string } | null> {
+    if (sink === null) return null;
+    const s = sink;
+    sink = null;
+    return await s.close();
+  }
 }
 
 /**

@@ -77,6 +77,11 @@ export interface CompareSessionIo {
   startProfile?: ProfileStarter;
   /** Warm-up and measured issuance of one point of one round against `url`. */
   measure(side: CompareSide, url: string, point: number, round: number): Promise<void>;
+  /**
+   * Called once a turn's server is up, before its first measurement (`fromProfile`: the server a profile names,
+   * started here or found running); may throw to stop the comparison.
+   */
+  ready?(side: CompareSide, url: string, fromProfile: boolean): Promise<void>;
   /** How a point is named in progress lines (default "concurrency N"). */
   describe?(point: number): string;
   /** Receives one JSON object per server turn start and per stop of a server started here. */
@@ -151,6 +156,7 @@ export async function runCompareSessions(
           }
           : { url, started: false }),
       });
+      await io.ready?.(session.side, url, server !== null);
       for (const point of session.points) {
         if (io.signal?.aborted) break;
         const name = io.describe?.(point) ?? `concurrency ${point}`;

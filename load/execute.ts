@@ -47,6 +47,8 @@ export interface ExecuteLoadOptions {
   onRow?(row: LoadRequestRow): void;
   /** At the measurement epoch. */
   onEpoch?(epochS: number): void;
+  /** As each request is sent (progress counters only). */
+  onSend?(phase: "warmup" | "measure"): void;
   /** The store to keep the rows in (a benchmark watches its size); default a new one. */
   store?: RowStore;
 }
@@ -91,6 +93,7 @@ export async function executeLoad(options: ExecuteLoadOptions, deps: LoadDeps): 
   const facts = await runLoad(plan, deps, {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onEpoch ? { onEpoch: options.onEpoch } : {}),
+    ...(options.onSend ? { onSend: options.onSend } : {}),
     onSample: (sample) => {
       const row = buildLoadRow(sample, rowOptions);
       const events = sample.outcome?.events ?? 0;

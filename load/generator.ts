@@ -87,6 +87,8 @@ export interface RunLoadOptions {
   onEpoch?(epochS: number): void;
   /** Called as each sample is complete (termination order). */
   onSample?(sample: LoadSample): void;
+  /** Called as each request is sent (a person's progress: sent and in flight); must only count. */
+  onSend?(phase: "warmup" | "measure"): void;
 }
 
 function positiveInt(name: string, value: number | undefined, max: number): void {
@@ -286,6 +288,7 @@ function send(
   };
   if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
   sample.send_offset_s = context.nowS() - epochS;
+  context.options.onSend?.(phase);
   return context.deps.streamChat(streamOptions).then((outcome) => {
     sample.outcome = outcome;
     context.open.delete(sample);

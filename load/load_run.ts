@@ -12,13 +12,18 @@ import { executeLoad, type LoadRunResult } from "./execute.ts";
 import type { LoadDeps, LoadPlan } from "./generator.ts";
 import { clientCeiling, type HeadroomCeiling, type HeadroomDeps, headroomStamp } from "./headroom.ts";
 import { checkTargetsFeasible, type PreparedWorkload, prepareWorkload, type WorkloadOptions } from "./prepare.ts";
+import { checkStreamingServer, type PreflightResult } from "./preflight.ts";
 import { promptMixReport } from "./prompt_mix.ts";
+import type { LoadRequestRow } from "./metrics.ts";
 import { scheduleSha256, type ShardRun, shardStamp } from "./shard.ts";
 import type { LengthTarget, Slo } from "./summary.ts";
 
 export const LOAD_RUN_FORMAT = "strata-load-run" as const;
-/** Version 2 (from 1): adds the audits, prompt mix, headroom, drain and shard stamps (see LOAD_FORMAT_VERSION). */
-export const LOAD_RUN_VERSION = 2 as const;
+/**
+ * Version 3 (from 2): the preflight check, cancelled rows and interrupted runs (see LOAD_FORMAT_VERSION).
+ * Version 2 (from 1): adds the audits, prompt mix, headroom, drain and shard stamps.
+ */
+export const LOAD_RUN_VERSION = 3 as const;
 
 /** What one `load` asks for. */
 export interface LoadTestOptions {
@@ -48,6 +53,8 @@ export interface LoadTestOptions {
   shard?: ShardRun;
   /** Write the prompt-mix report (the mix of the last run) to this file as JSON. */
   promptMixReport?: string;
+  /** The engine a profile started (or found) for this test, as the config line records it; absent for URLs. */
+  engine?: Record<string, unknown>;
 }
 
 /** An output file written line by line. */
@@ -74,10 +81,20 @@ export interface LoadTestDeps extends LoadDeps, Partial<Omit<HeadroomDeps, keyof
 
 /** What the caller hears while the test runs (in this order); all optional. */
 export interface LoadTestHooks {
+  /** Before the preflight check of the URLs, before the headroom check. */
+  onStage?(stage: "preflight" | "headroom"): void;
   onHeadroom?(ceiling: HeadroomCeiling): void;
   onRunStart?(run: number, runs: number, urls: readonly string[]): void;
+  /** At the run's measurement epoch: warm-up is over (and a shard's start time reached). */
+  onEpoch?(run: number): void;
+  /** As each request is sent; for counters only (it runs on the generator's path). */
+  onSend?(phase: "warmup" | "measure", run: number): void;
+  /** As each request ends, with its row (warm-up rows included); for counters only. */
+  onRow?(row: LoadRequestRow, run: number): void;
   onRunEnd?(run: LoadRunResult, index: number): void;
   onAggregate?(aggregate: LoadAggregate): void;
+  /** The JSONL file is open (before any traffic): rows go there as they end. */
+  onOutput?(path: string): void;
   onWritten?(path: string, lines: number): void;
   /** A note that does not stop the test (zero warm-up, client near its ceiling, a late shard start). */
   onWarning?(text: string): void;
@@ -86,11 +103,13 @@ export interface LoadTestHooks {
 /**
  * How the test ended: `ok`; `no-success` when no measured request of the last run succeeded; `osl-mismatch` when
  * --fail-on-osl-mismatch found a request outside the tolerance; `audit-failed` when the TTFT audit, --strict or
- * --ci-safety rejected a run; `write-failed` when --out could not be written.
+ * --ci-safety rejected a run; `interrupted` when a signal stopped it (what ended before is kept, marked so);
+ * `unreachable` when a URL failed the preflight check (nothing was measured); `write-failed` when --out could not
+ * be written.
  */
 export type LoadTestOutcome =
   | {
-    status: "ok" | "no-success" | "osl-mismatch" | "audit-failed";
+    status: "ok" | "no-success" | "osl-mismatch" | "audit-failed" | "interrupted" | "unreachable";
     runs: LoadRunResult[];
     aggregate: LoadAggregate | null;
     reasons: string[];
@@ -179,11 +198,33 @@ export async function runLoadTest(
   try {
     const { workload, osl } = await prepareLoadTest(options, deps);
     const isl = options.isl;
+    // Each URL must answer as a streaming chat server before anything is measured (the self-check's engine is ours).
+    const preflight: PreflightResult[] = [];
+    if (!options.selfCheck) {
+      hooks.onStage?.("preflight");
+      for (const url of options.urls) {
+        const checked = await checkStreamingServer(url, deps, {
+          stream: options.workload.stream !== false,
+          model: options.workload.model,
+          deadlineS: Math.min(options.workload.requestTimeoutS, PREFLIGHT_DEADLINE_S),
+          ...(deps.signal ? { signal: deps.signal } : {}),
+        });
+        preflight.push(checked);
+        if (deps.signal?.aborted) {
+          return { status: "interrupted", runs, aggregate, reasons: ["interrupted before the load began"] };
+        }
+        if (!checked.ok) {
+          reasons.push(`${checked.reason}; it must answer as an OpenAI-compatible streaming chat server`);
+        }
+      }
+      if (reasons.length > 0) return { status: "unreachable", runs, aggregate, reasons };
+    }
     // Open the output before any traffic: an unwritable --out fails now, not after an hour of load.
     if (options.out !== undefined) {
       const opened = await deps.openLines(options.out);
       if (!opened.ok) return { status: "write-failed", reason: opened.reason, runs, aggregate, reasons };
       sink = opened.value;
+      hooks.onOutput?.(options.out);
     }
     let urls = options.urls;
     if (options.selfCheck) {
@@ -208,6 +249,7 @@ export async function runLoadTest(
     if (options.selfCheck) headroomMissing = "the self-check is itself the client's ceiling";
     else if (headroom.mode === "off") headroomMissing = "not measured (--no-headroom-check)";
     else {
+      hooks.onStage?.("headroom");
       const concurrency = options.plan.mode === "closed"
         ? Math.ceil((options.plan.concurrency as number) / (options.shard?.count ?? 1))
         : options.plan.maxConcurrency ?? 64;
@@ -243,6 +285,8 @@ export async function runLoadTest(
       client_headroom_ceiling: ceiling,
       toolkit,
       shard,
+      engine: options.engine ?? null,
+      preflight,
       warnings,
     });
     for (let r = 0; r < options.repeat; r++) {
@@ -277,15 +321,18 @@ export async function runLoadTest(
           warmupWarning,
         },
         ...(deps.signal ? { signal: deps.signal } : {}),
-        onRow: (row) => emit({ run: r, ...row }),
-        ...(clock !== null
-          ? {
-            onEpoch: () => {
-              clock!.epoch_late_s = Math.max(0, deps.nowS() - (startAtS as number));
-              clock!.wall_at_epoch_ms = deps.wallMs?.() ?? null;
-            },
+        onRow: (row) => {
+          emit({ run: r, ...row });
+          hooks.onRow?.(row, r);
+        },
+        onSend: (phase) => hooks.onSend?.(phase, r),
+        onEpoch: () => {
+          if (clock !== null) {
+            clock.epoch_late_s = Math.max(0, deps.nowS() - (startAtS as number));
+            clock.wall_at_epoch_ms = deps.wallMs?.() ?? null;
           }
-          : {}),
+          hooks.onEpoch?.(r);
+        },
       }, deps);
       const o = run.summary.overall;
       run.summary.prompt_mix = promptMixReport(workload, o, { isl: isl ?? null, osl: osl ?? null });
@@ -305,9 +352,31 @@ export async function runLoadTest(
           );
         }
       }
+      const interrupted = deps.signal?.aborted === true;
+      if (interrupted) run.summary.interrupted = interruptedStamp(deps.signal!);
       runs.push(run);
       emit({ run: r, ...run.summary });
       hooks.onRunEnd?.(run, r);
+      if (interrupted) break;
+    }
+    if (deps.signal?.aborted) {
+      // What ended before the signal is kept, marked; no aggregate or verdict is made of an unfinished plan.
+      const stamp = interruptedStamp(deps.signal);
+      emit({
+        format: LOAD_RUN_FORMAT,
+        version: LOAD_RUN_VERSION,
+        kind: "interrupted",
+        by: stamp.by,
+        runs_planned: options.repeat,
+        runs_ended: runs.length,
+        note: stamp.note,
+      });
+      if (options.out !== undefined) {
+        const written = await closeSink();
+        if (!written.ok) return { status: "write-failed", reason: written.reason, runs, aggregate, reasons };
+        hooks.onWritten?.(options.out, lines);
+      }
+      return { status: "interrupted", runs, aggregate, reasons: [`interrupted by ${stamp.by}`] };
     }
     if (runs.length > 1) {
       aggregate = aggregateRuns(runs.map((r) => r.summary.overall), { seed: options.workload.seed });
@@ -332,6 +401,20 @@ export async function runLoadTest(
     await closeSink();
     await engine?.close();
   }
+}
+
+/** Longest wait for the preflight's one-token answer, seconds (a model still loading answers 503 at once). */
+export const PREFLIGHT_DEADLINE_S = 120;
+
+/** What stopped a run, from the abort signal's reason (the CLI passes the signal's name). */
+export function interruptedStamp(signal: AbortSignal): { by: string; note: string } {
+  const reason = signal.reason;
+  const by = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "a signal";
+  return {
+    by,
+    note: "stopped before its plan was done: the numbers cover only the requests that ended before the signal; " +
+      "requests in flight were cancelled (status cancelled, not failures); not a complete result",
+  };
 }
 
 /** How the finished runs end the test (the checks that come after the measurement). */

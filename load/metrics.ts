@@ -10,19 +10,30 @@ import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
 
 export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
 /**
+ * Version 3 (from 2): a request still in flight when a signal interrupted the load has status "cancelled" (error kind
+ * "cancelled", INTERRUPTED_MESSAGE), not "failed"; summaries count such requests apart (counts.cancelled, left out
+ * of failed and of the error rate) and carry `interrupted`; the config line carries the preflight check of each URL;
+ * an interrupted load or compare ends its JSONL with a line of kind "interrupted".
  * Version 2 (from 1): itl_s gaps are rounded to the microsecond; first_reasoning_s is the first reasoning delta whatever came first; only choice index 0 is
  * measured; ttft_source says where a TTFT came from (the stream, or the HTTP first byte when explicitly asked);
  * requests cancelled by the drain limit are failed with error kind "cancelled" and a message that says so; summaries
  * may have a null effective_max_concurrency (uncapped open loop) and carry the audits, the prompt mix and the
  * client headroom; aggregates flag unreliable tail percentiles.
  */
-export const LOAD_FORMAT_VERSION = 2 as const;
+export const LOAD_FORMAT_VERSION = 3 as const;
 
 /** How the error message of a request cancelled by the drain limit begins. */
 export const DRAIN_MESSAGE_PREFIX = "cancelled by the drain limit";
 
-/** success: the stream finished; failed: it did not; dropped: never sent. */
-export type LoadRowStatus = "success" | "failed" | "dropped";
+/** The error message of a request a signal cancelled in flight. */
+export const INTERRUPTED_MESSAGE =
+  "still in flight when a signal interrupted the load; cancelled, not counted as a failure";
+
+/**
+ * success: the stream finished; failed: it did not; dropped: never sent; cancelled: in flight when a signal
+ * interrupted the load (neither a success nor a failure of the server).
+ */
+export type LoadRowStatus = "success" | "failed" | "dropped" | "cancelled";
 /** Of a success: visible output arrived, only reasoning until the length cap, or nothing at all. */
 export type AnswerState = "answered" | "reasoning_truncated" | "no_output_token";
 
@@ -178,6 +189,9 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
       kind: "cancelled",
       message: `${DRAIN_MESSAGE_PREFIX}: still in flight ${options.drainLimitS ?? "?"} s after the measured window`,
     };
+  } else if (outcome.end === "cancelled") {
+    row.status = "cancelled";
+    row.error = { kind: "cancelled", message: INTERRUPTED_MESSAGE };
   }
   return row;
 }

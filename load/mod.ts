@@ -26,6 +26,9 @@ export {
   COMPARE_FORMAT_LINE,
   COMPARE_RUN_VERSION,
   type CompareDeps,
+  type CompareHooks,
+  type CompareMeasurement,
+  type CompareOutcome,
   type ComparePoint,
   type CompareRunOptions,
   type CompareWorkload,
@@ -80,6 +83,7 @@ export {
   measureCeiling,
 } from "./headroom.ts";
 export {
+  interruptedStamp,
   type LineSink,
   LOAD_RUN_FORMAT,
   LOAD_RUN_VERSION,
@@ -87,6 +91,7 @@ export {
   type LoadTestHooks,
   type LoadTestOptions,
   type LoadTestOutcome,
+  PREFLIGHT_DEADLINE_S,
   prepareLoadTest,
   runLoadTest,
   SELF_CHECK_ENGINE,
@@ -97,6 +102,7 @@ export {
   buildLoadRow,
   CONNECT_UNAVAILABLE,
   DRAIN_MESSAGE_PREFIX,
+  INTERRUPTED_MESSAGE,
   LOAD_FORMAT_VERSION,
   LOAD_REQUEST_FORMAT,
   type LoadRequestRow,
@@ -111,6 +117,14 @@ export {
   type WorkloadOptions,
   WorkloadRefusal,
 } from "./prepare.ts";
+export {
+  checkStreamingServer,
+  PREFLIGHT_PROMPT,
+  preflightBody,
+  type PreflightDeps,
+  type PreflightResult,
+  TargetRefused,
+} from "./preflight.ts";
 export { PROMPT_MIX_FORMAT, promptMixReport } from "./prompt_mix.ts";
 export { CHARS_PER_TOKEN_ESTIMATE, corpusManifestSha256, type CorpusProvenance, realTextProfile } from "./real_text.ts";
 export { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";

@@ -146,7 +146,8 @@ export function checkTargetsFeasible(
 
 /**
  * Loads and selects the workload; `requestCount` is how many requests will use it (for the repeat check).
- * @throws {WorkloadRefusal} for a set whose SHA-256 differs from its pin; RangeError for a set whose requests would
+ * @throws {WorkloadRefusal} for a set whose SHA-256 differs from its pin, or a --max-tokens that no request of the set
+ * would use; RangeError for a set whose requests would
  * all send one prompt (unless allowed); SyntaxError/RangeError for a malformed set; whatever `readText` throws for
  * an unreadable file.
  */
@@ -156,6 +157,12 @@ export async function prepareWorkload(
   readText: (path: string) => Promise<string>,
 ): Promise<PreparedWorkload> {
   const set = await loadSet(options, readText);
+  if (options.maxTokens !== null && set.entries.every((e) => e.max_tokens !== null)) {
+    throw new WorkloadRefusal(
+      `Cannot use --max-tokens ${options.maxTokens} with ${set.source}: it has no effect, every request of the set ` +
+        "carries its own max_tokens; leave --max-tokens out (or remove max_tokens from the file)",
+    );
+  }
   if (options.pinSha256 !== undefined && options.pinSha256.toLowerCase() !== set.sha256) {
     throw new WorkloadRefusal(
       `Cannot use ${set.source}: its SHA-256 is ${set.sha256}, not the pinned ${options.pinSha256}; the workload ` +

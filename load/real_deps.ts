@@ -4,7 +4,7 @@
  * cache in the user's cache folder (keyed by host, CPU, runtime and commit).
  */
 import { chatOnce, streamChat } from "../client/mod.ts";
-import { readRunnerCommit, toolkitDirFromModule } from "../probe/mod.ts";
+import { readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
 import {
   env,
@@ -17,7 +17,6 @@ import {
   writeTextOutcome,
 } from "../runtime/mod.ts";
 import { sha256Hex } from "../contract/mod.ts";
-import { fileURLToPath } from "node:url";
 import type { LoadTestDeps } from "./load_run.ts";
 
 /** The headroom cache file, or null when no cache folder is known (HOME unreadable). */
@@ -26,18 +25,6 @@ function headroomCachePath(): string | null {
   const home = env("HOME") ?? env("LOCALAPPDATA");
   const dir = xdg ? `${xdg}/strata-bench` : home ? `${home}/.cache/strata-bench` : null;
   return dir === null ? null : `${dir}/client-headroom.json`;
-}
-
-/** The version in this toolkit's package.json (null when it cannot be read, as in a release binary). */
-async function toolkitVersion(): Promise<string> {
-  const url = new URL("../package.json", import.meta.url);
-  if (url.protocol !== "file:") return "unknown";
-  const text = await readTextOutcome(fileURLToPath(url));
-  try {
-    return text.ok ? String((JSON.parse(text.value) as { version?: unknown }).version ?? "unknown") : "unknown";
-  } catch {
-    return "unknown";
-  }
 }
 
 /** Binds the real implementations; `signal` cancels in-flight requests and stops issuance. */
@@ -54,7 +41,8 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
       return r.ok ? { ok: true } : { ok: false, reason: r.reason };
     },
     openLines: async (path) => {
-      const opened = await openLineWriter(path);
+      // A new file: never over an earlier result of the same name.
+      const opened = await openLineWriter(path, { exclusive: true });
       if (!opened.ok) return { ok: false, reason: opened.reason };
       const writer = opened.value;
       return {
@@ -75,7 +63,10 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
       toolkit ??= readRunnerCommit({ toolkitDir: toolkitDirFromModule() }, {
         readText: readTextOutcome,
         stat: statOutcome,
-      }).then(async (c) => ({ version: await toolkitVersion(), commit: c.runnerCommit })),
+      }).then(async (c) => ({
+        version: await readToolkitVersion(toolkitDirFromModule(), { readText: readTextOutcome }) ?? "unknown",
+        commit: c.runnerCommit,
+      })),
     cacheIdentity: async () => {
       if (cachePath === null) return null;
       const host = sys.hostname();

@@ -40,7 +40,8 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
     `requests: ${c.attempted} sent, ${c.succeeded} ok (${c.answered} answered, ${c.reasoning_truncated} reasoning_truncated, ` +
     `${c.no_output_token} no_output_token), ${c.failed} failed` +
     (c.cancelled_at_drain > 0 ? ` (${c.cancelled_at_drain} cancelled at the drain limit)` : "") +
-    `, ${c.dropped} dropped, ${c.late} late`,
+    `, ${c.dropped} dropped, ${c.late} late` +
+    (c.cancelled > 0 ? `, ${c.cancelled} cancelled by the interruption (not failures)` : ""),
     `window ${fmt(s.window_s, "s", 3)} s | ${fmt(s.requests_per_s)} req/s | ${
       fmt(s.output_tokens_per_s, "", 1)
     } output tok/s` +
@@ -86,7 +87,10 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
 /** Console text of a run summary: per endpoint, then the pooled mixture when there are several. */
 export function renderLoadSummary(summary: LoadSummary): string {
   const cap = summary.effective_max_concurrency ?? "none (open loop, uncapped)";
-  const head = `load: ${summary.mode} loop, effective max concurrency ${cap}, ` +
+  const stopped = summary.interrupted === undefined
+    ? ""
+    : `load: INTERRUPTED by ${summary.interrupted.by}: NOT A COMPLETE RESULT; ${summary.interrupted.note}\n`;
+  const head = `${stopped}load: ${summary.mode} loop, effective max concurrency ${cap}, ` +
     "percentiles Hyndman-Fan type 7 (* = unreliable at this n)\n";
   const parts = summary.endpoints.map(renderEndpointSummary);
   if (summary.endpoints.length > 1) parts.push(renderEndpointSummary(summary.overall));

@@ -8,7 +8,7 @@
 import { Column } from "./_columns.ts";
 import { type AnswerState, DRAIN_MESSAGE_PREFIX, type LoadRequestRow, type LoadRowStatus } from "./metrics.ts";
 
-const STATUS: readonly LoadRowStatus[] = ["success", "failed", "dropped"];
+const STATUS: readonly LoadRowStatus[] = ["success", "failed", "dropped", "cancelled"];
 const ANSWER: readonly (AnswerState | null)[] = [null, "answered", "reasoning_truncated", "no_output_token"];
 
 /** The numeric row columns a summary reads; null is stored as NaN. */

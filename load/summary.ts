@@ -85,6 +85,11 @@ export interface EndpointLoadSummary {
     no_output_token: number;
     /** Sent, still in flight at the end of the measured window plus the drain limit, and cancelled (failed). */
     cancelled_at_drain: number;
+    /**
+     * Sent, and still in flight when a signal interrupted the load: cancelled, neither succeeded nor failed (left
+     * out of failed and of the error rate).
+     */
+    cancelled: number;
     /** Successes without a TTFT (the TTFT audit's count). */
     without_ttft: number;
   };
@@ -133,6 +138,11 @@ export interface LoadSummary {
   overall: EndpointLoadSummary;
   /** One per endpoint, in --url order (also when there is one). */
   endpoints: EndpointLoadSummary[];
+  /**
+   * Present when a signal stopped this run before its plan was done: what stopped it and what that means; the
+   * numbers cover only what ended before it.
+   */
+  interrupted?: { by: string; note: string };
   /** The run's audits (TTFT, reasoning truncation, warm-up), when the conductor ran them. */
   audits?: LoadAudits;
   /** Achieved ISL/OSL against the workload's targets, with the prompt set's provenance. */
@@ -280,7 +290,7 @@ function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: num
   }
 }
 
-const SUCCESS = 0, DROPPED = 2;
+const SUCCESS = 0, DROPPED = 2, CANCELLED = 3;
 const ANSWERED = 1, REASONING_TRUNCATED = 2, NO_OUTPUT_TOKEN = 3;
 
 /** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
@@ -333,6 +343,7 @@ export function summarizeSelection(
   const slo = options.slo ?? {};
   const sloSet = slo.ttftS !== undefined || slo.tpotS !== undefined || slo.e2eS !== undefined;
   let measured = 0, sent = 0, ok = 0, late = 0, answered = 0, truncated = 0, noOutput = 0, drained = 0, good = 0;
+  let cancelled = 0;
   let firstSend = Infinity, lastEnd = -Infinity, lastSend = -Infinity;
   let outTokens: number | null = 0, inTokens: number | null = 0;
   let okWithItl = 0, okWithoutTtft = 0;
@@ -350,6 +361,7 @@ export function summarizeSelection(
     firstSend = Math.min(firstSend, send);
     lastSend = Math.max(lastSend, send);
     lastEnd = Math.max(lastEnd, num.end_offset_s.at(i));
+    if (status === CANCELLED) cancelled++;
     if (status !== SUCCESS) return;
     ok++;
     if (RowStore.hasItl(flags)) okWithItl++;
@@ -428,17 +440,18 @@ export function summarizeSelection(
     counts: {
       attempted: sent,
       succeeded: ok,
-      failed: sent - ok,
+      failed: sent - ok - cancelled,
       dropped: measured - sent,
       late,
       answered,
       reasoning_truncated: truncated,
       no_output_token: noOutput,
       cancelled_at_drain: drained,
+      cancelled,
       without_ttft: okWithoutTtft,
     },
     window_s: windowS,
-    error_rate: sent > 0 ? (sent - ok) / sent : null,
+    error_rate: sent - cancelled > 0 ? (sent - ok - cancelled) / (sent - cancelled) : null,
     drop_rate: measured > 0 ? (measured - sent) / measured : null,
     requests_per_s: perWindow(ok),
     output_tokens_per_s: perWindow(outTokens),

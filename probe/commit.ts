@@ -156,3 +156,29 @@ export async function readRunnerCommit(options: RunnerCommitOptions, deps: Commi
     missing: { "/software/runner_commit": reason, "/software/build_kind": reason },
   };
 }
+
+let bakedVersion: string | null = null;
+
+/** Records the toolkit version a release build wrote into the executable (package.json's, at compile time). */
+export function bakeToolkitVersion(version: string): void {
+  bakedVersion = version;
+}
+
+/**
+ * This toolkit's version: baked into a compiled binary, else package.json's `version` in the toolkit folder; null
+ * when neither can be read.
+ */
+export async function readToolkitVersion(toolkitDir: string | null, deps: Pick<CommitDeps, "readText">): Promise<
+  string | null
+> {
+  if (bakedVersion !== null) return bakedVersion;
+  if (toolkitDir === null) return null;
+  const text = await deps.readText(join(toolkitDir, "package.json"));
+  if (!text.ok) return null;
+  try {
+    const version = (JSON.parse(text.value) as { version?: unknown }).version;
+    return typeof version === "string" && version !== "" ? version : null;
+  } catch {
+    return null;
+  }
+}

@@ -61,8 +61,10 @@ export type { HashWorkerPort, StartHashWorker } from "./_hash_pool.ts";
 export { defaultCacheDir, type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
 export {
   bakeRunnerCommit,
+  bakeToolkitVersion,
   readGitHead,
   readRunnerCommit,
+  readToolkitVersion,
   type RunnerCommit,
   type RunnerCommitOptions,
 } from "./commit.ts";

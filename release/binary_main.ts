@@ -4,7 +4,7 @@
  */
 import { dispatch } from "../mod.ts";
 import { useEmbeddedBundle } from "../fixtures/mod.ts";
-import { bakeRunnerCommit } from "../probe/mod.ts";
+import { bakeRunnerCommit, bakeToolkitVersion } from "../probe/mod.ts";
 import { args, exit } from "../runtime/mod.ts";
 import { memoryBundleSource } from "./embedded_bundle.ts";
 
@@ -12,6 +12,8 @@ import { memoryBundleSource } from "./embedded_bundle.ts";
 export interface BinaryBuild {
   /** Full commit of the source the binary was built from (the COMMIT file's content). */
   commit: string;
+  /** The toolkit version (package.json's at compile time); absent in binaries built before it was baked. */
+  version?: string;
   /** The standard-v1 bundle: file name to base64 bytes. */
   bundleFilesBase64: Readonly<Record<string, string>>;
 }
@@ -19,6 +21,7 @@ export interface BinaryBuild {
 /** Installs the embedded facts; exported apart from runBinary so a test can check it without exiting. */
 export function installBinaryBuild(build: BinaryBuild): void {
   bakeRunnerCommit(build.commit);
+  if (build.version !== undefined) bakeToolkitVersion(build.version);
   useEmbeddedBundle(memoryBundleSource(build.bundleFilesBase64));
 }
 

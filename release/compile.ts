@@ -134,7 +134,7 @@ async function warnIfDirty(log: (line: string) => void): Promise<void> {
 }
 
 /** Writes the generated entry module (commit + bundle bytes) and returns its path. */
-async function writeEntry(buildDir: string, commit: string): Promise<string> {
+async function writeEntry(buildDir: string, commit: string, version: string): Promise<string> {
   const verified = await verifyBundle(BUNDLE_DIR);
   if (!verified.ok || verified.corpusSha256 !== STANDARD_V1_CORPUS_SHA256) {
     throw new Error(`Cannot compile: the fixture bundle does not verify; run "deno task fixtures verify"`);
@@ -152,6 +152,7 @@ import { runBinary } from ${JSON.stringify(mainModule.startsWith(".") ? mainModu
 
 await runBinary({
   commit: ${JSON.stringify(commit)},
+  version: ${JSON.stringify(version)},
   bundleFilesBase64: ${JSON.stringify(encodeBundleFiles(files), null, 2).replaceAll("\n", "\n  ")},
 });
 `;
@@ -209,7 +210,7 @@ export async function compileRelease(options: CompileOptions): Promise<CompileRe
   await mkdir(options.outDir, { recursive: true });
   await clearOldArtifacts(options.outDir);
   const buildDir = join(options.outDir, ".build");
-  const entry = await writeEntry(buildDir, commit);
+  const entry = await writeEntry(buildDir, commit, version);
   const report: CompileReport = { commit, artifacts: [], skipped: [], failed: [] };
   const host = hostTarget(platform(), arch());
 

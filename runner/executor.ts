@@ -9,9 +9,11 @@ import {
   type Fixture,
   type HealthAnswer,
   MAX_STREAM_BODY_BYTES,
+  newStreamProgress,
   REQUEST_TIMEOUT_S,
   type SlotReading,
   type StreamOutcome,
+  type StreamProgress,
 } from "../contract/mod.ts";
 import { classifyOutcome, type RequestSpan, spanEndS, stageDurationS, wallS } from "../score/mod.ts";
 import type { PlannedBatch, RunPlan } from "./plan.ts";
@@ -27,6 +29,8 @@ export interface ExecutorStreamOptions {
   now: () => number;
   /** Most response body bytes (the contract's MAX_STREAM_BODY_BYTES). */
   maxBodyBytes?: number;
+  /** Live counters the client updates as it reads (a person's progress line). */
+  progress?: StreamProgress;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -70,8 +74,11 @@ export interface ExecuteOptions {
   slotsUnavailable?: string | null;
   /** The server's slot count, for the words of a round whose slots were shared (null: unknown). */
   serverCapacity?: number | null;
-  /** Called just before a request is dispatched. */
-  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  /**
+   * Called just before a request is dispatched, with the live counters the client will update while it streams
+   * (read them on a timer of your own; they are not tokens, see StreamProgress).
+   */
+  onRequestStart?(fixture: Fixture, position: SchedulePosition, live: StreamProgress): void;
   /**
    * Called once per scheduled request as it ends (or is skipped), in termination order and one at a time; awaited
    * before the next call, so evidence can be appended and flushed per request.
@@ -171,7 +178,8 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
   await slots.start();
   const send = async (fixture: Fixture, concurrency: number): Promise<SentRequest> => {
     const body = options.bodyOf(fixture);
-    options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total });
+    const live = newStreamProgress();
+    options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total }, live);
     const calledMs = deps.nowMs();
     const streamOptions: ExecutorStreamOptions = {
       baseUrl: options.baseUrl,
@@ -179,6 +187,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
       now: deps.nowMs,
       maxBodyBytes: MAX_STREAM_BODY_BYTES,
+      progress: live,
     };
     if (signal) streamOptions.signal = signal;
     const outcome = await deps.streamChat(streamOptions);

@@ -20,6 +20,7 @@ export {
   runProtocol,
   RunRefusedError,
   type RunReport,
+  type RunStage,
   RunWriteError,
 } from "./run_protocol.ts";
 export { realRunDeps, type RealRunSettings } from "./real_deps.ts";

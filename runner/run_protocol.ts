@@ -16,6 +16,7 @@ import {
   type Result,
   type Sampling,
   SCRIPTED_ENGINE_PROP,
+  type StreamProgress,
 } from "../contract/mod.ts";
 import type { Provenance, ServerFacts } from "../probe/mod.ts";
 import {
@@ -84,9 +85,18 @@ export interface RunOptions {
    * result reports it apart from the run. Absent when the server was already running.
    */
   engineLoadSeconds?: number | null;
-  onRequestStart?(fixture: Fixture, position: SchedulePosition): void;
+  /** A request is about to be sent; `live` is what its stream has delivered so far (see StreamProgress). */
+  onRequestStart?(fixture: Fixture, position: SchedulePosition, live: StreamProgress): void;
   onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
+  /**
+   * The run's stages as they begin: the bundle and server checks, provenance (model hashing), the requests, and
+   * the finishing of the folder.
+   */
+  onStage?(stage: RunStage): void;
 }
+
+/** What the run is doing, for a person's progress line. */
+export type RunStage = "checking" | "provenance" | "requests" | "writing";
 
 /** The parts the run joins. */
 export interface RunDeps extends ExecutorDeps {
@@ -225,6 +235,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const overridden: Record<string, string[]> = {};
   const configChecks: Record<string, ConfigCheck> = {};
   let execution: Awaited<ReturnType<typeof executeRun>>;
+  options.onStage?.("requests");
   try {
     execution = await executeRun({
       baseUrl: options.baseUrl,
@@ -234,7 +245,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       serverCapacity: prepared.server.serverCapacity,
       ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
       signal: stop.signal,
-      onRequestStart: (fixture, position) => options.onRequestStart?.(fixture, position),
+      onRequestStart: (fixture, position, live) => options.onRequestStart?.(fixture, position, live),
       onRequestEnd: async (request: ExecutedRequest, position) => {
         const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
         built.set(request.fixture.id, published.built);
@@ -269,6 +280,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     : [];
 
   let artifacts: Artifact[];
+  options.onStage?.("writing");
   try {
     artifacts = await writeArtifacts(options, prepared, folder);
   } catch (error) {
@@ -355,6 +367,7 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
 
 /** Bundle, URL, /health, server identity, provenance, plan and bodies: all before anything is sent. */
 async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedRun> {
+  options.onStage?.("checking");
   let bundle: { fixtures: Fixture[]; corpusSha256: string };
   try {
     bundle = await deps.loadBundle();
@@ -382,7 +395,7 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
       throw new RunRefusedError(
         "unreachable",
         `Cannot run the protocol: permission to connect to ${refusedHost} refused (missing flag ` +
-          `--allow-net=${refusedHost}); "deno task bench" allows loopback servers only`,
+          `--allow-net=${refusedHost}); "deno task run" (and strata-bench run) allow loopback servers only`,
       );
     }
     throw new RunRefusedError(
@@ -391,6 +404,7 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
         "start it first or pass --url with the right address",
     );
   }
+  options.onStage?.("provenance");
   const server = await deps.probeServer(options.baseUrl);
   const provenance = await deps.collectProvenance(server, options);
 

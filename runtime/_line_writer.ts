@@ -18,13 +18,19 @@ export interface LineWriter {
 
 const FLUSH_AT_CHARS = 256 * 1024;
 
-/** Creates (or truncates) `path`, creating its folder, and returns its writer; a refusal when it cannot. */
-export async function openLineWriter(path: string): Promise<Outcome<LineWriter>> {
+/**
+ * Creates (or truncates) `path`, creating its folder, and returns its writer; a refusal when it cannot. With
+ * `exclusive`, a file that exists already is a refusal (a new file never overwrites an earlier result).
+ */
+export async function openLineWriter(
+  path: string,
+  options: { exclusive?: boolean } = {},
+): Promise<Outcome<LineWriter>> {
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
-    handle = await open(path, "w");
+    handle = await open(path, options.exclusive === true ? "wx" : "w");
   } catch (error) {
     return refusalFrom(error, `write ${path}`, "write");
   }

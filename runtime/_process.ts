@@ -1,5 +1,6 @@
 import process from "node:process";
 import { escapeTerminalText } from "./_terminal_text.ts";
+import { ERASE_LINE, renderStatusLine, type StyledText } from "./_status_line.ts";
 
 /** Name and version of the JavaScript runtime executing the toolkit. */
 export function runtimeName(): { name: "deno" | "bun" | "node"; version: string } {
@@ -16,8 +17,9 @@ export function args(): string[] {
   return process.argv.slice(2);
 }
 
-/** Ends the process with the given exit code. */
+/** Ends the process with the given exit code (erasing a status line still drawn, so the prompt starts clean). */
 export function exit(code: number): never {
+  clearStatusLine();
   process.exit(code);
 }
 
@@ -57,24 +59,59 @@ function writeAll(fd: 1 | 2, text: string): void {
 }
 
 /**
- * Writes text to standard output (results). Control characters, C1 codes and bidi overrides are escaped
- * (escapeTerminalText): nothing an engine or a result file says can act on the terminal.
+ * The status line drawn on stderr (an interactive terminal only), or null. `drawn` is false after text without a
+ * final newline was written over it: it is drawn again at the next showStatusLine.
  */
-export function writeStdout(text: string): void {
-  writeAll(1, escapeTerminalText(text));
+let status: { bytes: string; drawn: boolean } | null = null;
+
+/** Erases the status line before other output; true when one was drawn. */
+function eraseStatus(): boolean {
+  if (status === null || !status.drawn) return false;
+  writeAll(2, ERASE_LINE);
+  return true;
 }
 
-/** Writes text to standard error (progress and diagnostics), escaped like writeStdout. */
+/** Draws the status line again after other output that ended a line. */
+function restoreStatus(text: string): void {
+  if (status === null) return;
+  if (text.endsWith("\n")) writeAll(2, status.bytes);
+  status.drawn = text.endsWith("\n");
+}
+
+/**
+ * Writes text to standard output (results). Control characters, C1 codes and bidi overrides are escaped
+ * (escapeTerminalText): nothing an engine or a result file says can act on the terminal. A status line on the
+ * same terminal is erased first and drawn again below, so the two never share a line.
+ */
+export function writeStdout(text: string): void {
+  const over = status !== null && status.drawn && stdoutIsTerminal();
+  if (over) eraseStatus();
+  writeAll(1, escapeTerminalText(text));
+  if (over) restoreStatus(text);
+}
+
+/** Writes text to standard error (progress and diagnostics), escaped like writeStdout, above any status line. */
 export function writeStderr(text: string): void {
+  const erased = eraseStatus();
   writeAll(2, escapeTerminalText(text));
+  if (erased || status !== null) restoreStatus(text);
 }
 
 /**
  * Replaces the current line of standard error with `line` (escaped like writeStderr): the toolkit's own
- * carriage return and erase-line sequence, for progress on an interactive terminal; `final` ends the line.
+ * carriage return and erase-line sequence, for progress on an interactive terminal; `final` ends the line and
+ * keeps it (it is no status line any more).
  */
-export function rewriteStderrLine(line: string, final: boolean): void {
-  writeAll(2, `\r\x1b[K${escapeTerminalText(line)}${final ? "\n" : ""}`);
+export function rewriteStderrLine(line: string | readonly StyledText[], final: boolean): void {
+  const bytes = renderStatusLine(line, { columns: terminalColumns(), color: colorAllowed() });
+  writeAll(2, final ? `${bytes}\n` : bytes);
+  status = final ? null : { bytes, drawn: true };
+}
+
+/** Erases the status line, if one is drawn, and forgets it. */
+export function clearStatusLine(): void {
+  eraseStatus();
+  status = null;
 }
 
 /** Whether standard error is an interactive terminal (progress bars, colour). */
@@ -82,4 +119,46 @@ export function stderrIsTerminal(): boolean {
   const g = globalThis as { Deno?: { stderr: { isTerminal(): boolean } } };
   if (g.Deno) return g.Deno.stderr.isTerminal();
   return Boolean(process.stderr.isTTY);
+}
+
+/** Whether standard output is an interactive terminal. */
+export function stdoutIsTerminal(): boolean {
+  const g = globalThis as { Deno?: { stdout: { isTerminal(): boolean } } };
+  if (g.Deno) return g.Deno.stdout.isTerminal();
+  return Boolean(process.stdout.isTTY);
+}
+
+/** Columns of the terminal (80 when unknown). */
+export function terminalColumns(): number {
+  const g = globalThis as { Deno?: { consoleSize(): { columns: number } } };
+  try {
+    const columns = g.Deno ? g.Deno.consoleSize().columns : process.stderr.columns;
+    if (typeof columns === "number" && columns > 0) return columns;
+  } catch {
+    // no terminal to ask
+  }
+  return 80;
+}
+
+/** An environment variable, or undefined when unset or not permitted. */
+function envValue(name: string): string | undefined {
+  try {
+    return process.env[name];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether stderr is a terminal that redraws a line in place: a TTY whose TERM is not "dumb" (a dumb terminal
+ * ignores the erase-line sequence).
+ */
+export function stderrRedraws(): boolean {
+  return stderrIsTerminal() && envValue("TERM") !== "dumb";
+}
+
+/** Whether colour may be shown on stderr: it redraws, and NO_COLOR (no-color.org) is unset or empty. */
+export function colorAllowed(): boolean {
+  const noColor = envValue("NO_COLOR");
+  return stderrRedraws() && (noColor === undefined || noColor === "");
 }

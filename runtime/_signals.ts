@@ -1,16 +1,17 @@
 import process from "node:process";
 
 /**
- * What ends a command as if cancelled: Ctrl-C (SIGINT), a supervisor's SIGTERM, or the death of the process that
- * started it (its parent; see onParentExit), which no signal announces.
+ * What ends a command as if cancelled: Ctrl-C (SIGINT), a supervisor's SIGTERM, the terminal closing (SIGHUP), or
+ * the death of the process that started it (its parent; see onParentExit), which no signal announces.
  */
-export type TerminationSignal = "SIGINT" | "SIGTERM" | typeof PARENT_EXITED;
+export type TerminationSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | typeof PARENT_EXITED;
 
 /** The TerminationSignal of a parent that died. */
 export const PARENT_EXITED = "the parent process exited";
 
 /**
- * Calls `handler` when the process receives SIGINT or SIGTERM (SIGTERM is not delivered on Windows), or when its
+ * Calls `handler` when the process receives SIGINT, SIGTERM or SIGHUP (neither of the last two is delivered on
+ * Windows), or when its
  * parent process dies (onParentExit), so a benchmark whose launcher was killed stops like a cancelled one instead
  * of running on as an orphan. The returned function removes the listeners. While a listener is installed the
  * default "exit at once" behaviour is replaced.
@@ -24,7 +25,7 @@ export function onTerminationSignal(handler: (signal: TerminationSignal) => void
     };
   };
   const names: TerminationSignal[] = ["SIGINT"];
-  if (g.Deno ? g.Deno.build.os !== "windows" : process.platform !== "win32") names.push("SIGTERM");
+  if (g.Deno ? g.Deno.build.os !== "windows" : process.platform !== "win32") names.push("SIGTERM", "SIGHUP");
   const listeners = names.map((name) => [name, () => handler(name)] as const);
   for (const [name, listener] of listeners) {
     if (g.Deno) g.Deno.addSignalListener(name, listener);

@@ -2,7 +2,22 @@
  * The only part of the toolkit that names Deno, Bun or `process`. Everything else receives these functions as
  * parameters (or imports them from here in cli/), so the same code runs under Deno and Bun.
  */
-export { args, exit, rewriteStderrLine, runtimeName, stderrIsTerminal, writeStderr, writeStdout } from "./_process.ts";
+export {
+  args,
+  clearStatusLine,
+  colorAllowed,
+  exit,
+  rewriteStderrLine,
+  runtimeName,
+  stderrIsTerminal,
+  stderrRedraws,
+  stdoutIsTerminal,
+  terminalColumns,
+  writeStderr,
+  writeStdout,
+} from "./_process.ts";
+export { renderStatusLine, type StatusLineLook, type StyledText, TEXT_STYLES, type TextStyle } from "./_status_line.ts";
+export { everyMs } from "./_timers.ts";
 export { escapeTerminalText, hasTerminalControls } from "./_terminal_text.ts";
 export { env, invocationFolder } from "./_env.ts";
 export { FileReadError, readFile, readTextFile } from "./_files.ts";

@@ -64,9 +64,13 @@ Deno.test({
         realistic.dir,
         second.dir,
         "--svg",
-        join(work, "comparison.svg"),
+        "--out",
+        work,
       );
       assert.ok(compared.code === 0 || compared.code === 1, compared.stderr);
+      // report names a new file in the --out folder and says which.
+      const comparisonSvg = /comparison picture written to (\S+)/.exec(compared.stderr)?.[1];
+      assert.ok(comparisonSvg !== undefined, compared.stderr);
 
       const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
       const errors: string[] = [];
@@ -82,7 +86,7 @@ Deno.test({
         ...["rates", "latency", "caps", "rounds"].map((
           n,
         ): [string, string] => [`result-${n}`, join(realistic.dir, `${n}.svg`)]),
-        ["comparison", join(work, "comparison.svg")],
+        ["comparison", comparisonSvg],
       ];
       for (const [name, file] of svgs) {
         await t.step(`${name}: the SVG loads as an image at its full size`, async () => {
@@ -111,7 +115,6 @@ Deno.test({
         const other = await startMockEngine({ timeScale: 0.02, slots: 4 });
         let compareRuns;
         try {
-          const loadPage = join(work, "load.html");
           const load = await command(
             "run",
             "-P=load",
@@ -128,9 +131,12 @@ Deno.test({
             "--requests",
             "40",
             "--html",
-            loadPage,
+            "--out",
+            work,
           );
           assert.equal(load.code, 0, load.stderr);
+          const loadPage = /page written to (\S+)/.exec(load.stderr)?.[1];
+          assert.ok(loadPage !== undefined, load.stderr);
           compareRuns = await runLoadTest(
             parseLoadArgs(["--url", engine.url, "--url", other.url, "--concurrency", "2", "--requests", "16"]),
             realLoadDeps(),

@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { parseAllDocuments } from "yaml";
 import { Job } from "kubernetes-models/batch/v1";
-import { parseLoadArgs } from "../../cli/load.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
 
 const MANIFEST = new URL("../../launchers/kubernetes/strata-load-job.yaml", import.meta.url);
 const SBATCH = new URL("../../launchers/slurm/strata-load.sbatch", import.meta.url);
@@ -58,15 +58,19 @@ Deno.test("one pod per node on host networking, a results volume, N shards, and 
   const prior = Deno.env.get("JOB_COMPLETION_INDEX");
   Deno.env.set("JOB_COMPLETION_INDEX", "2");
   try {
-    const options = parseLoadArgs(args.slice(1));
+    const command = parseLoadCommand(args.slice(1));
+    const options = command.options;
     assert.deepEqual([options.shard?.index, options.shard?.count], [2, spec.completions]);
     assert.equal(options.shard?.hostLabel, "gpu-node-7");
-    assert.equal(options.out, "/results/shard-2.jsonl");
+    assert.equal(command.files.folder, "/results"); // each shard writes a new file there, named with its shard
   } finally {
     if (prior === undefined) Deno.env.delete("JOB_COMPLETION_INDEX");
     else Deno.env.set("JOB_COMPLETION_INDEX", prior);
   }
-  assert.match(merge!.spec.template.spec.containers[0].args[0], /strata-bench load merge \/results\/shard-\*\.jsonl/);
+  assert.match(
+    merge!.spec.template.spec.containers[0].args[0],
+    /strata-bench load merge \/results\/\*-load-\*-shard-\*\.jsonl --out \/results/,
+  );
 });
 
 Deno.test("the Slurm batch script is valid bash and runs one shard per task with --shard auto and one start time", async () => {
@@ -76,5 +80,5 @@ Deno.test("the Slurm batch script is valid bash and runs one shard per task with
   assert.match(text, /^#SBATCH --ntasks-per-node=1$/m);
   assert.match(text, /--shard auto --start-at "\$STRATA_START_AT"/);
   assert.match(text, /export [^\n]*STRATA_START_AT/);
-  assert.match(text, /load merge "\$RESULTS"\/shard-\*\.jsonl/);
+  assert.match(text, /load merge "\$RESULTS"\/\*-load-\*-shard-\*\.jsonl --out "\$RESULTS"/);
 });

@@ -1,6 +1,6 @@
 /**
  * The CLI under the narrow `run` permission set of deno.json (loopback net, named programs, named env/sys), as
- * `deno task bench` grants it: it completes against the scripted engine, and Deno itself refuses anything else.
+ * `deno task run` grants it: it completes against the scripted engine, and Deno itself refuses anything else.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";

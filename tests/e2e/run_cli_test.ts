@@ -144,3 +144,28 @@ Deno.test("SIGINT during a request cancels it, skips the rest, and still writes 
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+Deno.test("run against a plain web server stops after the warm-up and says so once: no HTML, one skipped line", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });
+  const page = `<!DOCTYPE html><html><body>${"<p>Not Found</p>".repeat(200)}</body></html>`;
+  const web = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+    (request) =>
+      new URL(request.url).pathname === "/health"
+        ? new Response("ok")
+        : new Response(page, { status: 404, headers: { "content-type": "text/html" } }),
+  );
+  try {
+    const run = await strataBench(cwd, [cwd], ["run", "--url", `http://127.0.0.1:${web.addr.port}`]);
+    assert.equal(run.code, 1, run.stderr);
+    const lines = run.stderr.trim().split("\n");
+    assert.ok(lines.length <= 6, `a handful of lines, not one per request:\n${run.stderr}`);
+    assert.ok(!run.stderr.includes("<") && !run.stdout.includes("<p>"), "the page's bytes are never printed");
+    assert.match(run.stderr, /\[1\/22\] warmup \.\.\. failed \(.*HTTP 404.*markup \(HTML\) body of \d+ bytes/);
+    assert.match(run.stderr, /^\[2-22\/22\] 21 requests skipped \(the warm-up request failed/m);
+    assert.match(run.stderr, /^run: stopped after the warm-up, which got no event stream .*OpenAI-compatible/m);
+  } finally {
+    await web.shutdown();
+    await Deno.remove(cwd, { recursive: true });
+  }
+});

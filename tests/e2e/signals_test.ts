@@ -1,6 +1,6 @@
 /**
  * The signals a person and a supervisor send, to `run` started as README says (`./node_modules/.bin/deno task
- * bench ...`, whose task runner forwards SIGINT and SIGTERM to the benchmark) and through a launcher that is then
+ * run ...`, whose task runner forwards SIGINT and SIGTERM to the benchmark) and through a launcher that is then
  * killed outright: Ctrl-C during model hashing, SIGTERM during a stalled stream, and SIGKILL of the launcher (no
  * signal reaches the benchmark; it must notice its parent died). Each time the benchmark stops as if cancelled,
  * writes its result and exits with the documented code; nothing is left running.
@@ -128,12 +128,12 @@ async function bigModel(dir: string): Promise<string> {
   return path;
 }
 
-/** `deno task bench ...` as README documents it, with results under the repository's bench-results/<name>. */
+/** `deno task run ...` as README documents it, with results under the repository's bench-results/<name>. */
 function benchTask(url: string, outName: string, extra: string[] = []): Watched {
   return watch(DENO, [
     "task",
     "-q",
-    "bench",
+    "run",
     "--url",
     url,
     "--simulated",

@@ -50,14 +50,13 @@ Deno.test("load writes versioned JSONL whose summary the console prints number f
       "--osl-target",
       "7",
       "--fail-on-osl-mismatch",
-      "--out",
-      out,
     ]);
+    options.out = out; // the CLI names a new file in the --out folder; the conductor writes the file it is given
     const { outcome, out: stdout } = await captured(options);
     assert.equal(outcome.status, "ok");
     const lines = (await readFile(out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     assert.ok(
-      lines.every((l) => typeof l.format === "string" && l.version === 2),
+      lines.every((l) => typeof l.format === "string" && l.version === 3),
       JSON.stringify(lines.map((l) => [l.format, l.version])),
     );
     assert.equal(lines[0].kind, "config");
@@ -137,7 +136,10 @@ Deno.test("load --out sanitizes server error text: a home path in an error messa
   const leaked = "/home/alice-strata/models/private.gguf";
   const engine = await startMockEngine({
     timeScale: 0,
-    script: { "*": { fault: { kind: "http_error", status: 500, message: `cannot open ${leaked}: no such file` } } },
+    script: {
+      preflight: {},
+      "*": { fault: { kind: "http_error", status: 500, message: `cannot open ${leaked}: no such file` } },
+    },
   });
   try {
     await writeFile(
@@ -156,9 +158,8 @@ Deno.test("load --out sanitizes server error text: a home path in an error messa
       "0",
       "--prompts",
       join(dir, "p.jsonl"),
-      "--out",
-      out,
     ]);
+    options.out = out;
     await captured(options);
     const text = await readFile(out, "utf8");
     assert.ok(!text.includes("alice-strata"), text);

@@ -43,7 +43,7 @@ async function gate(baselineTps: number, candidateTps: number, tolerance = 0.05)
       "4",
       "--warmup-requests",
       "1",
-      "--profile",
+      "--workload",
       "chat-short",
       "--sample",
       "16",
@@ -51,7 +51,9 @@ async function gate(baselineTps: number, candidateTps: number, tolerance = 0.05)
       String(tolerance),
     ]);
     const deps = realLoadDeps();
-    return await runCompare(options, deps);
+    const outcome = await runCompare(options, deps);
+    assert.ok(outcome.result !== null, "an uninterrupted comparison has a verdict");
+    return { result: outcome.result, lines: outcome.lines };
   } finally {
     await baseline.close();
     await candidate.close();
@@ -65,7 +67,7 @@ Deno.test("compare passes between two identical scripted engines", async () => {
   assert.deepEqual(result.points[0]!.rounds, { baseline: 3, candidate: 3 });
   for (const line of lines) {
     const parsed = JSON.parse(line);
-    assert.ok(typeof parsed.format === "string" && parsed.version === 2, line.slice(0, 80));
+    assert.ok(typeof parsed.format === "string" && parsed.version === 3, line.slice(0, 80));
   }
 });
 
@@ -117,6 +119,7 @@ Deno.test("compare of a URL against a profile starts the profile's engine each r
     ]);
     const deps = { ...realLoadDeps(), startProfile };
     const { result, lines } = await runCompare(options, deps);
+    assert.ok(result !== null);
     assert.deepEqual(started, ["fake-engine", "fake-engine"]);
     assert.equal(running, 0);
     assert.deepEqual(result.points.map((p) => p.rounds), [{ baseline: 2, candidate: 2 }, {
@@ -151,7 +154,7 @@ Deno.test("every compare output line passes through the sanitizer, as run and lo
       "2",
       "--warmup-requests",
       "0",
-      "--profile",
+      "--workload",
       "chat-short",
       "--sample",
       "4",

@@ -91,7 +91,8 @@ Deno.test("a pinned workload whose bytes differ is refused before any request", 
 Deno.test("--duration bounds a run whose requests hang: at the window plus the drain limit they are cancelled", async () => {
   const engine = await startMockEngine({
     timeScale: 0,
-    script: { "*": { fault: { kind: "stall", afterTokens: 1, ms: 120_000 } } },
+    // The preflight check answers (it is no request of the workload); every measured request hangs.
+    script: { preflight: {}, "*": { fault: { kind: "stall", afterTokens: 1, ms: 120_000 } } },
   });
   try {
     const options = parseLoadArgs([
@@ -134,11 +135,10 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
       "2",
       "--requests",
       "4",
-      "--profile",
+      "--workload",
       "chat-short",
-      "--prompt-mix-report",
-      join(dir, "mix.json"),
     ]);
+    options.promptMixReport = join(dir, "mix.json"); // the CLI names it beside the JSONL (--prompt-mix-report)
     const deps = realLoadDeps();
     delete deps.cacheIdentity; // measure, never read or write the user's cache from a test
     const outcome = await runLoadTest(options, deps);

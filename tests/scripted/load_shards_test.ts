@@ -28,7 +28,14 @@ const mergeDeps = {
   },
 };
 
-function shardArgs(url: string, shard: string, startAt: number, out: string, extra: string[] = []): string[] {
+/** A shard's options, writing its JSONL to `out` (the CLI would name a new file in the --out folder). */
+function shardOptions(url: string, shard: string, startAt: number, out: string, extra: string[] = []) {
+  const options = parseLoadArgs(shardArgs(url, shard, startAt, extra));
+  options.out = out;
+  return options;
+}
+
+function shardArgs(url: string, shard: string, startAt: number, extra: string[] = []): string[] {
   return [
     "--no-headroom-check",
     "--url",
@@ -47,8 +54,6 @@ function shardArgs(url: string, shard: string, startAt: number, out: string, ext
     shard,
     "--start-at",
     String(startAt),
-    "--out",
-    out,
     ...extra,
   ];
 }
@@ -69,9 +74,7 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
     const startAt = Date.now() + 1500;
     const files = [0, 1, 2].map((i) => join(dir, `shard-${i}.jsonl`));
     const outcomes = await Promise.all(
-      [0, 1, 2].map((i) =>
-        runLoadTest(parseLoadArgs(shardArgs(engines[i]!.url, `${i}/3`, startAt, files[i]!)), realLoadDeps())
-      ),
+      [0, 1, 2].map((i) => runLoadTest(shardOptions(engines[i]!.url, `${i}/3`, startAt, files[i]!), realLoadDeps())),
     );
     for (const o of outcomes) assert.equal(o.status, "ok");
     const merged = await mergeShardFiles(files, mergeDeps);
@@ -101,7 +104,7 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
     await assert.rejects(mergeShardFiles(files.slice(0, 2), mergeDeps), /shard 2 of 3 missing/);
     await assert.rejects(mergeShardFiles([files[0]!, files[0]!, files[1]!], mergeDeps), /shard 0 appears twice/);
     const other = join(dir, "other.jsonl");
-    const differentSeed = parseLoadArgs(shardArgs(engines[2]!.url, "2/3", Date.now() + 300, other, ["--seed", "10"]));
+    const differentSeed = shardOptions(engines[2]!.url, "2/3", Date.now() + 300, other, ["--seed", "10"]);
     assert.equal((await runLoadTest(differentSeed, realLoadDeps())).status, "ok");
     await assert.rejects(mergeShardFiles([files[0]!, files[1]!, other], mergeDeps), MergeRefusal);
     await assert.rejects(

@@ -69,7 +69,7 @@ for i in 0 1 2 3; do
 done
 echo "engines: ${urls[*]}"
 
-LOAD_ARGS=(--rate 40 --requests 160 --arrival poisson --seed 11 --synthetic chat-short --max-tokens 16
+LOAD_ARGS=(--rate 40 --requests 160 --arrival poisson --seed 11 --synthetic chat-short
   --warmup-requests 4 --no-headroom-check)
 RESULTS=$WORK/results
 mkdir -p "$RESULTS"
@@ -92,16 +92,20 @@ sbatch --wait --nodes=1 --ntasks=4 --ntasks-per-node=4 --overcommit --output="$W
   launchers/slurm/strata-load.sbatch "${LOAD_ARGS[@]}" >"$WORK/sbatch.out" 2>&1
 rc=$?
 cat "$WORK/job.out" 2>/dev/null | tail -n 40
-if [ "$rc" -eq 0 ] && [ -f "$RESULTS/merged.json" ]; then
-  echo "ok: sbatch ran the launcher: 4 srun tasks wrote $(ls "$RESULTS"/shard-*.jsonl | wc -l) shard files and the merge"
+# Each shard and the merge wrote a new file into $RESULTS, named by the command (it prints the names).
+merged=$(ls "$RESULTS"/*-merge-*.json 2>/dev/null | head -n 1)
+shard_files=()
+for i in 0 1 2 3; do shard_files+=("$(ls "$RESULTS"/*-load-*-shard-"$i"-of-4.jsonl 2>/dev/null | head -n 1)"); done
+if [ "$rc" -eq 0 ] && [ -n "$merged" ]; then
+  echo "ok: sbatch ran the launcher: 4 srun tasks wrote $(ls "$RESULTS"/*-shard-*.jsonl | wc -l) shard files and the merge"
   passed=$((passed + 1))
 else
   echo "FAILED: the launcher's job (sbatch exit $rc)"
   cat "$WORK/sbatch.out"
   failed=$((failed + 1))
 fi
-if [ -f "$RESULTS/merged.json" ]; then
-  from=$(grep -ho '"from":"[^"]*"' "$RESULTS"/shard-*.jsonl | sort -u)
+if [ -n "$merged" ]; then
+  from=$(grep -ho '"from":"[^"]*"' "${shard_files[@]}" | sort -u)
   if [ "$from" = '"from":"SLURM_PROCID/SLURM_NTASKS"' ]; then
     echo "ok: every shard took its index and count from SLURM_PROCID/SLURM_NTASKS"
     passed=$((passed + 1))
@@ -109,10 +113,10 @@ if [ -f "$RESULTS/merged.json" ]; then
     echo "FAILED: shard indices came from $from"
     failed=$((failed + 1))
   fi
-  "$DENO" run -q --allow-read tests/slurm/_check.ts merged "$RESULTS/merged.json" "$RESULTS"/shard-{0,1,2,3}.jsonl \
+  "$DENO" run -q --allow-read tests/slurm/_check.ts merged "$merged" "${shard_files[@]}" \
     | tee "$WORK/check-merged.log"
   tally "$WORK/check-merged.log"
-  $BENCH load merge "$RESULTS"/shard-{0,1,2}.jsonl >"$WORK/missing.out" 2>&1
+  $BENCH load merge "${shard_files[@]:0:3}" >"$WORK/missing.out" 2>&1
   rc=$?
   if [ "$rc" -eq 2 ] && grep -q "shard 3 of 4 missing" "$WORK/missing.out"; then
     echo "ok: merging without shard 3 fails (exit 2: $(grep -o 'shard 3 of 4 missing[^:]*' "$WORK/missing.out"))"

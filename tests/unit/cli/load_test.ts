@@ -122,8 +122,13 @@ Deno.test("compare takes an engine profile for either side, mixed with a URL, bu
 Deno.test("new load flags are checked: first-byte TTFT needs --no-stream, --min-tokens needs a cap, --ci-safety a warm-up", () => {
   const base = [...URL, "--concurrency", "2", "--requests", "4"];
   assert.throws(() => parseLoadArgs([...base, "--infer-ttft-from-first-byte"]), /--no-stream/);
-  assert.throws(() => parseLoadArgs([...base, "--min-tokens", "8"]), /needs --max-tokens/);
-  assert.throws(() => parseLoadArgs([...base, "--min-tokens", "9", "--max-tokens", "8"]), /exceeds/);
+  const file = [...base, "--prompts", "set.jsonl"];
+  assert.throws(() => parseLoadArgs([...file, "--min-tokens", "8"]), /needs a cap: --max-tokens/);
+  assert.throws(() => parseLoadArgs([...file, "--min-tokens", "9", "--max-tokens", "8"]), /exceeds the cap 8/);
+  // A named workload caps every request at its OSL: --min-tokens pairs with it; --max-tokens would do nothing.
+  assert.equal(parseLoadArgs([...base, "--min-tokens", "8"]).workload.minTokens, 8);
+  assert.throws(() => parseLoadArgs([...base, "--min-tokens", "65"]), /exceeds the cap 64 \(the workload's OSL\)/);
+  assert.throws(() => parseLoadArgs([...base, "--max-tokens", "32"]), /--max-tokens has no effect with a named/);
   assert.throws(() => parseLoadArgs([...base, "--ci-safety", "--warmup-requests", "0"]), /zero warm-up/);
   assert.throws(() => parseLoadArgs([...base, "--workload-sha256", "abc"]), /64 hex digits/);
   assert.throws(() => parseLoadArgs([...base, "--warmup-s", "2", "--warmup-requests", "2"]), /not both/);
@@ -147,4 +152,71 @@ Deno.test("compare refuses the flags a spec file pins, and --drain-s without --d
   assert.throws(() => parseCompareArgs([...sides, "--spec", "s.jsonc", "--rounds", "3"]), /the spec pins it/);
   assert.throws(() => parseCompareArgs([...sides, "--drain-s", "3"]), /without --duration/);
   assert.throws(() => parseCompareArgs([...sides, "--spec", "a", "--plan", "b"]), /not both/);
+});
+
+Deno.test("one vocabulary: an old spelling that now means something else is refused with the new one", () => {
+  const base = [...URL, "--concurrency", "2", "--requests", "4"];
+  assert.throws(
+    () => parseLoadArgs([...base, "--profile", "chat-short"]),
+    /"chat-short" is a workload: pass --workload chat-short/,
+  );
+  assert.throws(() => parseLoadArgs([...base, "--out", "run.jsonl"]), /--out names a folder now, not a file/);
+  assert.throws(() => parseLoadArgs([...base, "--html", "page.html"]), /--html takes no value now .*--out DIR --html/);
+  assert.throws(() => parseLoadArgs([...base, "--prompt-mix-report", "mix.json"]), /takes no value now/);
+  assert.throws(
+    () =>
+      parseCompareArgs([
+        "--baseline",
+        "http://127.0.0.1:1",
+        "--candidate",
+        "http://127.0.0.1:2",
+        "--profile",
+        "rag-medium",
+      ]),
+    /pass --workload rag-medium/,
+  );
+  assert.throws(
+    () =>
+      parseCompareArgs([
+        "--baseline",
+        "http://127.0.0.1:1",
+        "--candidate",
+        "http://127.0.0.1:2",
+        "--profile",
+        "tiny-qwen3",
+      ]),
+    /--baseline-profile NAME and\/or --candidate-profile NAME/,
+  );
+  assert.equal(parseLoadArgs([...base, "--workload", "rag-medium"]).workload.source.kind, "profile");
+});
+
+Deno.test("a flag with no effect in its combination is a usage error that says why", () => {
+  const base = [...URL, "--concurrency", "2", "--requests", "4"];
+  const inert: [string[], RegExp][] = [
+    [["--late-after-ms", "5"], /--late-after-ms without --rate/],
+    [["--ci-safety", "--strict"], /--strict has no effect with --ci-safety/],
+    [["--max-tokens", "32"], /--max-tokens has no effect with a named workload/],
+    [["--plan", "--out", "dir"], /--out has no effect with --plan/],
+    [["--plan", "--html"], /--html has no effect with --plan/],
+    [["--no-headroom-check", "--headroom-s", "1"], /--headroom-s has no effect with --no-headroom-check/],
+  ];
+  for (const [extra, why] of inert) assert.throws(() => parseLoadArgs([...base, ...extra]), why, extra.join(" "));
+  assert.throws(() => parseLoadArgs(["--self-check", "--no-headroom-check"]), /no effect with --self-check/);
+  assert.throws(
+    () =>
+      parseCompareArgs([
+        "--baseline",
+        "http://127.0.0.1:1",
+        "--candidate",
+        "http://127.0.0.1:2",
+        "--noise-floor",
+        "64=0.1",
+      ]),
+    /--noise-floor has no effect for concurrency 64: no such point is measured/,
+  );
+  assert.throws(
+    () =>
+      parseLoadArgs([...URL.slice(0, 0), "--profile", "tiny-qwen3", ...URL, "--concurrency", "1", "--requests", "1"]),
+    /Cannot combine --profile with --url/,
+  );
 });

@@ -175,15 +175,23 @@ Deno.test("report with several folders prints the comparison and refuses an inva
     assert.equal(csv.stdout.split("\n").filter((l) => l !== "").length, 1 + 3, "a header and one row per case");
     const json = await runReport(["--format", "json", b.dir, a.dir]);
     assert.equal(JSON.parse(json.stdout).format, "strata-bench-comparison");
-    const svg = await runReport(["--svg", join(a.dir, "cmp.svg"), a.dir, b.dir]);
+    const pictures = join(a.dir, "pictures");
+    const svg = await runReport(["--svg", "--out", pictures, a.dir, b.dir]);
     assert.equal(svg.code, EXIT.environment, "deno task report may only read");
     assert.match(svg.stderr, /deno task report:write/);
-    const written = await runReport(["--svg", join(a.dir, "cmp.svg"), a.dir, b.dir], [
+    const written = await runReport(["--svg", "--out", pictures, a.dir, b.dir], [
       "-P=report-write",
       `--allow-write=${a.dir}`,
     ]);
     assert.equal(written.code, EXIT.ok, written.stderr);
-    assert.match(await Deno.readTextFile(join(a.dir, "cmp.svg")), /^<svg /);
+    // A new file in the --out folder, named by the command, which says where it went.
+    const name = /comparison picture written to (\S+)/.exec(written.stderr)?.[1];
+    assert.ok(name !== undefined && name.startsWith(pictures), written.stderr);
+    assert.match(name!, /-comparison-\d{8}T\d{6}Z-[a-z0-9]{6}\.svg$/);
+    assert.match(await Deno.readTextFile(name!), /^<svg /);
+    const old = await runReport(["--svg", join(a.dir, "cmp.svg"), a.dir, b.dir]);
+    assert.equal(old.code, EXIT.usage, "the old spelling --svg FILE is refused with the new one");
+    assert.match(old.stderr, /--svg takes no file now .*--svg --out DIR/);
   } finally {
     await a.cleanup();
     await b.cleanup();

@@ -64,3 +64,12 @@ Deno.test("run rejects a malformed --url as a usage error with a hint, and accep
   }
   assert.equal(parseRunArgs(["--url", "http://10.1.2.3:9"]).url, "http://10.1.2.3:9");
 });
+
+Deno.test("run refuses --url with --profile (the profile names the port) and --no-start without --profile", () => {
+  assert.throws(
+    () => parseRunArgs(["--profile", "tiny-qwen3", "--url", "http://127.0.0.1:8080"]),
+    /--url with --profile/,
+  );
+  assert.throws(() => parseRunArgs(["--no-start"]), /--no-start: it has no effect without --profile/);
+  assert.equal(parseRunArgs(["--profile", "tiny-qwen3", "--no-start"]).noStart, true);
+});

@@ -181,5 +181,5 @@ Deno.test("a cross-run p99 from fewer than 100 samples in any run carries an unr
   assert.match(p99.unreliable as string, /fewer than 100 samples in run\(s\) 1, 2/);
   const p50 = agg.metrics.find((m) => m.metric === "ttft_p50_s")!;
   assert.equal(p50.unreliable, null);
-  assert.equal(agg.version, 2);
+  assert.equal(agg.version, 3);
 });

@@ -91,7 +91,6 @@ Deno.test("request parameters reach every body: temperature, seed, min_tokens, s
       temperature: 0.7,
       requestSeed: 42,
       minTokens: 8,
-      maxTokens: 64,
       stream: false,
     }),
     16,

@@ -120,7 +120,7 @@ Deno.test("several endpoints get their own summaries and a pooled_mixture", () =
   assert.equal(s.endpoints[1]!.distributions.latency_s.p50, 2);
   assert.equal(s.overall.distributions.latency_s.n, 2);
   assert.equal(s.format, "strata-load-summary");
-  assert.equal(s.version, 2);
+  assert.equal(s.version, 3);
 });
 
 Deno.test("OSL target reports the achieved stat and counts each request outside tolerance", () => {

@@ -9,14 +9,16 @@ const CONFIG_TEXT = await Deno.readTextFile(`${REPO}deno.json`);
 const CONFIG = JSON.parse(CONFIG_TEXT) as { tasks: Record<string, string>; permissions: Record<string, unknown> };
 
 const README_TASKS = [
-  "bench",
-  "bench:profile",
+  "run",
+  "run:profile",
   "demo",
   "report",
   "probe",
   "mock",
   "load",
+  "load:profile",
   "compare",
+  "compare:profile",
   "fixtures",
   "test",
   "test:engine",
@@ -62,7 +64,7 @@ Deno.test("every deno run or deno test task uses a permission set that exists, n
   }
 });
 
-Deno.test("the run set used by bench keeps net on loopback and names every program it may start", () => {
+Deno.test("the run set used by the run task keeps net on loopback and names every program it may start", () => {
   const run = permissionSetFrom(CONFIG_TEXT, "run");
   assert.deepEqual(run.net, ["127.0.0.1", "localhost", "[::1]"]);
   assert.deepEqual(run.run, ["nvidia-smi", "rocm-smi", "amd-smi", "sysctl", "sw_vers", "lsblk"]);
@@ -70,7 +72,7 @@ Deno.test("the run set used by bench keeps net on loopback and names every progr
     (run.env as string[]).includes("CUDA_VISIBLE_DEVICES") && (run.env as string[]).includes("HIP_VISIBLE_DEVICES"),
   );
   assert.match(
-    CONFIG.tasks.bench!,
+    CONFIG.tasks.run!,
     /-P=run .*--allow-write=bench-results,bench\/results,\$HOME\/\.cache\/strata-bench .*mod\.ts run$/,
   );
   const profile = permissionSetFrom(CONFIG_TEXT, "run-profile");
@@ -80,10 +82,32 @@ Deno.test("the run set used by bench keeps net on loopback and names every progr
 
 Deno.test("the tasks that measure run V8 single-threaded, as the compiled executables do", async () => {
   for (
-    const name of ["bench", "bench:profile", "load", "compare", "compare:profile", "bench:client", "bench:run-client"]
+    const name of [
+      "run",
+      "run:profile",
+      "load",
+      "load:profile",
+      "compare",
+      "compare:profile",
+      "bench:client",
+      "bench:run-client",
+    ]
   ) {
     assert.match(CONFIG.tasks[name] ?? "", /\s--v8-flags=--single-threaded,--max-semi-space-size=8\s/, `task ${name}`);
   }
   const compile = await Deno.readTextFile(`${REPO}release/compile.ts`);
   assert.match(compile, /"--v8-flags=--single-threaded,--max-semi-space-size=8"/);
+});
+
+Deno.test("tasks are named after the commands they run: deno task X runs mod.ts X", () => {
+  for (const [name, command] of Object.entries(CONFIG.tasks)) {
+    const run = /\smod\.ts (\S+)(?: (\S+))?$/.exec(command);
+    if (run === null) continue;
+    const [, first, second] = run;
+    const expected = [first, ...(second === undefined ? [] : [second])].join(":");
+    assert.ok(
+      name === expected || name === `${expected}:profile` || name === `${expected}:write`,
+      `task ${name} runs mod.ts ${expected}`,
+    );
+  }
 });

@@ -1,0 +1,165 @@
+// The pinned Deno of this package and the commands deno.json's tasks give it: shared by the `strata-bench`
+// launcher (bin/strata-bench.mjs) and the set-up runner (bin/task.mjs). Plain JavaScript that Node (>= 18) runs
+// as it is: npm starts it, before any TypeScript can run.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The package's root folder (the one holding deno.json and mod.ts). */
+export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8"));
+
+/**
+ * The packages package.json pins that are missing, or at another version, in this package's node_modules:
+ * `dependencies` (what a command needs), and with `development` also `devDependencies` (what the tests need).
+ */
+export function missingPackages(development) {
+  const wanted = { ...manifest.dependencies, ...(development ? manifest.devDependencies : {}) };
+  const out = [];
+  for (const [name, version] of Object.entries(wanted)) {
+    let found = null;
+    try {
+      found = JSON.parse(readFileSync(join(PACKAGE_DIR, "node_modules", name, "package.json"), "utf8")).version;
+    } catch {
+      found = null;
+    }
+    if (found !== version) out.push(`${name}@${version}${found === null ? "" : ` (found ${found})`}`);
+  }
+  return out;
+}
+
+/**
+ * Installs the pinned packages with `npm ci` when some are missing and this is a checkout (it has
+ * package-lock.json); returns false when they are missing and cannot be installed here.
+ */
+export function ensureInstalled(log, development = false) {
+  const missing = missingPackages(development);
+  if (missing.length === 0) return true;
+  if (!existsSync(join(PACKAGE_DIR, "package-lock.json"))) {
+    log(`strata-bench: the pinned packages are missing (${missing.join(", ")}); reinstall strata-bench with npm`);
+    return false;
+  }
+  const shown = missing.length > 3
+    ? `${missing.slice(0, 3).join(", ")} and ${missing.length - 3} more`
+    : missing.join(", ");
+  log(`strata-bench: installing the pinned packages (npm ci; missing: ${shown}) ...`);
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const done = spawnSync(npm, ["ci", "--no-audit", "--no-fund"], { cwd: PACKAGE_DIR, stdio: ["ignore", 2, 2] });
+  if (done.status !== 0) {
+    log("strata-bench: npm ci failed; run it yourself in the package folder to see why");
+    return false;
+  }
+  return missingPackages(development).length === 0;
+}
+
+/** The pinned Deno executable (the deno npm package's own resolver: its binary, or the platform package's). */
+export function denoExecutable() {
+  const require = createRequire(join(PACKAGE_DIR, "package.json"));
+  return require("deno/install_api.cjs").runInstall();
+}
+
+/**
+ * The folder Deno runs the sources from. Deno (like Node) strips no TypeScript types in files under a node_modules
+ * folder, which is where `npm install -g` of a tarball puts this package; there the sources (everything but
+ * node_modules, a few MB) are copied once per version and commit into the cache folder, beside a link to the
+ * package's node_modules, and run from that copy. A checkout (or `npm install -g <checkout>`, a link to it) runs
+ * in place.
+ */
+export function sourceDir() {
+  if (!PACKAGE_DIR.split(sep).includes("node_modules")) return PACKAGE_DIR;
+  const commit = existsSync(join(PACKAGE_DIR, "COMMIT"))
+    ? readFileSync(join(PACKAGE_DIR, "COMMIT"), "utf8").trim().slice(0, 12)
+    : "unknown";
+  const cache = process.env.XDG_CACHE_HOME || (process.platform === "win32" ? process.env.LOCALAPPDATA : null) ||
+    join(homedir(), ".cache");
+  const target = join(cache, "strata-bench", `source-${manifest.version}-${commit}`);
+  if (existsSync(join(target, "mod.ts"))) return target;
+  const staging = `${target}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  const modules = join(PACKAGE_DIR, "node_modules");
+  cpSync(PACKAGE_DIR, staging, { recursive: true, filter: (path) => path !== modules });
+  symlinkSync(modules, join(staging, "node_modules"), "junction");
+  try {
+    renameSync(staging, target);
+  } catch {
+    // another start made it first
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** deno.json, parsed. */
+function denoConfig() {
+  return JSON.parse(readFileSync(join(PACKAGE_DIR, "deno.json"), "utf8"));
+}
+
+/** deno.json's tasks. */
+export function denoTasks() {
+  return denoConfig().tasks;
+}
+
+/**
+ * The argv (after the executable) of a `deno run` task, made runnable from any folder: `--config` names this
+ * package's deno.json (so `-P=<set>` is read from it), `$HOME` is expanded, and the entry file is this package's.
+ * Relative --allow-write paths stay relative to the current folder, where results belong. Deno reads the paths
+ * inside a set relative to deno.json, and an --allow-write flag replaces the set's list; so when `outputsInCwd`
+ * and the task has no --allow-write of its own, the set's write list is given as a flag, relative to the current
+ * folder (results, the site, the approved manifest are the person's, not the package's).
+ * @throws {Error} when the task is missing or is not one `deno run` command.
+ */
+export function runTaskArgv(name, home, outputsInCwd = true, root = PACKAGE_DIR) {
+  const task = denoTasks()[name];
+  if (typeof task !== "string" || task.includes("&&")) throw new Error(`deno.json has no simple task "${name}"`);
+  const words = task.trim().split(/\s+/).map((w) => w.replaceAll("$HOME", home).replaceAll("${HOME}", home));
+  if (words[1] !== "run") throw new Error(`task "${name}" is not a deno run command: ${task}`);
+  const entry = words.findIndex((w, i) => i > 1 && !w.startsWith("-"));
+  if (entry < 0) throw new Error(`task "${name}" names no file: ${task}`);
+  const argv = words.slice(1);
+  argv[entry - 1] = join(root, words[entry]);
+  const set = words.find((w) => w.startsWith("-P="))?.slice(3);
+  const writes = set === undefined ? undefined : denoConfig().permissions?.[set]?.write;
+  if (outputsInCwd && Array.isArray(writes) && !words.some((w) => w.startsWith("--allow-write"))) {
+    argv.splice(1, 0, `--allow-write=${writes.join(",")}`);
+  }
+  argv.splice(1, 0, "--config", join(root, "deno.json"));
+  return argv;
+}
+
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Runs `executable argv` with this terminal, passes SIGINT, SIGTERM and SIGHUP on to it (a terminal's Ctrl-C reaches
+ * both; the child's handlers take a second one as the same request), waits for it, and ends this process the way the
+ * child ended: its exit code, or the same signal.
+ */
+export function runForwarding(executable, argv, options = {}) {
+  const child = spawn(executable, argv, { stdio: "inherit", ...options });
+  const listeners = FORWARDED.map((signal) => {
+    const listener = () => {
+      try {
+        child.kill(signal);
+      } catch {
+        // the child has already ended
+      }
+    };
+    process.on(signal, listener);
+    return [signal, listener];
+  });
+  child.on("error", (error) => {
+    process.stderr.write(`strata-bench: cannot start ${executable}: ${error.message}\n`);
+    process.exit(3);
+  });
+  child.on("exit", (code, signal) => {
+    for (const [name, listener] of listeners) process.off(name, listener);
+    if (signal !== null) {
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code ?? 1);
+  });
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// `strata-bench`: the command npm installs (package.json "bin"). It starts the pinned Deno from this package's
+// node_modules with the named permission set deno.json gives the command (`run`, `run:profile` when an engine
+// profile is started, `report:write` for --seal and --svg, ...), from the current folder, and ends as the command
+// ends. Installs the pinned packages first when they are missing from a checkout.
+import { homedir } from "node:os";
+import { denoExecutable, ensureInstalled, runForwarding, runTaskArgv, sourceDir } from "./_deno.mjs";
+
+/** The deno.json task whose permission set `strata-bench <args>` runs under. */
+export function taskFor(args) {
+  const [command, sub] = args;
+  const has = (...flags) => args.some((a) => flags.some((f) => a === f || a.startsWith(`${f}=`)));
+  const profile = has("--profile", "--baseline-profile", "--candidate-profile");
+  switch (command) {
+    case "run":
+    case "load":
+    case "compare":
+      return profile ? `${command}:profile` : command;
+    case "report":
+      return has("--seal", "--svg") ? "report:write" : "report";
+    case "site":
+      return sub === "build" || sub === "serve" || sub === "verify" ? `site:${sub}` : "report";
+    case "demo":
+    case "probe":
+    case "mock":
+    case "fixtures":
+    case "approved":
+      return command;
+    default:
+      // --help, --version, a typo: the read-only set prints the help or the error.
+      return "report";
+  }
+}
+
+const args = process.argv.slice(2);
+if (!ensureInstalled((line) => process.stderr.write(`${line}\n`))) process.exit(3);
+let argv;
+try {
+  // fixtures build writes the toolkit's own bundle: its set's paths stay the package's.
+  argv = runTaskArgv(taskFor(args), process.env.HOME ?? homedir(), args[0] !== "fixtures", sourceDir());
+} catch (error) {
+  process.stderr.write(`strata-bench: ${error.message}\n`);
+  process.exit(3);
+}
+// The task names the command after mod.ts ("mod.ts run"); the person's own words replace those (taskFor chose the
+// task from the same words), so "strata-bench --help" is mod.ts's help whichever set prints it.
+const entry = argv.findIndex((w) => w.endsWith("mod.ts"));
+runForwarding(denoExecutable(), [...argv.slice(0, entry + 1), ...args]);

@@ -1,0 +1,89 @@
+/**
+ * Before any load: does the target answer as an OpenAI-compatible streaming chat server? One small request (a
+ * one-token cap, its own prompt so it warms no cache the workload uses) through the same client the load uses; it
+ * must end normally. A closed port, a plain web server (an HTML page, a 404), an error status or a body that is no
+ * event stream refuses the test with what came back: the status, the content type and the server's own error
+ * message, never its body.
+ */
+import type { LoadStreamOptions } from "./generator.ts";
+import type { StreamOutcome } from "../contract/mod.ts";
+
+/** The prompt of the check; the `[case preflight]` marker lets a scripted engine tell it from the workload. */
+export const PREFLIGHT_PROMPT = "[case preflight]\nReply with one word.";
+
+/** What the check found at one URL (stamped into the JSONL config line). */
+export interface PreflightResult {
+  url: string;
+  ok: boolean;
+  http_status: number | null;
+  end: string;
+  /** Seconds from dispatch to the end of the check request. */
+  seconds: number;
+  /** Why the target is refused, in a person's words; null when it answered. */
+  reason: string | null;
+}
+
+/** What the check needs: the load's own client. */
+export interface PreflightDeps {
+  streamChat(options: LoadStreamOptions): Promise<StreamOutcome>;
+}
+
+/** The request body of the check. */
+export function preflightBody(options: { stream: boolean; model?: string | undefined }): Record<string, unknown> {
+  return {
+    messages: [{ role: "user", content: PREFLIGHT_PROMPT }],
+    max_tokens: 1,
+    temperature: 0,
+    stream: options.stream,
+    ...(options.stream ? { stream_options: { include_usage: true } } : {}),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  };
+}
+
+/** A person's words for an outcome that is no normal end, with the server's own message cut to one line. */
+function whyRefused(url: string, outcome: StreamOutcome, deadlineS: number): string {
+  const detail = (outcome.error_message ?? "").split(/\r?\n/, 1)[0]!.slice(0, 300);
+  const post = `POST ${url}/v1/chat/completions`;
+  switch (outcome.end) {
+    case "connect_error":
+      return `nothing answered at ${url} (${detail})`;
+    case "http_error":
+      return `${post} answered HTTP ${outcome.http_status}${detail === "" ? "" : `: ${detail}`}`;
+    case "malformed":
+      return `${post} answered HTTP ${outcome.http_status ?? "?"}, but not with a chat completion stream (${detail})`;
+    case "timeout":
+      return `${post} did not finish a one-token answer within ${deadlineS} s`;
+    default:
+      return `${post} answered HTTP ${outcome.http_status ?? "?"}, but its stream did not end normally ` +
+        `(${outcome.end}${detail === "" ? "" : `: ${detail}`})`;
+  }
+}
+
+/** Sends the check to `url`; resolves with what it found (never rejects for a failed request). */
+export async function checkStreamingServer(
+  url: string,
+  deps: PreflightDeps,
+  options: { stream: boolean; model?: string | undefined; deadlineS: number; signal?: AbortSignal },
+): Promise<PreflightResult> {
+  const request: LoadStreamOptions = {
+    baseUrl: url,
+    body: preflightBody(options),
+    deadlineS: options.deadlineS,
+  };
+  if (options.signal) request.signal = options.signal;
+  const outcome = await deps.streamChat(request);
+  const ok = outcome.end === "finished";
+  return {
+    url,
+    ok,
+    http_status: outcome.http_status,
+    end: outcome.end,
+    seconds: outcome.offsets.end_s,
+    reason: ok ? null : whyRefused(url, outcome, options.deadlineS),
+  };
+}
+
+/** A target that failed the preflight check: nothing was measured. */
+export class TargetRefused extends Error {
+  override name = "TargetRefused";
+}
