@@ -8,7 +8,7 @@
  *
  *   deno task bench:site-scale [--entries 10000] [--browser]
  */
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import os from "node:os";
@@ -53,7 +53,7 @@ async function makeRepository(): Promise<void> {
   await git(REPO, "init", "-q", "-b", "main");
   const made = await demoFolder(join(BENCH, "made"), true);
   const folder = join(REPO, "bench/results/only");
-  await Deno.rename(made, folder);
+  await rename(made, folder);
   await relabel(folder, { protocolId: TEST_ACTIVATED, status: "complete", gpu: "NVIDIA RTX A4000", quant: "Q4_K_M" });
   await git(REPO, "add", "-A");
   await git(REPO, "commit", "-q", "-m", "one result");

@@ -30,7 +30,7 @@ const decoder = new TextDecoder();
 export async function run(
   command: string,
   args: string[],
-  options: { cwd?: string; expect?: number[] } = {},
+  options: { cwd?: string; expect?: number[]; env?: Record<string, string> } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const output = await new Deno.Command(command, {
     args,
@@ -43,6 +43,7 @@ export async function run(
       GIT_COMMITTER_NAME: "Fixture Maintainer",
       GIT_COMMITTER_EMAIL: "maintainer@example.invalid",
       NO_COLOR: "1",
+      ...options.env,
     },
   }).output();
   const result = { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };

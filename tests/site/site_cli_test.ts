@@ -67,9 +67,14 @@ Deno.test("approved verify without the protocol declaration calls the activated 
 });
 
 Deno.test("the approved and site tasks read relative paths from the folder they were started in", async () => {
-  // deno task runs in the toolkit's root; INIT_CWD says where the person started it.
+  // deno task runs in the toolkit's root; INIT_CWD says where the person started it. deno task keeps an INIT_CWD
+  // it inherits (as npm does), and this test itself runs under "deno task test", so the child is given its own.
   const task = (...args: string[]) =>
-    run(DENO, ["task", "-q", "--config", join(REPO_ROOT, "deno.json"), ...args], { cwd: repo, expect: [0, 1, 2, 3] });
+    run(DENO, ["task", "-q", "--config", join(REPO_ROOT, "deno.json"), ...args], {
+      cwd: repo,
+      expect: [0, 1, 2, 3],
+      env: { INIT_CWD: repo },
+    });
   const verified = await task("approved", "verify", "--protocols", fixture.protocolsFile);
   assert.equal(verified.code, 1, verified.stderr);
   assert.match(verified.stdout, /bench\/approved\.json: 15 entries, default branch main/);
