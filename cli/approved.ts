@@ -234,7 +234,7 @@ export async function main(argv: string[]): Promise<number> {
     const flag = refusedPermissionFlag(error);
     if (flag !== null) {
       writeStderr(
-        `Cannot run approved ${sub}: permission refused (add ${printable(flag)}). "deno task approved" may write ` +
+        `Cannot run approved ${argv[0]}: permission refused (add ${printable(flag)}). "deno task approved" may write ` +
           "bench/ of the folder it was started from; for --repo elsewhere run mod.ts with that flag.\n",
       );
       return EXIT.environment;

@@ -297,7 +297,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const flag = refusedPermissionFlag(error);
     if (flag !== null) {
-      writeStderr(`Cannot run site ${sub}: permission refused (add ${printable(flag)}).\n`);
+      writeStderr(`Cannot run site ${argv[0]}: permission refused (add ${printable(flag)}).\n`);
       return EXIT.environment;
     }
     throw error;

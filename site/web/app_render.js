@@ -572,14 +572,40 @@ function sanitySection(f) {
       {},
       h("td", {}, v.caseId),
       h("td", {}, v.category),
-      h("td", {}, badge(v.passed ? "pass" : "fail", v.passed ? "ok" : "bad")),
+      h(
+        "td",
+        {},
+        badge(v.passed ? "pass" : "fail", v.passed ? "ok" : "bad"),
+        v.stated ? " stated by the runner" : null,
+      ),
       h("td", {}, v.reason),
     )
   );
   return [
     h("h2", {}, `Sanity checks: ${f.quality.passed}/12`),
     h("p", {}, Object.entries(f.quality.categories).map(([k, v]) => `${k} ${v.passed}/${v.total}`).join(", ")),
-    plainTable(["Case", "Category", "Verdict", "Why (recomputed here)"], rows, { id: "sanity" }),
+    plainTable(["Case", "Category", "Verdict", "Why (recomputed here unless stated)"], rows, { id: "sanity" }),
+    ...statedSection(f),
+  ];
+}
+
+/**
+ * Record values the runner stated because redaction changed the text they were computed from: named, never
+ * presented as verified.
+ * @param {ResultFacts} f
+ */
+function statedSection(f) {
+  if (f.statedValues.length === 0) return [];
+  return [
+    h("h3", {}, "Values stated by the runner, not recomputed"),
+    h(
+      "p",
+      { class: "stated" },
+      "Redaction changed the published text these values were computed from (a private name or address in an " +
+        "answer or an error), so this page cannot recompute them from the evidence. They are the runner's verdicts " +
+        "on the text as the engine sent it; results.json lists each of them, and the reviewer read them.",
+    ),
+    h("ul", { id: "stated" }, f.statedValues.map((s) => h("li", {}, `${s.id}: ${s.pointers.join(", ")}`))),
   ];
 }
 

@@ -8,15 +8,18 @@
 import { isObject, rebuildRequest, sameNumber } from "./evidence.js";
 import { judgeSanity } from "./sanity.js";
 import { SANITY_CASES } from "./protocol.js";
+import { statedOf, withStated } from "./stated.js";
 
 /** @typedef {import("./protocol.js").ScheduledRequest} ScheduledRequest */
 /** @typedef {import("./evidence.js").RebuiltRequest} RebuiltRequest */
 /** @typedef {import("./sanity.js").SanityVerdict} SanityVerdict */
 
 /**
- * A scheduled request with its claimed record, its evidence, and the site's own verdict.
+ * A scheduled request with its claimed record, its evidence, and the site's own verdict; `stated` are the record
+ * pointers whose values the evidence line states instead (see stated.js), already in place in `rebuilt` and
+ * `verdict`.
  * @typedef {{ scheduled: ScheduledRequest, record: Record<string, unknown>, rebuilt: RebuiltRequest,
- *   verdict: (SanityVerdict & { category: string, caseId: string }) | null }} CheckedRequest
+ *   verdict: (SanityVerdict & { category: string, caseId: string }) | null, stated: string[] }} CheckedRequest
  */
 
 const IDENTITY = /** @type {const} */ ([
@@ -230,8 +233,10 @@ export function checkRecords(requests, schedule, lines, problems) {
       caseId: sanity.caseId,
     };
     checkBody(scheduled, rebuilt, problems);
-    checkRecord(record, rebuilt, verdict, line, problems);
-    checked.push({ scheduled, record, rebuilt, verdict });
+    const stated = statedOf(line, scheduled.id, problems) ?? {};
+    const effective = withStated(rebuilt, verdict, stated, problems);
+    checkRecord(record, effective.rebuilt, effective.verdict, line, problems);
+    checked.push({ scheduled, record, ...effective, stated: Object.keys(stated) });
   });
   return checked;
 }

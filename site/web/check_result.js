@@ -9,6 +9,7 @@
  * standard result this site knows: legacy or unknown format, unknown schema version or protocol id).
  */
 import { checkRecords, evidenceLines } from "./check_records.js";
+import { checkStatedListed } from "./stated.js";
 import {
   checkCounts,
   checkQuality,
@@ -201,6 +202,8 @@ function recompute(result, protocol, outputsText, list, problems, checks) {
   const schedule = protocol.workload.schedule(optional);
   const lines = evidenceLines(outputsText, parseStrictJson, problems);
   const checked = checkRecords(result.requests, schedule, lines, problems);
+  const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
+  checkStatedListed(result.extensions, stated, problems);
   const counts = checkCounts(result.request_counts, checked, problems);
   const quality = checkQuality(result.quality, checked, problems);
   const reused = unexpectedReuse(checked, protocol);
@@ -214,6 +217,13 @@ function recompute(result, protocol, outputsText, list, problems, checks) {
   checks.push(
     `request counts per phase equal the records (${counts.performance?.attempted ?? 0} performance attempted)`,
   );
+  if (stated.length > 0) {
+    checks.push(
+      `${stated.reduce((n, s) => n + s.pointers.length, 0)} record values of ${stated.length} requests stated by ` +
+        "the runner, not recomputed (redaction changed the text they were computed from; results.json lists " +
+        `each): ${stated.map((s) => `${s.id} ${s.pointers.join(", ")}`).join("; ")}`,
+    );
+  }
   checks.push(`sanity ${quality.passed}/12 recomputed from the saved outputs equals quality`);
   checks.push(`${summaries.length} summaries recomputed (median, min, max, n, included and excluded ids)`);
   if (optional) checks.push(`${rounds.length} concurrency rounds recomputed`);

@@ -6,7 +6,7 @@
  * and the client's offsets; rates from the counts and timers.
  */
 
-import { JsonNumber, parseStrictJson } from "./strict_json.js";
+import { JsonNumber, parseStrictJson, Repeated } from "./strict_json.js";
 
 /** @typedef {"completed" | "truncated" | "failed" | "skipped"} RequestStatus */
 
@@ -34,7 +34,7 @@ import { JsonNumber, parseStrictJson } from "./strict_json.js";
 
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
 export function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Repeated);
 }
 
 /**
@@ -58,13 +58,16 @@ function finite(value) {
 
 /**
  * The `usage` or `timings` object of a line: from the exact text of the chunk that carried it (evidence version
- * 2, read with number lexemes) or, in older lines, the parsed object. A chunk this parser refuses gives {}.
+ * 2, read with number lexemes, every value of a repeated key kept, a number beyond a double kept as written) or,
+ * in older lines, the parsed object. A chunk this parser refuses, or one that carried the object twice, gives {};
+ * a field sent twice or written out of range is then null on its own (count and finite refuse it), as the runner
+ * reads it.
  * @param {Record<string, unknown>} line @param {"usage" | "timings"} name @returns {Record<string, unknown>}
  */
 function engineObject(line, name) {
   const chunk = line[`${name}_chunk`];
   if (typeof chunk === "string") {
-    const parsed = parseStrictJson(chunk, { lexemes: true });
+    const parsed = parseStrictJson(chunk, { lexemes: true, asSent: true });
     const member = parsed.ok && isObject(parsed.value) ? parsed.value[name] : undefined;
     return isObject(member) ? member : {};
   }
@@ -85,14 +88,16 @@ function statusOf(end, finishReason) {
 
 /**
  * decode_tokens: predicted_n when it agrees with predicted_per_second x decode_s within 0.05 x decode_s + 1
- * tokens (the engine rounds its rate to 0.1 tokens/s); otherwise the count the rate implies.
+ * tokens (the engine rounds its rate to 0.1 tokens/s); otherwise (predicted_n disagrees, or is no count) the
+ * count the rate implies, when that is an exact count; without a rate or a decode time, predicted_n as it is.
  * @param {number | null} predictedN @param {number | null} rate @param {number | null} decodeS
  */
 function decodeCount(predictedN, rate, decodeS) {
-  if (predictedN === null) return null;
   if (rate === null || decodeS === null) return predictedN;
   const implied = rate * decodeS;
-  return Math.abs(predictedN - implied) <= 0.05 * decodeS + 1 ? predictedN : Math.round(implied);
+  if (predictedN !== null && Math.abs(predictedN - implied) <= 0.05 * decodeS + 1 + 1e-9) return predictedN;
+  const rounded = Math.round(implied);
+  return Number.isSafeInteger(rounded) ? rounded : null;
 }
 
 /** @param {number | null} numerator @param {number | null} seconds */

@@ -33,7 +33,8 @@ import { medianOfSorted } from "./check_derived.js";
  *   requiredDurationS: number | null, optionalDurationS: number | null, optionalConcurrency: boolean,
  *   counts: Record<string, Record<string, number>>,
  *   quality: { passed: number, total: number, categories: Record<string, { passed: number, total: number }> },
- *   verdicts: { id: string, caseId: string, category: string, passed: boolean, reason: string }[],
+ *   verdicts: { id: string, caseId: string, category: string, passed: boolean, reason: string, stated: boolean }[],
+ *   statedValues: { id: string, pointers: string[] }[],
  *   cases: CaseRow[],
  *   rounds: Round[],
  *   failures: { id: string, status: string, reason: string }[],
@@ -163,8 +164,10 @@ export function resultFacts(input) {
         category: r.verdict.category,
         passed: r.verdict.passed,
         reason: r.verdict.reason,
+        stated: r.stated.some((p) => p === "" || p === "/evaluation" || p.startsWith("/evaluation/")),
       }]
     ),
+    statedValues: checked.filter((r) => r.stated.length > 0).map((r) => ({ id: r.scheduled.id, pointers: r.stated })),
     cases,
     rounds: input.rounds,
     failures: checked.flatMap((r) => {

@@ -7,7 +7,9 @@
  *
  * Objects come back with a null prototype, so a key such as "__proto__" is an ordinary key. With
  * `{ lexemes: true }` every number is a JsonNumber that keeps its source text: the sanity checks compare types,
- * and `3` and `3.0` are different answers.
+ * and `3` and `3.0` are different answers. With `{ lexemes: true, asSent: true }` (an engine's chunk, read to be
+ * judged field by field) a repeated key is a Repeated holding every value sent, and a number beyond a double
+ * (1e400) is a JsonNumber whose value is infinite: the caller judges each field, instead of losing the whole text.
  */
 
 /** Deepest nesting accepted; deeper input is refused instead of exhausting the stack. */
@@ -23,6 +25,15 @@ export class JsonNumber {
     this.isInteger = /^-?(?:0|[1-9][0-9]*)$/.test(lexeme);
     /** The number as a double. */
     this.value = Number(lexeme);
+  }
+}
+
+/** Every value of a key an object carried more than once (asSent mode): which one was meant is unknown. */
+export class Repeated {
+  /** @param {unknown[]} values */
+  constructor(values) {
+    /** The values in the order sent. */
+    this.values = values;
   }
 }
 
@@ -55,11 +66,12 @@ class Failure extends Error {
 /**
  * Parses `text` as exactly one strict JSON value; never throws.
  * @param {string} text
- * @param {{ lexemes?: boolean }} [options]
+ * @param {{ lexemes?: boolean, asSent?: boolean }} [options]
  * @returns {JsonParse}
  */
 export function parseStrictJson(text, options = {}) {
-  const parser = new Parser(text, options.lexemes === true);
+  const lexemes = options.lexemes === true;
+  const parser = new Parser(text, lexemes, lexemes && options.asSent === true);
   try {
     parser.skipSpace();
     const value = parser.value(0);
@@ -73,10 +85,11 @@ export function parseStrictJson(text, options = {}) {
 }
 
 class Parser {
-  /** @param {string} text @param {boolean} lexemes */
-  constructor(text, lexemes) {
+  /** @param {string} text @param {boolean} lexemes @param {boolean} asSent */
+  constructor(text, lexemes, asSent) {
     this.text = text;
     this.lexemes = lexemes;
+    this.asSent = asSent;
     this.at = 0;
   }
 
@@ -122,7 +135,7 @@ class Parser {
       throw new Failure("malformed number", this.at);
     }
     const value = Number(lexeme);
-    if (!Number.isFinite(value)) throw new Failure(`number ${lexeme} does not fit a double`, this.at);
+    if (!Number.isFinite(value) && !this.asSent) throw new Failure(`number ${lexeme} does not fit a double`, this.at);
     this.at += lexeme.length;
     return this.lexemes ? new JsonNumber(lexeme) : value;
   }
@@ -206,12 +219,20 @@ class Parser {
       if (this.text.charCodeAt(this.at) !== 0x22) throw new Failure("expected a string key", this.at);
       const keyAt = this.at;
       const key = this.string();
-      if (Object.hasOwn(object, key)) throw new Failure(`duplicate key ${JSON.stringify(key)}`, keyAt);
+      const repeated = Object.hasOwn(object, key);
+      if (repeated && !this.asSent) throw new Failure(`duplicate key ${JSON.stringify(key)}`, keyAt);
       this.skipSpace();
       if (this.text.charCodeAt(this.at) !== 0x3a) throw new Failure("expected : after a key", this.at);
       this.at++;
       this.skipSpace();
-      object[key] = this.value(depth);
+      const value = this.value(depth);
+      if (!repeated) object[key] = value;
+      else {
+        const earlier = object[key];
+        object[key] = earlier instanceof Repeated
+          ? new Repeated([...earlier.values, value])
+          : new Repeated([earlier, value]);
+      }
       this.skipSpace();
       const c = this.text.charCodeAt(this.at);
       if (c === 0x2c) {

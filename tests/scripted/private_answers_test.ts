@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { cleanup, runScripted, type ScriptedRun } from "./_harness.ts";
 import { createSanitizer } from "../../report/mod.ts";
 import type { Sanitizers } from "../../report/mod.ts";
+import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 
 /** One string of each kind report/sanitize.ts redacts today (the run's sanitizer context is below). */
 const PRIVATE: Record<string, string> = {
@@ -127,6 +128,17 @@ Deno.test("answers, tool calls, errors and usage full of every kind of private d
     const line = run.outputs.find((o) => o.request_id === "sanity-I3")!;
     assert.equal((line.record_overrides as Record<string, unknown>)["/evaluation/passed"], true);
     assert.match(String(line.final_answer), /<host>/, "the evidence holds the redacted answer");
+    // The website's own check, which shares no code with report, verifies it too and says what it did not recompute.
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    assert.deepEqual(site.reasons, [], "the site finds no problem");
+    assert.equal(site.state, "verified");
+    const stated = site.checks.find((c) => c.includes("stated by the runner"));
+    assert.ok(stated?.includes("sanity-I3 /evaluation/passed"), `the site names each stated value: ${stated}`);
+    assert.deepEqual(
+      site.facts?.statedValues.find((s) => s.id === "sanity-I3")?.pointers,
+      ["/evaluation/passed", "/evaluation/reason"],
+      "the entry page lists them",
+    );
     // Counts are untouched: the string count is null with a reason, the others are the engine's numbers.
     assert.equal(run.byId.get("performance-short-r3")!.tokens.output_tokens, null);
     const sent = run.engine.requests.find((r) => r.requestId === "performance-short-r1")!;
@@ -173,6 +185,9 @@ Deno.test("with a sanitizer that is not idempotent and changes lengths, the resu
     const i1 = run.byId.get("sanity-I1")!.evaluation!;
     assert.equal(i1.passed, false);
     assert.ok(i1.reason.includes("secret-secret") && !i1.reason.includes("secret-secret-secret"), "sanitized once");
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    assert.deepEqual(site.reasons, [], "the site applies the stated verdict too");
+    assert.ok(site.facts?.verdicts.find((v) => v.id === "sanity-I4")?.stated, "and labels it stated");
   } finally {
     await cleanup(run);
   }

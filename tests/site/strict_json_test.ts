@@ -67,3 +67,20 @@ Deno.test("strict JSON with lexemes tells 3 from 3.0 and 3e0", () => {
   assert.deepEqual([a!.lexeme, b!.lexeme, c!.lexeme], ["3", "3.0", "3e0"]);
   assert.equal(d!.value, -17);
 });
+
+Deno.test("as sent (an engine's chunk): a repeated key keeps every value, 1e400 keeps its lexeme", async () => {
+  const { Repeated } = await import("../../site/web/strict_json.js");
+  const parsed = parseStrictJson('{"a":1,"a":2,"a":3,"b":1e400,"c":{"d":4}}', { lexemes: true, asSent: true });
+  assert.ok(parsed.ok, JSON.stringify(parsed));
+  const value = parsed.value as Record<string, unknown>;
+  assert.ok(value.a instanceof Repeated);
+  assert.deepEqual((value.a as InstanceType<typeof Repeated>).values.map((n) => (n as JsonNumber).lexeme), [
+    "1",
+    "2",
+    "3",
+  ]);
+  assert.ok(value.b instanceof JsonNumber && value.b.lexeme === "1e400" && value.b.value === Infinity);
+  // Without asSent (and without lexemes) both stay refusals.
+  assert.equal(parseStrictJson('{"a":1,"a":2}', { lexemes: true }).ok, false);
+  assert.equal(parseStrictJson("1e400", { asSent: true }).ok, false, "asSent needs lexemes");
+});

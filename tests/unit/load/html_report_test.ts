@@ -79,7 +79,7 @@ Deno.test("the load page draws 200,000 measured rows (no argument spread of a co
     const latency = 0.5 + i * 1e-9;
     store.add({
       format: "strata-load-request",
-      version: 2,
+      version: 3,
       phase: "measure",
       index: i,
       endpoint: a.url,
