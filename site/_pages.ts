@@ -21,6 +21,7 @@ export const WEB_FILES = [
   "protocol.js",
   "sanity.js",
   "sha256.js",
+  "stated.js",
   "strict_json.js",
   "style.css",
   "verify_entry.js",
