@@ -109,13 +109,18 @@ export function denoTasks() {
  * Relative --allow-write paths stay relative to the current folder, where results belong. Deno reads the paths
  * inside a set relative to deno.json, and an --allow-write flag replaces the set's list; so when `outputsInCwd`
  * and the task has no --allow-write of its own, the set's write list is given as a flag, relative to the current
- * folder (results, the site, the approved manifest are the person's, not the package's).
+ * folder (results, the site, the approved manifest are the person's, not the package's). `extraWrites` (absolute
+ * folders the person named with --out) are added to the task's write list, so `--out DIR` works anywhere the
+ * person may write, and nowhere else. `$INIT_CWD` in a task is the current folder, as deno task would make it.
  * @throws {Error} when the task is missing or is not one `deno run` command.
  */
-export function runTaskArgv(name, home, outputsInCwd = true, root = PACKAGE_DIR) {
+export function runTaskArgv(name, home, outputsInCwd = true, root = PACKAGE_DIR, extraWrites = []) {
   const task = denoTasks()[name];
   if (typeof task !== "string" || task.includes("&&")) throw new Error(`deno.json has no simple task "${name}"`);
-  const words = task.trim().split(/\s+/).map((w) => w.replaceAll("$HOME", home).replaceAll("${HOME}", home));
+  const cwd = process.cwd();
+  const words = task.trim().split(/\s+/).map((w) =>
+    w.replaceAll("$HOME", home).replaceAll("${HOME}", home).replaceAll("$INIT_CWD", cwd)
+  );
   if (words[1] !== "run") throw new Error(`task "${name}" is not a deno run command: ${task}`);
   const entry = words.findIndex((w, i) => i > 1 && !w.startsWith("-"));
   if (entry < 0) throw new Error(`task "${name}" names no file: ${task}`);
@@ -125,6 +130,12 @@ export function runTaskArgv(name, home, outputsInCwd = true, root = PACKAGE_DIR)
   const writes = set === undefined ? undefined : denoConfig().permissions?.[set]?.write;
   if (outputsInCwd && Array.isArray(writes) && !words.some((w) => w.startsWith("--allow-write"))) {
     argv.splice(1, 0, `--allow-write=${writes.join(",")}`);
+  }
+  if (extraWrites.length > 0) {
+    const file = argv.indexOf(join(root, words[entry]));
+    const at = argv.findIndex((w, i) => i < file && w.startsWith("--allow-write="));
+    if (at >= 0) argv[at] = `${argv[at]},${extraWrites.join(",")}`;
+    else argv.splice(1, 0, `--allow-write=${[...(Array.isArray(writes) ? writes : []), ...extraWrites].join(",")}`);
   }
   argv.splice(1, 0, "--config", join(root, "deno.json"));
   return argv;

@@ -4,6 +4,7 @@
 // profile is started, `report:write` for --seal and --svg, ...), from the current folder, and ends as the command
 // ends. Installs the pinned packages first when they are missing from a checkout.
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import { denoExecutable, ensureInstalled, runForwarding, runTaskArgv, sourceDir } from "./_deno.mjs";
 
 /** The deno.json task whose permission set `strata-bench <args>` runs under. */
@@ -32,12 +33,32 @@ export function taskFor(args) {
   }
 }
 
+/**
+ * The folders the person named with --out (`--out DIR` or `--out=DIR`), absolute: the command may write there as
+ * well as into the current folder's results. A comma would split Deno's permission list, so such a name is left
+ * to the command's own permission error.
+ */
+export function outFolders(args, cwd) {
+  const named = [];
+  args.forEach((a, i) => {
+    if (a === "--out" && i + 1 < args.length) named.push(args[i + 1]);
+    else if (a.startsWith("--out=")) named.push(a.slice("--out=".length));
+  });
+  return named.filter((p) => p !== "" && !p.includes(",")).map((p) => resolve(cwd, p));
+}
+
 const args = process.argv.slice(2);
 if (!ensureInstalled((line) => process.stderr.write(`${line}\n`))) process.exit(3);
 let argv;
 try {
   // fixtures build writes the toolkit's own bundle: its set's paths stay the package's.
-  argv = runTaskArgv(taskFor(args), process.env.HOME ?? homedir(), args[0] !== "fixtures", sourceDir());
+  argv = runTaskArgv(
+    taskFor(args),
+    process.env.HOME ?? homedir(),
+    args[0] !== "fixtures",
+    sourceDir(),
+    outFolders(args, process.cwd()),
+  );
 } catch (error) {
   process.stderr.write(`strata-bench: ${error.message}\n`);
   process.exit(3);

@@ -111,6 +111,26 @@ Deno.test("deno install with README's exact permission flags installs a working 
   }
 });
 
+Deno.test("the launcher lets --out name a folder outside the current one, absolute or relative", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "strata-cwd-" });
+  const elsewhere = await Deno.makeTempDir({ prefix: "strata-out-" });
+  try {
+    for (const out of [elsewhere, `--out=${join(elsewhere, "b")}`]) {
+      const flag = out.startsWith("--out=") ? [out] : ["--out", out];
+      const demo = await sh("node", [join(REPO, "bin", "strata-bench.mjs"), "demo", "--quiet", ...flag], cwd);
+      assert.equal(demo.code, 0, demo.stderr);
+    }
+    const first = (await readdir(elsewhere)).filter((f) => f !== "b");
+    assert.equal(first.length, 1, "the result folder went into --out DIR");
+    assert.ok(existsSync(join(elsewhere, first[0]!, "results.json")));
+    assert.equal((await readdir(join(elsewhere, "b"))).length, 1, "--out=DIR too");
+    assert.deepEqual(await readdir(cwd), [], "nothing was written into the current folder");
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+    await Deno.remove(elsewhere, { recursive: true });
+  }
+});
+
 Deno.test("the launcher passes the exit code through, and a SIGINT or SIGTERM to it reaches the command", async () => {
   const usage = await sh("node", [join(REPO, "bin", "strata-bench.mjs"), "load", "--bogus"], REPO);
   assert.equal(usage.code, 2, usage.stderr);
