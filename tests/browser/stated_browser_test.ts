@@ -1,0 +1,119 @@
+/**
+ * A genuine result whose sanity verdicts the runner had to state (redaction changed the answer text they were
+ * scored on: the right answer names the host) is verified in a real browser, and its page says which values it
+ * could not recompute instead of presenting them as verified. A screenshot of the sanity section goes to
+ * $STRATA_CI_LOGS (or a temporary folder).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { serveHttp } from "../../runtime/mod.ts";
+import { createSanitizer } from "../../report/mod.ts";
+import {
+  addApproved,
+  buildSite,
+  folderReader,
+  GitRepo,
+  gitRunner,
+  KNOWN_PROTOCOLS,
+  MANIFEST_PATH,
+  openSiteOutput,
+  outputFiles,
+  readWebFile,
+  siteRequestHandler,
+} from "../../site/mod.ts";
+import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
+import { copyFolder, git, relabel } from "../site/_fixture_repo.ts";
+import { launchChromium } from "./_chromium.ts";
+
+Deno.test({
+  name: "a result with values stated by the runner is verified in chromium, and its page names them",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const root = await Deno.makeTempDir({ prefix: "strata-stated-browser-" });
+    const shots = Deno.env.get("STRATA_CI_LOGS") ?? await Deno.makeTempDir({ prefix: "strata-site-screenshots-" });
+    await Deno.mkdir(shots, { recursive: true });
+    let run: ScriptedRun | undefined;
+    try {
+      run = await runScripted({
+        deps: {
+          sanitizers: createSanitizer({ username: "alice", hostname: "orion.lab.example", homeDir: "/var/lib/alice" }),
+        },
+        // I3's and T4's right answers name the project "Orion", which the host-name redaction replaces.
+        mock: { script: { "sanity-I3": {}, "sanity-T4": {} } },
+      });
+      assert.deepEqual(run.problems, []);
+      const repo = join(root, "results-repo");
+      const name = "stated-values";
+      await Deno.mkdir(join(repo, "bench", "results"), { recursive: true });
+      await git(repo, "init", "-q", "-b", "main");
+      await copyFolder(run.report.folder, join(repo, "bench", "results", name));
+      // The scripted engine's result is a simulation, which is never approved; relabelled as the site's own
+      // fixtures are (tests/site/_fixture_repo.ts), its evidence unchanged.
+      await relabel(join(repo, "bench", "results", name), {
+        status: "complete",
+        gpu: "NVIDIA RTX A4000",
+        quant: "Q4_K_M",
+      });
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "-q", "-m", "benchmark: a result with stated verdicts");
+      const manifestPath = join(repo, MANIFEST_PATH);
+      const gitRepo = new GitRepo(gitRunner(repo));
+      await addApproved(gitRepo, {
+        readManifest: () => Deno.readTextFile(manifestPath).catch(() => null),
+        writeManifest: (text: string) => Deno.writeTextFile(manifestPath, text),
+      }, {
+        folder: `bench/results/${name}`,
+        reviewPr: "https://github.com/example/results/pull/2",
+        reviewedBy: "maintainer-one",
+        now: new Date("2026-06-01T12:00:00Z"),
+        reproduces: [],
+        replace: false,
+        protocols: KNOWN_PROTOCOLS,
+      });
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "-q", "-m", "approve it");
+      const out = join(root, "site");
+      const writer = await openSiteOutput(outputFiles, out);
+      // A fresh GitRepo: the one add used remembers the branch head it read before the approval was committed.
+      const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
+        protocols: KNOWN_PROTOCOLS,
+        protocolDeclarations: null,
+        readWebFile,
+      });
+      await writer.finish(report.files);
+      const server = await serveHttp({
+        hostname: "127.0.0.1",
+        port: 0,
+        onRequest: siteRequestHandler(folderReader(out)),
+      });
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+        const errors: string[] = [];
+        page.on("pageerror", (error) => errors.push(error.message));
+        await page.goto(`http://127.0.0.1:${server.port}/r/${run.result.run.id}/`);
+        await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 }).catch(async (error) => {
+          throw new Error(`${error}\n${await page.locator("body").innerText()}\n${errors.join("\n")}`);
+        });
+        const main = await page.locator("main").innerText();
+        assert.equal(await page.locator("#verdict.verdict-ok").count(), 1, main);
+        assert.match(main, /Values stated by the runner, not recomputed/);
+        const stated = await page.locator("#stated").innerText();
+        assert.match(stated, /sanity-I3: \/evaluation\/passed, \/evaluation\/reason/);
+        assert.match(stated, /sanity-T4: /);
+        const i3 = await page.locator("#sanity tr", { hasText: "I3" }).innerText();
+        assert.match(i3, /pass\s+stated by the runner/);
+        await page.locator("#sanity").screenshot({ path: join(shots, "stated-values-sanity.png") });
+        await page.locator("#stated").screenshot({ path: join(shots, "stated-values-list.png") });
+        assert.deepEqual(errors, [], "the page ran without script errors");
+      } finally {
+        await browser.close();
+        await server.close();
+      }
+    } finally {
+      await cleanup(run);
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
