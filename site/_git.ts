@@ -21,7 +21,10 @@ export class GitError extends Error {
 
 const decoder = new TextDecoder();
 
-/** A results repository read through git. Answers about commits are kept: they cannot change during a command. */
+/**
+ * A results repository read through git. Answers are kept for the life of the object, a branch head included: one
+ * GitRepo per command (they cannot change during one); after a commit, read through a new one.
+ */
 export class GitRepo {
   readonly #run: GitRunner;
   readonly #commits = new Map<string, Promise<string | null>>();

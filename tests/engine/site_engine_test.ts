@@ -83,7 +83,8 @@ Deno.test("real engine: the website verifies a llama-server result and shows its
 
     const out = join(dir.path, "site");
     const writer = await openSiteOutput(outputFiles, out);
-    const report = await buildSite(gitRepo, writer, {
+    // A fresh GitRepo: the one add used remembers the branch head it read before the approval was committed.
+    const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
       protocols: KNOWN_PROTOCOLS,
       protocolDeclarations: null,
       readWebFile,
