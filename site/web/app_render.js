@@ -139,12 +139,22 @@ function resultRow(state, r, rankCell) {
     h("td", { class: "num" }, row.aggregateTps === null ? "" : statText(row.aggregateTps, 1)),
     h("td", { class: "num" }, statText(m.ttft_s, 3)),
     h("td", { class: "num" }, `${row.capped}/${row.requests}`),
-    h("td", { class: "num" }, `${facts.quality.passed}/12`),
+    h("td", { class: "num" }, ...qualityCell(facts)),
     h("td", { class: "num", title: "completed / truncated / failed / skipped" }, outcomes.join(" / ")),
     h("td", {}, statusBadges(facts)),
     h("td", {}, verificationBadge(r.entry)),
     h("td", {}, pageLink(state, r.entry, "result"), " ", reviewLink(r.entry)),
   );
+}
+
+/**
+ * The sanity score of an index row, marked when some of its verdicts are the runner's statement, not recomputed.
+ * @param {ResultFacts} facts
+ */
+function qualityCell(facts) {
+  const stated = facts.verdicts.filter((v) => v.stated).length;
+  const title = `${stated} of these verdicts stated by the runner (redaction changed the answer), not recomputed here`;
+  return [`${facts.quality.passed}/12`, stated === 0 ? null : h("sup", { class: "stated", title }, `${stated} stated`)];
 }
 
 const HEAD = [
@@ -278,7 +288,9 @@ function outsideSection(state, outside) {
           statusBadges(f),
           " ",
           pageLink(state, e),
-          ` ${f.protocolId} / ${f.identity.gpu} / ${f.identity.model} / ${f.identity.quant} / sanity ${f.quality.passed}/12 `,
+          ` ${f.protocolId} / ${f.identity.gpu} / ${f.identity.model} / ${f.identity.quant} / sanity `,
+          ...qualityCell(f),
+          " ",
           reviewLink(e),
         );
       }),

@@ -92,6 +92,11 @@ Deno.test({
         const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
         const errors: string[] = [];
         page.on("pageerror", (error) => errors.push(error.message));
+        await page.goto(`http://127.0.0.1:${server.port}/`);
+        await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 });
+        const row = page.locator(`[data-run="${run.result.run.id}"]`).first();
+        const rowText = await row.innerText({ timeout: 5_000 }).catch(async () => await page.locator("main").innerText());
+        assert.match(rowText, /12\/12\s*2 stated/, `the index marks the stated verdicts: ${rowText}`);
         await page.goto(`http://127.0.0.1:${server.port}/r/${run.result.run.id}/`);
         await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 }).catch(async (error) => {
           throw new Error(`${error}\n${await page.locator("body").innerText()}\n${errors.join("\n")}`);
