@@ -95,7 +95,9 @@ Deno.test({
         await page.goto(`http://127.0.0.1:${server.port}/`);
         await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 });
         const row = page.locator(`[data-run="${run.result.run.id}"]`).first();
-        const rowText = await row.innerText({ timeout: 5_000 }).catch(async () => await page.locator("main").innerText());
+        const rowText = await row.innerText({ timeout: 5_000 }).catch(async () =>
+          await page.locator("main").innerText()
+        );
         assert.match(rowText, /12\/12\s*2 stated/, `the index marks the stated verdicts: ${rowText}`);
         await page.goto(`http://127.0.0.1:${server.port}/r/${run.result.run.id}/`);
         await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 }).catch(async (error) => {
