@@ -6,23 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveHttp } from "../../runtime/mod.ts";
 import { createSanitizer } from "../../report/mod.ts";
-import {
-  addApproved,
-  buildSite,
-  folderReader,
-  GitRepo,
-  gitRunner,
-  KNOWN_PROTOCOLS,
-  MANIFEST_PATH,
-  openSiteOutput,
-  outputFiles,
-  readWebFile,
-  siteRequestHandler,
-} from "../../site/mod.ts";
 import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
-import { copyFolder, git, relabel } from "../site/_fixture_repo.ts";
+import { publishOne } from "../site/_published_site.ts";
 import { launchChromium } from "./_chromium.ts";
 
 Deno.test({
@@ -43,63 +29,26 @@ Deno.test({
         mock: { script: { "sanity-I3": {}, "sanity-T4": {} } },
       });
       assert.deepEqual(run.problems, []);
-      const repo = join(root, "results-repo");
-      const name = "stated-values";
-      await Deno.mkdir(join(repo, "bench", "results"), { recursive: true });
-      await git(repo, "init", "-q", "-b", "main");
-      await copyFolder(run.report.folder, join(repo, "bench", "results", name));
       // The scripted engine's result is a simulation, which is never approved; relabelled as the site's own
       // fixtures are (tests/site/_fixture_repo.ts), its evidence unchanged.
-      await relabel(join(repo, "bench", "results", name), {
-        status: "complete",
-        gpu: "NVIDIA RTX A4000",
-        quant: "Q4_K_M",
-      });
-      await git(repo, "add", "-A");
-      await git(repo, "commit", "-q", "-m", "benchmark: a result with stated verdicts");
-      const manifestPath = join(repo, MANIFEST_PATH);
-      const gitRepo = new GitRepo(gitRunner(repo));
-      await addApproved(gitRepo, {
-        readManifest: () => Deno.readTextFile(manifestPath).catch(() => null),
-        writeManifest: (text: string) => Deno.writeTextFile(manifestPath, text),
-      }, {
-        folder: `bench/results/${name}`,
-        reviewPr: "https://github.com/example/results/pull/2",
-        reviewedBy: "maintainer-one",
-        now: new Date("2026-06-01T12:00:00Z"),
-        reproduces: [],
-        replace: false,
-        protocols: KNOWN_PROTOCOLS,
-      });
-      await git(repo, "add", "-A");
-      await git(repo, "commit", "-q", "-m", "approve it");
-      const out = join(root, "site");
-      const writer = await openSiteOutput(outputFiles, out);
-      // A fresh GitRepo: the one add used remembers the branch head it read before the approval was committed.
-      const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
-        protocols: KNOWN_PROTOCOLS,
-        protocolDeclarations: null,
-        readWebFile,
-      });
-      await writer.finish(report.files);
-      const server = await serveHttp({
-        hostname: "127.0.0.1",
-        port: 0,
-        onRequest: siteRequestHandler(folderReader(out)),
+      const site = await publishOne(root, run.report.folder, {
+        name: "stated-values",
+        message: "benchmark: a result with stated verdicts",
+        change: { status: "complete", gpu: "NVIDIA RTX A4000", quant: "Q4_K_M" },
       });
       const browser = await launchChromium();
       try {
         const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
         const errors: string[] = [];
         page.on("pageerror", (error) => errors.push(error.message));
-        await page.goto(`http://127.0.0.1:${server.port}/`);
+        await page.goto(site.base);
         await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 });
         const row = page.locator(`[data-run="${run.result.run.id}"]`).first();
         const rowText = await row.innerText({ timeout: 5_000 }).catch(async () =>
           await page.locator("main").innerText()
         );
         assert.match(rowText, /12\/12\s*2 stated/, `the index marks the stated verdicts: ${rowText}`);
-        await page.goto(`http://127.0.0.1:${server.port}/r/${run.result.run.id}/`);
+        await page.goto(`${site.base}r/${run.result.run.id}/`);
         await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 }).catch(async (error) => {
           throw new Error(`${error}\n${await page.locator("body").innerText()}\n${errors.join("\n")}`);
         });
@@ -116,7 +65,7 @@ Deno.test({
         assert.deepEqual(errors, [], "the page ran without script errors");
       } finally {
         await browser.close();
-        await server.close();
+        await site.close();
       }
     } finally {
       await cleanup(run);

@@ -8,23 +8,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Result, Summary } from "../../contract/mod.ts";
 import type { EngineHandle } from "../../engine/mod.ts";
-import { serveHttp } from "../../runtime/mod.ts";
-import {
-  addApproved,
-  buildSite,
-  folderReader,
-  GitRepo,
-  gitRunner,
-  KNOWN_PROTOCOLS,
-  MANIFEST_PATH,
-  openSiteOutput,
-  outputFiles,
-  readWebFile,
-  verifyFolder,
-} from "../../site/mod.ts";
-import { siteRequestHandler } from "../../site/mod.ts";
+import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import { launchChromium } from "../browser/_chromium.ts";
-import { copyFolder, git } from "../site/_fixture_repo.ts";
+import { publishOne } from "../site/_published_site.ts";
 import { runAgainst, startTinyEngine, tempDir } from "./_engine.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
@@ -56,51 +42,17 @@ Deno.test("real engine: the website verifies a llama-server result and shows its
       },
     );
 
-    const repo = join(dir.path, "results-repo");
-    const name = "tiny-qwen3-cpu";
-    await Deno.mkdir(join(repo, "bench", "results"), { recursive: true });
-    await git(repo, "init", "-q", "-b", "main");
-    await copyFolder(run.folder, join(repo, "bench", "results", name));
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "benchmark: tiny-qwen3 on the CPU");
-    const manifestPath = join(repo, MANIFEST_PATH);
-    const gitRepo = new GitRepo(gitRunner(repo));
-    const added = await addApproved(gitRepo, {
-      readManifest: () => Deno.readTextFile(manifestPath).catch(() => null),
-      writeManifest: (text: string) => Deno.writeTextFile(manifestPath, text),
-    }, {
-      folder: `bench/results/${name}`,
-      reviewPr: "https://github.com/example/results/pull/1",
-      reviewedBy: "maintainer-one",
-      now: new Date("2026-06-01T12:00:00Z"),
-      reproduces: [],
-      replace: false,
-      protocols: KNOWN_PROTOCOLS,
+    const site = await publishOne(dir.path, run.folder, {
+      name: "tiny-qwen3-cpu",
+      message: "benchmark: tiny-qwen3 on the CPU",
     });
-    assert.equal(added.entry.run_id, run.result.run.id);
-    await git(repo, "add", "-A");
-    await git(repo, "commit", "-q", "-m", "approve the reviewed result");
-
-    const out = join(dir.path, "site");
-    const writer = await openSiteOutput(outputFiles, out);
-    // A fresh GitRepo: the one add used remembers the branch head it read before the approval was committed.
-    const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
-      protocols: KNOWN_PROTOCOLS,
-      protocolDeclarations: null,
-      readWebFile,
-    });
-    await writer.finish(report.files);
-    const server = await serveHttp({
-      hostname: "127.0.0.1",
-      port: 0,
-      onRequest: siteRequestHandler(folderReader(out)),
-    });
+    assert.equal(site.entry.run_id, run.result.run.id);
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
-      await page.goto(`http://127.0.0.1:${server.port}/r/${run.result.run.id}/`);
+      await page.goto(`${site.base}r/${run.result.run.id}/`);
       await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 });
 
       await t.step("its page says verified and shows the runner's medians, ranges and n per case", async () => {
@@ -120,7 +72,7 @@ Deno.test("real engine: the website verifies a llama-server result and shows its
       assert.deepEqual(errors, [], "the page ran without script errors");
     } finally {
       await browser.close();
-      await server.close();
+      await site.close();
     }
   } finally {
     await engine?.stop();
