@@ -261,18 +261,23 @@ export function overridesOf(fields: Fields): Record<string, unknown> | string {
   return value;
 }
 
-/** `root` with the value at `pointer` replaced ("" replaces the whole value); parents must exist. */
+/**
+ * `root` with the value at `pointer` replaced ("" replaces the whole value); parents must exist as own members. A
+ * pointer from a hostile line may name "__proto__": it walks own members only and never sets that key, so it
+ * cannot reach a prototype (Deno hides the accessor, Bun and browsers do not).
+ */
 export function withValueAt(root: unknown, pointer: string, value: unknown): unknown {
   if (pointer === "") return value;
   const tokens = pointer.split("/").slice(1).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
   const copy = structuredClone(root) as Record<string, unknown>;
   let current: Record<string, unknown> = copy;
   for (const token of tokens.slice(0, -1)) {
-    const next = current[token];
+    const next = Object.hasOwn(current, token) ? current[token] : undefined;
     if (!isJsonObject(next)) return copy;
     current = next;
   }
-  current[tokens.at(-1)!] = value;
+  const last = tokens.at(-1)!;
+  if (last !== "__proto__") current[last] = value;
   return copy;
 }
 

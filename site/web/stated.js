@@ -71,18 +71,21 @@ function recordView(rebuilt, verdict) {
 }
 
 /**
- * Sets `value` at `pointer` in `view`; parents that are not objects stay as they are.
+ * Sets `value` at `pointer` in `view`; parents must be own members that are objects, else nothing changes. A
+ * hostile pointer may name "__proto__": only own members are walked and that key is never set, so no prototype
+ * of the page is reached.
  * @param {Record<string, unknown>} view @param {string} pointer @param {unknown} value
  */
 function setAt(view, pointer, value) {
   const tokens = tokensOf(pointer);
   let at = view;
   for (const token of tokens.slice(0, -1)) {
-    const next = at[token];
+    const next = Object.hasOwn(at, token) ? at[token] : undefined;
     if (!isObject(next)) return;
     at = next;
   }
-  at[/** @type {string} */ (tokens.at(-1))] = value;
+  const last = /** @type {string} */ (tokens.at(-1));
+  if (last !== "__proto__") at[last] = value;
 }
 
 /**

@@ -68,3 +68,12 @@ Deno.test("results.json must list exactly the stated pointers, by request id", (
   checkStatedListed({}, [], none);
   assert.deepEqual(none, [], "nothing stated, nothing listed");
 });
+
+Deno.test("a stated pointer through __proto__ or an inherited member reaches no prototype", () => {
+  for (const pointer of ["/__proto__/polluted", "/tokens/__proto__/polluted", "/constructor/prototype/polluted"]) {
+    const problems: string[] = [];
+    const out = withStated(rebuilt, verdict, { [pointer]: "yes" }, problems);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, pointer);
+    assert.deepEqual(out.rebuilt.tokens, rebuilt.tokens, pointer);
+  }
+});
