@@ -40,6 +40,7 @@ export {
   lstatOutcome,
   openReaderOutcome,
   readDirOutcome,
+  readLinkOutcome,
   readTextOutcome,
   realPathOutcome,
   removeFileOutcome,
