@@ -211,7 +211,8 @@ export async function printReport(report: RunReport): Promise<number> {
   if (stopped !== null) writeStderr(`${stopped}\n`);
   writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
   let ok = report.result.run.status === "complete";
-  const fixes = conformingFixes(report.result);
+  // After a failed warm-up the server is the problem, not the result's identity: no fix list then.
+  const fixes = stopped === null ? conformingFixes(report.result) : [];
   if (fixes.length > 0) {
     writeStderr(`For a conforming run next time:\n${fixes.map((f) => `  ${f.fix}  (${f.problem})\n`).join("")}`);
   }

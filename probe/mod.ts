@@ -72,7 +72,7 @@ export {
   type TemplateProbe,
   tokensOfAnswer,
 } from "./template_probe.ts";
-export { resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
+export { idsInPackIndex, resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
 export {
   GGUF_FILE_TYPES,
   HEADER_MAX_BYTES,
