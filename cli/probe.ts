@@ -38,7 +38,7 @@ ${
     "strata-bench probe --model model.gguf --rehash --quiet",
   ], true)
 }
-Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers,lsblk --allow-read --allow-sys
+Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers,lsblk,lsof,ps,ss --allow-read --allow-sys
 --allow-env --allow-net=127.0.0.1 and --allow-write for the hash cache; each one refused only nulls its facts.
 
 Exit codes:

@@ -52,9 +52,9 @@ What the engine cannot tell the runner (unset values are null with a reason, nev
   --engine-source DIR       a local llama.cpp checkout: resolves the server's short commit (b7000-80fb11a) to the
                             full one, and checks the checkout has it
   --engine-args "CMDLINE"   the server's command line, where its process cannot be read (another user's process,
-                            a container). Otherwise it is read from the process listening on the --url port: on
-                            Linux from /proc (exact arguments), on macOS with lsof and ps (one line: an argument
-                            holding a space is split)
+                            a container). Otherwise it is read from the process listening on the --url port,
+                            found with ss (Linux) or lsof (macOS), its command line with ps (one line: an
+                            argument holding a space is split)
   --pack-dir DIR            name the model files relative to DIR (default: by their base names)
   --no-check-template       skip the template check: before the warm-up every request is rendered and counted by
                             the server (POST /apply-template, /tokenize) and compared with the frozen counts (2%)

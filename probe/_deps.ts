@@ -15,8 +15,6 @@ export interface ProbeDeps {
   readDir(path: string): Promise<Outcome<string[]>>;
   stat(path: string): Promise<Outcome<FileFacts>>;
   realPath(path: string): Promise<Outcome<string>>;
-  /** A symbolic link's target as written (absent: the listening process on Linux cannot be found). */
-  readLink?(path: string): Promise<Outcome<string>>;
   openReader(path: string): Promise<Outcome<FileReader>>;
   writeText(path: string, text: string): Promise<Outcome<true>>;
   fetch: typeof fetch;

@@ -1,12 +1,13 @@
 /**
  * The command line of a server the runner did not start, observed from the process that listens on its loopback
- * port, or declared by the operator (`--engine-args`). What each system gives:
+ * port, or declared by the operator (`--engine-args`). Deno grants /proc only with --allow-all, which no permission
+ * set uses, so the process is found with the system's tools (the permission sets allow exactly these):
  *
- * - Linux: /proc/net/tcp and /proc/net/tcp6 name the listening socket's inode; the process holding it is the one
- *   whose /proc/PID/fd has a link to `socket:[INODE]`; /proc/PID/cmdline is its argv, NUL-separated and exact.
- *   Only read permission is needed; another user's process hides its fd links (then pass --engine-args).
- * - macOS: `lsof -nP -iTCP:PORT -sTCP:LISTEN -Fp` names the PID; `ps -o command= -p PID` gives the command as one
- *   line, so an argument that holds a space is split in two (pass --engine-args when that matters).
+ * - Linux: `ss -Hltnp sport = :PORT` names the listening process (`users:(("llama-server",pid=N,fd=3))`); another
+ *   user's process is not named.
+ * - macOS: `lsof -nP -iTCP:PORT -sTCP:LISTEN -Fp` names the PID.
+ * - Both: `ps -ww -o args= -p PID` gives the command as one line, so an argument that holds a space is split in two
+ *   (pass --engine-args when that matters).
  * - Elsewhere, or in a container whose port is forwarded, the process is not visible: pass --engine-args.
  */
 import type { ProbeDeps } from "./_deps.ts";
@@ -69,20 +70,6 @@ function baseName(path: string): string {
   return path.split(/[\\/]/).at(-1) ?? path;
 }
 
-/** Socket inodes listening on `port` in a /proc/net/tcp or tcp6 table, with the owner's uid. */
-export function listeningInodes(table: string, port: number): { inode: string; uid: string }[] {
-  const found: { inode: string; uid: string }[] = [];
-  for (const line of table.split("\n").slice(1)) {
-    const f = line.trim().split(/\s+/);
-    const local = f[1]?.split(":");
-    if (local?.length !== 2 || f[3] !== "0A" || parseInt(local[1]!, 16) !== port) continue;
-    if (f[7] !== undefined && f[9] !== undefined && /^\d+$/.test(f[9]) && f[9] !== "0") {
-      found.push({ inode: f[9], uid: f[7] });
-    }
-  }
-  return found;
-}
-
 /** The port of a loopback base URL, or a reason. */
 function loopbackPort(baseUrl: string): number | string {
   let url: URL;
@@ -98,30 +85,20 @@ function loopbackPort(baseUrl: string): number | string {
   return url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
 }
 
-/** Finds the listening process on Linux through /proc; returns its PID or a reason. */
-async function linuxListener(port: number, deps: ProbeDeps): Promise<string | { reason: string }> {
-  const inodes: { inode: string; uid: string }[] = [];
-  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    const text = await deps.readText(table);
-    if (text.ok) inodes.push(...listeningInodes(text.value, port));
+/** The PID listening on `port`, from ss (Linux) or lsof (macOS); or why there is none. */
+async function listenerPid(port: number, deps: ProbeDeps): Promise<{ pid: string; tool: string } | { reason: string }> {
+  const linux = deps.platform === "linux";
+  const tool = linux ? "ss" : "lsof";
+  const args = linux ? ["-Hltnp", "sport", "=", `:${port}`] : ["-nP", `-iTCP:${port}`, "-sTCP:LISTEN", "-Fp"];
+  const listed = await deps.runCommand(tool, args, { timeoutMs: 5000 });
+  if (!listed.ok) return { reason: `${tool} cannot list the listening sockets (${listed.reason})` };
+  const text = listed.value.stdout;
+  const pid = (linux ? /\bpid=(\d+)/ : /^p(\d+)$/m).exec(text)?.[1];
+  if (pid !== undefined) return { pid, tool };
+  if (linux && /\bLISTEN\b/.test(text)) {
+    return { reason: `ss names no process for port ${port} (another user's process, or a container's forwarded port)` };
   }
-  if (inodes.length === 0) return { reason: `no process on this machine listens on TCP port ${port} (/proc/net/tcp)` };
-  const targets = new Set(inodes.map((i) => `socket:[${i.inode}]`));
-  const readLink = deps.readLink;
-  const pids = await deps.readDir("/proc");
-  if (readLink === undefined || !pids.ok) return { reason: "the /proc process list cannot be read" };
-  for (const pid of pids.value.filter((name) => /^\d+$/.test(name)).slice(0, 65_536)) {
-    const fds = await deps.readDir(`/proc/${pid}/fd`);
-    if (!fds.ok) continue;
-    for (const fd of fds.value) {
-      const link = await readLink(`/proc/${pid}/fd/${fd}`);
-      if (link.ok && targets.has(link.value)) return pid;
-    }
-  }
-  return {
-    reason: `the process listening on port ${port} belongs to uid ${inodes[0]!.uid} and its open files cannot be ` +
-      "read (another user's process, or a container's forwarded port)",
-  };
+  return { reason: `no process on this machine listens on TCP port ${port} (${tool})` };
 }
 
 /**
@@ -131,34 +108,19 @@ async function linuxListener(port: number, deps: ProbeDeps): Promise<string | { 
 export async function observeEngineCommandLine(baseUrl: string, deps: ProbeDeps): Promise<EngineCommandLineReading> {
   const port = loopbackPort(baseUrl);
   if (typeof port === "string") return { ok: false, reason: `${port}; ${HINT}` };
-  let argv: string[];
-  let source: string;
-  if (deps.platform === "linux") {
-    const pid = await linuxListener(port, deps);
-    if (typeof pid !== "string") return { ok: false, reason: `${pid.reason}; ${HINT}` };
-    const cmdline = await deps.readText(`/proc/${pid}/cmdline`);
-    if (!cmdline.ok) return { ok: false, reason: `/proc/${pid}/cmdline cannot be read (${cmdline.reason}); ${HINT}` };
-    argv = cmdline.value.split("\0");
-    if (argv.at(-1) === "") argv.pop();
-    source = `observed: /proc/net/tcp port ${port} -> /proc/${pid}/cmdline`;
-  } else if (deps.platform === "darwin") {
-    const lsof = await deps.runCommand("lsof", ["-nP", `-iTCP:${port}`, "-sTCP:LISTEN", "-Fp"], { timeoutMs: 5000 });
-    const pid = lsof.ok ? /^p(\d+)$/m.exec(lsof.value.stdout)?.[1] : undefined;
-    if (pid === undefined) {
-      const why = lsof.ok ? `lsof names no process listening on port ${port}` : `lsof failed (${lsof.reason})`;
-      return { ok: false, reason: `${why}; ${HINT}` };
-    }
-    const ps = await deps.runCommand("ps", ["-o", "command=", "-p", pid], { timeoutMs: 5000 });
-    if (!ps.ok) return { ok: false, reason: `ps cannot read process ${pid} (${ps.reason}); ${HINT}` };
-    try {
-      argv = splitCommandLine(ps.value.stdout.trim());
-    } catch {
-      argv = ps.value.stdout.trim().split(/\s+/);
-    }
-    source = `observed: lsof port ${port} -> ps -o command= -p ${pid} (one line: spaces inside arguments are lost)`;
-  } else {
+  if (deps.platform !== "linux" && deps.platform !== "darwin") {
     return { ok: false, reason: `reading another process's command line is supported on Linux and macOS; ${HINT}` };
   }
+  const found = await listenerPid(port, deps);
+  if ("reason" in found) return { ok: false, reason: `${found.reason}; ${HINT}` };
+  const ps = await deps.runCommand("ps", ["-ww", "-o", "args=", "-p", found.pid], { timeoutMs: 5000 });
+  const line = ps.ok ? ps.value.stdout.trim() : "";
+  if (line === "") {
+    return { ok: false, reason: `ps cannot read process ${found.pid} (${ps.ok ? "no output" : ps.reason}); ${HINT}` };
+  }
+  const argv = line.split(/\s+/);
+  const source = `observed: ${found.tool} port ${port} -> ps -o args= -p ${found.pid} (one line: an argument holding ` +
+    "a space is split)";
   const program = baseName(argv.shift() ?? "");
   if (!/llama-server/.test(program)) {
     return {

@@ -16,7 +16,6 @@
 import {
   openReaderOutcome,
   readDirOutcome,
-  readLinkOutcome,
   readTextOutcome,
   realPathOutcome,
   runCommand,
@@ -51,7 +50,6 @@ export {
 export {
   declaredEngineArgs,
   type EngineCommandLineReading,
-  listeningInodes,
   observeEngineCommandLine,
   splitCommandLine,
 } from "./engine_command_line.ts";
@@ -111,7 +109,6 @@ export function defaultProbeDeps(): ProbeDeps {
     readDir: readDirOutcome,
     stat: statOutcome,
     realPath: realPathOutcome,
-    readLink: readLinkOutcome,
     openReader: openReaderOutcome,
     writeText: writeTextOutcome,
     fetch: (input, init) => fetch(input, init),

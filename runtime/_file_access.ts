@@ -3,19 +3,7 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import {
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  rename,
-  stat,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
@@ -47,15 +35,6 @@ export async function readTextOutcome(path: string): Promise<Outcome<string>> {
     return { ok: true, value: await readFile(path, "utf8") };
   } catch (error) {
     return refusalFrom(error, `read ${path}`, "read");
-  }
-}
-
-/** The target a symbolic link names, as written (a /proc fd link reads "socket:[INODE]"). */
-export async function readLinkOutcome(path: string): Promise<Outcome<string>> {
-  try {
-    return { ok: true, value: await readlink(path) };
-  } catch (error) {
-    return refusalFrom(error, `read the link ${path}`, "read");
   }
 }
 

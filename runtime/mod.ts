@@ -40,7 +40,6 @@ export {
   lstatOutcome,
   openReaderOutcome,
   readDirOutcome,
-  readLinkOutcome,
   readTextOutcome,
   realPathOutcome,
   removeFileOutcome,

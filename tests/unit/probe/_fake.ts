@@ -105,10 +105,6 @@ export function fakeDeps(machine: FakeMachine): ProbeDeps & { calls: string[] } 
         files[path] !== undefined || machine.dirs?.[path] ? { ok: true, value: path } : notFound(`resolve ${path}`),
       );
     },
-    readLink: (path) => {
-      const target = machine.links?.[path];
-      return Promise.resolve(target === undefined ? notFound(`read the link ${path}`) : { ok: true, value: target });
-    },
     openReader: (path) => {
       const bytes = machine.binaries?.[path];
       if (bytes === undefined) return Promise.resolve(notFound(`open ${path}`));

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import {
   declaredEngineArgs,
   idsInPackIndex,
-  listeningInodes,
   observeEngineCommandLine,
   resolveEngineCommit,
   shortEngineCommit,
@@ -10,12 +9,9 @@ import {
 } from "../../../probe/mod.ts";
 import { fakeDeps } from "./_fake.ts";
 
-const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000 100 0 0 10 0
-   1: 0100007F:1F90 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000  1000        0 5151 1 0000 20 4 30 10 -1
-   2: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 777 1 0000 100 0 0 10 0
-`;
-const CMDLINE = "/opt/llama/bin/llama-server\0-m\0/models/Qwen3 8B/q.gguf\0-c\x0032768\0-ctk\0q8_0\0-ngl\x0099\0";
+const SS = 'LISTEN 0      512    127.0.0.1:8080 0.0.0.0:* users:(("llama-server",pid=77,fd=3))\n';
+const SS_QUERY = "ss -Hltnp sport = :8080";
+const PS = "/opt/llama/bin/llama-server -m /models/q.gguf -c 32768 -ctk q8_0 -ngl 99\n";
 
 Deno.test("command lines split as a POSIX shell splits words", () => {
   assert.deepEqual(splitCommandLine(`llama-server -m '/m/a b.gguf' --alias "x \\"y\\"" -c\t4096 a\\ b ""`), [
@@ -35,42 +31,36 @@ Deno.test("command lines split as a POSIX shell splits words", () => {
   assert.throws(() => declaredEngineArgs("  "), /empty --engine-args/);
 });
 
-Deno.test("only LISTEN rows of the port name a socket inode", () => {
-  assert.deepEqual(listeningInodes(TCP, 8080), [{ inode: "4242", uid: "1000" }]);
-  assert.deepEqual(listeningInodes(TCP, 9999), []);
-});
-
-Deno.test("Linux: the port's socket inode leads to the process and its exact argv", async () => {
-  const deps = fakeDeps({
-    files: { "/proc/net/tcp": TCP, "/proc/77/cmdline": CMDLINE },
-    dirs: { "/proc": ["1", "77", "self"], "/proc/1/fd": ["0"], "/proc/77/fd": ["0", "5"] },
-    links: { "/proc/1/fd/0": "/dev/null", "/proc/77/fd/0": "/dev/null", "/proc/77/fd/5": "socket:[4242]" },
-  });
+Deno.test("Linux: ss names the listening process and ps gives its command line", async () => {
+  const deps = fakeDeps({ commands: { [SS_QUERY]: SS, "ps -ww -o args= -p 77": PS } });
   const read = await observeEngineCommandLine("http://127.0.0.1:8080", deps);
   assert.deepEqual(read, {
     ok: true,
-    argv: ["-m", "/models/Qwen3 8B/q.gguf", "-c", "32768", "-ctk", "q8_0", "-ngl", "99"],
+    argv: ["-m", "/models/q.gguf", "-c", "32768", "-ctk", "q8_0", "-ngl", "99"],
     program: "llama-server",
-    source: "observed: /proc/net/tcp port 8080 -> /proc/77/cmdline",
+    source: "observed: ss port 8080 -> ps -o args= -p 77 (one line: an argument holding a space is split)",
   });
 });
 
-Deno.test("Linux: no listener, another user's process, or another program each give a reason with the hint", async () => {
-  const base = { files: { "/proc/net/tcp": TCP }, dirs: { "/proc": ["77"] } };
-  const none = await observeEngineCommandLine("http://127.0.0.1:9999", fakeDeps(base));
-  assert.ok(!none.ok && /no process on this machine listens on TCP port 9999/.test(none.reason));
-  const hidden = await observeEngineCommandLine("http://localhost:8080", fakeDeps(base));
-  assert.ok(!hidden.ok && /belongs to uid 1000 .* --engine-args/.test(hidden.reason), JSON.stringify(hidden));
+Deno.test("Linux: no listener, another user's process, another program, a refused tool: each a reason", async () => {
+  const none = await observeEngineCommandLine("http://127.0.0.1:8080", fakeDeps({ commands: { [SS_QUERY]: "" } }));
+  assert.ok(!none.ok && /no process on this machine listens on TCP port 8080 \(ss\)/.test(none.reason));
+  const hidden = await observeEngineCommandLine(
+    "http://localhost:8080",
+    fakeDeps({ commands: { [SS_QUERY]: "LISTEN 0 512 127.0.0.1:8080 0.0.0.0:*\n" } }),
+  );
+  assert.ok(!hidden.ok && /names no process .* --engine-args/.test(hidden.reason), JSON.stringify(hidden));
   const proxy = await observeEngineCommandLine(
     "http://[::1]:8080",
-    fakeDeps({
-      files: { "/proc/net/tcp6": TCP, "/proc/9/cmdline": "/usr/bin/docker-proxy\0-host-port\x008080\0" },
-      dirs: { "/proc": ["9"], "/proc/9/fd": ["3"] },
-      links: { "/proc/9/fd/3": "socket:[4242]" },
-    }),
+    fakeDeps({ commands: { [SS_QUERY]: SS, "ps -ww -o args= -p 77": "/usr/bin/docker-proxy -host-port 8080\n" } }),
   );
   assert.ok(!proxy.ok && /is "docker-proxy", not llama-server/.test(proxy.reason));
-  const remote = await observeEngineCommandLine("http://10.0.0.2:8080", fakeDeps(base));
+  const refused = await observeEngineCommandLine(
+    "http://127.0.0.1:8080",
+    fakeDeps({ commands: { [SS_QUERY]: { refuse: "permission" } } }),
+  );
+  assert.ok(!refused.ok && /ss cannot list the listening sockets \(permission to run ss refused/.test(refused.reason));
+  const remote = await observeEngineCommandLine("http://10.0.0.2:8080", fakeDeps({}));
   assert.ok(!remote.ok && /not on this machine's loopback/.test(remote.reason));
 });
 
@@ -79,13 +69,13 @@ Deno.test("macOS: lsof names the PID and ps gives the command as one line; elsew
     platform: "darwin",
     commands: {
       "lsof -nP -iTCP:8080 -sTCP:LISTEN -Fp": "p501\nf7\n",
-      "ps -o command= -p 501": "/usr/local/bin/llama-server -m /m/q.gguf -fa on\n",
+      "ps -ww -o args= -p 501": "/usr/local/bin/llama-server -m /m/q.gguf -fa on\n",
     },
   });
   const read = await observeEngineCommandLine("http://127.0.0.1:8080", deps);
   assert.ok(read.ok);
   assert.deepEqual(read.argv, ["-m", "/m/q.gguf", "-fa", "on"]);
-  assert.match(read.source, /lsof port 8080 -> ps -o command= -p 501/);
+  assert.match(read.source, /lsof port 8080 -> ps -o args= -p 501/);
   const windows = await observeEngineCommandLine("http://127.0.0.1:8080", fakeDeps({ platform: "win32" }));
   assert.ok(!windows.ok && /supported on Linux and macOS/.test(windows.reason));
 });
