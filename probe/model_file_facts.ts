@@ -187,7 +187,11 @@ function compareDeclared(
   const modelId = options.declaredModelId ?? null;
   const names = ["general.basename", "general.name"].map((key) => scalarOf(file, key))
     .filter((name): name is string => typeof name === "string" && squash(name) !== "");
-  if (modelId !== null && names.length > 0 && !names.some((name) => squash(modelId).includes(squash(name)))) {
+  // The repository's last part and the file's name must overlap: one contains the other (Qwen3-8B-GGUF, "Qwen3").
+  const repo = squash(modelId?.split("/").at(-1) ?? "");
+  if (
+    modelId !== null && names.length > 0 && !names.some((n) => repo.includes(squash(n)) || squash(n).includes(repo))
+  ) {
     facts.warnings.push(`--model-id "${modelId}" does not name the file's model (general.name "${names.at(-1)}")`);
   }
   const effective = options.effectiveTemplateSha256 ?? null;
