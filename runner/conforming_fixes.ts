@@ -28,6 +28,13 @@ const CONFIGURATION = ["kv_cache", "expert_cache", "offloading", "prefill", "mtp
  */
 export function conformingFixes(result: Result): ConformingFix[] {
   if (result.run.status !== "nonconforming") return [];
+  // A simulation cannot be made conforming by a flag: only a real server can.
+  if (result.extensions?.["simulated_engine"] === true) {
+    return [{
+      problem: "the server is the scripted engine (a simulation)",
+      fix: "start llama-server and run: strata-bench run --url http://127.0.0.1:8080 (docs/conforming-run.md)",
+    }];
+  }
   const missing = result.missing;
   const fixes: ConformingFix[] = [];
   for (const [pointer, problem, fix] of DECLARED) if (pointer in missing) fixes.push({ problem, fix });

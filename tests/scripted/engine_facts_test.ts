@@ -106,6 +106,11 @@ Deno.test("--engine-args declares the seven configuration objects where the proc
     assert.ok(fixes.includes("--model-revision REV"));
     assert.ok(fixes.some((f) => f.startsWith("--engine-source DIR (a llama.cpp checkout holding 80fb11a)")));
     assert.ok(!fixes.some((f) => f.startsWith("--engine-args")), "the configuration is known");
+    const simulated = { ...run.result, extensions: { ...run.result.extensions, simulated_engine: true } };
+    assert.deepEqual(conformingFixes(simulated).map((f) => f.problem), [
+      "the server is the scripted engine (a simulation)",
+    ]);
+    assert.deepEqual(conformingFixes({ ...run.result, run: { ...run.result.run, status: "complete" } }), []);
   } finally {
     await cleanup(run);
   }
