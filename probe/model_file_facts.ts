@@ -76,13 +76,15 @@ export interface ModelFileFactsReading {
 
 /** Reads up to `maxBytes` leading bytes of a file. */
 async function readPrefix(deps: ProbeDeps, path: string, maxBytes: number): Promise<Uint8Array | string> {
+  const facts = await deps.stat(path);
+  if (!facts.ok) return facts.reason;
   const opened = await deps.openReader(path);
   if (!opened.ok) return opened.reason;
   const reader = opened.value;
-  const bytes = new Uint8Array(maxBytes);
+  const bytes = new Uint8Array(Math.min(maxBytes, facts.value.sizeBytes));
   let filled = 0;
   try {
-    while (filled < maxBytes) {
+    while (filled < bytes.length) {
       const n = await reader.read(bytes.subarray(filled));
       if (n === 0) break;
       filled += n;
