@@ -6,22 +6,33 @@
  * out of its table.
  */
 import { METRIC_UNITS } from "../contract/mod.ts";
-import { LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
+import { BOOTSTRAP_RESAMPLES, LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
 import type { ChartSpec } from "./charts.ts";
 import {
   COMPARED_METRICS,
   type ComparedConfiguration,
   type ComparedMetric,
   type Comparison,
+  type ComparisonGroup,
   type ComparisonRow,
   type FactValue,
 } from "./comparison.ts";
+import {
+  type CaseDelta,
+  DELTA_SEED,
+  type DeltaMetric,
+  type MetricSample,
+  RUN_DISAGREEMENT,
+} from "./comparison_delta.ts";
 import { fixed, markdownText, metricDecimals, NOT_MEASURED, oneLine, tokenRange } from "./_format.ts";
 
 /** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
-/** Version 2: snake_case keys, null for what was not measured, the round aggregate and the simulated labels. */
-export const COMPARISON_SCHEMA_VERSION = 2;
+/**
+ * Version 3: snake_case keys, null for what was not measured, the round aggregate, the simulated labels, each
+ * section's deltas and the medians of runs that disagree.
+ */
+export const COMPARISON_SCHEMA_VERSION = 3;
 
 /** The label of a simulated configuration wherever it is named. */
 const SIMULATED = "SIMULATED";
@@ -47,9 +58,30 @@ function factList(facts: readonly [string, FactValue][]): string {
   return facts.map(([k, v]) => `${k} ${factText(v)}`).join("; ");
 }
 
-/** "41.2 [39.8-42.0] n=6" for rates; "0.123 n=6" for the latency medians; "left out" / "not measured (n=0)". */
-function metricCell(range: ValueRange | null, metric: ComparedMetric): string {
+/** A metric's name and unit as the delta table and the picture say it. */
+const DELTA_NAMES: Readonly<Record<DeltaMetric, string>> = {
+  prompt_tps: "prompt tok/s",
+  decode_tps: "decode tok/s",
+  ttft_s: "TTFT s",
+  first_answer_s: "first answer s",
+  round_aggregate_tps: "round aggregate tok/s",
+};
+
+/** "runs disagree: 0.120 | 0.480 (not pooled)" where a configuration's runs disagree, else null. */
+function disagreement(sample: MetricSample | undefined, decimals: number): string | null {
+  const medians = sample?.disagreeingRunMedians;
+  if (medians === null || medians === undefined) return null;
+  return `runs disagree: ${medians.map((m) => fixed(m, decimals)).join("; ")} (not pooled)`;
+}
+
+/**
+ * "41.2 [39.8-42.0] n=6" for rates; "0.123 n=6" for the latency medians; "left out" / "not measured (n=0)"; each
+ * run's median where the runs disagree.
+ */
+function metricCell(range: ValueRange | null, metric: ComparedMetric, sample?: MetricSample): string {
   if (range === null) return "left out (*)";
+  const split = disagreement(sample, metricDecimals(metric));
+  if (split !== null) return split;
   if (range.median === null) return `${NOT_MEASURED} (n=${range.n})`;
   const d = metricDecimals(metric);
   return METRIC_UNITS[metric] === "s"
@@ -58,8 +90,10 @@ function metricCell(range: ValueRange | null, metric: ComparedMetric): string {
 }
 
 /** The optional stage's aggregate per round: "160.2 [150.1-171.0] n=3 rounds", empty for a required case. */
-function aggregateCell(range: ValueRange | null): string {
+function aggregateCell(range: ValueRange | null, sample?: MetricSample): string {
   if (range === null) return "";
+  const split = disagreement(sample, 1);
+  if (split !== null) return split;
   if (range.median === null) return `${NOT_MEASURED} (n=0)`;
   return `${fixed(range.median, 1)} [${fixed(range.min, 1)}-${fixed(range.max, 1)}] n=${range.n} rounds`;
 }
@@ -94,8 +128,8 @@ function tableRow(row: ComparisonRow): string[] {
     tokenRange(row.cachedTokens),
     tokenRange(row.outputTokens),
     String(row.runs),
-    ...COMPARED_METRICS.map((m) => metricCell(row.metrics[m], m)),
-    aggregateCell(row.roundAggregateTps),
+    ...COMPARED_METRICS.map((m) => metricCell(row.metrics[m], m, row.samples[m])),
+    aggregateCell(row.roundAggregateTps, row.samples.round_aggregate_tps),
     `${row.capped}/${row.records}`,
     row.sanity.join(", "),
     row.status,
@@ -120,6 +154,55 @@ function heading(comparison: Comparison, refused: readonly string[]): string {
   const folders = `${given} result folder${given === 1 ? "" : "s"}`;
   return refused.length === 0 ? `Comparison of ${folders}` : `Comparison of ${folders}: ${compared} compared, ` +
     `${refused.length} refused`;
+}
+
+function signedPercent(value: number): string {
+  return `${value >= 0 ? "+" : ""}${(value * 100).toFixed(1)}%`;
+}
+
+function deltaDecimals(metric: DeltaMetric): number {
+  return metric === "round_aggregate_tps" ? 1 : metricDecimals(metric);
+}
+
+/** One delta as table cells: case, metric, A, B, B vs A, 95% interval, verdict. */
+function deltaCells(d: CaseDelta): string[] {
+  const decimals = deltaDecimals(d.metric);
+  return [
+    d.concurrency > 1 ? `${d.caseId} x${d.concurrency}` : d.caseId,
+    DELTA_NAMES[d.metric],
+    d.disagreeing.includes(d.baseline) ? "runs disagree" : fixed(d.baselineMedian, decimals),
+    d.disagreeing.includes(d.candidate) ? "runs disagree" : fixed(d.candidateMedian, decimals),
+    d.delta === null ? "" : signedPercent(d.delta.estimate),
+    d.delta === null ? "" : `${signedPercent(d.delta.lower)} to ${signedPercent(d.delta.upper)}`,
+    d.verdict === "not resolved" ? `not resolved (${d.why})` : `${d.candidate} ${d.verdict}`,
+  ];
+}
+
+/** How every interval of a comparison is computed (printed under its delta tables). */
+export const DELTA_NOTE = "B vs A is median(B) / median(A) - 1; its 95% interval is a seeded (seed " +
+  `${DELTA_SEED}) ${BOOTSTRAP_RESAMPLES}-resample percentile bootstrap over each side's repetitions (rounds for ` +
+  'the round aggregate). "not resolved" where the interval includes 0: the data cannot tell A from B.';
+
+/** The delta tables of a section, one per candidate configuration ("B vs A"). */
+function deltaTables(deltas: readonly CaseDelta[]): string[] {
+  const out: string[] = [];
+  for (const candidate of [...new Set(deltas.map((d) => d.candidate))]) {
+    const mine = deltas.filter((d) => d.candidate === candidate);
+    const head = [
+      "Case",
+      "Metric",
+      mine[0]!.baseline,
+      candidate,
+      `${candidate} vs ${mine[0]!.baseline}`,
+      "95% interval",
+      "Verdict",
+    ];
+    out.push(`#### ${candidate} against ${mine[0]!.baseline}, case by case`, "");
+    out.push(`| ${head.map(markdownText).join(" | ")} |`, `|${head.map(() => " --- |").join("")}`);
+    for (const d of mine) out.push(`| ${deltaCells(d).map(markdownText).join(" | ")} |`);
+    out.push("");
+  }
+  return out;
 }
 
 /** The comparison as Markdown: notes, then per group its shared facts, configurations and status sections. */
@@ -147,14 +230,17 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
       out.push(`### ${SECTION_TITLES[section.status]}`, "");
       out.push(`| ${TABLE_HEAD.join(" | ")} |`, `|${TABLE_HEAD.map(() => " --- |").join("")}`);
       for (const row of section.rows) out.push(`| ${tableRow(row).map(markdownText).join(" | ")} |`);
-      out.push("");
+      out.push("", ...deltaTables(section.deltas));
     }
   });
   out.push(
     "Token counts are the engine's, median [min-max] over the measured requests; rates are median [min-max] n and " +
       "latencies median n over the requests each run's summaries included, the runs of one configuration read " +
       "together. The round aggregate is each concurrency round's output tokens over its wall time, median " +
-      `[min-max] over the rounds. ${markdownText(LEFT_OUT_NOTE)}`,
+      `[min-max] over the rounds. ${markdownText(LEFT_OUT_NOTE)} Runs of one configuration whose ranges do not ` +
+      `overlap and whose medians differ by more than ${
+        RUN_DISAGREEMENT * 100
+      }% are not pooled: each run's median is shown. ${markdownText(DELTA_NOTE)}`,
   );
   return `${out.join("\n")}\n`;
 }
@@ -249,6 +335,11 @@ function rowJson(row: ComparisonRow) {
     cached_tokens: range(row.cachedTokens),
     output_tokens: range(row.outputTokens),
     metrics: Object.fromEntries(COMPARED_METRICS.map((m) => [m, range(row.metrics[m])])),
+    disagreeing_run_medians: Object.fromEntries(
+      Object.entries(row.samples).flatMap((
+        [m, s],
+      ) => (s.disagreeingRunMedians === null ? [] : [[m, s.disagreeingRunMedians]])),
+    ),
     round_aggregate_tps: range(row.roundAggregateTps),
     capped: row.capped,
     records: row.records,
@@ -284,81 +375,108 @@ export function renderComparisonJson(comparison: Comparison, refused: readonly s
           simulated: r.simulated,
         })),
       })),
-      sections: group.sections.map((s) => ({ status: s.status, rows: s.rows.map(rowJson) })),
+      sections: group.sections.map((s) => ({
+        status: s.status,
+        rows: s.rows.map(rowJson),
+        deltas: s.deltas.map((d) => ({
+          case_id: d.caseId,
+          concurrency: d.concurrency,
+          metric: d.metric,
+          baseline: d.baseline,
+          candidate: d.candidate,
+          baseline_median: d.baselineMedian,
+          candidate_median: d.candidateMedian,
+          delta: d.delta,
+          verdict: d.verdict,
+          why: d.why,
+        })),
+      })),
     })),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** The comparison picture: per group, prompt and decode tok/s per case and configuration, median and min-max. */
-export function comparisonSpec(comparison: Comparison): ChartSpec {
-  const panels = comparison.groups.flatMap((group, index) =>
-    (["prompt_tps", "decode_tps"] as const).map((metric) => {
-      const values = group.sections.flatMap((section) =>
-        section.rows.flatMap((row) => {
-          const range = row.metrics[metric];
-          if (range === null) return [];
-          return [{
-            row: `${caseName(row)} · ${configName(row.configuration, row.simulated)}${
-              section.status === "complete" ? "" : ` (${section.status})`
-            }`,
-            config: row.configuration,
-            median: range.median,
-            min: range.min,
-            max: range.max,
-            textAt: range.max ?? 0,
-            text: metricCell(range, metric),
-          }];
-        })
-      );
-      const y = {
-        field: "row",
-        type: "nominal",
-        sort: values.map((v) => v.row),
-        title: null,
-        axis: { labelLimit: 260 },
-      };
-      return {
-        title: `Group ${index + 1}: ${oneLine(group.label)}: ${metric === "prompt_tps" ? "prompt" : "decode"} tokens/s`,
-        width: 300,
-        height: { step: 24 },
-        data: { values },
-        layer: [
-          {
-            mark: { type: "rule", strokeWidth: 2 },
-            encoding: {
-              y,
-              x: { field: "min", type: "quantitative", title: null, scale: { zero: true } },
-              x2: { field: "max" },
-              color: { field: "config", type: "nominal", legend: null },
-            },
-          },
-          {
-            mark: { type: "point", filled: true, size: 60 },
-            encoding: {
-              y,
-              x: { field: "median", type: "quantitative" },
-              color: { field: "config", type: "nominal", title: "configuration" },
-            },
-          },
-          {
-            mark: { type: "text", align: "left", dx: 8, fontSize: 11 },
-            encoding: { y, x: { field: "textAt", type: "quantitative" }, text: { field: "text" } },
-          },
-        ],
-      };
+/** A picture's metrics per case: rates, TTFT, and the optional stage's round aggregate. */
+const PICTURED: readonly DeltaMetric[] = ["prompt_tps", "decode_tps", "ttft_s", "round_aggregate_tps"];
+
+/** The panel of one case and metric: every configuration (each status) on one axis, the delta in the subtitle. */
+function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, index: number): object | null {
+  const values = group.sections.flatMap((section) =>
+    section.rows.flatMap((row) => {
+      const sample = row.caseId === caseId ? row.samples[metric] : undefined;
+      if (sample === undefined || sample.range.n === 0) return [];
+      const status = section.status === "complete" ? "" : ` (${section.status})`;
+      const decimals = deltaDecimals(metric);
+      const split = sample.disagreeingRunMedians?.map((m) => fixed(m, decimals)).join("; ");
+      const cell = split !== undefined
+        ? `runs ${split}, not pooled`
+        : metric === "round_aggregate_tps"
+        ? aggregateCell(sample.range)
+        : metricCell(sample.range, metric);
+      return sample.runs.map((run, r) => ({
+        label: `${configName(row.configuration, row.simulated)}${status}: ${cell}`,
+        config: row.configuration,
+        run: `run ${r + 1}`,
+        median: run.length === 0 ? null : sample.disagreeingRunMedians === null ? sample.range.median : null,
+        min: run.length === 0 ? null : Math.min(...run),
+        max: run.length === 0 ? null : Math.max(...run),
+        value: sample.disagreeingRunMedians?.[r] ?? null,
+      })).filter((v) => v.min !== null);
     })
   );
+  if (values.length === 0) return null;
+  const deltas = group.sections.flatMap((s) => s.deltas.filter((d) => d.caseId === caseId && d.metric === metric));
+  const subtitle = deltas.map((d) => {
+    const [, , , , change, interval, verdict] = deltaCells(d);
+    return d.delta === null ? `${d.candidate} vs ${d.baseline}: ${verdict}` : `${d.candidate} vs ${d.baseline}: ` +
+      `${change} (95% ${interval}): ${verdict}`;
+  });
+  const name = DELTA_NAMES[metric];
+  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 320 } };
+  const x = { type: "quantitative", title: name, scale: { zero: false, nice: true } };
+  const color = { field: "config", type: "nominal", title: "configuration" };
+  return {
+    title: { text: `Group ${index + 1}, ${caseId}: ${name}`, subtitle: subtitle.length > 0 ? subtitle : [""] },
+    width: 260,
+    height: { step: 22 },
+    data: { values },
+    layer: [
+      {
+        mark: { type: "rule", strokeWidth: 3, opacity: 0.6 },
+        encoding: { y, x: { ...x, field: "min" }, x2: { field: "max" }, color },
+      },
+      { mark: { type: "point", filled: true, size: 80 }, encoding: { y, x: { ...x, field: "median" }, color } },
+      { mark: { type: "tick", thickness: 2, size: 14 }, encoding: { y, x: { ...x, field: "value" }, color } },
+    ],
+  };
+}
+
+/**
+ * The comparison picture: per group one row of panels per case, one panel per metric (prompt and decode tok/s,
+ * TTFT, the round aggregate), every configuration on that panel's one axis: a dot at the median, a bar over
+ * min-max, and per run a tick where the runs disagree (no pooled dot then). Each row's label carries its numbers;
+ * each panel's subtitle says B against A with its interval, or "not resolved".
+ */
+export function comparisonSpec(comparison: Comparison): ChartSpec {
+  const rows = comparison.groups.flatMap((group, index) => {
+    const cases = [...new Set(group.sections.flatMap((s) => s.rows.map((r) => r.caseId)))];
+    return cases.flatMap((caseId) => {
+      const panels = PICTURED.map((m) => casePanel(group, caseId, m, index)).filter((p) => p !== null);
+      return panels.length === 0 ? [] : [{ hconcat: panels }];
+    });
+  });
   const banner = simulatedBanner(comparison);
-  const title = "Comparison: prompt and decode tokens/s per case and configuration (median, min-max)";
+  const title = "Comparison: configurations side by side per case (dot: median; bar: min-max)";
   return {
     title: {
       text: banner === null ? title : `${SIMULATED}: ${title}`,
       subtitle: [
         ...(banner === null ? [] : [banner]),
-        ...(comparison.notes.length > 0 ? comparison.notes : ["one protocol and model"]),
+        ...comparison.groups.map((g, i) => `Group ${i + 1}: ${oneLine(g.label)}`),
+        ...comparison.notes,
       ],
     },
-    vconcat: panels,
+    vconcat: rows,
+    config: { legend: { orient: "top" } },
   } as unknown as ChartSpec;
 }
