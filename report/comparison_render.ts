@@ -7,13 +7,11 @@
  */
 import { METRIC_UNITS } from "../contract/mod.ts";
 import { BOOTSTRAP_RESAMPLES, LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
-import type { ChartSpec } from "./charts.ts";
 import {
   COMPARED_METRICS,
   type ComparedConfiguration,
   type ComparedMetric,
   type Comparison,
-  type ComparisonGroup,
   type ComparisonRow,
   type FactValue,
 } from "./comparison.ts";
@@ -24,7 +22,7 @@ import {
   type MetricSample,
   RUN_DISAGREEMENT,
 } from "./comparison_delta.ts";
-import { fixed, markdownText, metricDecimals, NOT_MEASURED, oneLine, tokenRange } from "./_format.ts";
+import { fixed, markdownText, metricDecimals, NOT_MEASURED, tokenRange } from "./_format.ts";
 
 /** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
@@ -35,7 +33,7 @@ export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
 export const COMPARISON_SCHEMA_VERSION = 3;
 
 /** The label of a simulated configuration wherever it is named. */
-const SIMULATED = "SIMULATED";
+export const SIMULATED = "SIMULATED";
 
 const SECTION_TITLES = {
   complete: "Complete results",
@@ -59,7 +57,7 @@ function factList(facts: readonly [string, FactValue][]): string {
 }
 
 /** A metric's name and unit as the delta table and the picture say it. */
-const DELTA_NAMES: Readonly<Record<DeltaMetric, string>> = {
+export const DELTA_NAMES: Readonly<Record<DeltaMetric, string>> = {
   prompt_tps: "prompt tok/s",
   decode_tps: "decode tok/s",
   ttft_s: "TTFT s",
@@ -78,7 +76,7 @@ function disagreement(sample: MetricSample | undefined, decimals: number): strin
  * "41.2 [39.8-42.0] n=6" for rates; "0.123 n=6" for the latency medians; "left out" / "not measured (n=0)"; each
  * run's median where the runs disagree.
  */
-function metricCell(range: ValueRange | null, metric: ComparedMetric, sample?: MetricSample): string {
+export function metricCell(range: ValueRange | null, metric: ComparedMetric, sample?: MetricSample): string {
   if (range === null) return "left out (*)";
   const split = disagreement(sample, metricDecimals(metric));
   if (split !== null) return split;
@@ -90,7 +88,7 @@ function metricCell(range: ValueRange | null, metric: ComparedMetric, sample?: M
 }
 
 /** The optional stage's aggregate per round: "160.2 [150.1-171.0] n=3 rounds", empty for a required case. */
-function aggregateCell(range: ValueRange | null, sample?: MetricSample): string {
+export function aggregateCell(range: ValueRange | null, sample?: MetricSample): string {
   if (range === null) return "";
   const split = disagreement(sample, 1);
   if (split !== null) return split;
@@ -102,7 +100,7 @@ function caseName(row: ComparisonRow): string {
   return row.concurrency > 1 ? `${row.caseId} x${row.concurrency}` : row.caseId;
 }
 
-function configName(label: string, simulated: boolean): string {
+export function configName(label: string, simulated: boolean): string {
   return simulated ? `${label} (${SIMULATED})` : label;
 }
 
@@ -140,7 +138,7 @@ function simulatedConfigurations(comparison: Comparison): ComparedConfiguration[
   return comparison.groups.flatMap((g) => g.configurations.filter((c) => c.simulated));
 }
 
-function simulatedBanner(comparison: Comparison): string | null {
+export function simulatedBanner(comparison: Comparison): string | null {
   const simulated = simulatedConfigurations(comparison).map((c) => c.label);
   if (simulated.length === 0) return null;
   return `${SIMULATED}: configuration${simulated.length > 1 ? "s" : ""} ${simulated.join(", ")} ran against the ` +
@@ -160,12 +158,12 @@ function signedPercent(value: number): string {
   return `${value >= 0 ? "+" : ""}${(value * 100).toFixed(1)}%`;
 }
 
-function deltaDecimals(metric: DeltaMetric): number {
+export function deltaDecimals(metric: DeltaMetric): number {
   return metric === "round_aggregate_tps" ? 1 : metricDecimals(metric);
 }
 
 /** One delta as table cells: case, metric, A, B, B vs A, 95% interval, verdict. */
-function deltaCells(d: CaseDelta): string[] {
+export function deltaCells(d: CaseDelta): string[] {
   const decimals = deltaDecimals(d.metric);
   return [
     d.concurrency > 1 ? `${d.caseId} x${d.concurrency}` : d.caseId,
@@ -394,89 +392,4 @@ export function renderComparisonJson(comparison: Comparison, refused: readonly s
     })),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
-}
-
-/** A picture's metrics per case: rates, TTFT, and the optional stage's round aggregate. */
-const PICTURED: readonly DeltaMetric[] = ["prompt_tps", "decode_tps", "ttft_s", "round_aggregate_tps"];
-
-/** The panel of one case and metric: every configuration (each status) on one axis, the delta in the subtitle. */
-function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, index: number): object | null {
-  const values = group.sections.flatMap((section) =>
-    section.rows.flatMap((row) => {
-      const sample = row.caseId === caseId ? row.samples[metric] : undefined;
-      if (sample === undefined || sample.range.n === 0) return [];
-      const status = section.status === "complete" ? "" : ` (${section.status})`;
-      const decimals = deltaDecimals(metric);
-      const split = sample.disagreeingRunMedians?.map((m) => fixed(m, decimals)).join("; ");
-      const cell = split !== undefined
-        ? `runs ${split}, not pooled`
-        : metric === "round_aggregate_tps"
-        ? aggregateCell(sample.range)
-        : metricCell(sample.range, metric);
-      return sample.runs.map((run, r) => ({
-        label: `${configName(row.configuration, row.simulated)}${status}: ${cell}`,
-        config: row.configuration,
-        run: `run ${r + 1}`,
-        median: run.length === 0 ? null : sample.disagreeingRunMedians === null ? sample.range.median : null,
-        min: run.length === 0 ? null : Math.min(...run),
-        max: run.length === 0 ? null : Math.max(...run),
-        value: sample.disagreeingRunMedians?.[r] ?? null,
-      })).filter((v) => v.min !== null);
-    })
-  );
-  if (values.length === 0) return null;
-  const deltas = group.sections.flatMap((s) => s.deltas.filter((d) => d.caseId === caseId && d.metric === metric));
-  const subtitle = deltas.map((d) => {
-    const [, , , , change, interval, verdict] = deltaCells(d);
-    return d.delta === null ? `${d.candidate} vs ${d.baseline}: ${verdict}` : `${d.candidate} vs ${d.baseline}: ` +
-      `${change} (95% ${interval}): ${verdict}`;
-  });
-  const name = DELTA_NAMES[metric];
-  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 320 } };
-  const x = { type: "quantitative", title: name, scale: { zero: false, nice: true } };
-  const color = { field: "config", type: "nominal", title: "configuration" };
-  return {
-    title: { text: `Group ${index + 1}, ${caseId}: ${name}`, subtitle: subtitle.length > 0 ? subtitle : [""] },
-    width: 260,
-    height: { step: 22 },
-    data: { values },
-    layer: [
-      {
-        mark: { type: "rule", strokeWidth: 3, opacity: 0.6 },
-        encoding: { y, x: { ...x, field: "min" }, x2: { field: "max" }, color },
-      },
-      { mark: { type: "point", filled: true, size: 80 }, encoding: { y, x: { ...x, field: "median" }, color } },
-      { mark: { type: "tick", thickness: 2, size: 14 }, encoding: { y, x: { ...x, field: "value" }, color } },
-    ],
-  };
-}
-
-/**
- * The comparison picture: per group one row of panels per case, one panel per metric (prompt and decode tok/s,
- * TTFT, the round aggregate), every configuration on that panel's one axis: a dot at the median, a bar over
- * min-max, and per run a tick where the runs disagree (no pooled dot then). Each row's label carries its numbers;
- * each panel's subtitle says B against A with its interval, or "not resolved".
- */
-export function comparisonSpec(comparison: Comparison): ChartSpec {
-  const rows = comparison.groups.flatMap((group, index) => {
-    const cases = [...new Set(group.sections.flatMap((s) => s.rows.map((r) => r.caseId)))];
-    return cases.flatMap((caseId) => {
-      const panels = PICTURED.map((m) => casePanel(group, caseId, m, index)).filter((p) => p !== null);
-      return panels.length === 0 ? [] : [{ hconcat: panels }];
-    });
-  });
-  const banner = simulatedBanner(comparison);
-  const title = "Comparison: configurations side by side per case (dot: median; bar: min-max)";
-  return {
-    title: {
-      text: banner === null ? title : `${SIMULATED}: ${title}`,
-      subtitle: [
-        ...(banner === null ? [] : [banner]),
-        ...comparison.groups.map((g, i) => `Group ${i + 1}: ${oneLine(g.label)}`),
-        ...comparison.notes,
-      ],
-    },
-    vconcat: rows,
-    config: { legend: { orient: "top" } },
-  } as unknown as ChartSpec;
 }

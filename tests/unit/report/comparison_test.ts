@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { type ComparedInput, compareResults } from "../../../report/comparison.ts";
+import { comparisonSpec } from "../../../report/comparison_picture.ts";
 import {
-  comparisonSpec,
   renderComparisonCsv,
   renderComparisonJson,
   renderComparisonMarkdown,
