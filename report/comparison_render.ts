@@ -247,7 +247,7 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
  * One CSV cell: quoted when needed; text a spreadsheet would evaluate (= + - @, tab, CR) gets a leading '; a sanity
  * score is written "11 of 12", which no spreadsheet reads as a date (as it would "11/12").
  */
-function csvCell(value: string | number | null): string {
+export function csvCell(value: string | number | null): string {
   if (value === null) return "";
   if (typeof value === "number") return String(value);
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
