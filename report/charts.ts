@@ -40,12 +40,18 @@ export function withLook(spec: ChartSpec): ChartSpec {
 }
 
 /**
- * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0"): the same spec gives the same bytes under the
- * same versions, so a result records it and a picture is compared byte for byte only under the same renderer.
+ * Version of the result pictures' specs (pictures.ts): raised whenever a spec changes, so that a picture drawn by an
+ * older spec is not compared byte for byte with a newer one (2: the numbers moved into the row labels).
+ */
+export const PICTURE_SPEC_VERSION = 2;
+
+/**
+ * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0, pictures 2"): the same spec gives the same bytes
+ * under the same versions, so a result records it and a picture is compared byte for byte only under the same one.
  */
 export async function chartRenderer(): Promise<string> {
   const [vega, vegaLite] = await Promise.all([import("vega"), import("vega-lite")]);
-  return `vega ${vega.version}, vega-lite ${vegaLite.version}`;
+  return `vega ${vega.version}, vega-lite ${vegaLite.version}, pictures ${PICTURE_SPEC_VERSION}`;
 }
 
 /**

@@ -54,7 +54,7 @@ function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, 
       `${change} (95% ${interval}): ${verdict}`;
   });
   const name = DELTA_NAMES[metric];
-  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 320 } };
+  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 480 } };
   const x = { type: "quantitative", title: name, scale: { zero: false, nice: true } };
   const color = { field: "config", type: "nominal", title: "configuration" };
   return {
