@@ -34,7 +34,7 @@ export async function livePageContext(source: { path: string } | { text: string 
   try {
     const saved = "path" in source
       ? await readSavedResults(source.path, { rows: false })
-      : parseSavedResults("the comparison's JSONL", source.text);
+      : parseSavedResults("the comparison's JSONL", new TextEncoder().encode(source.text));
     const toolkit = (await versionText()).trim();
     return { config: saved.config, summaries: saved.summaries, toolkit, date: new Date().toISOString() };
   } catch {

@@ -116,15 +116,32 @@ function rowProblems(row: Fields): string[] {
   return out;
 }
 
-/** The text of the file, read safely. @throws the SafeFolder's FolderFileError (unreadable, a link, too large). */
-async function readSaved(path: string): Promise<string> {
+/** The bytes of the file, read safely. @throws the SafeFolder's FolderFileError (unreadable, a link, too large). */
+async function readSaved(path: string): Promise<Uint8Array> {
   const folder = await openSafeFolder(dirname(path));
-  const bytes = await folder.read(basename(path), SAVED_JSONL_CAP_BYTES);
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new SavedResultsRefusal(path, ["the file is not UTF-8 text"]);
+  return await folder.read(basename(path), SAVED_JSONL_CAP_BYTES);
+}
+
+/**
+ * The lines of the bytes, each decoded on its own (a whole file of a gigabyte would pass the longest string a
+ * JavaScript engine holds); null for a line that is not UTF-8. `cut`: the last line has no newline.
+ */
+function linesOf(bytes: Uint8Array): { lines: (string | null)[]; cut: boolean } {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const lines: (string | null)[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    const stop = end === -1 ? bytes.length : end;
+    try {
+      lines.push(decoder.decode(bytes.subarray(start, stop)));
+    } catch {
+      lines.push(null);
+    }
+    if (end === -1) return { lines, cut: true };
+    start = end + 1;
   }
+  return { lines, cut: false };
 }
 
 /** How much of a saved file to read. */
@@ -148,10 +165,10 @@ export async function readSavedResults(path: string, options: SavedReadOptions =
 const ROW_LINE = /^\{"run":\d+,"format":"strata-load-request"/;
 
 /**
- * Checks the text of a saved load or compare JSONL (`path` names it in messages).
+ * Checks the bytes of a saved load or compare JSONL (`path` names it in messages).
  * @throws {SavedResultsRefusal} listing every problem.
  */
-export function parseSavedResults(path: string, text: string, options: SavedReadOptions = {}): SavedResults {
+export function parseSavedResults(path: string, bytes: Uint8Array, options: SavedReadOptions = {}): SavedResults {
   const problems: string[] = [];
   const problem = (line: number, what: string) => problems.push(`line ${line}: ${what}`);
   let config: Fields | null = null;
@@ -160,12 +177,12 @@ export function parseSavedResults(path: string, text: string, options: SavedRead
   const stores = new Map<number, RowStore>();
   let verdict: CompareResult | null = null;
   let interrupted: Fields | null = null;
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  else if (lines.length > 0) problems.push(`line ${lines.length}: the last line is cut (no newline at its end)`);
+  const { lines, cut } = linesOf(bytes);
+  if (cut) problems.push(`line ${lines.length}: the last line is cut (no newline at its end)`);
   lines.forEach((line, i) => {
     const n = i + 1;
-    if (problems.length >= KEPT_PROBLEMS || (options.rows === false && ROW_LINE.test(line))) return;
+    if (problems.length >= KEPT_PROBLEMS || (options.rows === false && line !== null && ROW_LINE.test(line))) return;
+    if (line === null) return problem(n, "not UTF-8 text");
     const parsed = parseStrictJsonPlain(line);
     if (!parsed.ok) return problem(n, `not strict JSON (${parsed.reason} at column ${parsed.offset + 1})`);
     const value = parsed.value;

@@ -147,6 +147,12 @@ Deno.test({
             return true;
           });
         }
+        const latin1 = join(dir, "latin1.jsonl");
+        await writeFile(latin1, new Uint8Array([...new TextEncoder().encode(`${lines[0]}\n`), 0xe9, 0x0a]));
+        await assert.rejects(readSavedResults(latin1), (e: unknown) => {
+          assert.ok(e instanceof SavedResultsRefusal && e.problems.includes("line 2: not UTF-8 text"), String(e));
+          return true;
+        });
         await symlink(load, join(dir, "linked.jsonl"));
         await assert.rejects(readSavedResults(join(dir, "linked.jsonl")), /link/);
         const refused = await command("report", join(dir, "duplicate-key.jsonl"));
