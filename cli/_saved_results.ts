@@ -13,6 +13,7 @@ import {
   parseSavedResults,
   readRecordedNoiseFloor,
   readSavedResults,
+  renderAggregate,
   renderCompare,
   renderCompareHtml,
   renderLoadHtml,
@@ -106,6 +107,7 @@ export async function reportSaved(argv: readonly string[]): Promise<number> {
   let html: string;
   if (saved.kind === "load") {
     for (const run of saved.runs) writeStdout(renderLoadSummary(run.summary));
+    if (saved.aggregate !== null) writeStdout(renderAggregate(saved.aggregate));
     html = await renderLoadHtml(
       saved.runs,
       `Load test of ${String((saved.config.urls as string[]).join(", "))}`,

@@ -10,7 +10,7 @@
 import { basename, dirname } from "node:path";
 import { openSafeFolder } from "../runtime/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import { LOAD_AGGREGATE_FORMAT } from "./aggregate.ts";
+import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "./aggregate.ts";
 import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./compare_run.ts";
 import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION } from "./gate.ts";
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
@@ -58,6 +58,8 @@ export interface SavedResults {
   summaries: SavedSummary[];
   /** A load result's runs (summaries with their rows); empty for a compare result (it saves no rows). */
   runs: SavedRun[];
+  /** A load result's cross-run aggregate (with --repeat), else null. */
+  aggregate: LoadAggregate | null;
   /** A compare result's verdict; null for a load result or an interrupted comparison. */
   verdict: CompareResult | null;
   /** The interrupted line, when a signal stopped the command. */
@@ -176,6 +178,7 @@ export function parseSavedResults(path: string, bytes: Uint8Array, options: Save
   const summaries: SavedSummary[] = [];
   const stores = new Map<number, RowStore>();
   let verdict: CompareResult | null = null;
+  let aggregate: LoadAggregate | null = null;
   let interrupted: Fields | null = null;
   const { lines, cut } = linesOf(bytes);
   if (cut) problems.push(`line ${lines.length}: the last line is cut (no newline at its end)`);
@@ -197,7 +200,11 @@ export function parseSavedResults(path: string, bytes: Uint8Array, options: Save
     }
     if (i === 0) {
       if (value.kind !== "config" || (value.format !== LOAD_RUN_FORMAT && value.format !== COMPARE_FORMAT_LINE)) {
-        return problem(n, "the first line is not a load or compare config line: not the --out of load or compare");
+        return problem(
+          n,
+          "the first line is not a load or compare config line: not the --out of load or compare (for a result " +
+            "folder's outputs.jsonl, pass the folder)",
+        );
       }
       config = value;
       kind = value.format === LOAD_RUN_FORMAT ? "load" : "compare";
@@ -218,6 +225,8 @@ export function parseSavedResults(path: string, bytes: Uint8Array, options: Save
       const store = stores.get(run) ?? new RowStore();
       store.add(value as unknown as LoadRequestRow);
       stores.set(run, store);
+    } else if (value.format === LOAD_AGGREGATE_FORMAT) {
+      aggregate = value as unknown as LoadAggregate;
     } else if (value.format === LOAD_COMPARE_FORMAT) {
       if (!Array.isArray(value.points) || typeof value.pass !== "boolean") {
         return problem(n, "a verdict without points");
@@ -230,7 +239,7 @@ export function parseSavedResults(path: string, bytes: Uint8Array, options: Save
   const runs = kind === "load"
     ? summaries.map((summary, i) => ({ summary, store: stores.get(summary.run ?? i) ?? new RowStore() }))
     : [];
-  return { kind, path, config, summaries, runs, verdict, interrupted };
+  return { kind, path, config, summaries, runs, aggregate, verdict, interrupted };
 }
 
 /** The overall summaries of one side of a saved result, by (workload, concurrency point), in file order. */

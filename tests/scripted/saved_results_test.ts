@@ -72,6 +72,7 @@ Deno.test({
         const saved = await readSavedResults(load);
         assert.equal(saved.kind, "load");
         assert.equal(saved.runs.length, 2);
+        assert.equal(saved.aggregate?.runs, 2, "--repeat 2 wrote the cross-run aggregate");
         const live = loaded.status === "ok" ? loaded.runs : [];
         for (const [i, run] of saved.runs.entries()) {
           assert.deepEqual(run.summary.overall, JSON.parse(JSON.stringify(live[i]!.summary.overall)));
