@@ -17,6 +17,7 @@ import {
 } from "./comparison.ts";
 import {
   type CaseDelta,
+  DELTA_METRICS,
   DELTA_SEED,
   type DeltaMetric,
   type MetricSample,
@@ -267,6 +268,7 @@ const CSV_HEAD = [
   ...["input_tokens", "cached_tokens", "output_tokens"].flatMap((t) => [`${t}_median`, `${t}_min`, `${t}_max`]),
   ...COMPARED_METRICS.flatMap((m) => [`${m}_median`, `${m}_min`, `${m}_max`, `${m}_n`]),
   ...["median", "min", "max", "n"].map((s) => `round_aggregate_tps_${s}`),
+  ...DELTA_METRICS.flatMap((m) => ["delta", "delta_lower", "delta_upper", "verdict"].map((c) => `${m}_${c}`)),
   "capped",
   "records",
   "sanity",
@@ -274,7 +276,8 @@ const CSV_HEAD = [
 
 /**
  * The comparison as CSV (RFC 4180 quoting, LF line ends, which every spreadsheet reads and a terminal prints as
- * they are): one line per row, every statistic in its own column.
+ * they are): one line per row, every statistic in its own column; a row of a configuration other than its section's
+ * first carries its delta against that first one per metric (relative, 95% interval, verdict).
  */
 export function renderComparisonCsv(comparison: Comparison): string {
   const lines = [CSV_HEAD.join(",")];
@@ -301,6 +304,18 @@ export function renderComparisonCsv(comparison: Comparison): string {
             ...COMPARED_METRICS.flatMap((m) => [...stats(row.metrics[m]), row.metrics[m]?.n ?? null]),
             ...stats(aggregate),
             aggregate?.n ?? null,
+            ...DELTA_METRICS.flatMap((m) => {
+              const d = section.deltas.find((x) =>
+                x.candidate === row.configuration && x.caseId === row.caseId &&
+                x.metric === m
+              );
+              return d === undefined ? [null, null, null, null] : [
+                d.delta?.estimate ?? null,
+                d.delta?.lower ?? null,
+                d.delta?.upper ?? null,
+                d.verdict === "not resolved" ? `not resolved: ${d.why}` : `${d.candidate} ${d.verdict}`,
+              ];
+            }),
             row.capped,
             row.records,
             row.sanity.map((s) => s.replace("/", " of ")).join("; "),

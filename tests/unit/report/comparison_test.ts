@@ -130,6 +130,11 @@ Deno.test("B against A: a 25% faster decode is resolved with its interval; ident
   assert.deepEqual([prompt.verdict, prompt.why], ["not resolved", "the interval includes 0"]);
   assert.deepEqual(compareResults([{ folder: "b", result: b }, { folder: "a", result: a }]).groups, comparison.groups);
   const md = renderComparisonMarkdown(comparison);
+  const csv = renderComparisonCsv(comparison).trim().split("\n").map((line) => line.split(","));
+  const verdict = csv[0]!.indexOf("decode_tps_verdict");
+  const b4k = csv.find((cells) => cells[2] === "B" && cells[6] === "prompt-4k")!;
+  assert.equal(b4k[verdict], "B better", "the CSV carries the delta columns");
+  assert.equal(csv.find((cells) => cells[2] === "A")![verdict], "", "the baseline has no delta against itself");
   assert.match(md, /#### B against A, case by case/);
   assert.match(
     md,
