@@ -58,8 +58,12 @@ async function readOrSay(path: string): Promise<SavedResults | number> {
       return EXIT.resultNotOk;
     }
     if (error instanceof FolderFileError) {
-      const hint = error.code === "permission_denied" ? ' (run "deno task report FILE" or grant --allow-read)' : "";
-      writeStderr(`Cannot read "${path}": ${error.message}${hint}\n`);
+      const why = error.code === "not_found" || error.code === "not_folder"
+        ? "no such file; check the path"
+        : error.code === "permission_denied"
+        ? 'permission refused; run "deno task report FILE" or grant --allow-read'
+        : error.message;
+      writeStderr(`Cannot read "${path}": ${why}\n`);
       return EXIT.environment;
     }
     throw error;
