@@ -82,6 +82,12 @@ Deno.test({
         assert.equal(csv.length, 3, "a header and one line per run");
         assert.match(csv[0]!, /^side,workload,run,round,mode,concurrency,.*,ttft_p50_ms,/);
         assert.equal(latencyCurveSpec("t", curvePoints(saved.summaries)), null, "one load level is no curve");
+        // A sweep (runs at several concurrency levels) is a curve: one line per server through its levels.
+        const sweep = saved.summaries.map((s, i) => ({ ...s, effective_max_concurrency: 2 + 2 * i }));
+        const points = curvePoints(sweep);
+        assert.deepEqual(points.map((p) => [p.series, p.load]), [[engines[0]!.url, "c=2"], [engines[0]!.url, "c=4"]]);
+        assert.equal(points[1]!.outputTokensPerS, saved.summaries[1]!.endpoints[0]!.output_tokens_per_s);
+        assert.match(await renderChartSvg(latencyCurveSpec("Sweep", points)!), /TPOT against throughput/);
       });
 
       await t.step("compare --from over a saved compare result gives the live verdict, number for number", async () => {
