@@ -27,6 +27,15 @@ const LOOK = {
   },
 } as const;
 
+/**
+ * The x scale of a range chart: fitted to the values (not from zero) so that their spread fills the frame; from zero
+ * where every value is the same, since a zero-width domain would label its only tick "1,500.000000".
+ */
+export function spreadScale(values: readonly (number | null)[]): { zero: boolean; nice: boolean } {
+  const known = values.filter((v): v is number => v !== null);
+  return { zero: known.length === 0 || known.every((v) => v === known[0]), nice: true };
+}
+
 /** The spec with the schema and the shared look (explicit settings of `spec` win). */
 export function withLook(spec: ChartSpec): ChartSpec {
   const config = { ...LOOK.config, ...((spec as { config?: object }).config ?? {}) };

@@ -3,7 +3,7 @@
  * metric, every configuration of the case on that panel's one axis. Cells and deltas read as in the tables
  * (comparison_render.ts).
  */
-import type { ChartSpec } from "./charts.ts";
+import { type ChartSpec, spreadScale } from "./charts.ts";
 import type { Comparison, ComparisonGroup } from "./comparison.ts";
 import type { DeltaMetric } from "./comparison_delta.ts";
 import {
@@ -55,7 +55,7 @@ function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, 
   });
   const name = DELTA_NAMES[metric];
   const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 480 } };
-  const x = { type: "quantitative", title: name, scale: { zero: false, nice: true } };
+  const x = { type: "quantitative", title: name, scale: spreadScale(values.flatMap((v) => [v.min, v.max])) };
   const color = { field: "config", type: "nominal", title: "configuration" };
   return {
     title: { text: `Group ${index + 1}, ${caseId}: ${name}`, subtitle: subtitle.length > 0 ? subtitle : [""] },

@@ -5,7 +5,7 @@
  * the console prints them. Going right is more throughput, going up is slower answers: the knee is where the
  * server stops giving throughput for latency. The numbers are the summaries'; nothing is computed here.
  */
-import type { ChartSpec } from "./charts.ts";
+import { type ChartSpec, spreadScale } from "./charts.ts";
 
 /** A latency's percentiles in seconds (null where not measured). */
 export interface CurvePercentiles {
@@ -47,7 +47,7 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
     field: "tps",
     type: "quantitative",
     title: "output tokens/s (system)",
-    scale: { zero: false, nice: true },
+    scale: spreadScale(values.map((v) => v.tps)),
   };
   const y = { field: "ms", type: "quantitative", title: `${name} ms`, scale: { zero: true, nice: true } };
   return {

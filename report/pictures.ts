@@ -14,7 +14,7 @@ import {
   type Summary,
 } from "../contract/mod.ts";
 import { leftOutOfReadout, readCases } from "../score/mod.ts";
-import { chartRenderer, type ChartSpec, renderChartSvg } from "./charts.ts";
+import { chartRenderer, type ChartSpec, renderChartSvg, spreadScale } from "./charts.ts";
 import { fixed, metricDecimals } from "./_format.ts";
 
 /** One picture: its file name in the result folder, the caption the README gives it, its SVG text and renderer. */
@@ -125,7 +125,9 @@ function rangePanel(rows: RangeRow[], title: string, metric: Metric): ChartSpec 
   };
   // With no value at all the axis would show a lone 0.000000: draw an empty [0, 1] scale without labels.
   const empty = rows.every((row) => row.median === null);
-  const x = empty ? { scale: { domain: [0, 1] }, axis: null } : { scale: { zero: false, nice: true } };
+  const x = empty
+    ? { scale: { domain: [0, 1] }, axis: null }
+    : { scale: spreadScale(rows.flatMap((r) => [r.min, r.max])) };
   return {
     title,
     width: 320,
