@@ -20,8 +20,11 @@ import {
   knownProtocols,
   MANIFEST_PATH,
   ProtocolsFileError,
+  type Reviewer,
   verifyApproved,
 } from "../site/mod.ts";
+import { loadBundle } from "../fixtures/mod.ts";
+import { reviewFolder } from "../review/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 import { printable, progressLine } from "./site.ts";
@@ -68,6 +71,12 @@ Exit codes:
 
 class UsageError extends Error {}
 
+/** The review conductor (review/): report's validator, the site's check and the status rules, all on one folder. */
+function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
+  let bundle: ReturnType<typeof loadBundle> | null = null;
+  return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -105,6 +114,7 @@ async function verify(values: Record<string, unknown>): Promise<number> {
   await repo.assertRepository();
   const report = await verifyApproved(repo, new TextDecoder().decode(manifest), {
     protocols,
+    review: reviewer(protocols),
     onProgress: progressLine("approved verify: checked"),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
   });
@@ -160,6 +170,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     reproduces: Array.isArray(values.reproduces) ? values.reproduces as string[] : [],
     replace: values.replace === true,
     protocols,
+    review: reviewer(protocols),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
     ...(typeof values["evidence-commit"] === "string" ? { evidenceCommit: values["evidence-commit"] } : {}),
   });

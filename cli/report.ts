@@ -181,8 +181,9 @@ type Loaded =
   | { kind: "interrupted"; dir: string; message: string }
   | { kind: "checked"; dir: string; text: string; problems: Problem[]; total: number; result: Result | null };
 
-function validationOptions(bundle: LoadedBundle, dir: string) {
+function validationOptions(bundle: LoadedBundle, dir: string, folderFiles?: readonly string[]) {
   return {
+    ...(folderFiles === undefined ? {} : { folderFiles }),
     maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
     readArtifact: artifactReader(dir),
     corpusSha256: bundle.corpusSha256,
@@ -247,7 +248,10 @@ async function loadFolder(dir: string, bundle: LoadedBundle): Promise<Loaded> {
   }
   const wrongFormat = formatProblem(parsed.value);
   if (wrongFormat !== null) return { ...checked(wrongFormat) as Loaded & { kind: "checked" }, text };
-  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir));
+  const names = await folder.list().then((entries) =>
+    entries.map((e) => (e.kind === "folder" ? `${e.name}/` : e.name))
+  );
+  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir, names));
   return { kind: "checked", dir, text, problems, total, result: parsed.value as Result };
 }
 

@@ -78,3 +78,63 @@ export async function checkArtifactBytes(
     }
   }
 }
+
+/** Name endings of model weight and checkpoint files ("never add model weights or generated packs"). */
+const WEIGHT_ENDINGS = [
+  ".gguf",
+  ".ggml",
+  ".safetensors",
+  ".bin",
+  ".pt",
+  ".pth",
+  ".ckpt",
+  ".onnx",
+  ".h5",
+  ".pb",
+  ".tflite",
+  ".npz",
+  ".pkl",
+  ".mlmodel",
+  ".nemo",
+] as const;
+
+/** "GGUF" or "safetensors" when the first bytes are that format's header, else null. */
+function weightFormat(bytes: Uint8Array): string | null {
+  if (new TextDecoder().decode(bytes.subarray(0, 4)) === "GGUF") return "GGUF";
+  if (bytes.length < 10 || bytes[8] !== 0x7b) return null;
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+  return headerLength >= 2n && headerLength <= BigInt(bytes.length - 8) ? "safetensors" : null;
+}
+
+/** Why `path` is a model weight file (its name or its bytes), or null. */
+export function weightFileReason(path: string, bytes: Uint8Array | null): string | null {
+  const format = bytes === null ? null : weightFormat(bytes);
+  const ending = WEIGHT_ENDINGS.find((e) => path.toLowerCase().endsWith(e));
+  if (format === null && ending === undefined) return null;
+  return `"${path}" is a model weight file (${format ?? ending}); never add model weights to a result folder`;
+}
+
+/**
+ * The folder holds exactly the listed artifacts, results.json and README.md: every other file is named, a weight
+ * file (by name or by its GGUF/safetensors header) above all; a listed artifact that is a weight file too.
+ */
+export async function checkFolderFiles(
+  artifacts: readonly Artifact[],
+  folderFiles: readonly string[],
+  read: ArtifactReader,
+  problems: ProblemSink,
+): Promise<void> {
+  const listed = new Set(["results.json", "README.md", ...artifacts.map((a) => a.path)]);
+  for (const name of folderFiles) {
+    const bytes = await read(name).catch(() => null);
+    const weight = weightFileReason(name, bytes);
+    if (weight !== null) problems.push({ pointer: "/artifacts", message: weight });
+    else if (!listed.has(name)) {
+      problems.push({
+        pointer: "/artifacts",
+        message: `the folder holds "${name}", which results.json does not list; a result folder holds only its ` +
+          "listed artifacts, results.json and README.md (remove the file, or run again)",
+      });
+    }
+  }
+}

@@ -10,14 +10,9 @@
  */
 import { checkRecords, evidenceLines } from "./check_records.js";
 import { checkStatedListed } from "./stated.js";
-import {
-  checkCounts,
-  checkQuality,
-  checkRounds,
-  checkStatus,
-  checkSummaries,
-  unexpectedReuse,
-} from "./check_derived.js";
+import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
+import { checkStatus } from "./check_status.js";
+import { folderProblems, weightReason } from "./check_folder.js";
 import { isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
@@ -38,6 +33,7 @@ const MAX_REASONS = 40;
  *   missingReason?: string,
  *   expected?: { resultsSha256: string, runId: string, protocolId: string } | null,
  *   readArtifact: (path: string) => Promise<Uint8Array | null>,
+ *   listFolder?: () => Promise<readonly string[] | null>,
  *   protocols: readonly KnownProtocol[],
  * }} CheckInput
  */
@@ -180,10 +176,19 @@ export async function checkEvidence(input) {
     problems.push(`protocol.profile ${JSON.stringify(protocolField.profile)} is not ${protocol.workload.profile}`);
   }
   const artifacts = await checkArtifacts(result, input.readArtifact, problems, checks);
+  const files = input.listFolder === undefined ? null : await input.listFolder();
+  if (files !== null) {
+    const listed = Array.isArray(result.artifacts)
+      ? result.artifacts.map((a) => (isObject(a) ? String(a.path) : ""))
+      : [];
+    const extra = await folderProblems(files, listed, input.readArtifact);
+    problems.push(...extra);
+    if (extra.length === 0) checks.push(`the folder holds only its listed files (${files.length})`);
+  }
   const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
   if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
   if (outputsText === null) return evidence("failed", problems, checks, sha, protocolLabel, ids);
-  const facts = recompute(result, protocol, outputsText, artifacts.list, problems, checks);
+  const facts = recompute(result, protocol, outputsText, artifacts, problems, checks);
   if (problems.length > 0) return evidence("failed", problems, checks, sha, protocolLabel, ids);
   return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts };
 }
@@ -192,10 +197,12 @@ export async function checkEvidence(input) {
  * Every number rebuilt from the evidence lines and compared with results.json (records, counts, quality,
  * summaries, rounds, status); the facts a page shows, or null when a problem was found.
  * @param {Record<string, unknown>} result @param {KnownProtocol} protocol @param {string} outputsText
- * @param {ResultFacts["artifacts"]} list @param {string[]} problems @param {string[]} checks
+ * @param {{ list: ResultFacts["artifacts"], json: { path: string, json: unknown }[] }} artifacts
+ * @param {string[]} problems @param {string[]} checks
  * @returns {ResultFacts | null}
  */
-function recompute(result, protocol, outputsText, list, problems, checks) {
+function recompute(result, protocol, outputsText, artifacts, problems, checks) {
+  const list = artifacts.list;
   const run = isObject(result.run) ? result.run : {};
   const optional = run.optional_concurrency === true;
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
@@ -209,7 +216,7 @@ function recompute(result, protocol, outputsText, list, problems, checks) {
   const reused = unexpectedReuse(checked, protocol);
   const summaries = checkSummaries(result.summaries, checked, optional, reused, problems);
   const rounds = checkRounds(result.concurrency_rounds, checked, optional, problems);
-  const nonconformities = checkStatus(result, checked, protocol, reused, problems);
+  const nonconformities = checkStatus(result, checked, protocol, reused, artifacts.json, problems);
   if (problems.length > 0) return null;
   checks.push(
     `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates)`,
@@ -304,11 +311,13 @@ export async function checkResult(input) {
 async function checkArtifacts(result, read, problems, checks) {
   /** @type {{ kind: string, path: string, sha256: string, size: number }[]} */
   const list = [];
+  /** @type {{ path: string, json: unknown }[]} */
+  const json = [];
   /** @type {Uint8Array | null} */
   let outputs = null;
   if (!Array.isArray(result.artifacts)) {
     problems.push("results.json /artifacts is not an array");
-    return { outputs, list };
+    return { outputs, list, json };
   }
   const seen = new Set();
   let outputsCount = 0;
@@ -343,7 +352,12 @@ async function checkArtifacts(result, read, problems, checks) {
       problems.push(`artifact ${path} has SHA-256 ${actual}, but results.json records ${sha256}: its bytes changed`);
       continue;
     }
+    const weight = weightReason(path, bytes);
+    if (weight !== null) problems.push(`artifact ${weight}`);
     list.push({ kind: String(kind), path, sha256, size: bytes.length });
+    const text = path.endsWith(".json") ? decodeUtf8(bytes) : null;
+    const parsed = text === null ? null : parseStrictJson(text);
+    if (parsed !== null && parsed.ok) json.push({ path, json: parsed.value });
     if (kind === "outputs") {
       outputsCount++;
       outputs = bytes;
@@ -361,5 +375,5 @@ async function checkArtifacts(result, read, problems, checks) {
   if (problems.length === 0) {
     checks.push(`${list.length} artifacts match their SHA-256 (${list.map((a) => a.path).join(", ")})`);
   }
-  return { outputs, list };
+  return { outputs, list, json };
 }
