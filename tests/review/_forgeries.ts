@@ -199,6 +199,19 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     /record_overrides|__proto__|measured/,
   );
 
+  const lineOverride = (name: string, answer: string, stated: unknown, reason: RegExp) =>
+    add("stated values", name, async (f) => {
+      await editLines(f, (l) => {
+        if (l.request_id !== "sanity-I1") return;
+        l.final_answer = answer;
+        l.record_overrides = { "/evaluation/passed": stated };
+      });
+      await editResults(f, (r) => (r.extensions.record_overrides = { "sanity-I1": ["/evaluation/passed"] }));
+    }, reason);
+  lineOverride("line-override-no-placeholder", "a wrong answer", true, /no redaction placeholder/);
+  lineOverride("line-override-by-hand-mark", "[redacted by hand]", true, /no redaction placeholder/);
+  lineOverride("line-override-not-a-verdict", "the <host> answer", "yes", /no value of that field/);
+
   // Rates and counts changed consistently, hashes updated.
   add("rates and counts", "decode-tps-summary", (f) =>
     editResults(f, (r) => {
