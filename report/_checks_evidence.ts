@@ -121,7 +121,7 @@ export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemS
   let versionProblem: string | null = null;
   pieces.forEach((piece, i) => {
     const say = (detail: string) => problems.push({ pointer: at, message: `${name} line ${i + 1}: ${detail}` });
-    const parsed = parseStrictJsonPlain(piece);
+    const parsed = parseStrictJsonPlain(piece, { integersAsWritten: true });
     // The reason is given without the text it quotes: a line that is not JSON may be anything, and is not echoed.
     if (!parsed.ok) return say(`not strict JSON: ${unquoted(parsed.reason)} (at character ${parsed.offset})`);
     const fields = parsed.value;

@@ -156,7 +156,7 @@ export async function validateResultText(text: string, options: ValidateOptions)
 
 /** results.json text parsed strictly, with the value cap (MAX_RESULT_VALUES). */
 export function parseResultText(text: string): ReturnType<typeof parseStrictJsonPlain> {
-  return parseStrictJsonPlain(text, { maxValues: MAX_RESULT_VALUES });
+  return parseStrictJsonPlain(text, { maxValues: MAX_RESULT_VALUES, integersAsWritten: true });
 }
 
 /** validateResultText with the count of every problem; the list holds at most MAX_KEPT_PROBLEMS. */

@@ -114,7 +114,7 @@ function readResult(bytes, sha, protocols) {
   const stop = (/** @type {string} */ reason) => evidence("unverifiable", [reason], [], sha, null);
   const text = decodeUtf8(bytes);
   if (text === null) return stop("results.json is not UTF-8 text");
-  const parsed = parseStrictJson(text);
+  const parsed = parseStrictJson(text, { integersAsWritten: true });
   if (!parsed.ok) return stop(`results.json is not strict JSON (${parsed.message} at ${parsed.offset})`);
   const result = parsed.value;
   if (!isObject(result)) return stop("results.json is not a JSON object");
@@ -207,7 +207,7 @@ function recompute(result, protocol, outputsText, artifacts, problems, checks) {
   const optional = run.optional_concurrency === true;
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
   const schedule = protocol.workload.schedule(optional);
-  const lines = evidenceLines(outputsText, parseStrictJson, problems);
+  const lines = evidenceLines(outputsText, (line) => parseStrictJson(line, { integersAsWritten: true }), problems);
   const checked = checkRecords(result.requests, schedule, lines, problems);
   const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
   checkStatedListed(result.extensions, stated, problems);
