@@ -24,6 +24,27 @@ import { resultFacts } from "./facts.js";
 export const RESULT_FORMAT = "strata-standard-benchmark";
 export const RESULT_SCHEMA_VERSION = 1;
 export const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
+/** The top-level sections of a result (spec, "Result file"); any other key is not a result's. */
+const RESULT_SECTIONS = /** @type {readonly string[]} */ ([
+  "format",
+  "schema_version",
+  "protocol",
+  "run",
+  "hardware",
+  "software",
+  "model",
+  "configuration",
+  "request_counts",
+  "requests",
+  "summaries",
+  "concurrency_rounds",
+  "quality",
+  "artifacts",
+  "missing",
+  "extensions",
+]);
+/** The most bytes of results.json read: a run writes well under 1 MiB (records, reasons, engine options). */
+const MAX_RESULTS_BYTES = 16 * 1024 * 1024;
 /** Reasons listed at most; a longer list ends with a count. */
 const MAX_REASONS = 40;
 
@@ -112,6 +133,18 @@ function evidence(state, problems, checks, sha, protocol, ids = null) {
  */
 function readResult(bytes, sha, protocols) {
   const stop = (/** @type {string} */ reason) => evidence("unverifiable", [reason], [], sha, null);
+  if (bytes.length > MAX_RESULTS_BYTES) {
+    return evidence(
+      "failed",
+      [
+        `results.json is ${bytes.length} bytes, more than the ${MAX_RESULTS_BYTES} a run writes (it holds records, ` +
+        "never streamed text)",
+      ],
+      [],
+      sha,
+      null,
+    );
+  }
   const text = decodeUtf8(bytes);
   if (text === null) return stop("results.json is not UTF-8 text");
   const parsed = parseStrictJson(text, { integersAsWritten: true });
@@ -130,6 +163,18 @@ function readResult(bytes, sha, protocols) {
       `results.json has schema_version ${
         JSON.stringify(result.schema_version ?? null)
       }; this site reads only ${RESULT_SCHEMA_VERSION}`,
+    );
+  }
+  const unknown = Object.keys(result).filter((key) => !RESULT_SECTIONS.includes(key));
+  if (unknown.length > 0) {
+    return evidence(
+      "failed",
+      [
+        `results.json has top-level field(s) ${unknown.map((k) => JSON.stringify(k)).join(", ")} that no result has`,
+      ],
+      [],
+      sha,
+      null,
     );
   }
   const protocolField = isObject(result.protocol) ? result.protocol : {};

@@ -63,6 +63,9 @@ class Failure extends Error {
   }
 }
 
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * Parses `text` as exactly one strict JSON value; never throws.
  * @param {string} text
@@ -170,8 +173,17 @@ class Parser {
       const index = stop.index;
       const c = text.charCodeAt(index);
       if (c === 0x22) {
+        if (!escaped) {
+          this.at = index + 1;
+          return text.slice(start, index);
+        }
+        const value = out + text.slice(at, index);
+        // An escaped half of a surrogate pair names no character; it is refused, as the runner's parser does.
+        if (!this.asSent && LONE_SURROGATE.test(value)) {
+          throw new Failure("unpaired surrogate escape in a string", this.at);
+        }
         this.at = index + 1;
-        return escaped ? out + text.slice(at, index) : text.slice(start, index);
+        return value;
       }
       if (c < 0x20) throw new Failure("control character inside a string", index);
       escaped = true;
