@@ -300,7 +300,11 @@ async function printInformation(dir: string, result: Result): Promise<void> {
   if (Array.isArray(seals)) {
     for (const seal of seals as { sealed_at?: unknown; rehashed?: { path?: unknown }[] }[]) {
       const files = (seal.rehashed ?? []).map((r) => String(r.path)).join(", ");
-      writeStderr(terminalText(`sealed at ${String(seal.sealed_at)}: re-hashed after a redaction: ${files}\n`));
+      writeStderr(
+        terminalText(
+          `sealed at ${String(seal.sealed_at)}: re-hashed by a person, nothing measured changed: ${files}\n`,
+        ),
+      );
     }
   }
 }

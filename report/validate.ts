@@ -23,7 +23,13 @@
  */
 import { type Artifact, type Fixture, type Result, RESULT_SCHEMA, scheduleIds } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import { type ArtifactReader, checkArtifactBytes, checkArtifactList, checkFolderFiles } from "./_checks_artifacts.ts";
+import {
+  type ArtifactReader,
+  checkArtifactBytes,
+  checkArtifactList,
+  checkFolderFiles,
+  checkSeals,
+} from "./_checks_artifacts.ts";
 import {
   checkCountIdentities,
   checkCountsMatchRecords,
@@ -260,6 +266,7 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
   }
   if (sound("/artifacts")) {
     checkArtifactList(result.artifacts, sound("/configuration") ? result.configuration.template : null, problems);
+    checkSeals(value, result.artifacts, problems);
   }
   if (options.readArtifact && Array.isArray(value["artifacts"])) {
     const read = readOnce(options.readArtifact);

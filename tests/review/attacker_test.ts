@@ -75,3 +75,39 @@ Deno.test("two different results with one run id are not called the same run", a
   assert.doesNotMatch(different.stdout, /the same run as/);
   assert.match(different.stdout, /but its results\.json differs: two different results cannot share one run id/);
 });
+
+Deno.test("--seal refuses, without a stack trace, a README.md that is a link; a hand-written seal record is invalid", async () => {
+  const linked = await changed(async (f) => {
+    await Deno.remove(join(f, "README.md"));
+    await Deno.symlink(join(f, "results.json"), join(f, "README.md"));
+    const path = join(f, "outputs.jsonl");
+    await Deno.writeTextFile(
+      path,
+      (await Deno.readTextFile(path)).replace('"reasoning_text":"', '"reasoning_text":"<home> '),
+    );
+  });
+  const sealed = await strataBench(["report", "--seal", linked], ["-P=report-write", `--allow-write=${linked}`]);
+  assert.equal(sealed.code, 1, sealed.stderr);
+  assert.match(sealed.stderr, /README\.md cannot be read \(.*symbolic link.*\); it must be a regular file/);
+  assert.doesNotMatch(sealed.stderr, /at async|Error:/);
+
+  const forged = await changed((f) =>
+    rewrite(f, (t) =>
+      t.replace(
+        '"extensions": {',
+        `"extensions": {\n    "sealed": [{"sealed_at": "2020-01-01T00:00:00Z", "rehashed": [{"path": "template.jinja", ` +
+          `"kind": "provenance", "sha256_before": "${"a".repeat(64)}", "sha256_after": "${"b".repeat(64)}"}], ` +
+          `"rederived": []}],`,
+      ))
+  );
+  const out = await strataBench(["report", forged], ["-P=report"]);
+  assert.equal(out.code, 1);
+  assert.match(
+    out.stderr,
+    /\/extensions\/sealed: seal 0: sealed_at "2020-01-01T00:00:00Z" is not a UTC time after the run/,
+  );
+  assert.match(
+    out.stderr,
+    /seal 0 re-hashed "template\.jinja", which is no listed outputs, engine log or config artifact/,
+  );
+});
