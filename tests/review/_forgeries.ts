@@ -292,6 +292,25 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     /pytorch_model\.bin/,
   );
 
+  // What report rejects and approved add once accepted.
+  add(
+    "hand edits",
+    "cpu-name",
+    (f) => editResults(f, (r) => (r.hardware.cpu = "AMD Ryzen 9 9950X3D")),
+    /hardware|measured/,
+  );
+  add("hand edits", "unknown-field-wrong-duration", (f) =>
+    editResults(f, (r) => {
+      r.run.wall_s = 1;
+      r.run.required_duration_s += 1;
+    }), /wall_s|duration|measured/);
+  add(
+    "hand edits",
+    "picture-with-script",
+    (f) => rewriteArtifact(f, "rates.svg", (t) => t.replace("</svg>", "<script>alert(1)</script></svg>")),
+    /rates\.svg|picture/,
+  );
+
   // Mixed protocols.
   add("mixed protocols", "activated-id", (f) => editResults(f, (r) => (r.protocol.id = ids.activated)), /protocol/);
   add("mixed protocols", "unknown-id", (f) => editResults(f, (r) => (r.protocol.id = ids.unknown)), /protocol/);
