@@ -17,73 +17,19 @@
  *   dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead of being
  *   checked against a tolerance that a busy machine breaks.
  */
-import {
-  type Artifact,
-  type Fixture,
-  type RequestRecord,
-  type Result,
-  schedule,
-  type ScheduledRequest,
-} from "../contract/mod.ts";
+import { type Fixture, type RequestRecord, schedule, type ScheduledRequest } from "../contract/mod.ts";
 import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
-import type { CheckedRecord } from "./_checks_requests.ts";
-import { leafDifferences, type LineFacts, lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
+import { leafDifferences, lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { EVIDENCE_VERSION } from "./result_folder.ts";
 import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
-import { checkOverridesListed, checkOverridesRedacted, type StatedSources, statedSources } from "./_checks_stated.ts";
+import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
+import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
 
-/** The outputs artifact and its bytes. */
-export interface OutputsEvidence {
-  /** Index of the artifact in /artifacts. */
-  index: number;
-  artifact: Artifact;
-  bytes: Uint8Array;
-}
-
-/** What the request records and durations are checked with. */
-export interface EvidenceCheckInput {
-  evidence: OutputsEvidence;
-  /** ID of every record, by index (null where the record has no string id). */
-  ids: readonly (string | null)[];
-  /** Records whose shape is valid. */
-  records: readonly CheckedRecord[];
-  /** The bundle's fixtures by ID; null: records are not rebuilt (only order, lines and durations are checked). */
-  fixtures: ReadonlyMap<string, Fixture> | null;
-  /** Run facts, where their shape is valid (null otherwise). */
-  run: {
-    requiredDurationS: number | null;
-    optionalDurationS: number | null;
-    optionalConcurrency: boolean;
-  } | null;
-  /** Concurrency rounds, where their shape is valid (null otherwise). */
-  rounds: Result["concurrency_rounds"] | null;
-  /** /extensions/record_overrides as results.json has it (undefined when absent). */
-  recordOverrides: unknown;
-  /** /extensions/resolved_configuration as results.json has it (undefined when absent). */
-  resolvedConfiguration: unknown;
-  /** /run/status where its shape is valid (null otherwise). */
-  status: string | null;
-  /** /extensions/round_queueing as results.json has it (undefined when absent). */
-  roundQueueing: unknown;
-  /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
-  serverCapacity: number | null | undefined;
-}
-
-/** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
-export interface EvidenceLine {
-  lineNumber: number;
-  id: string;
-  status: string;
-  facts: LineFacts;
-  /** Record values the line states explicitly (computed before redaction changed their text). */
-  overrides: Record<string, unknown>;
-  /** The texts record values are computed from, as the line has them (see _checks_stated.ts). */
-  texts: StatedSources;
-}
+export type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
 
 /** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
 export const MAX_EVIDENCE_LINES = 1000;
