@@ -43,11 +43,13 @@ verify  checks the manifest in the working tree of the repository: its format, e
         ids match, and every artifact it lists is there with its hash. Every problem is named with its entry.
 add     appends the entry for the report folder DIR after its review: the SHA-256 of the results.json committed on
         the default branch, the commit that added it, the review PR and reviewer, the time now. It refuses a
-        folder that is uncommitted, changed after that commit, or fails the site's independent check
-        ("site verify"), would not pass verify, or is a simulation. --reproduces RUN_ID marks both runs
+        folder that is uncommitted, changed after that commit, would not pass verify, is a simulation, or that
+        the review refuses: report's strict validator (measured digest, only listed files, no model weights),
+        the site's independent check ("site verify") and the status rules must all accept it, and the two
+        scorers must agree. Verify runs the same review on every entry. A refused add changes nothing. --reproduces RUN_ID marks both runs
         independently reproduced (another person ran the protocol): the same protocol, model and quantization,
-        neither simulated, the hardware and setup may differ (it says what differs); --replace replaces an
-        entry of the same run id after a new review.
+        neither simulated, the hardware and setup may differ (it says what differs); --replace keeps the
+        entry of the same run id, marked superseded_by the new review, and adds the new one.
 
 Options:
   --repo DIR            the results repository (default: the current folder)
