@@ -28,6 +28,7 @@ export const WEB_FILES = [
   "style.css",
   "verify_entry.js",
   "verify_worker.js",
+  "visible.js",
 ] as const;
 
 const CSP = [
