@@ -14,6 +14,9 @@ export {
   ApprovedAddError,
   type EntryReport,
   type ManifestFiles,
+  type ReviewedFolder,
+  type Reviewer,
+  type ReviewVerdict,
   verifyApproved,
   type VerifyApprovedReport,
 } from "./_approved.ts";
@@ -33,4 +36,5 @@ export {
   type ManifestEntry,
   readManifest,
   type ResultFacts,
+  STATUS_RULES_WORDS,
 } from "./web/mod.js";
