@@ -117,6 +117,11 @@ export interface StreamOutcome {
    * pooled connection was reused. Absent when the client does not record it.
    */
   connect_s?: number;
+  /**
+   * The pooled connection closed before any byte of the answer, and the request was sent once more on a fresh
+   * connection (the client's only resend). Absent when the client does not record it.
+   */
+  resent_on_fresh_connection?: boolean;
 }
 
 /**

@@ -13,12 +13,13 @@
  *   monotonic clock) and `client_offsets_s.end_s` (the same clock, from that dispatch): the numbers the run itself
  *   computed them from, so they must be equal, with no tolerance. The wall-clock `dispatched_at_epoch_ms` is
  *   metadata only.
- * - Only evidence version 2 (`evidence_version` in every line) is read. Version 1 lines, written before the
- *   dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead of being
- *   checked against a tolerance that a busy machine breaks.
+ * - Only the contract's evidence version (`evidence_version` in every line) is read. Version 1 lines, written
+ *   before the dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead
+ *   of being checked against a tolerance that a busy machine breaks.
  */
 import {
   type Artifact,
+  EVIDENCE_VERSION,
   type Fixture,
   type RequestRecord,
   type Result,
@@ -40,7 +41,6 @@ import {
   rebuildRecord,
   valueAt,
 } from "./_evidence_line.ts";
-import { EVIDENCE_VERSION } from "./result_folder.ts";
 
 /** The outputs artifact and its bytes. */
 export interface OutputsEvidence {

@@ -88,8 +88,9 @@ export {
   newRunId,
   openResultFolder,
   outputLine,
-  RESULT_FILES,
   type ResultFolder,
   resultFolderName,
   type Sanitizers,
 } from "./result_folder.ts";
+/** The result folder's file names are the contract's (runner/ names them through report/). */
+export { RESULT_FILES } from "../contract/mod.ts";
