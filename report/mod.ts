@@ -20,6 +20,15 @@ export {
   interruptedEvidence,
   RESULT_FILE_CAPS,
 } from "./result_reader.ts";
+export {
+  folderArtifactReader,
+  folderReadme,
+  type ReadResult,
+  readResultFolder,
+  resentRequests,
+  validationOptions,
+} from "./read_result.ts";
+export { type FolderSeal, sealFolder } from "./seal_folder.ts";
 export { markdownLine, markdownText } from "./_markdown.ts";
 export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
 export {
