@@ -27,7 +27,6 @@ import {
   renderConsoleSummary,
   resentRequests,
   sealFolder,
-  terminalText,
 } from "../report/mod.ts";
 import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
@@ -113,7 +112,7 @@ function printProblems(dir: string | null, problems: readonly Problem[], total =
   const listed = shown.length < total ? `; the first ${shown.length} are listed` : "";
   writeStderr(`${dir === null ? "" : `${dir}: `}${RESULT_FILE} is invalid: ${total} problem(s)${listed}\n`);
   for (const problem of shown) {
-    writeStderr(terminalText(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`));
+    writeStderr(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`);
   }
   if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
 }
@@ -133,18 +132,18 @@ async function printInformation(dir: string, result: Result): Promise<void> {
   }
   const resent = await resentRequests(dir, result);
   if (resent.length > 0) {
-    writeStderr(terminalText(
+    writeStderr(
       `${resent.length} request(s) were sent once more on a fresh connection (the pooled connection closed before ` +
         `any byte of the answer; the client's only resend): ${resent.join(", ")}\n`,
-    ));
+    );
   }
   const pictures = await picturesNote(result).catch(() => null);
-  if (pictures !== null) writeStderr(terminalText(`${pictures}\n`));
+  if (pictures !== null) writeStderr(`${pictures}\n`);
   const seals = result.extensions?.[DIGEST_KEYS.seal];
   if (Array.isArray(seals)) {
     for (const seal of seals as { sealed_at?: unknown; rehashed?: { path?: unknown }[] }[]) {
       const files = (seal.rehashed ?? []).map((r) => String(r.path)).join(", ");
-      writeStderr(terminalText(`sealed at ${String(seal.sealed_at)}: re-hashed after a redaction: ${files}\n`));
+      writeStderr(`sealed at ${String(seal.sealed_at)}: re-hashed after a redaction: ${files}\n`);
     }
   }
 }
@@ -211,8 +210,8 @@ async function comparison(
     : format === "json"
     ? renderComparisonJson(compared, refused)
     : renderComparisonMarkdown(compared, refused);
-  writeStdout(terminalText(out));
-  if (format === "csv") { for (const line of refused) writeStderr(terminalText(`refused: ${line}\n`)); }
+  writeStdout(out);
+  if (format === "csv") { for (const line of refused) writeStderr(`refused: ${line}\n`); }
   if (svg !== null) {
     const written = await writeTextOutcome(svg, await renderChartSvg(comparisonSpec(compared)));
     if (!written.ok) {
@@ -243,7 +242,7 @@ async function pullRequest(loaded: ReadResult): Promise<number> {
   const folderName = basename(loaded.dir.replace(/[\\/]+$/, ""));
   const readme = await folderReadme(loaded.dir, result);
   const body = prBody(result, { folderName, readme });
-  writeStdout(terminalText(`Title: ${prTitle(result)}\n\n${body}`));
+  writeStdout(`Title: ${prTitle(result)}\n\n${body}`);
   if (result.extensions?.["simulated_engine"] === true) {
     writeStderr("This result is a simulation: do not submit it.\n");
     return EXIT.resultNotOk;
@@ -260,7 +259,7 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   }
   if (sealed.kind === "refused") {
     writeStderr(`Cannot seal "${dir}": nothing was changed, because:\n`);
-    for (const reason of sealed.reasons) writeStderr(terminalText(`  ${reason}\n`));
+    for (const reason of sealed.reasons) writeStderr(`  ${reason}\n`);
     writeStderr(
       "A seal accepts redactions of evidence text only; restore what was changed (from your copy of the run) and " +
         "seal again.\n",
@@ -281,9 +280,9 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   const { outcome } = sealed;
   const rederived = describeRederived(outcome.rederived);
   if (rederived.length > 0) writeStdout("re-derived from the redacted evidence:\n");
-  for (const line of rederived) writeStdout(terminalText(`  ${line}\n`));
+  for (const line of rederived) writeStdout(`  ${line}\n`);
   for (const r of outcome.rehashed) {
-    writeStdout(terminalText(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`));
+    writeStdout(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`);
   }
   const readme = {
     rendered: "README.md drawn again from the sealed result",

@@ -360,7 +360,7 @@ function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckI
   for (const line of sent) {
     const rebuilt = configCheckOf(line.facts);
     if (rebuilt === null) continue;
-    const pointer = `${base}/requests/${line.id.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const pointer = childPointer(`${base}/requests`, line.id);
     const theirs = stated[line.id];
     if (pick(theirs) !== pick(rebuilt)) {
       problems.push({

@@ -16,7 +16,7 @@ import {
 } from "../contract/mod.ts";
 import { buildRequestRecord, checkResolvedConfig, type ConfigCheck, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
-import { childPointer, type Problem } from "./_pointer.ts";
+import { childPointer, pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 
 /** What a line says about its request: never sent (with why), or sent (with its raw outcome). */
@@ -122,13 +122,10 @@ export function leafDifferences(expected: unknown, actual: unknown, pointer = ""
   return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [pointer];
 }
 
-export function valueAt(root: unknown, sub: string): unknown {
-  let current = root;
-  for (const token of sub.split("/").slice(1)) {
-    const key = token.replaceAll("~1", "/").replaceAll("~0", "~");
-    current = isJsonObject(current) || Array.isArray(current) ? (current as Record<string, unknown>)[key] : undefined;
-  }
-  return current;
+/** The value at `pointer` in `root` (own members only), or undefined where there is none. */
+export function valueAt(root: unknown, pointer: string): unknown {
+  const resolved = resolvePointer(root, pointer);
+  return resolved.found ? resolved.value : undefined;
 }
 
 /**
@@ -174,7 +171,7 @@ export function overridesOf(fields: Fields): Record<string, unknown> | string {
  */
 export function withValueAt(root: unknown, pointer: string, value: unknown): unknown {
   if (pointer === "") return value;
-  const tokens = pointer.split("/").slice(1).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const tokens = pointerTokens(pointer);
   const copy = structuredClone(root) as Record<string, unknown>;
   let current: Record<string, unknown> = copy;
   for (const token of tokens.slice(0, -1)) {

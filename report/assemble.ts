@@ -28,6 +28,7 @@ import {
   scoreQuality,
   summarizeRequests,
 } from "../score/mod.ts";
+import { nullPointers } from "./_checks_missing.ts";
 
 /** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */
 export interface ProvenanceSections {
@@ -180,19 +181,6 @@ export function assembleResult(input: AssembleInput): AssembledResult {
   const unexplainedNulls = completeMissing(result, missing);
   result.missing = sortedMissing(missing);
   return { result, nonconformingReasons: uniqueReasons, unexplainedNulls };
-}
-
-/** Pointer of every null in a result, leaving out /missing and /extensions (as the validator does). */
-export function nullPointers(value: unknown, pointer = ""): string[] {
-  if (value === null) return [pointer];
-  if (typeof value !== "object") return [];
-  const out: string[] = [];
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  for (const [key, child] of entries) {
-    if (pointer === "" && (key === "missing" || key === "extensions")) continue;
-    out.push(...nullPointers(child, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`));
-  }
-  return out;
 }
 
 /** Adds a generic reason for any null without one (returned, so callers can report it) and drops stale entries. */

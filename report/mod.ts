@@ -30,7 +30,7 @@ export {
 } from "./read_result.ts";
 export { type FolderSeal, sealFolder } from "./seal_folder.ts";
 export { markdownLine, markdownText } from "./_markdown.ts";
-export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
+export { renderConsoleSummary, renderReadme } from "./render.ts";
 export {
   type DerivedText,
   describeRederived,
@@ -86,7 +86,6 @@ export {
   type AssembledResult,
   type AssembleInput,
   assembleResult,
-  nullPointers,
   type ProvenanceSections,
   type ScoredRequest,
 } from "./assemble.ts";

@@ -33,6 +33,7 @@ export type { FileProblem } from "./_files.ts";
 export { type Outcome, type Refusal, refusalFrom, refusedPermissionFlag } from "./_refusal.ts";
 export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";
 export { sys } from "./_sys.ts";
+export { toolkitCacheDir, toolkitDirFromModule } from "./_toolkit_folders.ts";
 export {
   type FileFacts,
   type FileReader,
