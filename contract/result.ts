@@ -306,8 +306,6 @@ export function resultJsonSchema(): Record<string, unknown> {
 }
 
 export type NameVersion = Type.Static<typeof nameVersion>;
-export type Protocol = Type.Static<typeof protocol>;
-export type Run = Type.Static<typeof run>;
 export type Gpu = Type.Static<typeof gpu>;
 export type Storage = Type.Static<typeof storage>;
 export type Hardware = Type.Static<typeof hardware>;
@@ -335,17 +333,12 @@ export type ProbedConfiguration = Pick<
 >;
 export type PhaseCounts = Type.Static<typeof phaseCounts>;
 export type RequestCounts = Type.Static<typeof requestCounts>;
-export type RequestTokens = Type.Static<typeof tokens>;
-export type RequestTimings = Type.Static<typeof timings>;
-export type RequestMetrics = Type.Static<typeof metrics>;
-export type RequestSources = Type.Static<typeof sources>;
 export type RequestError = Type.Static<typeof requestError>;
 export type Evaluation = Type.Static<typeof evaluation>;
 export type RequestRecord = Type.Static<typeof request>;
 export type Exclusion = Type.Static<typeof exclusion>;
 export type Summary = Type.Static<typeof summary>;
 export type ConcurrencyRound = Type.Static<typeof concurrencyRound>;
-export type CategoryScore = Type.Static<typeof categoryScore>;
 export type Quality = Type.Static<typeof quality>;
 export type Artifact = Type.Static<typeof artifact>;
 export type Result = Type.Static<typeof RESULT_SCHEMA>;

@@ -3,7 +3,7 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
@@ -74,16 +74,6 @@ export async function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
     };
   } catch (error) {
     return refusalFrom(error, `stat ${path}`, "read");
-  }
-}
-
-/** Removes one file (never a folder). */
-export async function removeFileOutcome(path: string): Promise<Outcome<true>> {
-  try {
-    await unlink(path);
-    return { ok: true, value: true };
-  } catch (error) {
-    return refusalFrom(error, `remove ${path}`, "write");
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import schema from "../../../contract/evidence.schema.json" with { type: "json" };
 import { EVIDENCE_VERSION, evidenceJsonSchema, type ExecutedRequest } from "../../../contract/mod.ts";
-import { outputLine } from "../../../report/mod.ts";
+import { outputLine } from "../../../report/result_folder.ts";
 import { schemaText } from "../../../release/schema.ts";
 import { schemaErrors, type SchemaNode } from "../report/_schema_check.ts";
 import { fixture, outcome } from "../score/_helpers.ts";
