@@ -15,7 +15,6 @@ export {
   type GgufTensor,
   type GgufValue,
 } from "./gguf_writer.ts";
-export { type GgufFile, type GgufTensorInfo, readGguf } from "./gguf_reader.ts";
 export {
   buildTinyQwen3,
   float16Bits,

@@ -1,8 +1,8 @@
 /**
- * GGUF v3 decoder for checking what the writer produced (tests, `engine:model --check`): metadata with its
- * types, tensor descriptions, and where each tensor's bytes are. Reads a whole file held in memory.
+ * GGUF v3 decoder for the tests to check what engine/'s writer produced: metadata with its types, tensor
+ * descriptions, and where each tensor's bytes are. Reads a whole file held in memory.
  */
-import { GGML_TYPES, GGUF_VALUE_TYPES, type GgufScalarType, type GgufValue } from "./gguf_writer.ts";
+import { GGML_TYPES, GGUF_VALUE_TYPES, type GgufScalarType, type GgufValue } from "../../../engine/gguf_writer.ts";
 
 /** One tensor description as stored, with its absolute byte range in the file. */
 export interface GgufTensorInfo {
