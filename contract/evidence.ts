@@ -130,7 +130,7 @@ export const SENT_LINE_SCHEMA = closed({
   resent_on_fresh_connection: Type.Boolean(),
 });
 
-export type SkippedLine = Type.Static<typeof SKIPPED_LINE_SCHEMA>;
+type SkippedLine = Type.Static<typeof SKIPPED_LINE_SCHEMA>;
 export type SentLine = Type.Static<typeof SENT_LINE_SCHEMA>;
 /** One outputs.jsonl line. */
 export type EvidenceLine = SkippedLine | SentLine;

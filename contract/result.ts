@@ -13,7 +13,7 @@ import { PHASES, PROFILE_ID, PROTOCOL_ID, SANITY_CATEGORIES } from "./protocol.t
 export const RESULT_FORMAT = "strata-standard-benchmark" as const;
 export const SCHEMA_VERSION = 1 as const;
 
-export const RUN_STATUSES = ["complete", "partial", "nonconforming"] as const;
+const RUN_STATUSES = ["complete", "partial", "nonconforming"] as const;
 export type RunStatus = typeof RUN_STATUSES[number];
 
 export const REQUEST_STATUSES = ["completed", "truncated", "failed", "skipped"] as const;
@@ -33,7 +33,7 @@ export const METRIC_UNITS: Readonly<Record<Metric, "tokens/s" | "s">> = {
   total_s: "s",
 };
 
-export const ARTIFACT_KINDS = ["config", "engine_log", "outputs", "provenance"] as const;
+const ARTIFACT_KINDS = ["config", "engine_log", "outputs", "provenance"] as const;
 export type ArtifactKind = typeof ARTIFACT_KINDS[number];
 
 /** Named string formats; each is a `pattern` in the schema, and report/ adds the checks a pattern cannot do. */

@@ -53,7 +53,7 @@ export interface InvalidUtf8Record {
 }
 
 /** Client event offsets, seconds from dispatch on the monotonic clock. Null when the event never happened. */
-export interface ClientOffsets {
+interface ClientOffsets {
   headers_s: number | null;
   first_byte_s: number | null;
   /** First nonempty reasoning, answer or tool-call delta. */

@@ -15,17 +15,9 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "parseBaseUrl",
   ],
   contract: [
-    "ARTIFACT_KINDS",
-    "ClientOffsets",
-    "ENGINE_DIALECTS",
-    "PerformanceCase",
-    "REPETITIONS",
     "REQUEST_STATUSES",
-    "ROUNDS",
-    "RUN_STATUSES",
     "SANITY_CATEGORIES",
     "STREAM_END_KINDS",
-    "SkippedLine",
     "xoshiro128ss",
   ],
   engine: [
