@@ -11,7 +11,7 @@ import {
   MANIFEST_PATH,
   verifyApproved,
 } from "../site/mod.ts";
-import { EXIT, exitCodeOf, isUsageError, refusedFlagOf } from "./exit_codes.ts";
+import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { progressLine } from "./site.ts";
@@ -55,10 +55,6 @@ Exit codes:
   ${EXIT.usage}  usage error
   ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
 `;
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 async function readOptional(path: string): Promise<Uint8Array | null> {
   try {
@@ -205,15 +201,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = exitCodeOf(error);
     if (code === null) throw error;
-    const flag = refusedFlagOf(error);
-    writeStderr(
-      isUsageError(error)
-        ? `Cannot run approved: ${describe(error)}\nRun "strata-bench approved --help" for usage.\n`
-        : flag !== null
-        ? `Cannot run approved ${argv[0]}: permission refused (add ${flag}). "deno task approved" may write ` +
-          "bench/ of the folder it was started from; for --repo elsewhere run mod.ts with that flag.\n"
-        : `${describe(error)}\n`,
-    );
+    writeStderr(failureText(
+      "approved",
+      argv[0],
+      error,
+      ' "deno task approved" may write bench/ of the folder it was started from; for --repo elsewhere run mod.ts ' +
+        "with that flag.",
+    ));
     return code;
   }
 }

@@ -37,8 +37,22 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode]
 ];
 
 /** The permission flag a refused permission names, where that (not one of the toolkit's own errors) is the error. */
-export function refusedFlagOf(error: unknown): string | null {
+function refusedFlagOf(error: unknown): string | null {
   return ERROR_CODES.some(([kind]) => error instanceof kind) ? null : refusedPermissionFlag(error);
+}
+
+/**
+ * What `command` prints for an error exitCodeOf maps: the message with the --help hint for a bad command line,
+ * the flag to add (and `permissionHint`) for a refused permission, else the error's own message.
+ */
+export function failureText(command: string, sub: string | undefined, error: unknown, permissionHint = ""): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isUsageError(error)) {
+    return `Cannot run ${command}: ${message}\nRun "strata-bench ${command} --help" for usage.\n`;
+  }
+  const flag = refusedFlagOf(error);
+  if (flag !== null) return `Cannot run ${command} ${sub}: permission refused (add ${flag}).${permissionHint}\n`;
+  return `${message}\n`;
 }
 
 /**

@@ -25,7 +25,7 @@ import {
   siteRequestHandler,
   verifyFolder,
 } from "../site/mod.ts";
-import { EXIT, exitCodeOf, isUsageError, refusedFlagOf } from "./exit_codes.ts";
+import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 
@@ -270,14 +270,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = exitCodeOf(error);
     if (code === null) throw error;
-    const flag = refusedFlagOf(error);
-    writeStderr(
-      isUsageError(error)
-        ? `Cannot run site: ${describe(error)}\nRun "strata-bench site --help" for usage.\n`
-        : flag !== null
-        ? `Cannot run site ${argv[0]}: permission refused (add ${flag}).\n`
-        : `${describe(error)}\n`,
-    );
+    writeStderr(failureText("site", argv[0], error));
     return code;
   }
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
-import { EXIT, exitCodeOf, refusedFlagOf } from "../../../cli/exit_codes.ts";
+import { EXIT, exitCodeOf, failureText } from "../../../cli/exit_codes.ts";
 import { UsageError } from "../../../cli/_args.ts";
 import { FixtureBundleError } from "../../../fixtures/mod.ts";
 
@@ -23,7 +23,14 @@ Deno.test("a refused permission and the toolkit's environment errors exit with t
     name: "NotCapable",
   });
   assert.equal(exitCodeOf(refused), EXIT.environment);
-  assert.equal(refusedFlagOf(refused), "--allow-read=x");
+  assert.equal(
+    failureText("site", "build", refused),
+    "Cannot run site build: permission refused (add --allow-read=x).\n",
+  );
+  assert.equal(
+    failureText("site", "build", new UsageError("no")),
+    'Cannot run site: no\nRun "strata-bench site --help" for usage.\n',
+  );
   assert.equal(exitCodeOf(new FixtureBundleError("bundle_invalid", "the bundle is gone", [])), EXIT.environment);
 });
 
