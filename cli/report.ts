@@ -117,7 +117,8 @@ function printProblems(dir: string | null, problems: readonly Problem[], total =
   if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
 }
 
-async function printInformation(dir: string, result: Result): Promise<void> {
+/** Notes beside the summary; the resends are read from the evidence of a valid result only (a checked, capped file). */
+async function printInformation(dir: string, result: Result, valid: boolean): Promise<void> {
   const readme = await folderReadme(dir, result);
   if (readme === "edited") {
     writeStderr(
@@ -130,7 +131,7 @@ async function printInformation(dir: string, result: Result): Promise<void> {
         "(results.json and the evidence are still what count).\n",
     );
   }
-  const resent = await resentRequests(dir, result);
+  const resent = valid ? await resentRequests(dir, result) : [];
   if (resent.length > 0) {
     writeStderr(
       `${resent.length} request(s) were sent once more on a fresh connection (the pooled connection closed before ` +
@@ -155,7 +156,7 @@ async function singleFolder(loaded: ReadResult): Promise<number> {
   }
   const summary = summaryOf(loaded.result);
   if (summary !== null) writeStdout(summary);
-  if (loaded.result !== null) await printInformation(loaded.dir, loaded.result).catch(() => {});
+  if (loaded.result !== null) await printInformation(loaded.dir, loaded.result, loaded.total === 0).catch(() => {});
   if (loaded.total > 0) {
     printProblems(null, loaded.problems, loaded.total);
     return EXIT.resultNotOk;
