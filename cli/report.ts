@@ -32,6 +32,7 @@ import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
+import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
 const PRINTED_PROBLEMS = 200;
@@ -39,6 +40,7 @@ const PRINTED_PROBLEMS = 200;
 export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|json] [--svg [--out DIR]]
        strata-bench report DIR --pr
        strata-bench report DIR --seal
+       strata-bench report FILE.jsonl [--out DIR]   (a saved load or compare result)
 
 Reads DIR/results.json, validates it strictly against the result contract (every field and type, every null
 explained in "missing", the request schedule and counts, summaries, rounds and the sanity score rebuilt from the
@@ -56,6 +58,11 @@ case) with actual prompt, cached and generated tokens, runs, prompt and decode t
 first-answer medians, capped count, sanity x/12 and status. Different protocols or models are separate groups
 (never side by side); different configurations, engines, tracks or concurrency levels are separate rows;
 complete, partial and nonconforming results are separate sections.
+
+FILE.jsonl (what load or compare wrote to --out): every line is checked (strict JSON, a known format and
+version, summaries and rows of the right shape; a regular file of at most 1 GiB), the summaries or the gate verdict
+are printed, and <name>.csv (one line per run and endpoint), <name>.html (the page, opening with what was run) and
+<name>-curve.svg (throughput against TTFT and TPOT percentiles, across load levels) are written into --out.
 
 Options:
   --format md|csv|json  the comparison's format (default md; with one folder it prints its one-folder table)
@@ -340,6 +347,7 @@ export function parseCommandLine(argv: readonly string[], now = new Date()) {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (namesSavedResults(argv)) return await reportSaved(argv);
   let positionals: string[];
   let values: Record<string, unknown>;
   let svgPath: string | null;

@@ -25,11 +25,13 @@ export {
 export {
   COMPARISON_FORMAT,
   COMPARISON_SCHEMA_VERSION,
-  comparisonSpec,
+  csvCell,
   renderComparisonCsv,
   renderComparisonJson,
   renderComparisonMarkdown,
 } from "./comparison_render.ts";
+export { comparisonSpec } from "./comparison_picture.ts";
+export { type CurvePercentiles, type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
 export { PICTURES_RENDERER_KEY, renderResultPictures } from "./pictures.ts";
 export { picturesNote } from "./_checks_pictures.ts";
 export { DIGEST_KEYS, measuredDigest } from "./measured.ts";

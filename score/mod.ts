@@ -4,16 +4,23 @@
  * concurrency round aggregates, the sanity score and the run status.
  */
 export { parseStrictJsonPlain } from "./json_value.ts";
-export { buildRequestRecord, isUnexpectedReuse, recordOf } from "./request_record.ts";
+export {
+  buildRequestRecord,
+  isPromptLengthOutOfRange,
+  isUnexpectedReuse,
+  PROMPT_LENGTH_TOLERANCE,
+  recordOf,
+  REUSE_SLACK_TOKENS,
+} from "./request_record.ts";
 export type { BuiltRecord, RecordInput } from "./request_record.ts";
 export { classifyOutcome } from "./_outcome.ts";
 export { summarizeRequests } from "./summaries.ts";
 export { countRequests } from "./counts.ts";
 export {
   type CaseReadout,
+  includedMetricValues,
   LEFT_OUT_NOTE,
   leftOutOfReadout,
-  pooledMetric,
   rangeOf,
   readCase,
   readCases,
@@ -27,4 +34,4 @@ export { decideRunStatus, nonconformingReasonsOf } from "./status.ts";
 export { mean, median } from "./stats.ts";
 export { type CdfPoint, empiricalCdf, empiricalCdfCounted, levelOverTime } from "./timeline.ts";
 export { describeDistribution, describeSortedRuns, type DistSummary, percentileType7 } from "./percentiles.ts";
-export { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta } from "./bootstrap.ts";
+export { BOOTSTRAP_RESAMPLES, type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta } from "./bootstrap.ts";

@@ -7,7 +7,7 @@ import {
   type TinyQwen3Options,
   type TokenizerSource,
 } from "../../../engine/mod.ts";
-import { readGguf } from "./_gguf_reader.ts";
+import { readGguf } from "../../../probe/mod.ts";
 
 /** A five-token byte-level BPE vocabulary plus the added tokens the model needs, in tokenizer.json shape. */
 function source(overrides: { addedThink?: boolean } = {}): TokenizerSource {
