@@ -1,19 +1,9 @@
 /** `approved verify` / `approved add`: the approved manifest (bench/approved.json) of a results repository. */
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  FileReadError,
-  invocationFolder,
-  readFile,
-  refusedPermissionFlag,
-  resultFiles,
-  writeStderr,
-  writeStdout,
-} from "../runtime/mod.ts";
+import { FileReadError, invocationFolder, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
 import {
   addApproved,
-  ApprovedAddError,
-  GitError,
   GitRepo,
   gitRunner,
   type KnownProtocol,
@@ -25,9 +15,10 @@ import {
 } from "../site/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { reviewFolder } from "../review/mod.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
+import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
-import { printable, progressLine } from "./site.ts";
+import { progressLine } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
@@ -71,16 +62,10 @@ Exit codes:
   ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
 `;
 
-class UsageError extends Error {}
-
 /** The review conductor (review/): report's validator, the site's check and the status rules, all on one folder. */
 function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
   let bundle: ReturnType<typeof loadBundle> | null = null;
   return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function readOptional(path: string): Promise<Uint8Array | null> {
@@ -121,7 +106,7 @@ async function verify(values: Record<string, unknown>): Promise<number> {
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
   });
   if (!report.ok) {
-    writeStdout(`${MANIFEST_PATH}: malformed: ${printable(report.manifestProblem)}\n`);
+    writeStdout(`${MANIFEST_PATH}: malformed: ${report.manifestProblem}\n`);
     return EXIT.resultNotOk;
   }
   writeStdout(
@@ -130,12 +115,12 @@ async function verify(values: Record<string, unknown>): Promise<number> {
   let bad = 0;
   for (const entry of report.entries) {
     if (entry.problems.length === 0) {
-      writeStdout(`  ok   ${printable(entry.label)}\n`);
+      writeStdout(`  ok   ${entry.label}\n`);
       continue;
     }
     bad++;
-    writeStdout(`  BAD  ${printable(entry.label)}\n`);
-    for (const problem of entry.problems) writeStdout(`         ${printable(problem)}\n`);
+    writeStdout(`  BAD  ${entry.label}\n`);
+    for (const problem of entry.problems) writeStdout(`         ${problem}\n`);
   }
   writeStdout(bad === 0 ? "the manifest is valid\n" : `${bad} of ${report.entries.length} entries have problems\n`);
   return bad === 0 ? EXIT.ok : EXIT.resultNotOk;
@@ -180,12 +165,12 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
   for (const r of result.reproductions) {
     const differs = r.differences.length === 0 ? "the same setup" : `setups differing in ${r.differences.join("; ")}`;
     writeStderr(
-      `marked ${printable(r.runId)} and ${printable(result.entry.run_id)} independently reproduced (same ` +
-        `protocol, model and quantization; ${printable(differs)})\n`,
+      `marked ${r.runId} and ${result.entry.run_id} independently reproduced (same ` +
+        `protocol, model and quantization; ${differs})\n`,
     );
   }
   writeStderr(
-    `added ${printable(result.entry.run_id)} to ${manifestPath}; commit it in a maintainer-reviewed change\n`,
+    `added ${result.entry.run_id} to ${manifestPath}; commit it in a maintainer-reviewed change\n`,
   );
   return EXIT.ok;
 }
@@ -228,30 +213,15 @@ export async function main(argv: string[]): Promise<number> {
     if (sub === "verify") return await verify(values);
     return await add(values, positionals);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
-      writeStderr(`Cannot run approved: ${describe(error)}\nRun "strata-bench approved --help" for usage.\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof ApprovedAddError) {
-      writeStderr(`${printable(error.message)}\n`);
-      return EXIT.resultNotOk;
-    }
-    if (error instanceof ProtocolsFileError) {
-      writeStderr(`${printable(error.message)}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof GitError || error instanceof FileReadError) {
-      writeStderr(`${printable(error.message)}\n`);
-      return EXIT.environment;
-    }
-    const flag = refusedPermissionFlag(error);
-    if (flag !== null) {
-      writeStderr(
-        `Cannot run approved ${argv[0]}: permission refused (add ${printable(flag)}). "deno task approved" may write ` +
-          "bench/ of the folder it was started from; for --repo elsewhere run mod.ts with that flag.\n",
-      );
-      return EXIT.environment;
-    }
-    throw error;
+    const code = exitCodeOf(error);
+    if (code === null) throw error;
+    writeStderr(failureText(
+      "approved",
+      argv[0],
+      error,
+      ' "deno task approved" may write bench/ of the folder it was started from; for --repo elsewhere run mod.ts ' +
+        "with that flag.",
+    ));
+    return code;
   }
 }

@@ -1,3 +1,8 @@
+import { FileReadError, refusedPermissionFlag } from "../runtime/mod.ts";
+import { FixtureBundleError } from "../fixtures/mod.ts";
+import { ApprovedAddError, GitError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
+import { UsageError } from "./_args.ts";
+
 /** Named exit codes, documented in `--help` and the README. */
 export const EXIT = {
   /** The command did what was asked; for `run` and `report`, the result is valid and conforming. */
@@ -15,3 +20,50 @@ export const EXIT = {
   interrupted: 4,
 } as const;
 export type ExitCode = typeof EXIT[keyof typeof EXIT];
+
+/** A bad command line: a UsageError, or node:util's parseArgs refusing a flag (a TypeError with an ERR_ code). */
+export function isUsageError(error: unknown): boolean {
+  return error instanceof UsageError || (error instanceof TypeError && "code" in error);
+}
+
+/** The toolkit's own errors a command may end with, and the code each means. */
+const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode][] = [
+  [ProtocolsFileError, EXIT.usage],
+  [ApprovedAddError, EXIT.resultNotOk],
+  [GitError, EXIT.environment],
+  [FileReadError, EXIT.environment],
+  [SiteOutputError, EXIT.environment],
+  [FixtureBundleError, EXIT.environment],
+];
+
+/** The permission flag a refused permission names, where that (not one of the toolkit's own errors) is the error. */
+function refusedFlagOf(error: unknown): string | null {
+  return ERROR_CODES.some(([kind]) => error instanceof kind) ? null : refusedPermissionFlag(error);
+}
+
+/**
+ * What `command` prints for an error exitCodeOf maps: the message with the --help hint for a bad command line,
+ * the flag to add (and `permissionHint`) for a refused permission, else the error's own message.
+ */
+export function failureText(command: string, sub: string | undefined, error: unknown, permissionHint = ""): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isUsageError(error)) {
+    return `Cannot run ${command}: ${message}\nRun "strata-bench ${command} --help" for usage.\n`;
+  }
+  const flag = refusedFlagOf(error);
+  if (flag !== null) return `Cannot run ${command} ${sub}: permission refused (add ${flag}).${permissionHint}\n`;
+  return `${message}\n`;
+}
+
+/**
+ * The exit code of an error a command could not finish for, the one mapping of errors to codes: a bad command line
+ * (or a protocols file the person named) is usage; a refused approval is resultNotOk; git, an unreadable file, a
+ * site --out folder, the fixture bundle or a refused permission is environment. Null for an error that is a defect
+ * (the caller rethrows it).
+ */
+export function exitCodeOf(error: unknown): ExitCode | null {
+  if (isUsageError(error)) return EXIT.usage;
+  const known = ERROR_CODES.find(([kind]) => error instanceof kind);
+  if (known !== undefined) return known[1];
+  return refusedPermissionFlag(error) !== null ? EXIT.environment : null;
+}

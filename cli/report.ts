@@ -3,44 +3,30 @@
  * of several, the suggested pull request (--pr), or the seal after a hand redaction (--seal). The reading,
  * comparing, sealing and rendering live in report/; this file parses, wires and prints.
  */
-import { basename, join } from "node:path";
-import {
-  FolderFileError,
-  openSafeFolder,
-  type SafeFolder,
-  writeStderr,
-  writeStdout,
-  writeTextOutcome,
-} from "../runtime/mod.ts";
+import { basename } from "node:path";
+import { writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
-import { type Result, RESULT_FORMAT, SCHEMA_VERSION } from "../contract/mod.ts";
+import { EVIDENCE_VERSION, type Result, RESULT_FILES } from "../contract/mod.ts";
 import {
-  type ArtifactReader,
-  artifactReaderOf,
-  capOf,
   type ComparedInput,
   compareResults,
   comparisonSpec,
   describeRederived,
   DIGEST_KEYS,
-  interruptedEvidence,
-  parseResultText,
+  folderReadme,
   picturesNote,
   prBody,
   type Problem,
   prTitle,
-  type ReadmeState,
-  readmeState,
+  type ReadResult,
+  readResultFolder,
   renderChartSvg,
   renderComparisonCsv,
   renderComparisonJson,
   renderComparisonMarkdown,
   renderConsoleSummary,
-  renderReadme,
-  sealResult,
-  terminalText,
-  validateResultCounted,
-  validateResultText,
+  resentRequests,
+  sealFolder,
 } from "../report/mod.ts";
 import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
@@ -63,7 +49,7 @@ rebuilt from its line in outputs.jsonl, the stage durations and round wall times
 offsets and end offsets on the run's monotonic clock, the resolved-configuration checks and the round queueing,
 and the measured digest the run recorded), and prints the summary on stdout and every problem, with its JSON
 Pointer, on stderr. It also says when README.md was edited after the run (information, not an error: the operator
-may correct it). It reads evidence version 2; a folder written by an older strata-bench (outputs.jsonl lines
+may correct it). It reads evidence version ${EVIDENCE_VERSION}; a folder written by an older strata-bench (outputs.jsonl lines
 without evidence_version) is refused with that reason: check it with the strata-bench that wrote it.
 
 Several folders: each is validated; invalid ones (or folders of another format or schema version, or no result
@@ -109,157 +95,12 @@ not followed; results.json may be at most 16 MiB, outputs.jsonl 256 MiB, every o
 ${PRINTED_PROBLEMS} problems of a folder are printed, with the count of all of them.
 `;
 
-const RESULT_FILE = "results.json";
+const RESULT_FILE = RESULT_FILES.results;
 const FORMATS = ["md", "csv", "json"] as const;
 type Format = typeof FORMATS[number];
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-const OUTPUTS_FILE = "outputs.jsonl";
-
-/** Why a folder or its results.json cannot be read (permission, no such folder), with a hint a person can act on. */
-function unreadableMessage(dir: string, error: unknown): string {
-  const file = join(dir, RESULT_FILE);
-  if (!(error instanceof FolderFileError)) return `Cannot read "${file}": ${describe(error)}`;
-  if (error.code === "permission_denied") {
-    return `Cannot read "${error.path === "." ? dir : file}": permission refused. Run through "deno task report DIR" ` +
-      "or grant --allow-read.";
-  }
-  if (error.path === "." && error.code === "not_folder") {
-    return `Cannot read a result from "${dir}": it is not a folder; pass the result folder that holds ${RESULT_FILE}.`;
-  }
-  if (error.path === "." && error.code === "not_found") {
-    return `Cannot read a result from "${dir}": no such folder. Check the path.`;
-  }
-  return `Cannot read "${file}": ${error.message}`;
-}
-
-/**
- * The folder's files through runtime's SafeFolder (every path component checked with lstat, no link followed,
- * regular files only, report/'s size caps); null for an absent file.
- */
-function artifactReader(dir: string): ArtifactReader {
-  let folder: Promise<SafeFolder> | null = null;
-  return async (relativePath) => {
-    folder ??= openSafeFolder(dir);
-    return await artifactReaderOf(await folder)(relativePath);
-  };
-}
-
-/** A folder without results.json: an interrupted run when it holds a run's evidence, else not a result folder. */
-async function withoutResults(dir: string, folder: SafeFolder): Promise<Loaded> {
-  let bytes: Uint8Array | null = null;
-  try {
-    bytes = await folder.read(OUTPUTS_FILE, capOf(OUTPUTS_FILE));
-  } catch (error) {
-    if (!(error instanceof FolderFileError) || error.code !== "not_found") {
-      return {
-        kind: "interrupted",
-        dir,
-        message: `"${dir}" has no ${RESULT_FILE}, and its ${OUTPUTS_FILE} cannot be read: ${describe(error)}`,
-      };
-    }
-  }
-  if (bytes === null) {
-    return {
-      kind: "unreadable",
-      dir,
-      message: `Cannot read "${join(dir, RESULT_FILE)}": the folder has no ${RESULT_FILE}; pass the folder a run ` +
-        "wrote (bench-results/<UTC-date>-standard-<gpu>-<run-id>).",
-    };
-  }
-  const held = interruptedEvidence(bytes);
-  const cut = held.lastLineCut ? "; its last line is cut off (the process died while writing it)" : "";
-  const unreadable = held.unreadableLines > 0 ? `; ${held.unreadableLines} line(s) are not a request's evidence` : "";
-  return {
-    kind: "interrupted",
-    dir,
-    message: `"${dir}" is an interrupted run: it has no ${RESULT_FILE} (the run was stopped before it wrote its ` +
-      `result). Its ${OUTPUTS_FILE} holds the evidence of ${held.requests} request(s), ${held.sent} of them ` +
-      `sent${unreadable}${cut}. It is not a result; run the protocol again for one.`,
-  };
-}
-
-/** One folder, read and validated. */
-type Loaded =
-  | { kind: "unreadable"; dir: string; message: string }
-  | { kind: "interrupted"; dir: string; message: string }
-  | { kind: "checked"; dir: string; text: string; problems: Problem[]; total: number; result: Result | null };
-
-function validationOptions(bundle: LoadedBundle, dir: string, folderFiles?: readonly string[]) {
-  return {
-    ...(folderFiles === undefined ? {} : { folderFiles }),
-    maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
-    readArtifact: artifactReader(dir),
-    corpusSha256: bundle.corpusSha256,
-    fixtures: bundle.fixtures,
-  };
-}
-
-/** "another format": a results.json whose format or schema_version is not the one this tool reads, said first. */
-function formatProblem(value: unknown): Problem | null {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { pointer: "", message: "not a result: results.json must be one JSON object" };
-  }
-  const { format, schema_version: version } = value as Record<string, unknown>;
-  if (format === RESULT_FORMAT && version === SCHEMA_VERSION) return null;
-  const shown = (name: string, v: unknown) => (v === undefined ? `no ${name}` : `${name} ${JSON.stringify(v)}`);
-  const what = format === undefined && version === undefined
-    ? "results.json has no format and no schema_version (a legacy community report, or no result)"
-    : `${shown("format", format)} ${shown("schema_version", version)}`;
-  return {
-    pointer: format === RESULT_FORMAT ? "/schema_version" : "/format",
-    message: `${what}: not a result this strata-bench reads (${RESULT_FORMAT} schema version ${SCHEMA_VERSION}); ` +
-      "results of other formats or versions are never read as if they were",
-  };
-}
-
-async function loadFolder(dir: string, bundle: LoadedBundle): Promise<Loaded> {
-  let folder: SafeFolder;
-  try {
-    folder = await openSafeFolder(dir);
-  } catch (error) {
-    return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
-  }
-  const checked = (problem: Problem): Loaded => ({
-    kind: "checked",
-    dir,
-    text: "",
-    problems: [problem],
-    total: 1,
-    result: null,
-  });
-  let bytes: Uint8Array;
-  try {
-    bytes = await folder.read(RESULT_FILE, capOf(RESULT_FILE));
-  } catch (error) {
-    if (error instanceof FolderFileError && error.code === "not_found") return await withoutResults(dir, folder);
-    if (error instanceof FolderFileError && (error.code === "permission_denied" || error.code === "other")) {
-      return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
-    }
-    // A link, a FIFO, a device, a folder or a file over its cap: the folder's content is the problem.
-    return checked({ pointer: "", message: describe(error) });
-  }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return checked({ pointer: "", message: "not UTF-8 text: results.json must be UTF-8 JSON" });
-  }
-  // Parsed once (strictly, with the value cap): the format check, the validator and the summary read one value.
-  const parsed = parseResultText(text);
-  if (!parsed.ok) {
-    return checked({ pointer: "", message: `not strict JSON: ${parsed.reason} (at character ${parsed.offset})` });
-  }
-  const wrongFormat = formatProblem(parsed.value);
-  if (wrongFormat !== null) return { ...checked(wrongFormat) as Loaded & { kind: "checked" }, text };
-  const names = await folder.list().then((entries) =>
-    entries.map((e) => (e.kind === "folder" ? `${e.name}/` : e.name))
-  );
-  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir, names));
-  return { kind: "checked", dir, text, problems, total, result: parsed.value as Result };
 }
 
 /** The console summary, or null with a note on stderr when the result is too malformed to print. */
@@ -278,18 +119,14 @@ function printProblems(dir: string | null, problems: readonly Problem[], total =
   const listed = shown.length < total ? `; the first ${shown.length} are listed` : "";
   writeStderr(`${dir === null ? "" : `${dir}: `}${RESULT_FILE} is invalid: ${total} problem(s)${listed}\n`);
   for (const problem of shown) {
-    writeStderr(terminalText(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`));
+    writeStderr(`  ${problem.pointer === "" ? "(root)" : problem.pointer}: ${problem.message}\n`);
   }
   if (shown.length < total) writeStderr(`  ... and ${total - shown.length} more problem(s)\n`);
 }
 
-/** README.md against the hash the run recorded (report/'s readmeState). */
-async function readmeOf(dir: string, result: Result): Promise<ReadmeState> {
-  return readmeState(result, await artifactReader(dir)("README.md").catch(() => null));
-}
-
-async function printInformation(dir: string, result: Result): Promise<void> {
-  const readme = await readmeOf(dir, result);
+/** Notes beside the summary; the resends are read from the evidence of a valid result only (a checked, capped file). */
+async function printInformation(dir: string, result: Result, valid: boolean): Promise<void> {
+  const readme = await folderReadme(dir, result);
   if (readme === "edited") {
     writeStderr(
       "README.md was edited after the run (its SHA-256 differs from the one results.json recorded); results.json " +
@@ -301,22 +138,25 @@ async function printInformation(dir: string, result: Result): Promise<void> {
         "(results.json and the evidence are still what count).\n",
     );
   }
+  const resent = valid ? await resentRequests(dir, result) : [];
+  if (resent.length > 0) {
+    writeStderr(
+      `${resent.length} request(s) were sent once more on a fresh connection (the pooled connection closed before ` +
+        `any byte of the answer; the client's only resend): ${resent.join(", ")}\n`,
+    );
+  }
   const pictures = await picturesNote(result).catch(() => null);
-  if (pictures !== null) writeStderr(terminalText(`${pictures}\n`));
+  if (pictures !== null) writeStderr(`${pictures}\n`);
   const seals = result.extensions?.[DIGEST_KEYS.seal];
   if (Array.isArray(seals)) {
     for (const seal of seals as { sealed_at?: unknown; rehashed?: { path?: unknown }[] }[]) {
       const files = (seal.rehashed ?? []).map((r) => String(r.path)).join(", ");
-      writeStderr(
-        terminalText(
-          `sealed at ${String(seal.sealed_at)}: re-hashed by a person, nothing measured changed: ${files}\n`,
-        ),
-      );
+      writeStderr(`sealed at ${String(seal.sealed_at)}: re-hashed by a person, nothing measured changed: ${files}\n`);
     }
   }
 }
 
-async function singleFolder(loaded: Loaded): Promise<number> {
+async function singleFolder(loaded: ReadResult): Promise<number> {
   if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
     writeStderr(`${loaded.message}\n`);
     return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
@@ -329,7 +169,7 @@ async function singleFolder(loaded: Loaded): Promise<number> {
     );
   }
   if (summary !== null) writeStdout(summary);
-  if (loaded.result !== null) await printInformation(loaded.dir, loaded.result).catch(() => {});
+  if (loaded.result !== null) await printInformation(loaded.dir, loaded.result, loaded.total === 0).catch(() => {});
   if (loaded.total > 0) {
     printProblems(null, loaded.problems, loaded.total);
     return EXIT.resultNotOk;
@@ -350,7 +190,7 @@ function displayNames(dirs: readonly string[]): string[] {
 }
 
 async function comparison(
-  loaded: Loaded[],
+  loaded: ReadResult[],
   format: Format,
   svg: string | null,
 ): Promise<number> {
@@ -391,8 +231,8 @@ async function comparison(
     : format === "json"
     ? renderComparisonJson(compared, refused)
     : renderComparisonMarkdown(compared, refused);
-  writeStdout(terminalText(out));
-  if (format === "csv") { for (const line of refused) writeStderr(terminalText(`refused: ${line}\n`)); }
+  writeStdout(out);
+  if (format === "csv") { for (const line of refused) writeStderr(`refused: ${line}\n`); }
   if (svg !== null) {
     const written = await writeTextOutcome(svg, await renderChartSvg(comparisonSpec(compared)));
     if (!written.ok) {
@@ -409,7 +249,7 @@ async function comparison(
   return refused.length === 0 && allComplete ? EXIT.ok : EXIT.resultNotOk;
 }
 
-async function pullRequest(loaded: Loaded): Promise<number> {
+async function pullRequest(loaded: ReadResult): Promise<number> {
   if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
     writeStderr(`${loaded.message}\n`);
     return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
@@ -421,9 +261,9 @@ async function pullRequest(loaded: Loaded): Promise<number> {
   }
   const result = loaded.result;
   const folderName = basename(loaded.dir.replace(/[\\/]+$/, ""));
-  const readme = await readmeOf(loaded.dir, result);
+  const readme = await folderReadme(loaded.dir, result);
   const body = prBody(result, { folderName, readme });
-  writeStdout(terminalText(`Title: ${prTitle(result)}\n\n${body}`));
+  writeStdout(`Title: ${prTitle(result)}\n\n${body}`);
   if (result.extensions?.["simulated_engine"] === true) {
     writeStderr("This result is a simulation: do not submit it.\n");
     return EXIT.resultNotOk;
@@ -433,58 +273,37 @@ async function pullRequest(loaded: Loaded): Promise<number> {
 }
 
 async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
-  const path = join(dir, RESULT_FILE);
-  let text: string;
-  try {
-    const folder = await openSafeFolder(dir);
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
-      await folder.read(RESULT_FILE, capOf(RESULT_FILE)),
-    );
-  } catch (error) {
-    writeStderr(`${unreadableMessage(dir, error)}\n`);
+  const sealed = await sealFolder(dir, bundle);
+  if (sealed.kind === "unreadable") {
+    writeStderr(`${sealed.message}\n`);
     return EXIT.environment;
   }
-  const options = validationOptions(bundle, dir);
-  const outcome = await sealResult(text, {
-    read: options.readArtifact,
-    validate: (candidate) => validateResultText(candidate, options),
-    fixtures: bundle.fixtures,
-    renderReadme,
-    now: () => new Date(),
-  });
-  if (!outcome.ok) {
+  if (sealed.kind === "refused") {
     writeStderr(`Cannot seal "${dir}": nothing was changed, because:\n`);
-    for (const reason of outcome.reasons) writeStderr(terminalText(`  ${reason}\n`));
+    for (const reason of sealed.reasons) writeStderr(`  ${reason}\n`);
     writeStderr(
       "A seal accepts redactions of evidence text only; restore what was changed (from your copy of the run) and " +
         "seal again.\n",
     );
     return EXIT.resultNotOk;
   }
-  if (outcome.text === null) {
+  if (sealed.kind === "nothing") {
     writeStdout("nothing to seal: every artifact still matches its SHA-256, and the result validates\n");
     return EXIT.ok;
   }
-  const readmePath = join(dir, "README.md");
-  const writes: [string, string][] = [
-    ...(outcome.readme.kind === "rendered" ? [[readmePath, outcome.readme.text] as [string, string]] : []),
-    [path, outcome.text],
-  ];
-  for (const [file, content] of writes) {
-    const written = await writeTextOutcome(file, content);
-    if (!written.ok) {
-      writeStderr(
-        `Cannot write "${file}": ${written.reason}. "deno task report" may only read; run "deno task report:write ` +
-          `${dir} --seal".\n`,
-      );
-      return EXIT.environment;
-    }
+  if (sealed.kind === "unwritable") {
+    writeStderr(
+      `Cannot write "${sealed.file}": ${sealed.reason}. "deno task report" may only read; run "deno task report:write ` +
+        `${dir} --seal".\n`,
+    );
+    return EXIT.environment;
   }
+  const { outcome } = sealed;
   const rederived = describeRederived(outcome.rederived);
   if (rederived.length > 0) writeStdout("re-derived from the redacted evidence:\n");
-  for (const line of rederived) writeStdout(terminalText(`  ${line}\n`));
+  for (const line of rederived) writeStdout(`  ${line}\n`);
   for (const r of outcome.rehashed) {
-    writeStdout(terminalText(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`));
+    writeStdout(`re-hashed ${r.path} (${r.kind}): ${r.sha256_before} -> ${r.sha256_after}\n`);
   }
   const readme = {
     rendered: "README.md drawn again from the sealed result",
@@ -562,8 +381,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const dirs = positionals;
   if (values.seal === true) return await seal(dirs[0]!, bundle);
-  const loaded: Loaded[] = [];
-  for (const dir of dirs) loaded.push(await loadFolder(dir, bundle));
+  const loaded: ReadResult[] = [];
+  for (const dir of dirs) loaded.push(await readResultFolder(dir, bundle));
   if (values.pr === true) return await pullRequest(loaded[0]!);
   if (dirs.length === 1 && values.format === undefined && svgPath === null) {
     return await singleFolder(loaded[0]!);

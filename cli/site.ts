@@ -2,7 +2,6 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import {
-  FileReadError,
   invocationFolder,
   onTerminationSignal,
   readFile,
@@ -16,20 +15,18 @@ import {
   buildSite,
   type CheckOutcome,
   folderReader,
-  GitError,
   GitRepo,
   gitRunner,
   knownProtocols,
   MANIFEST_PATH,
   openSiteOutput,
   outputFiles,
-  ProtocolsFileError,
   readWebFile,
-  SiteOutputError,
   siteRequestHandler,
   verifyFolder,
 } from "../site/mod.ts";
-import { EXIT } from "./exit_codes.ts";
+import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
+import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench site build [--repo DIR] [--out DIR] [--branch NAME] [--protocols FILE]
@@ -73,16 +70,6 @@ Exit codes:
   ${EXIT.usage}  usage error
   ${EXIT.environment}  git missing, not a repository, unreadable folder, or an --out folder holding other files
 `;
-
-class UsageError extends Error {}
-
-// deno-lint-ignore no-control-regex -- control characters are what printable() escapes
-const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
-
-/** Text from a result or a manifest, safe for a terminal: control characters shown as escapes. */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -135,14 +122,14 @@ async function build(values: Record<string, unknown>): Promise<number> {
     `site: ${report.entries.length} entries from ${MANIFEST_PATH} on ${report.branch.name} ${report.branch.commit}\n`,
   );
   if (report.manifestProblem !== null) {
-    writeStdout(`  the manifest cannot be read: ${printable(report.manifestProblem)}\n`);
+    writeStdout(`  the manifest cannot be read: ${report.manifestProblem}\n`);
   }
   let flagged = 0;
   for (const entry of report.entries) {
     const state = entry.problems.length > 0 ? "unverifiable" : entry.contradictions.length > 0 ? "will fail" : "ok";
     if (state !== "ok") flagged++;
-    writeStdout(`  ${state.padEnd(12)} ${printable(entry.label)}  r/${entry.slug}/\n`);
-    for (const line of [...entry.problems, ...entry.contradictions]) writeStdout(`               ${printable(line)}\n`);
+    writeStdout(`  ${state.padEnd(12)} ${entry.label}  r/${entry.slug}/\n`);
+    for (const line of [...entry.problems, ...entry.contradictions]) writeStdout(`               ${line}\n`);
   }
   const mib = (report.evidenceBytes / 1048576).toFixed(1);
   writeStdout(`wrote ${report.files.length} files (${mib} MiB of evidence) to ${outDir}\n`);
@@ -200,14 +187,12 @@ export function verifyText(dir: string, outcome: CheckOutcome): string {
   for (const check of outcome.checks) lines.push(`  ok  ${check}`);
   if (outcome.state !== "verified" || outcome.facts === null) {
     lines.push(`verification ${outcome.state === "failed" ? "failed" : "impossible: unverifiable"}:`);
-    for (const reason of outcome.reasons) lines.push(`  - ${printable(reason)}`);
+    for (const reason of outcome.reasons) lines.push(`  - ${reason}`);
     return `${lines.join("\n")}\n`;
   }
   const f = outcome.facts;
   lines.push(
-    `run ${printable(f.runId)}: ${f.status}${f.simulated ? " (simulated engine)" : ""}, protocol ${
-      printable(f.protocolId)
-    } (${f.stage})`,
+    `run ${f.runId}: ${f.status}${f.simulated ? " (simulated engine)" : ""}, protocol ${f.protocolId} (${f.stage})`,
   );
   lines.push(
     `sanity ${f.quality.passed}/12 (instruction ${f.quality.categories.instruction?.passed}/4, retrieval ${f.quality.categories.retrieval?.passed}/4, tool_call ${f.quality.categories.tool_call?.passed}/4)`,
@@ -220,7 +205,7 @@ export function verifyText(dir: string, outcome: CheckOutcome): string {
       } tok/s  ttft ${fixed(m.ttft_s?.median, 3)} s  (n=${m.decode_tps?.n ?? 0}, capped ${row.capped}/${row.requests})`,
     );
   }
-  const drawings = f.artifacts.filter((a) => a.path.endsWith(".svg")).map((a) => printable(a.path));
+  const drawings = f.artifacts.filter((a) => a.path.endsWith(".svg")).map((a) => a.path);
   if (drawings.length > 0) {
     lines.push(
       `not recomputed: ${drawings.join(", ")} are the runner's drawings (their bytes match their hashes; ` +
@@ -283,23 +268,9 @@ export async function main(argv: string[]): Promise<number> {
     if (sub === "serve") return await serve(values as Parameters<typeof serve>[0], positionals);
     return await verify(values as Parameters<typeof verify>[0], positionals);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
-      writeStderr(`Cannot run site: ${describe(error)}\nRun "strata-bench site --help" for usage.\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof ProtocolsFileError) {
-      writeStderr(`${printable(error.message)}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof GitError || error instanceof FileReadError || error instanceof SiteOutputError) {
-      writeStderr(`${printable(error.message)}\n`);
-      return EXIT.environment;
-    }
-    const flag = refusedPermissionFlag(error);
-    if (flag !== null) {
-      writeStderr(`Cannot run site ${argv[0]}: permission refused (add ${printable(flag)}).\n`);
-      return EXIT.environment;
-    }
-    throw error;
+    const code = exitCodeOf(error);
+    if (code === null) throw error;
+    writeStderr(failureText("site", argv[0], error));
+    return code;
   }
 }

@@ -101,6 +101,8 @@ class StreamRequest {
   #exchangeStartMs = 0;
   #dispatchMs: number | null = null;
   #reused = false;
+  /** A second dispatch: the pooled connection closed before any byte and the request went out on a fresh one. */
+  #resent = false;
   /** Visible-output event offsets from dispatch, seconds; null unless the caller asked for them. */
   #chunkOffsetsS: number[] | null;
   #dispatchedAtEpochMs = Date.now();
@@ -172,6 +174,7 @@ class StreamRequest {
         now: this.#now,
       }, {
         dispatch: (tMs, reused) => {
+          if (this.#dispatchMs !== null) this.#resent = true;
           this.#dispatchMs = tMs;
           this.#reused = reused;
           this.#dispatchedAtEpochMs = Date.now();
@@ -372,6 +375,7 @@ class StreamRequest {
       events: reader.events,
       keepalives: this.#keepalives,
       first_reasoning_s: offset(this.#firstReasoningMs),
+      resent_on_fresh_connection: this.#resent,
     };
     if (this.#dispatchMs !== null) {
       // Connection setup before dispatch: 0 on a pooled connection, else from the exchange start to dispatch.

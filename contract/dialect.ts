@@ -3,7 +3,7 @@
  * "no reasoning budget"), and the probe identifies it from what the server exposes.
  */
 
-export const ENGINE_DIALECTS = ["llama.cpp", "strata", "unknown"] as const;
+const ENGINE_DIALECTS = ["llama.cpp", "strata", "unknown"] as const;
 /** Engine family, as the probe identifies it; "unknown" when the server exposes nothing that tells. */
 export type Dialect = typeof ENGINE_DIALECTS[number];
 

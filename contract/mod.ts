@@ -1,10 +1,11 @@
 /**
  * contract/: the ground floor. The shared words of the whole toolkit, importing nothing of the project: the result
- * contract of the standard protocol, the protocol's shape (phases, case and request ids, repetitions, rounds,
+ * contract of the standard protocol, the evidence line (outputs.jsonl) and the result folder's file names, the protocol's shape (phases, case and request ids, repetitions, rounds,
  * caps, seeds, planned counts), the fixture type, the stream record the client produces and its end kinds, the
  * load sample, the SHA-256 helper and the seeded PRNG. Every other part may import it; it imports no part.
  */
 export * from "./result.ts";
+export * from "./evidence.ts";
 export * from "./protocol.ts";
 export type * from "./fixture.ts";
 export * from "./stream.ts";

@@ -17,15 +17,15 @@ export const SANITY_IDS = ["I1", "I2", "I3", "I4", "R1", "R2", "R3", "R4", "T1",
 export type SanityId = typeof SANITY_IDS[number];
 
 export const PERFORMANCE_CASES = ["short", "prompt-4k", "prompt-16k"] as const;
-export type PerformanceCase = typeof PERFORMANCE_CASES[number];
+type PerformanceCase = typeof PERFORMANCE_CASES[number];
 
 /** Case id of the optional concurrency stage in summaries and request records. */
 export const CONCURRENCY_CASE = "short-burst" as const;
 
 /** Repetitions of each performance case (seeds 1..3). */
-export const REPETITIONS = 3 as const;
+const REPETITIONS = 3 as const;
 /** Rounds of the optional concurrency stage. */
-export const ROUNDS = 3 as const;
+const ROUNDS = 3 as const;
 /** Clients released together in one optional concurrency round; also the concurrency of its summaries. */
 export const CLIENTS_PER_ROUND = 4 as const;
 

@@ -13,7 +13,7 @@ import { PHASES, PROFILE_ID, PROTOCOL_ID, SANITY_CATEGORIES } from "./protocol.t
 export const RESULT_FORMAT = "strata-standard-benchmark" as const;
 export const SCHEMA_VERSION = 1 as const;
 
-export const RUN_STATUSES = ["complete", "partial", "nonconforming"] as const;
+const RUN_STATUSES = ["complete", "partial", "nonconforming"] as const;
 export type RunStatus = typeof RUN_STATUSES[number];
 
 export const REQUEST_STATUSES = ["completed", "truncated", "failed", "skipped"] as const;
@@ -33,7 +33,7 @@ export const METRIC_UNITS: Readonly<Record<Metric, "tokens/s" | "s">> = {
   total_s: "s",
 };
 
-export const ARTIFACT_KINDS = ["config", "engine_log", "outputs", "provenance"] as const;
+const ARTIFACT_KINDS = ["config", "engine_log", "outputs", "provenance"] as const;
 export type ArtifactKind = typeof ARTIFACT_KINDS[number];
 
 /** Named string formats; each is a `pattern` in the schema, and report/ adds the checks a pattern cannot do. */
@@ -334,8 +334,6 @@ export function resultJsonSchema(): Record<string, unknown> {
 }
 
 export type NameVersion = Type.Static<typeof nameVersion>;
-export type Protocol = Type.Static<typeof protocol>;
-export type Run = Type.Static<typeof run>;
 export type Gpu = Type.Static<typeof gpu>;
 export type Storage = Type.Static<typeof storage>;
 export type Hardware = Type.Static<typeof hardware>;
@@ -366,17 +364,12 @@ export type ProbedConfiguration = Pick<
 >;
 export type PhaseCounts = Type.Static<typeof phaseCounts>;
 export type RequestCounts = Type.Static<typeof requestCounts>;
-export type RequestTokens = Type.Static<typeof tokens>;
-export type RequestTimings = Type.Static<typeof timings>;
-export type RequestMetrics = Type.Static<typeof metrics>;
-export type RequestSources = Type.Static<typeof sources>;
 export type RequestError = Type.Static<typeof requestError>;
 export type Evaluation = Type.Static<typeof evaluation>;
 export type RequestRecord = Type.Static<typeof request>;
 export type Exclusion = Type.Static<typeof exclusion>;
 export type Summary = Type.Static<typeof summary>;
 export type ConcurrencyRound = Type.Static<typeof concurrencyRound>;
-export type CategoryScore = Type.Static<typeof categoryScore>;
 export type Quality = Type.Static<typeof quality>;
 export type Artifact = Type.Static<typeof artifact>;
 export type Result = Type.Static<typeof RESULT_SCHEMA>;

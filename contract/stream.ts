@@ -53,7 +53,7 @@ export interface InvalidUtf8Record {
 }
 
 /** Client event offsets, seconds from dispatch on the monotonic clock. Null when the event never happened. */
-export interface ClientOffsets {
+interface ClientOffsets {
   headers_s: number | null;
   first_byte_s: number | null;
   /** First nonempty reasoning, answer or tool-call delta. */
@@ -117,6 +117,11 @@ export interface StreamOutcome {
    * pooled connection was reused. Absent when the client does not record it.
    */
   connect_s?: number;
+  /**
+   * The pooled connection closed before any byte of the answer, and the request was sent once more on a fresh
+   * connection (the client's only resend). Absent when the client does not record it.
+   */
+  resent_on_fresh_connection?: boolean;
 }
 
 /**

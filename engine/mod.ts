@@ -3,8 +3,7 @@
  * engine profiles, and the process control `run --profile` uses (start on loopback, wait for ready, capture the
  * log, stop).
  */
-import { resultFiles } from "../runtime/mod.ts";
-import { toolkitDirFromModule } from "../probe/mod.ts";
+import { resultFiles, toolkitDirFromModule } from "../runtime/mod.ts";
 import { type EngineHandle, startEngine, type StartEngineOptions } from "./engine_process.ts";
 import { loadProfile } from "./load_profile.ts";
 

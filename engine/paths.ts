@@ -4,8 +4,7 @@
  * mix. Nothing here is ever committed.
  */
 import { join } from "node:path";
-import { defaultCacheDir, defaultProbeDeps } from "../probe/mod.ts";
-import type { Outcome } from "../runtime/mod.ts";
+import { type Outcome, toolkitCacheDir } from "../runtime/mod.ts";
 
 /** The npm package whose tarball carries llama.cpp's source as a git bundle. */
 export const NODE_LLAMA_CPP = { name: "node-llama-cpp", version: "3.21.1" } as const;
@@ -16,7 +15,7 @@ export const LLAMA_CPP_COMMIT = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
 
 /** The toolkit's cache folder (`$XDG_CACHE_HOME/strata-bench`, else `~/.cache/strata-bench`). */
 export function cacheDir(): Outcome<string> {
-  return defaultCacheDir(defaultProbeDeps());
+  return toolkitCacheDir();
 }
 
 /** Cache paths of one llama.cpp commit. */

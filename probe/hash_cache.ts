@@ -35,19 +35,6 @@ export function hashCacheKey(absolutePath: string, facts: FileFacts): string {
   return `${absolutePath}|${facts.sizeBytes}|${Math.trunc(facts.mtimeMs)}|${facts.ino}`;
 }
 
-/** $XDG_CACHE_HOME/strata-bench, else $HOME/.cache/strata-bench (LOCALAPPDATA on Windows), or why none. */
-export function defaultCacheDir(deps: Pick<HashCacheDeps, "env" | "homeDir">): Outcome<string> {
-  const xdg = deps.env("XDG_CACHE_HOME");
-  if (xdg.ok && xdg.value.startsWith("/")) return { ok: true, value: `${xdg.value}/strata-bench` };
-  const local = deps.env("LOCALAPPDATA");
-  if (local.ok) return { ok: true, value: `${local.value}\\strata-bench` };
-  const home = deps.env("HOME");
-  if (home.ok) return { ok: true, value: `${home.value}/.cache/strata-bench` };
-  const dir = deps.homeDir();
-  if (dir.ok) return { ok: true, value: `${dir.value}/.cache/strata-bench` };
-  return { ok: false, kind: "not_found", reason: `no cache folder: ${home.reason}; ${dir.reason}` };
-}
-
 /** Opens (or starts) the cache in `dir`; a missing or corrupt file is an empty cache. */
 export async function openHashCache(dir: string | null, deps: HashCacheDeps): Promise<HashCache> {
   const path = dir === null ? null : `${dir}${dir.includes("\\") && !dir.includes("/") ? "\\" : "/"}hashes.json`;

@@ -89,7 +89,7 @@ export {
 } from "./model_files.ts";
 export { hashFile, type HashFileDeps, type HashFileOptions, type HashProgress } from "./hash_file.ts";
 export type { HashWorkerPort, StartHashWorker } from "./_hash_pool.ts";
-export { defaultCacheDir, type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
+export { type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
 export {
   bakeRunnerCommit,
   bakeToolkitVersion,
@@ -126,10 +126,5 @@ export function defaultProbeDeps(): ProbeDeps {
   };
 }
 
-/** The toolkit's root folder (parent of probe/), from this module's URL; null when not a file URL. */
-export function toolkitDirFromModule(): string | null {
-  const url = new URL("../", import.meta.url);
-  if (url.protocol !== "file:") return null;
-  const path = decodeURIComponent(url.pathname);
-  return /^\/[A-Za-z]:\//.test(path) ? path.slice(1, -1) : path.replace(/\/$/, "");
-}
+/** The toolkit's root folder, defined in runtime/ (named here too for the parts that read it with the probe). */
+export { toolkitDirFromModule } from "../runtime/mod.ts";

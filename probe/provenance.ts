@@ -3,6 +3,7 @@
  * explained in `missing` (absolute JSON Pointers) and every identity gap listed in `nonconformingReasons`.
  */
 import type { EngineCommandLine, Hardware, Model, ProbedConfiguration, Software } from "../contract/mod.ts";
+import { toolkitCacheDir } from "../runtime/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
@@ -10,7 +11,6 @@ import { declaredEngineArgs, type EngineCommandLineReading, observeEngineCommand
 import { resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
 import { readModelFileFacts } from "./model_file_facts.ts";
 import { type DeviceSelection, probeHardware } from "./hardware.ts";
-import { defaultCacheDir } from "./hash_cache.ts";
 import { expandShards, findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
 import { probeServer, type ServerFacts } from "./server.ts";
 
@@ -129,7 +129,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
   let cacheDir: string | null;
   if (options.cacheDir !== undefined) cacheDir = options.cacheDir;
   else {
-    const dir = defaultCacheDir(deps);
+    const dir = toolkitCacheDir(deps);
     cacheDir = dir.ok ? dir.value : null;
   }
   const modelFiles = await findAndHashModelFiles({

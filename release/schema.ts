@@ -1,36 +1,45 @@
 /**
- * `deno task schema`: writes contract/result.schema.json, the published JSON Schema of results.json, from the one
- * definition in contract/result.ts. `--check` writes nothing and exits 1 when the committed file differs.
+ * `deno task schema`: writes the published JSON Schemas from their one definition in contract/:
+ * contract/result.schema.json (results.json, contract/result.ts) and contract/evidence.schema.json (one
+ * outputs.jsonl line, contract/evidence.ts). `--check` writes nothing and exits 1 when a committed file differs.
  */
 import { fileURLToPath } from "node:url";
-import { resultJsonSchema } from "../contract/mod.ts";
+import { evidenceJsonSchema, resultJsonSchema } from "../contract/mod.ts";
 import { args, exit, readTextOutcome, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 
-/** Where the published schema lives. */
-export const SCHEMA_FILE = fileURLToPath(new URL("../contract/result.schema.json", import.meta.url));
+/** The published schemas: file name in contract/ -> the document it holds. */
+export const SCHEMAS = {
+  "result.schema.json": resultJsonSchema,
+  "evidence.schema.json": evidenceJsonSchema,
+} as const;
 
-/** The exact text of the published schema file. */
-export function schemaText(): string {
-  return `${JSON.stringify(resultJsonSchema(), null, 2)}\n`;
+/** The exact text of the published schema file `name`. */
+export function schemaText(name: keyof typeof SCHEMAS = "result.schema.json"): string {
+  return `${JSON.stringify(SCHEMAS[name](), null, 2)}\n`;
 }
 
 if (import.meta.main) {
   const check = args().includes("--check");
-  const text = schemaText();
-  if (check) {
-    const current = await readTextOutcome(SCHEMA_FILE);
-    const same = current.ok && current.value === text;
-    (same ? writeStdout : writeStderr)(
-      same ? "result.schema.json matches contract/result.ts\n" : "result.schema.json differs: run deno task schema\n",
-    );
-    exit(same ? 0 : 1);
-  } else {
-    const written = await writeTextOutcome(SCHEMA_FILE, text);
-    if (!written.ok) {
-      writeStderr(`Cannot write ${SCHEMA_FILE}: ${written.reason}\n`);
-      exit(3);
+  let code = 0;
+  for (const name of Object.keys(SCHEMAS) as (keyof typeof SCHEMAS)[]) {
+    const file = fileURLToPath(new URL(`../contract/${name}`, import.meta.url));
+    const text = schemaText(name);
+    if (check) {
+      const current = await readTextOutcome(file);
+      const same = current.ok && current.value === text;
+      (same ? writeStdout : writeStderr)(
+        same ? `${name} matches contract/\n` : `${name} differs: run deno task schema\n`,
+      );
+      if (!same) code = 1;
     } else {
-      writeStdout(`wrote ${SCHEMA_FILE}\n`);
+      const written = await writeTextOutcome(file, text);
+      if (!written.ok) {
+        writeStderr(`Cannot write ${file}: ${written.reason}\n`);
+        code = 3;
+      } else {
+        writeStdout(`wrote ${file}\n`);
+      }
     }
   }
+  exit(code);
 }

@@ -13,18 +13,17 @@
  *   monotonic clock) and `client_offsets_s.end_s` (the same clock, from that dispatch): the numbers the run itself
  *   computed them from, so they must be equal, with no tolerance. The wall-clock `dispatched_at_epoch_ms` is
  *   metadata only.
- * - Only evidence version 2 (`evidence_version` in every line) is read. Version 1 lines, written before the
- *   dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead of being
- *   checked against a tolerance that a busy machine breaks.
+ * - Only the contract's evidence version (`evidence_version` in every line) is read. Version 1 lines, written
+ *   before the dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead
+ *   of being checked against a tolerance that a busy machine breaks.
  */
-import { type Fixture, type RequestRecord, schedule, type ScheduledRequest } from "../contract/mod.ts";
+import { EVIDENCE_VERSION, type Fixture, type RequestRecord, schedule, type ScheduledRequest } from "../contract/mod.ts";
 import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import { leafDifferences, lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
-import { EVIDENCE_VERSION } from "./result_folder.ts";
 import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
 import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
 import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";

@@ -6,7 +6,7 @@
 import { roundQueueing } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { isJsonObject } from "./_contract_check.ts";
-import type { ProblemSink } from "./_pointer.ts";
+import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { configCheckOf } from "./_evidence_line.ts";
 import type { EvidenceCheckInput, EvidenceLine } from "./_evidence_types.ts";
 
@@ -40,7 +40,7 @@ export function checkConfigChecks(
   for (const line of sent) {
     const rebuilt = configCheckOf(line.facts);
     if (rebuilt === null) continue;
-    const pointer = `${base}/requests/${line.id.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    const pointer = childPointer(`${base}/requests`, line.id);
     const theirs = stated[line.id];
     if (pick(theirs) !== pick(rebuilt)) {
       problems.push({

@@ -1,7 +1,7 @@
 /**
  * Checks a value against the contract's JSON Schema (contract/result.ts) and collects every problem with its JSON
  * Pointer and words a person can act on. It understands exactly the keywords that schema uses (type, const, enum,
- * a nullable anyOf, pattern and format, minimum, properties with required and additionalProperties, a string-keyed
+ * a nullable anyOf, an anyOf of objects told apart by a `kind` constant, the empty schema, pattern and format, minimum, properties with required and additionalProperties, a string-keyed
  * record as patternProperties, items); a schema node with anything else is a defect and throws.
  */
 import { FORMAT_PATTERNS, NONEMPTY_PATTERN, type StringFormat } from "../contract/mod.ts";
@@ -86,10 +86,28 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/**
+ * The branches of a union of objects told apart by a `kind` constant (anyOf [{kind: "a", ...}, {kind: "b", ...}]),
+ * as kind -> branch; null when the node is not one.
+ */
+function kindBranches(node: SchemaNode): Map<unknown, SchemaNode> | null {
+  const anyOf = node["anyOf"];
+  if (!Array.isArray(anyOf) || nullableInner(node) !== null) return null;
+  const branches = new Map<unknown, SchemaNode>();
+  for (const branch of anyOf as SchemaNode[]) {
+    const kind = (branch["properties"] as Record<string, SchemaNode> | undefined)?.["kind"];
+    if (kind === undefined || !("const" in kind)) return null;
+    branches.set(kind["const"], branch);
+  }
+  return branches;
+}
+
 /** What a node accepts, in words. */
 function expected(node: SchemaNode): string {
   const inner = nullableInner(node);
   if (inner !== null) return `${expected(inner)}, or null`;
+  const kinds = kindBranches(node);
+  if (kinds !== null) return `an object whose kind is ${[...kinds.keys()].map((k) => JSON.stringify(k)).join(" or ")}`;
   if ("const" in node) return JSON.stringify(node["const"]);
   if (Array.isArray(node["enum"])) return `one of ${node["enum"].map((v) => JSON.stringify(v)).join(", ")}`;
   const minimum = typeof node["minimum"] === "number" ? node["minimum"] : undefined;
@@ -148,11 +166,19 @@ function scalarAccepts(node: SchemaNode, value: unknown): boolean {
  */
 export function checkSchema(value: unknown, node: SchemaNode, pointer: string, problems: ProblemSink): void {
   assertKnown(node);
+  // An empty node ({}: any JSON value) accepts everything.
+  if (Object.keys(node).length === 0) return;
   const fail = () => problems.push({ pointer, message: `expected ${expected(node)}, got ${describe(value)}` });
   const inner = nullableInner(node);
   if (inner !== null) {
     if (value !== null) checkSchema(value, inner, pointer, problems);
     return;
+  }
+  const kinds = kindBranches(node);
+  if (kinds !== null) {
+    const branch = isJsonObject(value) ? kinds.get(value["kind"]) : undefined;
+    if (branch === undefined) return void fail();
+    return checkSchema(value, branch, pointer, problems);
   }
   if (node["type"] === "array") {
     if (!Array.isArray(value)) return void fail();

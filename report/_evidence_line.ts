@@ -5,21 +5,19 @@
  * the runner both use this, so a record the run publishes is by construction the one the evidence rebuilds.
  */
 import {
-  type ClientOffsets,
-  DELTA_KINDS,
   type Fixture,
-  type InvalidUtf8Record,
+  LINE_NAMES,
   type RequestRecord,
+  SENT_LINE_SCHEMA,
+  type SentLine,
+  SKIPPED_LINE_SCHEMA,
   type SlotReading,
-  STREAM_END_KINDS,
-  type StreamEnd,
   type StreamOutcome,
-  type ToolCallRecord,
 } from "../contract/mod.ts";
 import { buildRequestRecord, checkResolvedConfig, type ConfigCheck, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
-import { childPointer } from "./_pointer.ts";
-import { isJsonObject } from "./_contract_check.ts";
+import { childPointer, pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
+import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 
 /** What a line says about its request: never sent (with why), or sent (with its raw outcome). */
 export type LineFacts =
@@ -34,62 +32,10 @@ export type LineFacts =
     slot: SlotReading;
   };
 
-/** The line's /slots reading; a line without one (or with an unreadable one) reads as "none" with why. */
-function slotReadingOf(value: unknown): SlotReading {
-  if (value === undefined) return { kind: "none", reason: "the line records no /slots reading" };
-  if (isJsonObject(value) && value["kind"] === "none" && typeof value["reason"] === "string") {
-    return { kind: "none", reason: value["reason"] };
-  }
-  if (
-    isJsonObject(value) && value["kind"] === "slot" && typeof value["source"] === "string" &&
-    typeof value["matched_by"] === "string"
-  ) {
-    return {
-      kind: "slot",
-      source: value["source"],
-      matched_by: value["matched_by"],
-      slot_id: value["slot_id"],
-      id_task: value["id_task"],
-      params: value["params"],
-    };
-  }
-  return { kind: "none", reason: `the line's slot_reading is not a reading: ${brief(value)}` };
-}
-
 type Fields = Record<string, unknown>;
 
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === "string";
-const isOffsetOrNull = (value: unknown): value is number | null => value === null || typeof value === "number";
-
-function toolCallsOf(value: unknown): ToolCallRecord[] | null {
-  if (!Array.isArray(value)) return null;
-  const calls: ToolCallRecord[] = [];
-  for (const call of value) {
-    if (
-      !isJsonObject(call) || !isCount(call["index"]) || !isStringOrNull(call["id"]) ||
-      !isStringOrNull(call["type"]) || typeof call["name"] !== "string" || typeof call["arguments"] !== "string"
-    ) return null;
-    calls.push({
-      index: call["index"],
-      id: call["id"],
-      type: call["type"],
-      name: call["name"],
-      arguments: call["arguments"],
-    });
-  }
-  return calls;
-}
-
-function offsetsOf(value: unknown): ClientOffsets | null {
-  if (!isJsonObject(value)) return null;
-  const { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s } = value;
-  if (
-    !isOffsetOrNull(headers_s) || !isOffsetOrNull(first_byte_s) || !isOffsetOrNull(first_delta_s) ||
-    !isOffsetOrNull(first_answer_s) || typeof end_s !== "number"
-  ) return null;
-  return { headers_s, first_byte_s, first_delta_s, first_answer_s, end_s };
-}
+const SKIPPED: SchemaNode = JSON.parse(JSON.stringify(SKIPPED_LINE_SCHEMA));
+const SENT: SchemaNode = JSON.parse(JSON.stringify(SENT_LINE_SCHEMA));
 
 /** The `member` of a chunk as JSON.parse reads it (what the client parsed), or null when it cannot be read. */
 function memberOf(chunk: string, member: string): unknown {
@@ -101,112 +47,66 @@ function memberOf(chunk: string, member: string): unknown {
   }
 }
 
-function invalidUtf8Of(value: unknown): InvalidUtf8Record[] | null {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) return null;
-  const out: InvalidUtf8Record[] = [];
-  for (const item of value) {
-    if (
-      !isJsonObject(item) || !isCount(item["event"]) || !Array.isArray(item["byte_offsets"]) ||
-      !item["byte_offsets"].every(isCount) || !Array.isArray(item["delta_kinds"]) ||
-      !item["delta_kinds"].every((k) => (DELTA_KINDS as readonly unknown[]).includes(k))
-    ) return null;
-    out.push({
-      event: item["event"],
-      byte_offsets: item["byte_offsets"] as number[],
-      delta_kinds: item["delta_kinds"] as InvalidUtf8Record["delta_kinds"],
-    });
-  }
-  return out;
+/** The first way `fields` breaks the line's schema, named by its field ("client_offsets_s/end_s: expected ..."). */
+function schemaProblem(fields: Fields, node: SchemaNode): string | null {
+  const problems: Problem[] = [];
+  checkSchema(fields, node, "", problems);
+  const first = problems[0];
+  return first === undefined ? null : `${first.pointer.slice(1)}: ${first.message}`;
 }
 
-/** The facts of one parsed outcome line, or why they cannot be read. */
-export function outcomeOf(
-  fields: Fields,
-): { outcome: StreamOutcome; concurrency: number; dispatchOffsetS: number } | string {
-  const wrong = (name: string, wanted: string) => `${name} must be ${wanted}, found ${brief(fields[name])}`;
-  const raw: Record<"usage" | "timings", { parsed: unknown; chunk?: string | null }> = {
-    usage: { parsed: null },
-    timings: { parsed: null },
-  };
+/**
+ * What the schema cannot say of a sent line: the exact chunk text or the parsed object of usage and timings (one
+ * of the two), and an error that matches the stream's end.
+ */
+function sentLineProblem(line: SentLine): string | null {
   for (const key of ["usage", "timings"] as const) {
-    const chunkKey = `${key}_chunk`;
-    if (Object.hasOwn(fields, chunkKey)) {
-      const chunk = fields[chunkKey];
-      if (chunk !== null && typeof chunk !== "string") return wrong(chunkKey, "the exact chunk text, or null");
-      raw[key] = { parsed: chunk === null ? null : memberOf(chunk, key), chunk };
-    } else if (Object.hasOwn(fields, key)) {
-      raw[key] = { parsed: fields[key] };
-    } else {
-      return `${chunkKey} is absent (the exact text of the chunk that carried ${key}, or null when none arrived)`;
+    if (!Object.hasOwn(line, `${key}_chunk`) && !Object.hasOwn(line, key)) {
+      return `${key}_chunk is absent (the exact text of the chunk that carried ${key}, or null when none arrived)`;
     }
   }
-  const invalidUtf8 = invalidUtf8Of(fields["invalid_utf8"]);
-  if (invalidUtf8 === null) return wrong("invalid_utf8", "an array of {event, byte_offsets, delta_kinds}");
-  const concurrency = fields["concurrency"];
-  if (!Number.isSafeInteger(concurrency) || (concurrency as number) < 1) return wrong("concurrency", "a count ≥ 1");
-  if (!isJsonObject(fields["request"])) return wrong("request", "the request body object that was sent");
-  const dispatched = fields["dispatched_at_epoch_ms"];
-  if (typeof dispatched !== "number" || !Number.isFinite(dispatched)) {
-    return wrong("dispatched_at_epoch_ms", "epoch milliseconds");
-  }
-  const dispatchOffsetS = fields["dispatch_offset_s"];
-  if (typeof dispatchOffsetS !== "number" || !(dispatchOffsetS >= 0)) {
-    return wrong("dispatch_offset_s", "the dispatch in seconds from the run's epoch (≥ 0)");
-  }
-  const end = fields["end"];
-  if (typeof end !== "string" || !(STREAM_END_KINDS as readonly string[]).includes(end)) {
-    return wrong("end", `one of ${STREAM_END_KINDS.join(", ")}`);
-  }
-  const httpStatus = fields["http_status"];
-  if (httpStatus !== null && !isCount(httpStatus)) return wrong("http_status", "an HTTP status or null");
-  for (const key of ["finish_reason", "first_delta_kind"]) {
-    if (!isStringOrNull(fields[key])) return wrong(key, "a string or null");
-  }
-  for (const key of ["final_answer", "reasoning_text"]) {
-    if (typeof fields[key] !== "string") return wrong(key, "a string");
-  }
-  const toolCalls = toolCallsOf(fields["tool_calls"]);
-  if (toolCalls === null) return wrong("tool_calls", "an array of {index, id, type, name, arguments}");
-  const offsets = offsetsOf(fields["client_offsets_s"]);
-  if (offsets === null) {
-    return wrong("client_offsets_s", "{headers_s, first_byte_s, first_delta_s, first_answer_s, end_s} in seconds");
-  }
-  for (const key of ["sse_events", "keepalives"]) if (!isCount(fields[key])) return wrong(key, "a count");
-  const error = fields["error"];
+  const { end, error } = line;
   if (end === "finished") {
     if (error !== null) return `error must be null for a stream that finished, found ${brief(error)}`;
-  } else if (!isJsonObject(error) || error["kind"] !== end || typeof error["message"] !== "string") {
+  } else if (error === null || error.kind !== end) {
     return `error must be {kind: ${JSON.stringify(end)}, message} for a stream that ended "${end}", found ${
       brief(error)
     }`;
   }
-  // The run writes the end's name as the message when the client had no error text.
-  const message = error === null || error["message"] === end ? null : error["message"] as string;
+  return null;
+}
+
+/** The stream outcome a sent line records (the line's names mapped back through LINE_NAMES). */
+function outcomeOf(line: SentLine): StreamOutcome {
+  const raw = (key: "usage" | "timings") => {
+    const chunk = line[`${key}_chunk`];
+    return chunk === undefined
+      ? { parsed: line[key] ?? null }
+      : { parsed: chunk === null ? null : memberOf(chunk, key), chunk };
+  };
+  const usage = raw("usage"), timings = raw("timings");
   return {
-    concurrency: concurrency as number,
-    dispatchOffsetS,
-    outcome: {
-      dispatched_at_epoch_ms: dispatched,
-      // The line keeps the run's offset, not the clock reading; the record needs neither.
-      dispatch_clock_ms: Number.NaN,
-      end: end as StreamEnd,
-      http_status: httpStatus as number | null,
-      finish_reason: fields["finish_reason"] as string | null,
-      error_message: message,
-      first_delta_kind: fields["first_delta_kind"] as StreamOutcome["first_delta_kind"],
-      reasoning_text: fields["reasoning_text"] as string,
-      answer_text: fields["final_answer"] as string,
-      tool_calls: toolCalls,
-      usage: raw.usage.parsed,
-      timings: raw.timings.parsed,
-      ...(raw.usage.chunk === undefined ? {} : { usage_chunk: raw.usage.chunk }),
-      ...(raw.timings.chunk === undefined ? {} : { timings_chunk: raw.timings.chunk }),
-      ...(invalidUtf8.length === 0 ? {} : { invalid_utf8: invalidUtf8 }),
-      offsets,
-      events: fields["sse_events"] as number,
-      keepalives: fields["keepalives"] as number,
-    },
+    dispatched_at_epoch_ms: line.dispatched_at_epoch_ms,
+    // The line keeps the run's offset, not the clock reading; the record needs neither.
+    dispatch_clock_ms: Number.NaN,
+    end: line.end,
+    http_status: line.http_status,
+    finish_reason: line.finish_reason,
+    // The run writes the end's name as the message when the client had no error text.
+    error_message: line.error === null || line.error.message === line.end ? null : line.error.message,
+    first_delta_kind: line.first_delta_kind,
+    reasoning_text: line.reasoning_text,
+    answer_text: line[LINE_NAMES.answer_text],
+    tool_calls: line.tool_calls,
+    usage: usage.parsed,
+    timings: timings.parsed,
+    ...(usage.chunk === undefined ? {} : { usage_chunk: usage.chunk }),
+    ...(timings.chunk === undefined ? {} : { timings_chunk: timings.chunk }),
+    ...(line.invalid_utf8.length === 0 ? {} : { invalid_utf8: line.invalid_utf8 }),
+    offsets: line[LINE_NAMES.offsets],
+    events: line[LINE_NAMES.events],
+    keepalives: line.keepalives,
+    resent_on_fresh_connection: line.resent_on_fresh_connection,
   };
 }
 
@@ -222,29 +122,32 @@ export function leafDifferences(expected: unknown, actual: unknown, pointer = ""
   return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [pointer];
 }
 
-export function valueAt(root: unknown, sub: string): unknown {
-  let current = root;
-  for (const token of sub.split("/").slice(1)) {
-    const key = token.replaceAll("~1", "/").replaceAll("~0", "~");
-    current = isJsonObject(current) || Array.isArray(current) ? (current as Record<string, unknown>)[key] : undefined;
-  }
-  return current;
+/** The value at `pointer` in `root` (own members only), or undefined where there is none. */
+export function valueAt(root: unknown, pointer: string): unknown {
+  const resolved = resolvePointer(root, pointer);
+  return resolved.found ? resolved.value : undefined;
 }
 
-/** The line's facts: a skip with its reason, or an outcome; a string says why the line cannot be read. */
+/**
+ * The line's facts: a skip with its reason, or an outcome; a string says why the line cannot be read (the first
+ * way it breaks contract/'s evidence schema, or what the schema cannot say).
+ */
 export function lineFacts(fields: Fields): LineFacts | string {
   if (fields["status"] === "skipped") {
-    const reason = fields["skip_reason"];
-    if (typeof reason !== "string") return `a skipped request needs skip_reason, found ${brief(reason)}`;
-    return { kind: "skipped", reason };
+    const problem = schemaProblem(fields, SKIPPED);
+    if (problem !== null) return `a skipped request's line: ${problem}`;
+    return { kind: "skipped", reason: fields["skip_reason"] as string };
   }
-  const facts = outcomeOf(fields);
-  if (typeof facts === "string") return facts;
+  const problem = schemaProblem(fields, SENT) ?? sentLineProblem(fields as SentLine);
+  if (problem !== null) return problem;
+  const line = fields as SentLine;
   return {
     kind: "outcome",
-    ...facts,
-    body: fields["request"] as Record<string, unknown>,
-    slot: slotReadingOf(fields["slot_reading"]),
+    outcome: outcomeOf(line),
+    concurrency: line.concurrency,
+    dispatchOffsetS: line.dispatch_offset_s,
+    body: line.request,
+    slot: line.slot_reading as SlotReading,
   };
 }
 
@@ -268,7 +171,7 @@ export function overridesOf(fields: Fields): Record<string, unknown> | string {
  */
 export function withValueAt(root: unknown, pointer: string, value: unknown): unknown {
   if (pointer === "") return value;
-  const tokens = pointer.split("/").slice(1).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const tokens = pointerTokens(pointer);
   const copy = structuredClone(root) as Record<string, unknown>;
   let current: Record<string, unknown> = copy;
   for (const token of tokens.slice(0, -1)) {

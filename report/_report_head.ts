@@ -33,12 +33,6 @@ export function gpuNames(result: Result): string | null {
   return [...counted].map(([name, n]) => (n > 1 ? `${n}x ${name}` : name)).join(" + ");
 }
 
-/** GPU names for a title, or "not measured". */
-export function gpuTitle(result: Result): string {
-  const names = gpuNames(result);
-  return names === null || names === "" ? f.NOT_MEASURED : names;
-}
-
 /** The machine as a title names it: its GPUs; the CPU of a machine known to have none; null when unknown. */
 function machineTitle(result: Result): string | null {
   const names = gpuNames(result);

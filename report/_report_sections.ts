@@ -11,7 +11,7 @@ import * as f from "./_format.ts";
 import { findSummary, isSimulated, nonconformingReasons, SIMULATED_LABEL } from "./_report_head.ts";
 import { PICTURE_FILES } from "./pictures.ts";
 
-export { gpuTitle, isSimulated, nonconformingReasons, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
+export { isSimulated, nonconformingReasons, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
 export type { ReportHead } from "./_report_head.ts";
 
 /** A table cell: plain text, or text that links to a file of the result folder. */

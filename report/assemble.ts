@@ -28,6 +28,7 @@ import {
   scoreQuality,
   summarizeRequests,
 } from "../score/mod.ts";
+import { nullPointers } from "./_checks_missing.ts";
 
 /** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */
 export interface ProvenanceSections {
@@ -109,23 +110,7 @@ export function assembleResult(input: AssembleInput): AssembledResult {
   const decided = decideRunStatus({ nonconformingReasons: uniqueReasons, requests, maxSharedPrefixTokens });
 
   const { execution, protocol } = input;
-  if (protocol.gitCommit === null) {
-    missing["/protocol/git_commit"] = protocol.gitCommitReason ?? "the toolkit's commit could not be read";
-  }
-  if (protocol.modelCardRevision === null) {
-    missing["/protocol/model_card_revision"] = protocol.modelCardRevisionReason ??
-      "the model-card revision is not pinned yet";
-  }
-  if (execution.requiredDurationS === null) {
-    missing["/run/required_duration_s"] = execution.requiredDurationReason ?? "the required stages did not finish";
-  }
-  if (execution.optionalDurationS === null) {
-    missing["/run/optional_duration_s"] = execution.optionalDurationReason ??
-      "the optional concurrency stage did not finish";
-  }
-  if (input.trackNotes === null) {
-    missing["/configuration/track_notes"] = "no --track-notes was given; the runner cannot describe the setup itself";
-  }
+  Object.assign(missing, runFactReasons(input));
 
   const result: Result = {
     format: RESULT_FORMAT,
@@ -182,17 +167,28 @@ export function assembleResult(input: AssembleInput): AssembledResult {
   return { result, nonconformingReasons: uniqueReasons, unexplainedNulls };
 }
 
-/** Pointer of every null in a result, leaving out /missing and /extensions (as the validator does). */
-export function nullPointers(value: unknown, pointer = ""): string[] {
-  if (value === null) return [pointer];
-  if (typeof value !== "object") return [];
-  const out: string[] = [];
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  for (const [key, child] of entries) {
-    if (pointer === "" && (key === "missing" || key === "extensions")) continue;
-    out.push(...nullPointers(child, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`));
+/** Why each run-level fact the runner could not give is null: the commits, the durations, the track notes. */
+function runFactReasons(input: AssembleInput): Record<string, string> {
+  const { execution, protocol } = input;
+  const missing: Record<string, string> = {};
+  if (protocol.gitCommit === null) {
+    missing["/protocol/git_commit"] = protocol.gitCommitReason ?? "the toolkit's commit could not be read";
   }
-  return out;
+  if (protocol.modelCardRevision === null) {
+    missing["/protocol/model_card_revision"] = protocol.modelCardRevisionReason ??
+      "the model-card revision is not pinned yet";
+  }
+  if (execution.requiredDurationS === null) {
+    missing["/run/required_duration_s"] = execution.requiredDurationReason ?? "the required stages did not finish";
+  }
+  if (execution.optionalDurationS === null) {
+    missing["/run/optional_duration_s"] = execution.optionalDurationReason ??
+      "the optional concurrency stage did not finish";
+  }
+  if (input.trackNotes === null) {
+    missing["/configuration/track_notes"] = "no --track-notes was given; the runner cannot describe the setup itself";
+  }
+  return missing;
 }
 
 /** Adds a generic reason for any null without one (returned, so callers can report it) and drops stale entries. */

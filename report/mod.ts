@@ -2,38 +2,15 @@
  * report/: what a reader gets from a run: the strict validator of results.json and its evidence, result assembly,
  * the result folder, sanitizing, and the README / console renderers.
  */
-export {
-  MAX_KEPT_PROBLEMS,
-  MAX_RESULT_VALUES,
-  parseResultText,
-  validateResult,
-  validateResultCounted,
-  validateResultText,
-  validateResultTextCounted,
-} from "./validate.ts";
-export type { ArtifactReader, Problem, ValidateOptions, ValidationReport } from "./validate.ts";
-export {
-  artifactReaderOf,
-  capOf,
-  type FolderFiles,
-  type InterruptedEvidence,
-  interruptedEvidence,
-  RESULT_FILE_CAPS,
-} from "./result_reader.ts";
-export { markdownLine, markdownText } from "./_markdown.ts";
-export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
-export {
-  type DerivedText,
-  describeRederived,
-  type ReadmeOutcome,
-  type Rehashed,
-  SEALABLE_KINDS,
-  type SealDeps,
-  type SealOutcome,
-  sealResult,
-} from "./seal.ts";
-export { prBody, prTitle, type ReadmeState, readmeState, type SubmissionFacts } from "./submission.ts";
-export { chartRenderer, type ChartSpec, renderChartSvg, VEGA_LITE_SCHEMA } from "./charts.ts";
+export { validateResultText } from "./validate.ts";
+export type { Problem } from "./validate.ts";
+export { artifactReaderOf } from "./result_reader.ts";
+export { folderReadme, type ReadResult, readResultFolder, resentRequests } from "./read_result.ts";
+export { sealFolder } from "./seal_folder.ts";
+export { renderConsoleSummary, renderReadme } from "./render.ts";
+export { describeRederived } from "./seal.ts";
+export { prBody, prTitle } from "./submission.ts";
+export { type ChartSpec, renderChartSvg } from "./charts.ts";
 export {
   COMPARED_METRICS,
   type ComparedConfiguration,
@@ -55,43 +32,20 @@ export {
 } from "./comparison_render.ts";
 export { comparisonSpec } from "./comparison_picture.ts";
 export { type CurvePercentiles, type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
-export { type Picture, PICTURE_FILES, PICTURES_RENDERER_KEY, pictureSpecs, renderResultPictures } from "./pictures.ts";
+export { PICTURES_RENDERER_KEY, renderResultPictures } from "./pictures.ts";
 export { picturesNote } from "./_checks_pictures.ts";
-export {
-  DIGEST_KEYS,
-  MEASURED_DIGEST_METHOD,
-  measuredChanges,
-  type MeasuredDigest,
-  measuredDigest,
-  recordedDigest,
-} from "./measured.ts";
-export {
-  ABSOLUTE_PATH_PLACEHOLDER,
-  createSanitizer,
-  machineSanitizer,
-  sanitizeCommand,
-  type SanitizeContext,
-  sanitizeJson,
-  type Sanitizer,
-  sanitizeText,
-} from "./sanitize.ts";
-export {
-  type AssembledResult,
-  type AssembleInput,
-  assembleResult,
-  nullPointers,
-  type ProvenanceSections,
-  type ScoredRequest,
-} from "./assemble.ts";
-export { type PublishedRequest, publishRequest, RECORD_OVERRIDES_WHY, sanitizeResult } from "./publish.ts";
+export { DIGEST_KEYS, measuredDigest } from "./measured.ts";
+export { machineSanitizer, sanitizeCommand, type Sanitizer } from "./sanitize.ts";
+export { assembleResult, type ScoredRequest } from "./assemble.ts";
+export { publishRequest, sanitizeResult } from "./publish.ts";
 export {
   chooseResultsRoot,
   gpuSlug,
   newRunId,
   openResultFolder,
-  outputLine,
-  RESULT_FILES,
   type ResultFolder,
   resultFolderName,
   type Sanitizers,
 } from "./result_folder.ts";
+/** The result folder's file names are the contract's (runner/ names them through report/). */
+export { RESULT_FILES } from "../contract/mod.ts";

@@ -12,7 +12,15 @@
  * written as compared. Protocol words of the line (ids, status, stream end, delta kind) are the runner's own
  * vocabulary, never engine text, and are kept as they are.
  */
-import type { ExecutedRequest, Fixture, RequestRecord, Result } from "../contract/mod.ts";
+import {
+  type EvidenceLine,
+  type ExecutedRequest,
+  type Fixture,
+  type RequestRecord,
+  type Result,
+  SENT_LINE_SCHEMA,
+} from "../contract/mod.ts";
+import type { SchemaNode } from "./_contract_check.ts";
 import type { BuiltRecord, ConfigCheck } from "../score/mod.ts";
 import { configCheckOf, leafDifferences, lineFacts, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { outputLine, type Sanitizers } from "./result_folder.ts";
@@ -32,22 +40,36 @@ export interface PublishedRequest {
 /** Finish reasons of the protocol's vocabulary: kept as they are. Any other is engine text and is sanitized. */
 const PROTOCOL_FINISH_REASONS = new Set(["stop", "length", "tool_calls"]);
 
-/** Line fields that hold the runner's own words or numbers, never engine text. */
-const LINE_VOCABULARY = [
-  "evidence_version",
+/** Whether a schema node admits no free text: numbers, booleans, constants, enums, and objects or arrays of them. */
+function holdsNoText(node: SchemaNode): boolean {
+  const anyOf = node["anyOf"];
+  if (Array.isArray(anyOf)) return anyOf.every(holdsNoText);
+  if ("const" in node || Array.isArray(node["enum"])) return true;
+  switch (node["type"]) {
+    case "number":
+    case "integer":
+    case "boolean":
+    case "null":
+      return true;
+    case "array":
+      return holdsNoText(node["items"] as SchemaNode);
+    case "object":
+      return node["patternProperties"] === undefined &&
+        Object.values(node["properties"] as Record<string, SchemaNode>).every(holdsNoText);
+    default:
+      return false;
+  }
+}
+
+/**
+ * Line fields that hold the runner's own words or numbers, never engine text: every field of the evidence schema
+ * that admits no free text, and the request id (a fixture's id).
+ */
+const LINE_VOCABULARY: ReadonlySet<string> = new Set([
   "request_id",
-  "status",
-  "concurrency",
-  "dispatch_offset_s",
-  "dispatched_at_epoch_ms",
-  "end",
-  "http_status",
-  "first_delta_kind",
-  "client_offsets_s",
-  "sse_events",
-  "keepalives",
-  "invalid_utf8",
-] as const;
+  ...Object.entries((JSON.parse(JSON.stringify(SENT_LINE_SCHEMA)) as SchemaNode)["properties"] as object)
+    .filter(([, node]) => holdsNoText(node as SchemaNode)).map(([key]) => key),
+]);
 
 /** Why a line carries record_overrides, written into the line next to them. */
 export const RECORD_OVERRIDES_WHY = "redaction changed text these record values were computed from; they are the " +
@@ -70,14 +92,13 @@ function publishedRecord(record: RequestRecord, text: (value: string) => string)
  * The line redacted field by field (its own field names and vocabulary kept), as the bytes `report` will read: a
  * JSON round trip.
  */
-function sanitizedLine(original: Record<string, unknown>, sanitizers: Sanitizers): Record<string, unknown> {
-  const vocabulary: ReadonlySet<string> = new Set(LINE_VOCABULARY);
+function sanitizedLine(original: EvidenceLine, sanitizers: Sanitizers): Record<string, unknown> {
   const line: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(original)) {
     const protocolWord = key === "finish_reason" && typeof value === "string" && PROTOCOL_FINISH_REASONS.has(value);
-    line[key] = vocabulary.has(key) || protocolWord ? value : sanitizers.json(value);
+    line[key] = LINE_VOCABULARY.has(key) || protocolWord ? value : sanitizers.json(value);
   }
-  const error = original["error"] as { kind: string; message: string } | null | undefined;
+  const error = "error" in original ? original.error : null;
   if (error) line["error"] = { kind: error.kind, message: sanitizers.text(error.message) };
   return JSON.parse(JSON.stringify(line)) as Record<string, unknown>;
 }

@@ -17,13 +17,6 @@ import {
   skippedLines,
 } from "./_report_sections.ts";
 
-/**
- * A value as the terminal may show it: runtime's one escaping layer (C0 controls except newline and tab, DEL, C1
- * controls, bidi overrides and line separators become visible `\uXXXX` escapes). writeStdout and writeStderr apply
- * it to everything anyway; this name stays for renderers whose text is printed elsewhere.
- */
-export const terminalText: (value: string) => string = escapeTerminalText;
-
 /** A relative file link whose path segments are percent-encoded. */
 function href(path: string): string {
   return path.split("/").map(encodeURIComponent).join("/");
@@ -113,5 +106,5 @@ export function renderConsoleSummary(result: Result): string {
   for (const [label, value] of head.facts) lines.push(`  ${`${label}:`.padEnd(width + 1)} ${value}`);
   lines.push(...consoleTable(head.headline.head, head.headline.rows));
   const text = [lines.join("\n"), ...reportSections(result).map(consoleSection)].join("\n\n");
-  return `${terminalText(text)}\n`;
+  return `${escapeTerminalText(text)}\n`;
 }

@@ -8,20 +8,14 @@ import { refusalFrom, type ResultFiles } from "../runtime/mod.ts";
 import {
   type Artifact,
   type ArtifactKind,
+  EVIDENCE_VERSION,
+  type EvidenceLine,
   type ExecutedRequest,
+  LINE_NAMES,
   type RequestStatus,
+  RESULT_FILES,
   sha256Hex,
 } from "../contract/mod.ts";
-
-/** File names inside a result folder. */
-export const RESULT_FILES = {
-  results: "results.json",
-  outputs: "outputs.jsonl",
-  config: "config.json",
-  template: "template.jinja",
-  engineLog: "engine.log",
-  readme: "README.md",
-} as const;
 
 /**
  * Slug of the first GPU name for the folder name: lowercase ASCII letters, digits and single dashes.
@@ -169,27 +163,16 @@ export async function openResultFolder(
 }
 
 /**
- * Version of the outputs.jsonl line format, written into every line. Version 2 places each request on the run's
- * monotonic clock (`dispatch_offset_s`), so the validator rebuilds durations exactly; version 1 lines (no
- * `evidence_version`) carried only the wall-clock dispatch stamp and are refused with that reason.
+ * One outputs.jsonl line (contract/'s EvidenceLine): the request's facts, the stream outcome's fields under the
+ * line's names (`LINE_NAMES`); for skipped work only the id and the skip reason.
  */
-export const EVIDENCE_VERSION = 2;
-
-/**
- * One outputs.jsonl line: the exact request body sent (messages, tools, settings), the final answer, reasoning
- * text, structured tool calls, finish reason, the raw usage and timings as the exact text of the chunk that carried
- * each (`usage_chunk`, `timings_chunk`: numbers as written, repeated keys intact), events whose bytes were not
- * UTF-8, error, the request's dispatch on the run's monotonic clock and the client event offsets (dispatch = 0 s);
- * for skipped work only the id and the skip reason.
- */
-export function outputLine(request: ExecutedRequest, status: RequestStatus): Record<string, unknown> {
-  if (request.kind === "skipped") {
-    return { evidence_version: EVIDENCE_VERSION, request_id: request.fixture.id, status, skip_reason: request.reason };
-  }
+export function outputLine(request: ExecutedRequest, status: RequestStatus): EvidenceLine {
+  const common = { evidence_version: EVIDENCE_VERSION, request_id: request.fixture.id };
+  if (request.kind === "skipped") return { ...common, status: "skipped", skip_reason: request.reason };
+  if (status === "skipped") throw new TypeError(`Cannot write the line of "${request.fixture.id}": it was sent`);
   const o = request.outcome;
   return {
-    evidence_version: EVIDENCE_VERSION,
-    request_id: request.fixture.id,
+    ...common,
     status,
     concurrency: request.concurrency,
     request: request.body,
@@ -199,18 +182,18 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Rec
     http_status: o.http_status,
     finish_reason: o.finish_reason,
     first_delta_kind: o.first_delta_kind,
-    final_answer: o.answer_text,
+    [LINE_NAMES.answer_text]: o.answer_text,
     reasoning_text: o.reasoning_text,
     tool_calls: o.tool_calls,
     // The exact texts the counts are read from; a client that kept none leaves the parsed objects instead.
     ...(o.usage_chunk === undefined ? { usage: o.usage } : { usage_chunk: o.usage_chunk }),
     ...(o.timings_chunk === undefined ? { timings: o.timings } : { timings_chunk: o.timings_chunk }),
     invalid_utf8: o.invalid_utf8 ?? [],
-    // What the engine reported it ran the request with (GET /slots after the request), or why nothing was read.
     slot_reading: request.slot ?? { kind: "none", reason: "the run read no /slots for this request" },
     error: o.end === "finished" ? null : { kind: o.end, message: o.error_message ?? o.end },
-    client_offsets_s: o.offsets,
-    sse_events: o.events,
+    [LINE_NAMES.offsets]: o.offsets,
+    [LINE_NAMES.events]: o.events,
     keepalives: o.keepalives,
+    resent_on_fresh_connection: o.resent_on_fresh_connection === true,
   };
 }

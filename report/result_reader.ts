@@ -9,10 +9,10 @@
  * its streamed text, which the client caps per request (contract's MAX_STREAM_BODY_BYTES, 4 MiB), so 34 requests
  * stay far below 256 MiB; every other file (config, engine log, template) is capped at 64 MiB.
  */
+import { RESULT_FILES } from "../contract/mod.ts";
 import { FolderFileError } from "../runtime/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import type { ArtifactReader } from "./_checks_artifacts.ts";
-import { RESULT_FILES } from "./result_folder.ts";
 
 /** Size caps of the files of a result folder, in bytes. */
 export const RESULT_FILE_CAPS = {

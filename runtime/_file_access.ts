@@ -3,7 +3,8 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
@@ -29,108 +30,72 @@ export interface FileReader {
   close(): Promise<void>;
 }
 
-/** Reads a text file (UTF-8, invalid bytes replaced). */
-export async function readTextOutcome(path: string): Promise<Outcome<string>> {
+/** The value `run` resolves with, or the refusal its error means (`action` names what was tried, for the reason). */
+async function attempt<T>(action: string, kind: "read" | "write", run: () => Promise<T>): Promise<Outcome<T>> {
   try {
-    return { ok: true, value: await readFile(path, "utf8") };
+    return { ok: true, value: await run() };
   } catch (error) {
-    return refusalFrom(error, `read ${path}`, "read");
+    return refusalFrom(error, action, kind);
   }
+}
+
+function factsOf(s: Stats): FileFacts {
+  return {
+    sizeBytes: s.size,
+    mtimeMs: s.mtimeMs,
+    ino: typeof s.ino === "number" ? s.ino : 0,
+    isFile: s.isFile(),
+    isDirectory: s.isDirectory(),
+  };
+}
+
+/** Reads a text file (UTF-8, invalid bytes replaced). */
+export function readTextOutcome(path: string): Promise<Outcome<string>> {
+  return attempt(`read ${path}`, "read", () => readFile(path, "utf8"));
 }
 
 /** Stats a path, following symbolic links. */
-export async function statOutcome(path: string): Promise<Outcome<FileFacts>> {
-  try {
-    const s = await stat(path);
-    return {
-      ok: true,
-      value: {
-        sizeBytes: s.size,
-        mtimeMs: s.mtimeMs,
-        ino: typeof s.ino === "number" ? s.ino : 0,
-        isFile: s.isFile(),
-        isDirectory: s.isDirectory(),
-      },
-    };
-  } catch (error) {
-    return refusalFrom(error, `stat ${path}`, "read");
-  }
+export function statOutcome(path: string): Promise<Outcome<FileFacts>> {
+  return attempt(`stat ${path}`, "read", async () => factsOf(await stat(path)));
 }
 
 /** Stats a path without following a symbolic link: a link is reported as one, never as its target. */
-export async function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
-  try {
+export function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
+  return attempt(`stat ${path}`, "read", async () => {
     const s = await lstat(path);
-    return {
-      ok: true,
-      value: {
-        sizeBytes: s.size,
-        mtimeMs: s.mtimeMs,
-        ino: typeof s.ino === "number" ? s.ino : 0,
-        isFile: s.isFile(),
-        isDirectory: s.isDirectory(),
-        isSymlink: s.isSymbolicLink(),
-      },
-    };
-  } catch (error) {
-    return refusalFrom(error, `stat ${path}`, "read");
-  }
-}
-
-/** Removes one file (never a folder). */
-export async function removeFileOutcome(path: string): Promise<Outcome<true>> {
-  try {
-    await unlink(path);
-    return { ok: true, value: true };
-  } catch (error) {
-    return refusalFrom(error, `remove ${path}`, "write");
-  }
+    return { ...factsOf(s), isSymlink: s.isSymbolicLink() };
+  });
 }
 
 /** Lists the names in a folder, sorted. */
-export async function readDirOutcome(path: string): Promise<Outcome<string[]>> {
-  try {
-    return { ok: true, value: (await readdir(path)).map(String).sort() };
-  } catch (error) {
-    return refusalFrom(error, `list ${path}`, "read");
-  }
+export function readDirOutcome(path: string): Promise<Outcome<string[]>> {
+  return attempt(`list ${path}`, "read", async () => (await readdir(path)).map(String).sort());
 }
 
 /** Resolves symbolic links to an absolute path. */
-export async function realPathOutcome(path: string): Promise<Outcome<string>> {
-  try {
-    return { ok: true, value: await realpath(path) };
-  } catch (error) {
-    return refusalFrom(error, `resolve ${path}`, "read");
-  }
+export function realPathOutcome(path: string): Promise<Outcome<string>> {
+  return attempt(`resolve ${path}`, "read", () => realpath(path));
 }
 
 /** Opens a file for sequential reading. */
-export async function openReaderOutcome(path: string): Promise<Outcome<FileReader>> {
-  try {
+export function openReaderOutcome(path: string): Promise<Outcome<FileReader>> {
+  return attempt(`open ${path}`, "read", async () => {
     const handle = await open(path, "r");
     return {
-      ok: true,
-      value: {
-        read: async (buffer) => (await handle.read(buffer, 0, buffer.length, null)).bytesRead,
-        close: () => handle.close(),
-      },
+      read: async (buffer: Uint8Array) => (await handle.read(buffer, 0, buffer.length, null)).bytesRead,
+      close: () => handle.close(),
     };
-  } catch (error) {
-    return refusalFrom(error, `open ${path}`, "read");
-  }
+  });
 }
 
 /** Writes a text file atomically (temporary file + rename), creating its folder. */
-export async function writeTextOutcome(path: string, text: string): Promise<Outcome<true>> {
+export function writeTextOutcome(path: string, text: string): Promise<Outcome<true>> {
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const temporary = `${path}.${Date.now().toString(36)}.tmp`;
-  try {
+  return attempt(`write ${path}`, "write", async () => {
     if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
     await writeFile(temporary, text, "utf8");
     await rename(temporary, path);
-    return { ok: true, value: true };
-  } catch (error) {
-    return refusalFrom(error, `write ${path}`, "write");
-  }
+    return true as const;
+  });
 }

@@ -1,4 +1,5 @@
 import { readFile as nodeReadFile } from "node:fs/promises";
+import { errnoKind } from "./_errno.ts";
 
 /** Why a file could not be read, in words a person can act on. */
 export type FileProblem = "not_found" | "permission_denied" | "is_directory" | "not_utf8" | "other";
@@ -16,14 +17,9 @@ export class FileReadError extends Error {
 }
 
 function classify(error: unknown): FileProblem {
-  const code = (error as { code?: unknown } | null)?.code;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (code === "ENOENT" || code === "ENOTDIR" || name === "NotFound") return "not_found";
-  if (code === "EACCES" || code === "EPERM" || name === "PermissionDenied" || name === "NotCapable") {
-    return "permission_denied";
-  }
-  if (code === "EISDIR" || name === "IsADirectory") return "is_directory";
-  return "other";
+  const kind = errnoKind(error);
+  if (kind === "not_found" || kind === "not_folder") return "not_found";
+  return kind === "permission_denied" || kind === "is_directory" ? kind : "other";
 }
 
 /**

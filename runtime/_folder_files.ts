@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import { lstat, open, readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
+import { errnoKind } from "./_errno.ts";
 
 /** Why a file of the folder was not read. */
 export type FolderFileProblem =
@@ -66,10 +67,6 @@ export interface SafeFolder {
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
-function errorCode(error: unknown): string {
-  return String((error as { code?: unknown } | null)?.code ?? (error as { name?: unknown } | null)?.name ?? "");
-}
-
 function kindOf(stats: fs.Stats): FolderEntry["kind"] {
   if (stats.isSymbolicLink()) return "symlink";
   if (stats.isFile()) return "file";
@@ -86,15 +83,15 @@ function whatIs(stats: fs.Stats): string {
 }
 
 function failure(path: string, error: unknown, doing: string): FolderFileError {
-  const code = errorCode(error);
+  const kind = errnoKind(error);
   const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
-  if (code === "ENOENT" || code === "NotFound") {
+  if (kind === "not_found") {
     return new FolderFileError(path, "not_found", `"${path}" is not in the result folder`, null, error);
   }
-  if (code === "ELOOP") {
+  if (kind === "link") {
     return new FolderFileError(path, "symlink", `"${path}" is a symbolic link; links are not followed`, null, error);
   }
-  if (code === "EACCES" || code === "EPERM" || code === "PermissionDenied" || code === "NotCapable") {
+  if (kind === "permission_denied") {
     return new FolderFileError(path, "permission_denied", `cannot ${doing} "${path}": permission refused`, null, error);
   }
   return new FolderFileError(path, "other", `cannot ${doing} "${path}": ${detail}`, null, error);

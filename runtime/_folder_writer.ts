@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { errnoKind, errnoOf } from "./_errno.ts";
 import { FolderFileError } from "./_folder_files.ts";
 import { refusedPermissionFlag } from "./_refusal.ts";
 
@@ -38,10 +39,6 @@ export interface FolderWriter {
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
-function codeOf(error: unknown): string {
-  return String((error as { code?: unknown } | null)?.code ?? (error as { name?: unknown } | null)?.name ?? "");
-}
-
 function parts(relativePath: string): string[] {
   const split = relativePath.split("/");
   const unsafe = relativePath === "" || relativePath.startsWith("/") || relativePath.includes("\\") ||
@@ -58,8 +55,7 @@ async function lstatOrNull(path: string): Promise<fs.Stats | null> {
   try {
     return await lstat(path);
   } catch (error) {
-    const code = codeOf(error);
-    if (code === "ENOENT" || code === "NotFound") return null;
+    if (errnoKind(error) === "not_found") return null;
     throw error;
   }
 }
@@ -92,7 +88,7 @@ async function walk(
     if (stats === null) {
       if (!make) return { path: join(at, ...names.slice(i + 1)), stats: null };
       await mkdir(at).catch((error) => {
-        if (codeOf(error) !== "EEXIST") throw error;
+        if (errnoKind(error) !== "exists") throw error;
       });
       stats = await lstat(at);
       if (stats.isSymbolicLink()) throw linkRefused(relativePath, shown);
@@ -141,8 +137,10 @@ export async function openFolderWriter(dir: string): Promise<FolderWriter> {
         error,
       );
     }
-    const code = codeOf(error);
-    const why = code === "EEXIST" || code === "ENOTDIR" ? "it is not a folder" : `cannot make it (${code || error})`;
+    const kind = errnoKind(error);
+    const why = kind === "exists" || kind === "not_folder"
+      ? "it is not a folder"
+      : `cannot make it (${errnoOf(error) || error})`;
     throw new FolderFileError(".", "not_folder", `Cannot use "${dir}": ${why}`, null, error);
   }
   return {
@@ -194,7 +192,7 @@ export async function openFolderWriter(dir: string): Promise<FolderWriter> {
         throw new FolderFileError(relativePath, "not_regular", `"${relativePath}" is not a regular file; not removed`);
       }
       await unlink(path).catch((error) => {
-        if (codeOf(error) !== "ENOENT") throw error;
+        if (errnoKind(error) !== "not_found") throw error;
       });
     },
   };

@@ -2,6 +2,7 @@ import process from "node:process";
 import { constants as fsConstants } from "node:fs";
 import { access, lstat, mkdir, open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { errnoOf } from "./_errno.ts";
 
 /**
  * File writes the result folder needs: a folder, lines appended and flushed one request at a time, and whole files
@@ -67,11 +68,6 @@ function writePermission(path: string): PermissionState | null {
   }
 }
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : error instanceof Error ? error.name : "error";
-}
-
 /** The longest leading part of an absolute path that exists. */
 async function existingAncestor(path: string): Promise<string> {
   let at = path;
@@ -100,7 +96,7 @@ async function checkRoot(root: string): Promise<RootCheck> {
   try {
     resolved = await resolvedPath(root);
   } catch (error) {
-    return { ok: false, reason: `cannot resolve "${root}" (${codeOf(error)})` };
+    return { ok: false, reason: `cannot resolve "${root}" (${errnoOf(error) || "error"})` };
   }
   for (const path of new Set([resolve(root), resolved])) {
     const state = writePermission(path);
@@ -127,7 +123,7 @@ async function checkRoot(root: string): Promise<RootCheck> {
     await writeFlushed(probe, "wx", new Uint8Array([10]));
   } catch (error) {
     await unlink(probe).catch(() => undefined);
-    return { ok: false, reason: `cannot write into "${root}": ${rootWriteProblem(codeOf(error))}` };
+    return { ok: false, reason: `cannot write into "${root}": ${rootWriteProblem(errnoOf(error) || "error")}` };
   }
   await unlink(probe).catch(() => undefined);
   return { ok: true, resolved };

@@ -5,56 +5,38 @@
 export {
   args,
   clearStatusLine,
-  colorAllowed,
   exit,
   rewriteStderrLine,
   runtimeName,
-  stderrIsTerminal,
   stderrRedraws,
-  stdoutIsTerminal,
-  terminalColumns,
   writeStderr,
   writeStdout,
 } from "./_process.ts";
-export { renderStatusLine, type StatusLineLook, type StyledText, TEXT_STYLES, type TextStyle } from "./_status_line.ts";
+export { type StyledText } from "./_status_line.ts";
 export { everyMs } from "./_timers.ts";
-export { escapeTerminalText, hasTerminalControls } from "./_terminal_text.ts";
+export { escapeTerminalText } from "./_terminal_text.ts";
 export { env, invocationFolder } from "./_env.ts";
 export { FileReadError, readFile, readTextFile } from "./_files.ts";
-export {
-  type FolderEntry,
-  FolderFileError,
-  type FolderFileProblem,
-  openSafeFolder,
-  type SafeFolder,
-} from "./_folder_files.ts";
+export { FolderFileError, openSafeFolder, type SafeFolder } from "./_folder_files.ts";
 export { type FolderWriter, openFolderWriter } from "./_folder_writer.ts";
-export type { FileProblem } from "./_files.ts";
-export { type Outcome, type Refusal, refusalFrom, refusedPermissionFlag } from "./_refusal.ts";
-export { type CommandOutput, runCommand, type RunCommandOptions } from "./_command.ts";
+export { type Outcome, refusalFrom, refusedPermissionFlag } from "./_refusal.ts";
+export { type CommandOutput, runCommand } from "./_command.ts";
 export { sys } from "./_sys.ts";
+export { toolkitCacheDir, toolkitDirFromModule } from "./_toolkit_folders.ts";
 export {
   type FileFacts,
   type FileReader,
-  type LinkFacts,
   lstatOutcome,
   openReaderOutcome,
   readDirOutcome,
   readTextOutcome,
   realPathOutcome,
-  removeFileOutcome,
   statOutcome,
   writeTextOutcome,
 } from "./_file_access.ts";
-export { onParentExit, onTerminationSignal, PARENT_EXITED, type TerminationSignal } from "./_signals.ts";
-export { type ProcessExit, type SpawnedProcess, spawnProcess, type SpawnProcessOptions } from "./_spawn.ts";
-export { type ResultFiles, resultFiles, type RootCheck } from "./_result_files.ts";
-export {
-  type HttpServerHandle,
-  type HttpServerRequest,
-  type HttpServerResponse,
-  serveHttp,
-  type ServeHttpOptions,
-} from "./_http_server.ts";
+export { onTerminationSignal } from "./_signals.ts";
+export { type ProcessExit, type SpawnedProcess, spawnProcess } from "./_spawn.ts";
+export { type ResultFiles, resultFiles } from "./_result_files.ts";
+export { type HttpServerRequest, type HttpServerResponse, serveHttp } from "./_http_server.ts";
 export { resourceUsage } from "./_usage.ts";
-export { type LineWriter, openLineWriter } from "./_line_writer.ts";
+export { openLineWriter } from "./_line_writer.ts";

@@ -90,7 +90,6 @@ function ratio(numerator: number | null, denominator: number | null): number | n
  */
 export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltRecord {
   const missing: Record<string, string> = {};
-  const isSanity = fixture.phase === "sanity";
   const base = {
     id: fixture.id,
     phase: fixture.phase,
@@ -102,45 +101,88 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
     round: fixture.round,
   };
   if (fixture.round === null) missing["/round"] = `not a concurrency request (phase ${fixture.phase})`;
-  if (!isSanity) missing["/evaluation"] = `not a sanity request (phase ${fixture.phase})`;
+  if (fixture.phase !== "sanity") missing["/evaluation"] = `not a sanity request (phase ${fixture.phase})`;
+  return input.kind === "skipped"
+    ? skippedRecord(fixture, base, input.reason, missing)
+    : sentRecord(fixture, base, input.outcome, missing);
+}
 
-  if (input.kind === "skipped") {
-    const why = `request was skipped: ${input.reason}`;
-    const record: RequestRecord = {
-      ...base,
-      status: "skipped",
-      finish_reason: null,
-      error: { kind: "skipped", message: input.reason },
-      tokens: { input_tokens: null, cached_tokens: null, read_tokens: null, output_tokens: null, decode_tokens: null },
-      timings: { prompt_s: null, decode_s: null, ttft_s: null, first_answer_s: null, total_s: null },
-      metrics: { prompt_tps: null, decode_tps: null },
-      sources: {
-        input_tokens: null,
-        cached_tokens: null,
-        read_tokens: null,
-        output_tokens: null,
-        decode_tokens: null,
-        engine_timings: null,
-        client_timings: null,
-      },
-      first_delta_kind: null,
-      token_accounting_note: null,
-      evaluation: isSanity ? scoreSanityRequest(fixture, "skipped", null, input.reason) : null,
-    };
-    fillMissing(record, missing, why);
-    return {
-      record,
-      missing,
-      flags: {
-        unexpectedReuse: false,
-        promptLengthOutOfRange: false,
-        promptLengthUnverified: false,
-        refusedSetting: false,
-      },
-    };
+type RecordBase = Pick<
+  RequestRecord,
+  "id" | "phase" | "case_id" | "repetition" | "seed" | "max_output_tokens" | "concurrency" | "round"
+>;
+
+/** The record of a request that was never sent: every measurement null, with the skip as its reason. */
+function skippedRecord(
+  fixture: Fixture,
+  base: RecordBase,
+  reason: string,
+  missing: Record<string, string>,
+): BuiltRecord {
+  const record: RequestRecord = {
+    ...base,
+    status: "skipped",
+    finish_reason: null,
+    error: { kind: "skipped", message: reason },
+    tokens: { input_tokens: null, cached_tokens: null, read_tokens: null, output_tokens: null, decode_tokens: null },
+    timings: { prompt_s: null, decode_s: null, ttft_s: null, first_answer_s: null, total_s: null },
+    metrics: { prompt_tps: null, decode_tps: null },
+    sources: {
+      input_tokens: null,
+      cached_tokens: null,
+      read_tokens: null,
+      output_tokens: null,
+      decode_tokens: null,
+      engine_timings: null,
+      client_timings: null,
+    },
+    first_delta_kind: null,
+    token_accounting_note: null,
+    evaluation: fixture.phase === "sanity" ? scoreSanityRequest(fixture, "skipped", null, reason) : null,
+  };
+  fillMissing(record, missing, `request was skipped: ${reason}`);
+  const flags = { unexpectedReuse: false, promptLengthOutOfRange: false, promptLengthUnverified: false };
+  return { record, missing, flags: { ...flags, refusedSetting: false } };
+}
+
+/**
+ * The accounting's notes with the prompt-length and reuse rules applied: the 2% rule on a performance prompt, a
+ * prompt length no count can verify, and a cache hit beyond the shared prefix.
+ */
+function accountingRules(fixture: Fixture, accounting: Accounting, status: RequestStatus) {
+  const input = accounting.input.value;
+  const cachedTokens = accounting.cached.value;
+  const unexpectedReuse = isUnexpectedReuse(cachedTokens, fixture.max_shared_prefix_tokens);
+  const promptLengthOutOfRange = fixture.phase === "performance" && isPromptLengthOutOfRange(fixture.case_id, input);
+  // A failed request's missing usage is part of its failure; a normal ending without it is a refused setting.
+  const promptLengthUnverified = fixture.phase === "performance" &&
+    PROMPT_LENGTH_TARGETS[fixture.case_id] !== undefined && input === null &&
+    (status === "completed" || status === "truncated");
+  const notes = [...accounting.notes];
+  if (promptLengthOutOfRange) {
+    const target = PROMPT_LENGTH_TARGETS[fixture.case_id] as number;
+    const offPercent = Math.round((Math.abs((input as number) - target) / target) * 1000) / 10;
+    notes.push(
+      `input_tokens ${input} is ${offPercent}% off the ${target}-token target (more than 2%): ` +
+        "the tokenizer or template differs from the one the fixtures were built with",
+    );
   }
+  if (unexpectedReuse) {
+    notes.push(
+      `${describeReuse(cachedTokens as number, fixture.max_shared_prefix_tokens)}: the user payload was ` +
+        "read from the cache",
+    );
+  }
+  return { notes, unexpectedReuse, promptLengthOutOfRange, promptLengthUnverified };
+}
 
-  const outcome = input.outcome;
+/** The record of a request that was sent, from its raw stream outcome. */
+function sentRecord(
+  fixture: Fixture,
+  base: RecordBase,
+  outcome: StreamOutcome,
+  missing: Record<string, string>,
+): BuiltRecord {
   const { status, error } = classifyOutcome(outcome);
   const accounting = accountTokens(
     {
@@ -156,30 +198,7 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
   const firstDeltaKind: DeltaKind | null = (DELTA_KINDS as readonly unknown[]).includes(outcome.first_delta_kind)
     ? outcome.first_delta_kind
     : null;
-  const cachedTokens = accounting.cached.value;
-  const unexpectedReuse = isUnexpectedReuse(cachedTokens, fixture.max_shared_prefix_tokens);
-  const promptLengthOutOfRange = fixture.phase === "performance" &&
-    isPromptLengthOutOfRange(fixture.case_id, accounting.input.value);
-  // A failed request's missing usage is part of its failure; a normal ending without it is a refused setting.
-  const promptLengthUnverified = fixture.phase === "performance" &&
-    PROMPT_LENGTH_TARGETS[fixture.case_id] !== undefined && accounting.input.value === null &&
-    (status === "completed" || status === "truncated");
-  const notes = [...accounting.notes];
-  if (promptLengthOutOfRange) {
-    const target = PROMPT_LENGTH_TARGETS[fixture.case_id] as number;
-    const offPercent = Math.round((Math.abs((accounting.input.value as number) - target) / target) * 1000) / 10;
-    notes.push(
-      `input_tokens ${accounting.input.value} is ${offPercent}% off the ${target}-token target (more than 2%): ` +
-        "the tokenizer or template differs from the one the fixtures were built with",
-    );
-  }
-  if (unexpectedReuse) {
-    notes.push(
-      `${describeReuse(cachedTokens as number, fixture.max_shared_prefix_tokens)}: the user payload was ` +
-        "read from the cache",
-    );
-  }
-
+  const { notes, ...rules } = accountingRules(fixture, accounting, status);
   const record: RequestRecord = {
     ...base,
     status,
@@ -214,17 +233,12 @@ export function buildRequestRecord(fixture: Fixture, input: RecordInput): BuiltR
     },
     first_delta_kind: firstDeltaKind,
     token_accounting_note: notes.length > 0 ? notes.join("; ") : null,
-    evaluation: isSanity ? scoreSanityRequest(fixture, status, outcome, null) : null,
+    evaluation: fixture.phase === "sanity" ? scoreSanityRequest(fixture, status, outcome, null) : null,
   };
-
   explainOutcomeNulls(record, accounting, outcome, error, missing);
   fillMissing(record, missing, "no value was recorded");
   const refusedSetting = outcome.end === "http_error" && (outcome.http_status === 400 || outcome.http_status === 422);
-  return {
-    record,
-    missing,
-    flags: { unexpectedReuse, promptLengthOutOfRange, promptLengthUnverified, refusedSetting },
-  };
+  return { record, missing, flags: { ...rules, refusedSetting } };
 }
 
 function engineTimingsSource(accounting: Accounting): string | null {

@@ -27,9 +27,7 @@ import { parseStrictJson } from "./strict_json.ts";
 import { describeJsonDifference, renderJson, toJsonValue } from "./json_value.ts";
 import { classifyOutcome } from "./_outcome.ts";
 
-/** Characters an exact-text check strips from both ends of the answer. */
-export const EXACT_TEXT_STRIP = " \t\n\v\f\r";
-
+/** The characters an exact-text check strips from both ends of the answer: " \t\n\v\f\r". */
 const STRIP_PATTERN = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
 
 /** The answer with only surrounding ASCII whitespace removed. */

@@ -75,7 +75,12 @@ export const DEFAULT_MAX_DEPTH = 512;
 const NUMBER_PATTERN = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 class StrictJsonError {
-  constructor(readonly reason: string, readonly offset: number) {}
+  readonly reason: string;
+  readonly offset: number;
+  constructor(reason: string, offset: number) {
+    this.reason = reason;
+    this.offset = offset;
+  }
 }
 
 type Frame =
@@ -120,12 +125,21 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
 class Parser {
   private pos = 0;
   private values = 0;
+  private readonly text: string;
+  private readonly maxDepth: number;
+  private readonly modes: { recordDuplicates: boolean; keepNonFinite: boolean; integersAsWritten: boolean };
+  private readonly maxValues: number;
   constructor(
-    private readonly text: string,
-    private readonly maxDepth: number,
-    private readonly modes: { recordDuplicates: boolean; keepNonFinite: boolean; integersAsWritten: boolean },
-    private readonly maxValues: number,
-  ) {}
+    text: string,
+    maxDepth: number,
+    modes: { recordDuplicates: boolean; keepNonFinite: boolean; integersAsWritten: boolean },
+    maxValues: number,
+  ) {
+    this.text = text;
+    this.maxDepth = maxDepth;
+    this.modes = modes;
+    this.maxValues = maxValues;
+  }
 
   private fail(reason: string, offset = this.pos): never {
     throw new StrictJsonError(reason, offset);

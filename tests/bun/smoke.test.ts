@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle, STANDARD_V1_CORPUS_SHA256, verifyBundle } from "../../fixtures/mod.ts";
 import { type MockEngine, startMockEngine } from "../../mock/mod.ts";
 import { runCommand, runtimeName, sys } from "../../runtime/mod.ts";
-import { percentileType7, scoreSanity } from "../../score/mod.ts";
+import { percentileType7 } from "../../score/mod.ts";
+import { scoreSanity } from "../../score/sanity.ts";
 import { answered, toolCalled } from "../unit/score/_helpers.ts";
 import { validateFolder } from "../e2e/_validate_folder.ts";
 

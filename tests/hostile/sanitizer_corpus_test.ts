@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { scheduleIds } from "../../contract/mod.ts";
-import { createSanitizer } from "../../report/mod.ts";
+import { createSanitizer } from "../../report/sanitize.ts";
 import { CORPUS_CONTEXT, INNOCENT, PRIVATE } from "../unit/report/_sanitizer_corpus.ts";
 import type { AnswerText } from "./_hostile_engine.ts";
 import { runHostile } from "./_run.ts";

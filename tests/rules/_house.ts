@@ -329,3 +329,119 @@ export function mirrorViolations(testFiles: readonly string[], sources: readonly
   }
   return out;
 }
+
+/**
+ * Rule: no product file is longer than `maxLines` lines (a file that grows past it is split by responsibility).
+ * `allowed` names today's known offenders with the lines they had: they may not grow, and an entry whose file is
+ * now within the limit (or gone) is reported too, so the list only shrinks.
+ */
+export function sizeViolations(
+  files: readonly SourceFile[],
+  maxLines: number,
+  allowed: Readonly<Record<string, number>> = {},
+): Violation[] {
+  const out: Violation[] = [];
+  const lengths = new Map(files.filter((f) => isProduct(f.path)).map((f) => [f.path, lineCount(f.text)]));
+  for (const [path, lines] of lengths) {
+    const cap = allowed[path] ?? maxLines;
+    if (lines > cap) {
+      out.push({
+        at: path,
+        problem: `${lines} lines, over ${maxLines}${cap === maxLines ? "" : ` (and over the ${cap} it had)`}: ` +
+          "split it by responsibility",
+      });
+    }
+  }
+  for (const path of Object.keys(allowed)) {
+    if ((lengths.get(path) ?? 0) <= maxLines) {
+      out.push({ at: path, problem: `within ${maxLines} lines now (or gone): remove it from the size allow-list` });
+    }
+  }
+  return out;
+}
+
+function lineCount(text: string): number {
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** Product code: .ts, .js and .mjs outside tests/, benchmarks/, bin/ and the frozen bundle. */
+export function isProduct(path: string): boolean {
+  return /\.(ts|js|mjs)$/.test(path) && !/^(tests|benchmarks|bin)\//.test(path) &&
+    !path.startsWith("fixtures/standard-v1/");
+}
+
+/** The names a file exports: its declarations, its re-exports, and (through `export *`) those of the files named. */
+export function exportedNames(file: SourceFile, byPath: ReadonlyMap<string, SourceFile>, seen = new Set<string>()) {
+  const names = new Set<string>();
+  if (seen.has(file.path)) return names;
+  seen.add(file.path);
+  const code = codeOnly(file.text);
+  for (
+    const m of code.matchAll(
+      /\bexport\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum)\s+([\w$]+)/g,
+    )
+  ) {
+    names.add(m[1] as string);
+  }
+  for (const m of code.matchAll(/\bexport\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const item of (m[1] as string).split(",")) {
+      const name = item.replace(/^\s*type\s+/, "").split(/\s+as\s+/).at(-1)!.trim();
+      if (name !== "") names.add(name);
+    }
+  }
+  const dir = file.path.includes("/") ? file.path.slice(0, file.path.lastIndexOf("/")) : "";
+  for (const m of file.text.matchAll(/^export\s+(?:type\s+)?\*\s+from\s+["'](\.{1,2}\/[^"']+)["']/gm)) {
+    const target = byPath.get(normalize(join(dir, m[1] as string)).replaceAll("\\", "/"));
+    if (target !== undefined) { for (const n of exportedNames(target, byPath, seen)) names.add(n); }
+  }
+  return names;
+}
+
+/**
+ * Rule: a part's mod.ts exports only what another part (cli/, mod.ts, release/ and benchmarks/ included) uses: a
+ * name counts as used where a file outside the part imports that mod.ts and names it in its code. Tests do not
+ * count as users (they may import a private file). `allowed` names today's known offenders, part -> names; an
+ * allowed name that is used, or no longer exported, is reported too, so the list only shrinks.
+ */
+export function faceViolations(
+  files: readonly SourceFile[],
+  allowed: Readonly<Record<string, readonly string[]>> = {},
+): Violation[] {
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const imports = files.flatMap(importsOf);
+  const out: Violation[] = [];
+  for (const face of files.filter((f) => /^[^/]+\/mod\.ts$/.test(f.path))) {
+    const part = partOf(face.path);
+    const users = [
+      ...new Set(
+        imports.filter((i) => i.to === face.path && partOf(i.from) !== part && partOf(i.from) !== "tests").map((i) =>
+          i.from
+        ),
+      ),
+    ]
+      .map((path) => codeOnly(byPath.get(path)!.text));
+    const exported = exportedNames(face, byPath);
+    const allowedHere = new Set(allowed[part] ?? []);
+    for (const name of [...exported].sort()) {
+      const word = new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`);
+      const used = users.some((code) => word.test(code));
+      if (!used && !allowedHere.has(name)) {
+        out.push({
+          at: face.path,
+          problem: `exports ${name}, which no other part uses: stop exporting it (keep it private, or delete it)`,
+        });
+      } else if (used && allowedHere.has(name)) {
+        out.push({ at: face.path, problem: `${name} is used now: remove it from the face rule's allow-list` });
+      }
+    }
+    for (const name of allowedHere) {
+      if (!exported.has(name)) {
+        out.push({
+          at: face.path,
+          problem: `${name} is no longer exported: remove it from the face rule's allow-list`,
+        });
+      }
+    }
+  }
+  return out;
+}

@@ -1,20 +1,24 @@
 /**
  * The house rules as tests: only runtime/ names the runtime, parts meet through their mod.ts, every import points
- * down the floors, no import circle, the scripted engine shares no code with the client, and tests/unit mirrors
- * the source folders. Each rule is checked on the real tree, and once on a small house built to break it.
+ * down the floors, no import circle, the scripted engine shares no code with the client, tests/unit mirrors the
+ * source folders, a mod.ts exports only what other parts use (the face rule), and no product file is over 450
+ * lines (the size rule). Each rule is checked on the real tree, and once on a small house built to break it.
  */
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { FACE_ALLOWED, SIZE_ALLOWED } from "./_allowed.ts";
 import {
   circleViolations,
   codeOnly,
+  faceViolations,
   floorViolations,
   importsOf,
   mirrorViolations,
   mockClientViolations,
   partOf,
   REPO,
+  sizeViolations,
   type SourceFile,
   sourceFiles,
   surfaceViolations,
@@ -67,6 +71,17 @@ Deno.test("tests/unit mirrors the source folders", async () => {
   }
   assert.ok(tests.length > 80);
   assert.deepEqual(show(mirrorViolations(tests, files.map((f) => f.path))), "");
+});
+
+/** The most lines a product file may have (.ts, .js, .mjs outside tests/, benchmarks/, bin/ and the bundle). */
+const MAX_FILE_LINES = 450;
+
+Deno.test("a part's mod.ts exports only what another part uses (today's known offenders listed in _allowed.ts)", () => {
+  assert.deepEqual(show(faceViolations(files, FACE_ALLOWED)), "");
+});
+
+Deno.test("no product file is over 450 lines (today's known offenders listed in _allowed.ts, never growing)", () => {
+  assert.deepEqual(show(sizeViolations(files, MAX_FILE_LINES, SIZE_ALLOWED)), "");
 });
 
 // ------------------------------------------------------------------ each rule fails on a house built to break it
@@ -159,5 +174,50 @@ Deno.test("a unit test that mirrors no source file, or lives outside a part's fo
     "tests/unit/score/sanitation_test.ts",
     "tests/unit/sanitize/sanitize_test.ts",
     "tests/unit/loose_test.ts",
+  ]);
+});
+
+Deno.test("an export no other part uses breaks the face rule; a use from a test does not count", () => {
+  const broken = house({
+    "score/mod.ts": 'export { median, mean } from "./stats.ts";\nexport const SPARE = 1;\nexport type Unused = 1;\n',
+    "score/stats.ts": "export function median() {}\nexport function mean() {}\n",
+    "report/a.ts": 'import { median } from "../score/mod.ts";\nexport const m = median();\n',
+    "score/b.ts": 'import { mean } from "./mod.ts";\nmean();\n',
+    "runtime/mod.ts": 'export * from "./_x.ts";\n',
+    "runtime/_x.ts": "export function used() {}\nexport function idle() {}\n",
+    "cli/c.ts": 'import { used } from "../runtime/mod.ts";\nused(); // idle() in a comment is no use\n',
+    "tests/unit/score/stats_test.ts": 'import { mean, SPARE } from "../../../score/mod.ts";\nmean(SPARE);\n',
+  });
+  const problems = faceViolations(broken).map((v) => `${v.at} ${v.problem.split(",")[0]}`);
+  assert.deepEqual(problems, [
+    "score/mod.ts exports SPARE",
+    "score/mod.ts exports Unused",
+    "score/mod.ts exports mean",
+    "runtime/mod.ts exports idle",
+  ]);
+  // An allowed name passes; an allowed name that is used, or gone, must leave the list.
+  const allowed = { score: ["SPARE", "Unused", "mean", "median", "Gone"], runtime: ["idle"] };
+  assert.deepEqual(faceViolations(broken, allowed).map((v) => v.problem), [
+    "median is used now: remove it from the face rule's allow-list",
+    "Gone is no longer exported: remove it from the face rule's allow-list",
+  ]);
+});
+
+Deno.test("a product file over the limit breaks the size rule; tests, benchmarks and the bundle do not count", () => {
+  const lines = (n: number) => "x;\n".repeat(n);
+  const broken = house({
+    "load/long.ts": lines(451),
+    "load/ok.ts": lines(450),
+    "site/web/page.js": lines(500),
+    "tests/unit/load/long_test.ts": lines(900),
+    "benchmarks/big.ts": lines(900),
+    "fixtures/standard-v1/data.js": lines(900),
+  });
+  assert.deepEqual(sizeViolations(broken, 450).map((v) => v.at), ["load/long.ts", "site/web/page.js"]);
+  const allowed = sizeViolations(broken, 450, { "site/web/page.js": 480, "load/ok.ts": 460 });
+  assert.deepEqual(allowed.map((v) => `${v.at}: ${v.problem.split(":")[0]}`), [
+    "load/long.ts: 451 lines, over 450",
+    "site/web/page.js: 500 lines, over 450 (and over the 480 it had)",
+    "load/ok.ts: within 450 lines now (or gone)",
   ]);
 });

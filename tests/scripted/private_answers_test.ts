@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cleanup, runScripted, type ScriptedRun } from "./_harness.ts";
-import { createSanitizer } from "../../report/mod.ts";
+import { createSanitizer } from "../../report/sanitize.ts";
 import type { Sanitizers } from "../../report/mod.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 

@@ -455,6 +455,25 @@ Deno.test("keep-alive connections are reused, and a pooled connection the server
   });
 });
 
+Deno.test("a pooled connection closed at once without an answer is resent once on a fresh one, and says so", async () => {
+  const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
+  let server!: RawServer;
+  await withServer((ex) => {
+    // The second request meets a connection the server closes with no byte: the idle-close race.
+    if (server.requests.length === 2) return void ex.socket.destroy();
+    return writePieces(ex.socket, [SSE_HEAD, chunked(stream)]);
+  }, async (s) => {
+    server = s;
+    const first = await ask(server);
+    assert.equal(first.resent_on_fresh_connection, false);
+    const o = await ask(server);
+    assert.equal(o.end, "finished");
+    assert.equal(o.resent_on_fresh_connection, true);
+    assert.equal(server.requests.length, 3);
+    assert.notEqual(server.requests[2]!.socket, server.requests[1]!.socket);
+  });
+});
+
 Deno.test("a pooled connection closed without an answer long after the request is cut, and the request is not sent again", async () => {
   // The request goes out on a kept-alive connection; the engine works on it (the clock moves 5 s) and then closes
   // without a byte. A live server must see the request once, not twice.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { type Problem, validateResultText } from "../../../report/validate.ts";
-import type { RequestRecord, Result } from "../../../contract/mod.ts";
+import { EVIDENCE_VERSION, type RequestRecord, type Result } from "../../../contract/mod.ts";
 import { buildConcurrencyRounds, buildRequestRecord, summarizeRequests } from "../../../score/mod.ts";
 import { buildRealisticResult, type RealisticResult } from "./_realistic_result.ts";
 
@@ -198,7 +198,9 @@ Deno.test("a line whose dispatch_offset_s is missing or negative is reported", a
       lines: (lines) => (lineOf(lines, "performance-short-r2")["dispatch_offset_s"] = -1),
     });
     assert.ok(
-      problems.some((p) => /line 5: request "performance-short-r2": dispatch_offset_s must be/.test(p.message)),
+      problems.some((p) =>
+        /line 5: request "performance-short-r2": dispatch_offset_s: expected a finite number >= 0/.test(p.message)
+      ),
       show(problems),
     );
   });
@@ -234,7 +236,7 @@ Deno.test("a skipped line must carry the skip reason its record states", async (
       },
       lines: (lines) => {
         lines[i] = {
-          evidence_version: 2,
+          evidence_version: EVIDENCE_VERSION,
           request_id: "sanity-T4",
           status: "skipped",
           skip_reason: "skipped: the run was cancelled",
@@ -256,7 +258,7 @@ Deno.test("malformed, repeated, missing and misordered evidence lines are proble
       ["not JSON", { lines: (l) => (l[2] = "{" as unknown as Line) }, /^outputs\.jsonl line 3: must be one JSON/],
       ["a field of the wrong type", {
         lines: (l) => (l[4]!["client_offsets_s"] = "soon"),
-      }, /^outputs\.jsonl line 5: request "performance-short-r2": client_offsets_s must be/],
+      }, /^outputs\.jsonl line 5: request "performance-short-r2": client_offsets_s: expected an object/],
       [
         "a repeated line",
         { lines: (l) => l.push({ ...l[0]! }) },

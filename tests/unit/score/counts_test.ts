@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { countCapped, countRequests } from "../../../score/mod.ts";
+import { countRequests } from "../../../score/mod.ts";
+import { countCapped } from "../../../score/counts.ts";
 import type { PhaseCounts, RequestRecord } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 

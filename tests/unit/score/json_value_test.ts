@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  describeJsonDifference,
-  jsonEquals,
-  type JsonValue,
-  parseStrictJson,
-  renderJson,
-  toJsonValue,
-} from "../../../score/mod.ts";
+import { describeJsonDifference, jsonEquals, renderJson, toJsonValue } from "../../../score/json_value.ts";
+import { type JsonValue, parseStrictJson } from "../../../score/strict_json.ts";
 
 function v(text: string): JsonValue {
   const result = parseStrictJson(text);

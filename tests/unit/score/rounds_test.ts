@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { buildConcurrencyRounds, roundQueueing, WAIT_SOURCES } from "../../../score/mod.ts";
+import { buildConcurrencyRounds, roundQueueing } from "../../../score/mod.ts";
+import { WAIT_SOURCES } from "../../../score/rounds.ts";
 import type { RequestRecord } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 

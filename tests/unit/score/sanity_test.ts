@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { scoreSanity, stripAsciiWhitespace } from "../../../score/mod.ts";
+import { scoreSanity, stripAsciiWhitespace } from "../../../score/sanity.ts";
 import type { StreamOutcome } from "../../../contract/mod.ts";
 import { answered, fixture, outcome, sanityFixture, toolCalled } from "./_helpers.ts";
 

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
+import { parseStrictJsonPlain } from "../../../score/mod.ts";
 import {
   DEFAULT_MAX_DEPTH,
   type JsonNumber,
   type JsonObject,
   type JsonValue,
   parseStrictJson,
-  parseStrictJsonPlain,
-} from "../../../score/mod.ts";
+} from "../../../score/strict_json.ts";
 
 function reject(text: string, reasonPart: RegExp, offset?: number): void {
   const result = parseStrictJson(text);

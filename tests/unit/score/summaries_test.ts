@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { median, orderStatistics, summarizeRequests } from "../../../score/mod.ts";
+import { median, summarizeRequests } from "../../../score/mod.ts";
+import { orderStatistics } from "../../../score/stats.ts";
 import type { RequestRecord, Summary } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 

@@ -1,0 +1,35 @@
+/**
+ * The one errno vocabulary of the runtime: why a file operation failed, read from Node's errno code (`ENOENT`) or,
+ * where Deno raised its own error, the error's name (`NotFound`). Every file helper classifies through here.
+ */
+
+/** Why a file operation failed, in the runtime's words. */
+export type ErrnoKind = "not_found" | "not_folder" | "permission_denied" | "is_directory" | "exists" | "link" | "other";
+
+const KINDS: Readonly<Record<string, ErrnoKind>> = {
+  ENOENT: "not_found",
+  NotFound: "not_found",
+  ENOTDIR: "not_folder",
+  NotADirectory: "not_folder",
+  EACCES: "permission_denied",
+  EPERM: "permission_denied",
+  PermissionDenied: "permission_denied",
+  NotCapable: "permission_denied",
+  EISDIR: "is_directory",
+  IsADirectory: "is_directory",
+  EEXIST: "exists",
+  AlreadyExists: "exists",
+  ELOOP: "link",
+};
+
+/** The error's errno code, else its name ("" when it has neither). */
+export function errnoOf(error: unknown): string {
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  return typeof code === "string" ? code : typeof name === "string" ? name : "";
+}
+
+/** What kind of failure `error` is; "other" for anything the vocabulary does not name. */
+export function errnoKind(error: unknown): ErrnoKind {
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  return KINDS[String(code)] ?? KINDS[String(name)] ?? "other";
+}
