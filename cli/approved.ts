@@ -9,7 +9,6 @@ import {
   type KnownProtocol,
   knownProtocols,
   MANIFEST_PATH,
-  ProtocolsFileError,
   type Reviewer,
   verifyApproved,
 } from "../site/mod.ts";

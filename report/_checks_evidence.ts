@@ -17,7 +17,13 @@
  *   before the dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead
  *   of being checked against a tolerance that a busy machine breaks.
  */
-import { EVIDENCE_VERSION, type Fixture, type RequestRecord, schedule, type ScheduledRequest } from "../contract/mod.ts";
+import {
+  EVIDENCE_VERSION,
+  type Fixture,
+  type RequestRecord,
+  schedule,
+  type ScheduledRequest,
+} from "../contract/mod.ts";
 import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
