@@ -28,6 +28,8 @@ import {
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
+import { renderEnding } from "./_ending.ts";
+import { compareEnding } from "./_load_ending.ts";
 import {
   isWorkloadName,
   parseWorkloadFlags,
@@ -356,12 +358,16 @@ async function finishCompare(
   const { result } = outcome;
   writeStdout(renderCompare(result));
   writeStderr(`compare: wrote ${outcome.lines.length} JSONL lines to ${command.options.out}\n`);
+  let code: number = result.pass ? EXIT.ok : EXIT.resultNotOk;
   if (command.files.html) {
     const page = await renderCompareHtml(result, "Release gate: candidate against baseline");
     const written = await writePage(`${stem}.html`, page, deps.writeText);
-    if (written !== EXIT.ok) return written;
+    if (written !== EXIT.ok) code = written;
   }
-  return result.pass ? EXIT.ok : EXIT.resultNotOk;
+  writeStdout(
+    renderEnding(compareEnding(result, command.options.out ?? null, code, command.files.html ? `${stem}.html` : null)),
+  );
+  return code;
 }
 
 /** Entry point of `compare`. */

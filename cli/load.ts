@@ -34,6 +34,8 @@ import { loadProgressView, TTFT_WINDOW } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
+import { renderEnding } from "./_ending.ts";
+import { loadEnding } from "./_load_ending.ts";
 import { main as mergeMain, MERGE_HELP, parseMergeArgs } from "./_load_merge.ts";
 
 export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
@@ -529,10 +531,19 @@ export async function main(argv: string[]): Promise<number> {
     });
     view.finish();
     const code = loadExitCode(options, outcome);
-    if (!command.files.html || outcome.runs.length === 0) return code;
-    const page = await renderLoadHtml(outcome.runs, `Load test of ${options.urls.join(", ") || "the scripted engine"}`);
-    const written = await writePage(`${stem}.html`, page, deps.writeText);
-    return code === EXIT.ok ? written : code;
+    let written: number = EXIT.ok;
+    if (command.files.html && outcome.runs.length > 0) {
+      const page = await renderLoadHtml(
+        outcome.runs,
+        `Load test of ${options.urls.join(", ") || "the scripted engine"}`,
+      );
+      written = await writePage(`${stem}.html`, page, deps.writeText);
+    }
+    const final = code === EXIT.ok ? written : code;
+    writeStdout(
+      renderEnding(loadEnding(outcome, options.out ?? null, final, command.files.html ? `${stem}.html` : null)),
+    );
+    return final;
   } catch (error) {
     view.finish();
     writeStderr(`${(error as Error).message}\n`);

@@ -9,6 +9,7 @@ import type { Result } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
+import { renderEnding } from "./_ending.ts";
 
 export { progressLine } from "./_run_progress.ts";
 
@@ -181,12 +182,15 @@ export function warmupStopLine(result: Result): string | null {
     "http://127.0.0.1:8080)";
 }
 
-/** Prints the summary and the folder on stdout and says why the result is not ok; returns the exit code. */
-export async function printReport(report: RunReport): Promise<number> {
-  const { renderConsoleSummary } = await import("../report/mod.ts");
+/**
+ * Prints the last screen (status, headline medians, what kept the result from conforming, the missing values, the
+ * next command and the folder) on stdout and the validation problems on stderr; returns the exit code. The full
+ * audit is the folder's README.md and `strata-bench report`.
+ */
+export async function printReport(report: RunReport, command = "run"): Promise<number> {
+  const { resultGlance } = await import("../report/mod.ts");
   const stopped = warmupStopLine(report.result);
   if (stopped !== null) writeStderr(`${stopped}\n`);
-  writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
   let ok = report.result.run.status === "complete";
   if (report.unexplainedNulls.length > 0) {
     writeStderr(`WARNING: nulls with only a generic reason (a runner defect): ${report.unexplainedNulls.join(", ")}\n`);
@@ -196,6 +200,14 @@ export async function printReport(report: RunReport): Promise<number> {
     writeStderr(`ERROR: the written results.json fails strict validation (${report.validationProblems.length}):\n`);
     for (const p of report.validationProblems) writeStderr(`  ${p.pointer || "/"}: ${p.message}\n`);
   }
+  const glance = resultGlance(report.result);
+  const invalid = report.validationProblems.length > 0 ? "; results.json INVALID (see stderr)" : "";
+  writeStdout(renderEnding({
+    ...glance,
+    status: `${command}: ${glance.status}${invalid}`,
+    next: ["strata-bench report FOLDER (the full audit; --pr: the pull request text)"],
+    folder: report.folder,
+  }));
   return ok ? EXIT.ok : EXIT.resultNotOk;
 }
 
