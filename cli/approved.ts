@@ -25,6 +25,7 @@ import {
 import { EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 import { printable, progressLine } from "./site.ts";
+import { explainParseError } from "./_args.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
@@ -69,6 +70,8 @@ Exit codes:
 class UsageError extends Error {}
 
 function describe(error: unknown): string {
+  // node:util's parser errors carry a code: they are said in the person's words (and with "did you mean").
+  if (error instanceof TypeError && "code" in error) return explainParseError(error, []);
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -31,6 +31,7 @@ import {
 } from "../site/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
+import { explainParseError } from "./_args.ts";
 
 export const HELP = `Usage: strata-bench site build [--repo DIR] [--out DIR] [--branch NAME] [--protocols FILE]
        strata-bench site serve [DIR] [--port N] [--host HOST]
@@ -85,6 +86,8 @@ export function printable(text: string): string {
 }
 
 function describe(error: unknown): string {
+  // node:util's parser errors carry a code: they are said in the person's words (and with "did you mean").
+  if (error instanceof TypeError && "code" in error) return explainParseError(error, []);
   return error instanceof Error ? error.message : String(error);
 }
 
