@@ -10,7 +10,9 @@ export const EXIT = {
   environment: 3,
   /**
    * A signal (Ctrl-C, SIGTERM, the parent's death) stopped `load` or `compare` before its plan was done: what was
-   * measured is kept and marked interrupted, and no verdict or complete summary was made of it.
+   * measured is kept and marked interrupted, and no verdict or complete summary was made of it. The npm launcher
+   * also ends with it when the benchmark was ended by a signal it could not handle (never 128 + N). Under npx,
+   * npm's own shell dies of Ctrl-C and npx itself reports 130; the benchmark still stops as documented.
    */
   interrupted: 4,
 } as const;
