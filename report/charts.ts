@@ -40,7 +40,7 @@ export function withLook(spec: ChartSpec): ChartSpec {
 }
 
 /**
- * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0"): the same spec gives the same bytes under the
+ * The renderer's name and versions ("vega 6.4.0, vega-lite 6.4.1"): the same spec gives the same bytes under the
  * same versions, so a result records it and a picture is compared byte for byte only under the same renderer.
  */
 export async function chartRenderer(): Promise<string> {
