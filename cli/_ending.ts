@@ -34,6 +34,8 @@ export interface Ending {
   /** The headline numbers, one line each (the first few are kept). */
   numbers: readonly string[];
   problems: readonly EndingProblem[];
+  /** The line above the problems (default "kept from conforming:"). */
+  problemsHeading?: string;
   missing: EndingMissing;
   /** Commands to type next ("strata-bench report DIR"). */
   next: readonly string[];
@@ -92,7 +94,7 @@ export function renderEnding(ending: Ending, width = ENDING_MAX_COLUMNS, maxLine
   const problems: string[] = [];
   if (ending.problems.length > 0 && problemRoom >= 2) {
     const fit = ending.problems.length <= problemRoom - 1 ? ending.problems.length : problemRoom - 2;
-    problems.push("kept from conforming:");
+    problems.push(ending.problemsHeading ?? "kept from conforming:");
     for (const p of ending.problems.slice(0, fit)) problems.push(problemLine(p, width));
     if (fit < ending.problems.length) {
       problems.push(`  and ${ending.problems.length - fit} more: see README.md in the folder`);

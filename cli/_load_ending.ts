@@ -3,7 +3,7 @@
  * percentiles (Hyndman-Fan type 7, as computed by load/), what kept the result from passing with the flag that
  * changes it, the values a summary lacks, the next command and the file. No statistic is computed here.
  */
-import type { CompareResult, LoadRunResult, LoadTestOutcome } from "../load/mod.ts";
+import type { CompareResult, LoadRunResult, LoadTestOptions, LoadTestOutcome } from "../load/mod.ts";
 import { missingGroup } from "../report/mod.ts";
 import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
 
@@ -47,12 +47,19 @@ function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
 }
 
 /** The ending of `load`: the last run's overall summary (each run's table is printed above it). */
-export function loadEnding(outcome: LoadTestOutcome, file: string | null, code: number, html: string | null): Ending {
+export function loadEnding(
+  outcome: LoadTestOutcome,
+  file: string | null,
+  code: number,
+  html: string | null,
+  sloMissed: EndingProblem | null = null,
+): Ending {
   const run: LoadRunResult | undefined = outcome.runs.at(-1);
   const s = run?.summary.overall;
   const c = s?.counts;
   const runs = outcome.runs.length > 1 ? ` (run ${outcome.runs.length} of ${outcome.runs.length})` : "";
-  const status = `load: ${outcome.status === "ok" ? "ok" : outcome.status.toUpperCase()}${runs} (exit ${code})` +
+  const word = sloMissed !== null && outcome.status === "ok" ? "SLO MISSED" : outcome.status.toUpperCase();
+  const status = `load: ${outcome.status === "ok" && sloMissed === null ? "ok" : word}${runs} (exit ${code})` +
     (c === undefined
       ? "; nothing was measured"
       : `; ${c.attempted} requests: ${c.succeeded} ok, ${c.failed} failed, ${c.dropped} dropped, ${c.late} late`);
@@ -66,7 +73,8 @@ export function loadEnding(outcome: LoadTestOutcome, file: string | null, code: 
   return {
     status,
     numbers,
-    problems: loadProblems(outcome),
+    problems: [...loadProblems(outcome), ...(sloMissed === null ? [] : [sloMissed])],
+    problemsHeading: "kept from passing:",
     missing: s === undefined ? { notGiven: [], notMeasurable: [], failed: [] } : summaryMissing(s.missing),
     next: [
       html === null ? "add --html for an offline page" : `open ${html}`,
@@ -99,6 +107,7 @@ export function compareEnding(result: CompareResult, file: string | null, code: 
     status: `compare: gate ${result.pass ? "PASS" : "FAIL"} (exit ${code}); tolerance ` +
       `+-${(result.tolerance_fraction * 100).toFixed(1)}% or the noise floor; ${result.points.length} point(s)`,
     numbers,
+    problemsHeading: "kept from passing:",
     problems: failing.map(({ problem }) => ({ problem, fix: "a regression, or noise: more --rounds" })),
     missing: { notGiven: [], notMeasurable: [], failed: [] },
     next: [
@@ -107,4 +116,53 @@ export function compareEnding(result: CompareResult, file: string | null, code: 
     ],
     folder: file,
   };
+}
+
+/**
+ * --fail-on-slo's verdict: the share of the last run's measured requests (cancelled ones left out) that met every
+ * SLO is goodput times the window (load/summary.ts counts them); below `least` it is a problem.
+ */
+export function sloMiss(outcome: LoadTestOutcome, least: number | null): EndingProblem | null {
+  const s = outcome.runs.at(-1)?.summary.overall;
+  if (least === null || s === undefined) return null;
+  const counted = s.counts.attempted - s.counts.cancelled;
+  const good = s.goodput_requests_per_s === null || s.window_s === null ? 0 : s.goodput_requests_per_s * s.window_s;
+  const share = counted > 0 ? Math.round(good) / counted : 0;
+  if (share >= least) return null;
+  return {
+    problem: `${(share * 100).toFixed(1)}% of ${counted} requests met every SLO, below --fail-on-slo ${least}`,
+    fix: "a slower server, or an SLO too tight",
+  };
+}
+
+/**
+ * The few lines `load --plan` opens with (on stderr, before its JSON on stdout): the load's shape, how many
+ * requests, and a bound on the wall time where the plan has one.
+ */
+export function loadPlanLines(options: LoadTestOptions): string[] {
+  const p = options.plan;
+  const targets = options.selfCheck ? "the in-process scripted engine" : options.urls.join(", ");
+  const warmup = p.warmupS !== undefined ? `${p.warmupS} s of warm-up` : `${p.warmupRequests} warm-up requests`;
+  const shape = p.mode === "open"
+    ? `open loop, ${p.arrival ?? "poisson"} arrivals at ${p.ratePerS} req/s` +
+      (p.maxConcurrency === undefined ? "" : `, at most ${p.maxConcurrency} in flight`)
+    : `closed loop, ${p.concurrency} concurrent streams`;
+  const amount = p.requests !== undefined
+    ? `${p.requests} measured requests`
+    : p.mode === "open" && p.ratePerS !== undefined && p.durationS !== undefined
+    ? `${p.durationS} s of measured issuance (about ${Math.round(p.ratePerS * p.durationS)} requests)`
+    : `${p.durationS} s of measured issuance`;
+  const drain = p.drainLimitS ?? 0;
+  const bound = p.durationS !== undefined
+    ? `wall time at most about ${(p.warmupS ?? 0) + p.durationS + drain} s${
+      p.warmupS === undefined ? " + warm-up" : ""
+    }` +
+      ` (${drain} s drain limit included)`
+    : `wall time: no fixed bound (a request may take up to ${p.requestDeadlineS ?? "-"} s)`;
+  const runs = options.repeat !== undefined && options.repeat > 1 ? `, ${options.repeat} runs` : "";
+  return [
+    `load --plan (nothing is sent): ${shape} against ${targets}`,
+    `  ${warmup}, then ${amount}${runs}`,
+    `  ${bound}; the JSON plan follows on stdout`,
+  ];
 }

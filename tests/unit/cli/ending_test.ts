@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { type Ending, ENDING_MAX_COLUMNS, ENDING_MAX_LINES, renderEnding } from "../../../cli/_ending.ts";
 import { fixFor, missingGroup, missingLabel, resultGlance } from "../../../report/mod.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
+import { loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
+import type { LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
 
 const FOLDER = `bench-results/${"x".repeat(120)}`;
 
@@ -84,4 +86,45 @@ Deno.test("a realistic result at a glance: status, three headline lines, problem
   assert.ok(glance.missing.failed.length > 0, "the run has a failed and two skipped requests");
   const lines = renderEnding({ ...glance, next: [], folder: "f" }).trimEnd().split("\n");
   assert.ok(lines.length <= ENDING_MAX_LINES && lines.every((l) => l.length <= ENDING_MAX_COLUMNS));
+});
+
+function outcomeWith(goodputPerS: number | null, attempted: number, windowS: number): LoadTestOutcome {
+  const overall = {
+    counts: { attempted, cancelled: 0, succeeded: attempted, failed: 0, dropped: 0, late: 0 },
+    goodput_requests_per_s: goodputPerS,
+    window_s: windowS,
+    requests_per_s: attempted / windowS,
+    output_tokens_per_s: 100,
+    distributions: {},
+    missing: { achieved_send_rate_per_s: "closed loop: no requested rate" },
+  };
+  return { status: "ok", runs: [{ summary: { overall } }], aggregate: null, reasons: [] } as unknown as LoadTestOutcome;
+}
+
+Deno.test("--fail-on-slo fails below the share of requests that met every SLO, and passes at it", () => {
+  assert.equal(sloMiss(outcomeWith(0.9, 10, 10), 0.9), null, "9 of 10 met: 0.9 holds");
+  const missed = sloMiss(outcomeWith(0.8, 10, 10), 0.9);
+  assert.match(missed?.problem ?? "", /^80\.0% of 10 requests met every SLO, below --fail-on-slo 0\.9$/);
+  assert.equal(sloMiss(outcomeWith(0.8, 10, 10), null), null, "no gate without the flag");
+  const ending = loadEnding(outcomeWith(0.8, 10, 10), "bench-results/x.jsonl", 1, null, missed);
+  assert.match(ending.status, /^load: SLO MISSED \(exit 1\); 10 requests: 10 ok/);
+  assert.match(renderEnding(ending), /kept from passing:\n {2}80\.0% of 10 requests/);
+});
+
+Deno.test("load --plan opens with its shape, its request count and a bound on the wall time", () => {
+  const lines = loadPlanLines({
+    urls: ["http://127.0.0.1:8080"],
+    plan: { mode: "open", ratePerS: 4, arrival: "poisson", durationS: 30, drainLimitS: 30, warmupRequests: 4 },
+  } as unknown as LoadTestOptions);
+  assert.deepEqual(lines, [
+    "load --plan (nothing is sent): open loop, poisson arrivals at 4 req/s against http://127.0.0.1:8080",
+    "  4 warm-up requests, then 30 s of measured issuance (about 120 requests)",
+    "  wall time at most about 60 s + warm-up (30 s drain limit included); the JSON plan follows on stdout",
+  ]);
+  const closed = loadPlanLines({
+    urls: ["http://127.0.0.1:8080"],
+    plan: { mode: "closed", concurrency: 2, requests: 30, warmupRequests: 2, requestDeadlineS: 600 },
+  } as unknown as LoadTestOptions);
+  assert.match(closed[1]!, /2 warm-up requests, then 30 measured requests/);
+  assert.match(closed[2]!, /no fixed bound \(a request may take up to 600 s\)/);
 });
