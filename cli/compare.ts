@@ -64,7 +64,7 @@ given (--noise-floor). The candidate's own spread never widens its tolerance. Th
 exceed the baseline's by more than --max-error-rate-increase. A point without a value fails. TTFT is reported,
 not gated.
 
-Spec file (the methodology's versioned harness; JSONC, unknown keys refused; see README "Release gate"):
+Spec file (the methodology's versioned harness; JSONC, unknown keys refused; see docs/load.md):
   --spec FILE               workloads W1/W2 pinned by SHA-256, points (default 1,8,32), request parameters,
                             durations (default ${SPEC_DEFAULTS.warmupS} s warm-up, ${SPEC_DEFAULTS.measureS} s measured issuance, ${SPEC_DEFAULTS.drainS} s drain limit per
                             point), rounds, gate settings and the serving stack's identity; the flags below that
