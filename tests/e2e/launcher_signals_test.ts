@@ -9,19 +9,11 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockEngine } from "../../mock/mod.ts";
+import { alive } from "./_processes.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const LAUNCHER = join(REPO, "bin", "strata-bench.mjs");
 const LINUX = Deno.build.os === "linux";
-
-/** Whether `pid` still runs (a zombie has ended), read from /proc by cat. */
-async function alive(pid: number): Promise<boolean> {
-  const output = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stderr: "null" }).output();
-  const stat = new TextDecoder().decode(output.stdout);
-  if (output.code !== 0 || stat === "") return false;
-  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-  return state !== "Z" && state !== "X";
-}
 
 /** Process ids whose command line holds `marker` (via ps). */
 async function pidsWith(marker: string): Promise<number[]> {
