@@ -78,7 +78,10 @@ function missingOf(result: Result): ResultGlance["missing"] {
   if (failedRequests.length > 3) failed.add(`${failedRequests.length - 3} more requests`);
   return {
     notGiven: [...notGiven].sort(),
-    notMeasurable: [...notMeasurable].map(([why, what]) => `${[...what].join(", ")} (${why})`),
+    // Fewest places first: a single GPU or file says more than seven engine settings nobody reports.
+    notMeasurable: [...notMeasurable].sort(([, a], [, b]) => a.size - b.size).map(([why, what]) =>
+      `${what.size > 2 ? `${what.size} ${[...what][0]!.split(" ")[0]} values` : [...what].join(", ")} (${why})`
+    ),
     failed: [...failed],
   };
 }
