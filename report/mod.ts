@@ -22,7 +22,7 @@ export {
 } from "./result_reader.ts";
 export { markdownLine, markdownText } from "./_markdown.ts";
 export { renderConsoleSummary, renderReadme, terminalText } from "./render.ts";
-export { fixFor, type GlanceProblem, resultGlance, type ResultGlance } from "./glance.ts";
+export { fixFor, type GlanceProblem, type ResultGlance, resultGlance } from "./glance.ts";
 export { MISSING_GROUPS, type MissingGroup, missingGroup, missingLabel } from "./_missing_groups.ts";
 export {
   type DerivedText,
