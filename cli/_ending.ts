@@ -49,11 +49,14 @@ export function clip(text: string, width = ENDING_MAX_COLUMNS): string {
   return one.length <= width ? one : `${one.slice(0, Math.max(0, width - 3)).trimEnd()}...`;
 }
 
-/** "  problem -> fix": the problem gives way so the fix always shows whole (when it fits at all). */
-function problemLine(p: EndingProblem, width: number): string {
+/**
+ * "  problem -> fix" on one line, the problem giving way so the fix shows whole; a fix too long for that gets a
+ * line of its own under the problem ("    -> fix").
+ */
+function problemLines(p: EndingProblem, width: number): string[] {
   const fix = ` -> ${p.fix}`;
-  const room = Math.max(20, width - 2 - fix.length);
-  return `  ${clip(p.problem, room)}${fix}`;
+  if (width - 2 - fix.length >= 30) return [`  ${clip(p.problem, width - 2 - fix.length)}${fix}`];
+  return [`  ${p.problem}`, `    -> ${p.fix}`];
 }
 
 /** Items joined with ", " as far as they fit in `width` (at least one, cut later), then "and N more". */
@@ -93,12 +96,17 @@ export function renderEnding(ending: Ending, width = ENDING_MAX_COLUMNS, maxLine
   const problemRoom = room - numbers.length;
   const problems: string[] = [];
   if (ending.problems.length > 0 && problemRoom >= 2) {
-    const fit = ending.problems.length <= problemRoom - 1 ? ending.problems.length : problemRoom - 2;
-    problems.push(ending.problemsHeading ?? "kept from conforming:");
-    for (const p of ending.problems.slice(0, fit)) problems.push(problemLine(p, width));
-    if (fit < ending.problems.length) {
-      problems.push(`  and ${ending.problems.length - fit} more: see README.md in the folder`);
+    const blocks = ending.problems.map((p) => problemLines(p, width));
+    let fit = 0, used = 1;
+    while (fit < blocks.length) {
+      const after = used + blocks[fit]!.length;
+      // The last problem needs no "and N more" line after it; any other does.
+      if (after + (fit + 1 < blocks.length ? 1 : 0) > problemRoom) break;
+      used = after;
+      fit++;
     }
+    problems.push(ending.problemsHeading ?? "kept from conforming:", ...blocks.slice(0, fit).flat());
+    if (fit < blocks.length) problems.push(`  and ${blocks.length - fit} more: see README.md in the folder`);
   }
   const lines = [ending.status, ...numbers.map((n) => `  ${n}`), ...problems, ...tail];
   // The folder is a path a script reads back: it is never cut, only the words around it.

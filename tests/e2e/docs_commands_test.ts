@@ -63,7 +63,7 @@ async function parses(words: string[], where: string): Promise<void> {
 }
 
 /** Programs a docs line may start with besides strata-bench and deno, each explained where it is shown. */
-const OTHER_PROGRAMS = ["npm", "bash", "export", "sha256sum", "shasum", "(Get-FileHash"];
+const OTHER_PROGRAMS = ["npm", "bash", "export", "sha256sum", "shasum", "(Get-FileHash", "llama-server"];
 
 for (const file of DOCS) {
   Deno.test(`every command line in ${file} works as written`, async () => {
