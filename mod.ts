@@ -46,7 +46,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
 
 export const HELP = `strata-bench: benchmarks for local OpenAI-compatible LLM streaming servers
 
-Usage: strata-bench <command> [options]     (each command has --help)
+Usage: strata-bench <command> [options]     (each command has --help; or: strata-bench help <command>)
        strata-bench --version
 
 Commands:
@@ -77,7 +77,7 @@ Exit codes:
 /** Runs one command line and returns its exit code. */
 export async function dispatch(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined || name === "--help" || name === "-h" || (name === "help" && rest.length === 0)) {
     writeStdout(HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
@@ -85,9 +85,16 @@ export async function dispatch(argv: string[]): Promise<number> {
     writeStdout(await (await import("./cli/_version.ts")).versionText());
     return EXIT.ok;
   }
-  const command = COMMANDS[name];
+  // "strata-bench help run" is "strata-bench run --help".
+  if (name === "help" && rest[0] !== undefined) return await dispatch([rest[0], "--help"]);
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    writeStderr(`Cannot run "${name}": no such command. Run with --help to list the commands.\n`);
+    const { didYouMean } = await import("./cli/_args.ts");
+    const near = didYouMean(name, Object.keys(COMMANDS));
+    writeStderr(
+      `Cannot run "${name}": no such command${near === null ? "." : `; did you mean "${near}"?`} Run with --help ` +
+        "to list the commands.\n",
+    );
     return EXIT.usage;
   }
   const mod = await command.load();

@@ -144,33 +144,54 @@ export function runTaskArgv(name, home, outputsInCwd = true, root = PACKAGE_DIR,
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /**
+ * cli/exit_codes.ts's "interrupted" (4): the code this process ends with when the child was ended by a signal it
+ * did not handle (a shell's 128 + N is no documented code).
+ */
+export const EXIT_INTERRUPTED = 4;
+
+/** How often the parent is checked (a parent killed even by SIGKILL changes this process's parent id). */
+const PARENT_POLL_MS = 250;
+/** How long a child told to stop because the parent died may take before it is killed. */
+const PARENT_GONE_GRACE_MS = 15_000;
+
+/**
  * Runs `executable argv` with this terminal, passes SIGINT, SIGTERM and SIGHUP on to it (a terminal's Ctrl-C reaches
- * both; the child's handlers take a second one as the same request), waits for it, and ends this process the way the
- * child ended: its exit code, or the same signal.
+ * both; the child's handlers take a second one as the same request), waits for it, and ends this process the way
+ * the child ended: its exit code, or EXIT_INTERRUPTED when a signal ended it. When this process's own parent dies
+ * (npx killed, its shell gone), the child is sent SIGTERM (it stops as if cancelled and keeps what it measured),
+ * then SIGKILL after PARENT_GONE_GRACE_MS, and this process ends with it: nothing runs on as an orphan.
  */
 export function runForwarding(executable, argv, options = {}) {
   const child = spawn(executable, argv, { stdio: "inherit", ...options });
+  const forward = (signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // the child has already ended
+    }
+  };
   const listeners = FORWARDED.map((signal) => {
-    const listener = () => {
-      try {
-        child.kill(signal);
-      } catch {
-        // the child has already ended
-      }
-    };
+    const listener = () => forward(signal);
     process.on(signal, listener);
     return [signal, listener];
   });
+  const parent = process.ppid;
+  const watch = parent > 1
+    ? setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      forward("SIGTERM");
+      setTimeout(() => forward("SIGKILL"), PARENT_GONE_GRACE_MS).unref();
+    }, PARENT_POLL_MS)
+    : null;
+  watch?.unref();
   child.on("error", (error) => {
     process.stderr.write(`strata-bench: cannot start ${executable}: ${error.message}\n`);
     process.exit(3);
   });
   child.on("exit", (code, signal) => {
+    if (watch !== null) clearInterval(watch);
     for (const [name, listener] of listeners) process.off(name, listener);
-    if (signal !== null) {
-      process.kill(process.pid, signal);
-      return;
-    }
-    process.exit(code ?? 1);
+    process.exit(signal !== null ? EXIT_INTERRUPTED : code ?? 1);
   });
 }

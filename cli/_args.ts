@@ -29,7 +29,63 @@ export function parseFlags<O extends Options>(
     const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: config.positionals === true });
     return { values: parsed.values, positionals: parsed.positionals };
   } catch (error) {
-    throw new UsageError(`Cannot ${action}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`Cannot ${action}: ${explainParseError(error, Object.keys(options))}`);
+  }
+}
+
+/** Edit distance (insertions, deletions, substitutions, and swaps of two neighbours count one each). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i]!, prev = d[i - 1]!;
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+      }
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known word closest to a mistyped one (within a third of its length, at least 1 and at most 3 edits), or
+ * null: "--ulr" -> "--url", "--concurency" -> "--concurrency", "rnu" -> "run".
+ */
+export function didYouMean(word: string, known: readonly string[]): string | null {
+  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  let best: string | null = null, bestDistance = limit + 1;
+  for (const candidate of known) {
+    const distance = editDistance(word, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+/**
+ * A parser error in the person's words, never the parser's own text: an unknown flag with the nearest known one,
+ * a flag missing its value (also when the next word is another flag), a value given to a switch, a stray word.
+ */
+export function explainParseError(error: unknown, flags: readonly string[]): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1] ?? "";
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const near = didYouMean(flag.replace(/^-+/, ""), flags);
+      return `unknown flag ${flag}${near === null ? "" : `; did you mean --${near}?`} (--help lists the flags)`;
+    }
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      if (/does not take an argument/.test(message)) return `${flag} takes no value`;
+      return `${flag} needs a value${/ambiguous/.test(message) ? " (the next word is another flag)" : ""}: ` +
+        `write ${flag} VALUE (--help says what it takes)`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
+      const word = /Unexpected argument '([^']*)'/.exec(message)?.[1] ?? "";
+      return `unexpected word "${word}": this command takes flags only (--help lists them)`;
+    }
+    default:
+      return message.split("\n")[0]!;
   }
 }
 

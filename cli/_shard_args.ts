@@ -7,7 +7,7 @@ import { sha256Hex } from "../contract/mod.ts";
 import { LOAD_LIMITS, type ShardRun, shardStartFrom, START_WINDOW_S } from "../load/mod.ts";
 import { numberFlag, UsageError } from "./_args.ts";
 
-export const SHARD_HELP = `Fleet (one generator per serving host, see README "Scaling"):
+export const SHARD_HELP = `Fleet (one generator per serving host, see docs/scaling.md):
   --shard I/N               run shard I (0-based) of N of the same seeded schedule: open loop, arrivals I, I+N, ...
                             at their unsharded times (rate R/N each); closed loop, floor(C/N) workers (+1 for
                             I < C mod N) on request indices I, I+N, ...; warm-up split the same way

@@ -28,6 +28,8 @@ import {
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
+import { renderEnding } from "./_ending.ts";
+import { compareEnding } from "./_load_ending.ts";
 import {
   isWorkloadName,
   parseWorkloadFlags,
@@ -65,7 +67,7 @@ given (--noise-floor). The candidate's own spread never widens its tolerance. Th
 exceed the baseline's by more than --max-error-rate-increase. A point without a value fails. TTFT is reported,
 not gated.
 
-Spec file (the methodology's versioned harness; JSONC, unknown keys refused; see README "Release gate"):
+Spec file (the methodology's versioned harness; JSONC, unknown keys refused; see docs/load.md):
   --spec FILE               workloads W1/W2 pinned by SHA-256, points (default 1,8,32), request parameters,
                             durations (default ${SPEC_DEFAULTS.warmupS} s warm-up, ${SPEC_DEFAULTS.measureS} s measured issuance, ${SPEC_DEFAULTS.drainS} s drain limit per
                             point), rounds, gate settings and the serving stack's identity; the flags below that
@@ -359,13 +361,17 @@ async function finishCompare(
   const { result } = outcome;
   writeStdout(renderCompare(result));
   writeStderr(`compare: wrote ${outcome.lines.length} JSONL lines to ${command.options.out}\n`);
+  let code: number = result.pass ? EXIT.ok : EXIT.resultNotOk;
   if (command.files.html) {
     const context = await livePageContext({ text: `${outcome.lines.join("\n")}\n` });
     const page = await renderCompareHtml(result, "Release gate: candidate against baseline", context);
     const written = await writePage(`${stem}.html`, page, deps.writeText);
-    if (written !== EXIT.ok) return written;
+    if (written !== EXIT.ok) code = written;
   }
-  return result.pass ? EXIT.ok : EXIT.resultNotOk;
+  writeStdout(
+    renderEnding(compareEnding(result, command.options.out ?? null, code, command.files.html ? `${stem}.html` : null)),
+  );
+  return code;
 }
 
 /** Entry point of `compare`. */

@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     }, realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null }));
     view.finish();
     // A demo's result is always nonconforming (simulated): its exit code says whether it validates.
-    const code = await printReport(report);
+    const code = await printReport(report, "demo");
     return code === EXIT.ok || report.validationProblems.length === 0 ? EXIT.ok : EXIT.resultNotOk;
   } catch (error) {
     view.finish();

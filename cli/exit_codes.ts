@@ -1,7 +1,7 @@
 import { FileReadError, refusedPermissionFlag } from "../runtime/mod.ts";
 import { FixtureBundleError } from "../fixtures/mod.ts";
 import { ApprovedAddError, GitError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
-import { UsageError } from "./_args.ts";
+import { explainParseError, UsageError } from "./_args.ts";
 
 /** Named exit codes, documented in `--help` and the README. */
 export const EXIT = {
@@ -15,7 +15,9 @@ export const EXIT = {
   environment: 3,
   /**
    * A signal (Ctrl-C, SIGTERM, the parent's death) stopped `load` or `compare` before its plan was done: what was
-   * measured is kept and marked interrupted, and no verdict or complete summary was made of it.
+   * measured is kept and marked interrupted, and no verdict or complete summary was made of it. The npm launcher
+   * also ends with it when the benchmark was ended by a signal it could not handle (never 128 + N). Under npx,
+   * npm's own shell dies of Ctrl-C and npx itself reports 130; the benchmark still stops as documented.
    */
   interrupted: 4,
 } as const;
@@ -46,7 +48,12 @@ function refusedFlagOf(error: unknown): string | null {
  * the flag to add (and `permissionHint`) for a refused permission, else the error's own message.
  */
 export function failureText(command: string, sub: string | undefined, error: unknown, permissionHint = ""): string {
-  const message = error instanceof Error ? error.message : String(error);
+  // node:util's parser errors carry a code: they are said in the person's words, never the parser's own text.
+  const message = error instanceof TypeError && "code" in error
+    ? explainParseError(error, [])
+    : error instanceof Error
+    ? error.message
+    : String(error);
   if (isUsageError(error)) {
     return `Cannot run ${command}: ${message}\nRun "strata-bench ${command} --help" for usage.\n`;
   }

@@ -35,6 +35,8 @@ import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
 import { livePageContext } from "./_saved_results.ts";
+import { renderEnding } from "./_ending.ts";
+import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, MERGE_HELP, parseMergeArgs } from "./_load_merge.ts";
 
 export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
@@ -90,6 +92,8 @@ Targets, SLOs and audits:
   --fail-on-osl-mismatch    exit ${EXIT.resultNotOk} when any measured request's output length is outside tolerance
   --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS   goodput counts answered successes meeting all of them
                             (default: none, no goodput)
+  --fail-on-slo F           exit ${EXIT.resultNotOk} when fewer than F (0-1, e.g. 0.95) of the measured requests met every
+                            SLO (a gate, as k6 thresholds; needs an --slo-* flag)
   --allow-missing-ttft      the TTFT audit accepts successes without a TTFT (it fails the run otherwise)
   --infer-ttft-from-first-byte  with --no-stream: TTFT is the HTTP response headers (labelled so), not a token
   --strict                  reject reasoning-truncated answers (only reasoning until the cap): the run fails
@@ -171,6 +175,7 @@ const LOAD_OPTIONS = {
   "slo-ttft-ms": { type: "string" },
   "slo-tpot-ms": { type: "string" },
   "slo-e2e-ms": { type: "string" },
+  "fail-on-slo": { type: "string" },
   "allow-missing-ttft": { type: "boolean" },
   "infer-ttft-from-first-byte": { type: "boolean" },
   strict: { type: "boolean" },
@@ -221,6 +226,8 @@ export interface LoadCommand {
   planOnly: boolean;
   printSchedule: boolean;
   quiet: boolean;
+  /** --fail-on-slo: the least share of measured requests that must meet every SLO, or null. */
+  failOnSlo: number | null;
 }
 
 /** Parses the `load` command line (no files named yet: out stays undefined). @throws UsageError. */
@@ -395,7 +402,17 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     planOnly,
     printSchedule: values["print-schedule"] === true,
     quiet: values.quiet === true,
+    failOnSlo: sloGateFlag(values, slo),
   };
+}
+
+/** --fail-on-slo F, refused without an SLO to gate on. @throws {UsageError}. */
+function sloGateFlag(values: Record<string, unknown>, slo: Slo): number | null {
+  const share = numberFlag("load", values, "fail-on-slo", { min: 0, max: 1 });
+  if (share === undefined) return null;
+  const none = Object.keys(slo).length === 0 ? "without --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms" : null;
+  refuseInert("load", [["--fail-on-slo", true, none]]);
+  return share;
 }
 
 /** Where load and compare write by default (inside the write permission of their tasks). */
@@ -490,6 +507,7 @@ export async function main(argv: string[]): Promise<number> {
     const deps = realLoadDeps(controller.signal, { stream: options.workload.stream !== false });
     if (command.planOnly) {
       const described = await describeLoadPlan(options, deps, command.printSchedule);
+      for (const line of loadPlanLines(options)) writeStderr(`${line}\n`);
       writeStdout(JSON.stringify(deps.sanitizer.json(described.plan), null, command.printSchedule ? 0 : 2) + "\n");
       for (const r of described.requests ?? []) writeStdout(JSON.stringify({ kind: "request", ...r }) + "\n");
       return EXIT.ok;
@@ -530,12 +548,18 @@ export async function main(argv: string[]): Promise<number> {
     });
     view.finish();
     const code = loadExitCode(options, outcome);
-    if (!command.files.html || outcome.runs.length === 0) return code;
-    const context = options.out === undefined ? undefined : await livePageContext({ path: options.out });
-    const heading = `Load test of ${options.urls.join(", ") || "the scripted engine"}`;
-    const page = await renderLoadHtml(outcome.runs, heading, context);
-    const written = await writePage(`${stem}.html`, page, deps.writeText);
-    return code === EXIT.ok ? written : code;
+    let written: number = EXIT.ok;
+    if (command.files.html && outcome.runs.length > 0) {
+      const context = options.out === undefined ? undefined : await livePageContext({ path: options.out });
+      const heading = `Load test of ${options.urls.join(", ") || "the scripted engine"}`;
+      const page = await renderLoadHtml(outcome.runs, heading, context);
+      written = await writePage(`${stem}.html`, page, deps.writeText);
+    }
+    const missed = sloMiss(outcome, command.failOnSlo);
+    const final = code !== EXIT.ok ? code : missed !== null ? EXIT.resultNotOk : written;
+    const html = command.files.html ? `${stem}.html` : null;
+    writeStdout(renderEnding(loadEnding(outcome, options.out ?? null, final, html, missed)));
+    return final;
   } catch (error) {
     view.finish();
     writeStderr(`${(error as Error).message}\n`);

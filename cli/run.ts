@@ -18,6 +18,7 @@ import type { Result } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
+import { renderEnding } from "./_ending.ts";
 
 export { progressLine } from "./_run_progress.ts";
 
@@ -204,18 +205,18 @@ export function warmupStopLine(result: Result): string | null {
     "http://127.0.0.1:8080)";
 }
 
-/** Prints the summary and the folder on stdout and says why the result is not ok; returns the exit code. */
-export async function printReport(report: RunReport): Promise<number> {
-  const { renderConsoleSummary } = await import("../report/mod.ts");
+/**
+ * Prints the last screen (status, headline medians, what kept the result from conforming, the missing values, the
+ * next command and the folder) on stdout and the validation problems on stderr; returns the exit code. The full
+ * audit is the folder's README.md and `strata-bench report`.
+ */
+export async function printReport(report: RunReport, command = "run"): Promise<number> {
+  const { resultGlance } = await import("../report/mod.ts");
   const stopped = warmupStopLine(report.result);
   if (stopped !== null) writeStderr(`${stopped}\n`);
-  writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
   let ok = report.result.run.status === "complete";
   // After a failed warm-up the server is the problem, not the result's identity: no fix list then.
   const fixes = stopped === null ? conformingFixes(report.result) : [];
-  if (fixes.length > 0) {
-    writeStderr(`For a conforming run next time:\n${fixes.map((f) => `  ${f.fix}  (${f.problem})\n`).join("")}`);
-  }
   if (report.unexplainedNulls.length > 0) {
     writeStderr(`WARNING: nulls with only a generic reason (a runner defect): ${report.unexplainedNulls.join(", ")}\n`);
   }
@@ -224,6 +225,16 @@ export async function printReport(report: RunReport): Promise<number> {
     writeStderr(`ERROR: the written results.json fails strict validation (${report.validationProblems.length}):\n`);
     for (const p of report.validationProblems) writeStderr(`  ${p.pointer || "/"}: ${p.message}\n`);
   }
+  const glance = resultGlance(report.result);
+  const invalid = report.validationProblems.length > 0 ? "; results.json INVALID (see stderr)" : "";
+  writeStdout(renderEnding({
+    ...glance,
+    // runner's fix list says what would make the next run conforming; the result's own reasons where it is empty.
+    problems: fixes.length > 0 ? fixes : glance.problems,
+    status: `${command}: ${glance.status}${invalid}`,
+    next: ["strata-bench report FOLDER (the full audit; --pr: the pull request text)"],
+    folder: report.folder,
+  }));
   return ok ? EXIT.ok : EXIT.resultNotOk;
 }
 

@@ -1,6 +1,7 @@
 /** One question to the server's /health endpoint, as the run asks after a failed request. */
 import { startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
+import { errorBodyMessage } from "./_error_body.ts";
 
 /** The answer of /health: ok only for HTTP 200. */
 export interface HealthCheck {
@@ -13,16 +14,15 @@ export interface HealthCheck {
 
 const MAX_BODY_BYTES = 16 * 1024;
 
-function messageOf(status: number, text: string): string {
+/** `{"status": "ok"}`'s status, else the error body as client/_error_body.ts says it (an HTML page is described). */
+function messageOf(status: number, contentType: string | undefined, bytes: Uint8Array): string {
   try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown }; status?: unknown };
-    if (typeof parsed.error?.message === "string") return parsed.error.message;
-    if (typeof parsed.status === "string") return parsed.status;
+    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { status?: unknown };
+    return typeof parsed.status === "string" ? parsed.status : errorBodyMessage(status, contentType, bytes);
   } catch {
-    // not JSON
+    const said = errorBodyMessage(status, contentType, bytes);
+    return said.startsWith("HTTP ") ? said : `HTTP ${status}: ${said}`;
   }
-  const trimmed = text.trim().slice(0, 500);
-  return trimmed === "" ? `HTTP ${status}` : trimmed;
 }
 
 /** Asks GET /health once; never rejects (a refused connection or a timeout is an answer with ok false). */
@@ -35,6 +35,7 @@ export function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCh
       return resolve({ ok: false, status: null, message: (error as Error).message });
     }
     let status: number | null = null;
+    let contentType: string | undefined;
     const parts: Uint8Array[] = [];
     let size = 0;
     let done = false;
@@ -53,7 +54,10 @@ export function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCh
     }, {
       dispatch: () => {},
       firstByte: () => {},
-      head: (head) => status = head.status,
+      head: (head) => {
+        status = head.status;
+        contentType = head.headers.get("content-type");
+      },
       body: (bytes) => {
         if (size >= MAX_BODY_BYTES) return;
         const take = bytes.slice(0, MAX_BODY_BYTES - size);
@@ -70,7 +74,7 @@ export function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCh
           all.set(part, at);
           at += part.length;
         }
-        finish({ ok: status === 200, status, message: messageOf(status, new TextDecoder().decode(all)) });
+        finish({ ok: status === 200, status, message: messageOf(status, contentType, all) });
       },
     });
     const timer = setTimeout(() => {

@@ -7,6 +7,15 @@
 import { PERFORMANCE_CASES, type Result, type Summary } from "../contract/mod.ts";
 import { leftOutOfReadout } from "../score/mod.ts";
 import * as f from "./_format.ts";
+import { missingGroup, missingLabel } from "./_missing_groups.ts";
+
+/** What a null of the first screen is: "not given (pass --model-id)", "not measurable here" or "failed". */
+function absent(result: Result, pointer: string): string {
+  const reason = result.missing[pointer];
+  if (reason === undefined) return f.NOT_MEASURED;
+  const label = missingLabel(reason, pointer);
+  return label.startsWith("not given") ? label : missingGroup(reason, pointer);
+}
 
 /** Label shown when `extensions.simulated_engine` is true. */
 export const SIMULATED_LABEL =
@@ -70,7 +79,7 @@ function statusLine(result: Result, skipped: readonly string[]): string {
 function machineLine(result: Result): string {
   const { hardware, software } = result;
   const gpus = hardware.gpus === null
-    ? `GPU ${f.NOT_MEASURED}`
+    ? `GPU ${absent(result, "/hardware/gpus")}`
     : hardware.gpus.length === 0
     ? "no GPU"
     : hardware.gpus.map((g) => `${g.name} (${f.bytes(g.memory_bytes, false)} ${f.text(g.memory_kind)})`).join(", ");
@@ -89,11 +98,14 @@ function modelLine(result: Result): string {
     : m.files.length === 0
     ? "no model file"
     : `${m.files.length === 1 ? "file" : `${m.files.length} files:`} ${
-      m.files.map((file) => `${file.path} (sha256 ${file.sha256 === null ? f.NOT_MEASURED : file.sha256})`).join(", ")
+      m.files.map((file, i) =>
+        `${file.path} (sha256 ${file.sha256 === null ? absent(result, `/model/files/${i}/sha256`) : file.sha256})`
+      ).join(", ")
     }`;
-  return `${m.id === null ? `id ${f.NOT_MEASURED}` : f.oneLine(m.id)}; quantization ${
-    f.text(m.quantization)
-  }; ${files}`;
+  const quantization = m.quantization === null ? absent(result, "/model/quantization") : f.oneLine(m.quantization);
+  return `${
+    m.id === null ? `id ${absent(result, "/model/id")}` : f.oneLine(m.id)
+  }; quantization ${quantization}; ${files}`;
 }
 
 function engineLine(result: Result): string {
@@ -102,7 +114,7 @@ function engineLine(result: Result): string {
   const dialect = result.extensions?.["dialect"];
   return [
     `${f.text(s.engine_version)}${typeof dialect === "string" ? ` (${f.oneLine(dialect)} dialect)` : ""}`,
-    `commit ${f.text(s.strata_commit)}`,
+    `commit ${s.strata_commit === null ? absent(result, "/software/strata_commit") : f.oneLine(s.strata_commit)}`,
     `track ${c.track}`,
     `context ${c.context_tokens === null ? f.NOT_MEASURED : `${c.context_tokens} tokens`}`,
     `${c.server_capacity === null ? `capacity ${f.NOT_MEASURED}` : `${c.server_capacity} slot(s)`}`,

@@ -10,6 +10,7 @@ import { type CaseReadout, LEFT_OUT_NOTE, leftOutOfReadout, readCases } from "..
 import * as f from "./_format.ts";
 import { findSummary, isSimulated, nonconformingReasons, SIMULATED_LABEL } from "./_report_head.ts";
 import { PICTURE_FILES } from "./pictures.ts";
+import { MISSING_GROUPS, missingLabel } from "./_missing_groups.ts";
 
 export { isSimulated, nonconformingReasons, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
 export type { ReportHead } from "./_report_head.ts";
@@ -447,39 +448,41 @@ function redactionOverrideItems(result: Result): string[] {
 const PLACES_SHOWN = 6;
 
 /**
- * One line per reason: every null of `missing` and every request a summary left out, grouped by the reason
- * (an exclusion's "<metric> null: " prefix is dropped, so it joins the null it comes from), with its places.
+ * One line per reason: every null of `missing` and every request a summary left out, grouped by what a person can
+ * do about it ("not given (pass --flag)", "not measurable here (why)", "failed (why)"; an exclusion's
+ * "<metric> null: " prefix is dropped, so it joins the null it comes from), with its places, in that group order.
  */
 export function notMeasuredLines(result: Result): string[] {
-  const byReason = new Map<string, Set<string>>();
-  const add = (reason: string, place: string) => {
-    const key = f.oneLine(reason);
-    const places = byReason.get(key) ?? new Set<string>();
+  const byLabel = new Map<string, Set<string>>();
+  const add = (reason: string, pointer: string | null, place: string) => {
+    const key = missingLabel(f.oneLine(reason), pointer);
+    const places = byLabel.get(key) ?? new Set<string>();
     places.add(place);
-    byReason.set(key, places);
+    byLabel.set(key, places);
   };
   const entries = Object.entries(result.missing).sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }));
   for (const [pointer, reason] of entries) {
     const place = limitationPlace(result, pointer);
-    if (place !== null) add(reason, place);
+    if (place !== null) add(reason, pointer, place);
   }
   for (const s of result.summaries) {
     for (const e of s.excluded) {
       const reason = e.reason.startsWith(`${s.metric} null: `) ? e.reason.slice(s.metric.length + 7) : e.reason;
-      add(reason, `${e.request_id} ${s.metric}`);
+      add(reason, null, `${e.request_id} ${s.metric}`);
     }
   }
-  return [...byReason].map(([reason, set]) => {
+  const rank = (label: string) => MISSING_GROUPS.findIndex((g) => label.startsWith(g));
+  return [...byLabel].sort(([a], [b]) => rank(a) - rank(b)).map(([label, set]) => {
     const places = [...set];
     const shown = places.slice(0, PLACES_SHOWN).join(", ");
     const more = places.length > PLACES_SHOWN ? ` and ${places.length - PLACES_SHOWN} more` : "";
-    return `${reason} (${places.length === 1 ? "" : `${places.length}: `}${shown}${more})`;
+    return `${label}: ${places.length === 1 ? "" : `${places.length}: `}${shown}${more}`;
   });
 }
 
 function limitationsSection(result: Result): Section {
   return {
-    title: "Limitations and values not measured",
+    title: "Limitations and missing values",
     paragraphs: [
       `Each line is one reason, with the places it applies to; results.json has every null with its JSON ` +
       `Pointer in "missing" and every left-out request in its summary's "excluded".`,
@@ -492,7 +495,7 @@ function limitationsSection(result: Result): Section {
         : []),
       ...[priorRequestsLine(result)].filter((line): line is string => line !== null),
       ...redactionOverrideItems(result),
-      ...notMeasuredLines(result).map((line) => `${f.NOT_MEASURED}: ${line}`),
+      ...notMeasuredLines(result),
     ],
   };
 }

@@ -55,7 +55,7 @@ export function withLook(spec: ChartSpec): ChartSpec {
 export const PICTURE_SPEC_VERSION = 2;
 
 /**
- * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0, pictures 2"): the same spec gives the same bytes
+ * The renderer's name and versions ("vega 6.4.0, vega-lite 6.4.1, pictures 2"): the same spec gives the same bytes
  * under the same versions, so a result records it and a picture is compared byte for byte only under the same one.
  */
 export async function chartRenderer(): Promise<string> {

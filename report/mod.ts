@@ -11,6 +11,8 @@ export { renderConsoleSummary, renderReadme } from "./render.ts";
 export { describeRederived } from "./seal.ts";
 export { prBody, prTitle } from "./submission.ts";
 export { type ChartSpec, renderChartSvg } from "./charts.ts";
+export { resultGlance } from "./glance.ts";
+export { missingGroup } from "./_missing_groups.ts";
 export {
   COMPARED_METRICS,
   type ComparedConfiguration,

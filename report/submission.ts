@@ -140,7 +140,7 @@ export function prBody(result: Result, facts: SubmissionFacts): string {
     ...result.requests.filter((r) => r.evaluation !== null && !r.evaluation.passed).map((r) =>
       `sanity check failed: ${r.case_id} (${r.status}): ${oneLine(r.evaluation!.reason)}`
     ),
-    ...notMeasuredLines(result).map((line) => `${NOT_MEASURED}: ${line}`),
+    ...notMeasuredLines(result),
   ];
   out.push(...(items.length > 0 ? items.map((i) => `- ${markdownText(i)}`) : ["- none"]), "");
   out.push(checkedLine(result));

@@ -1,7 +1,7 @@
 /**
- * The one `strata-bench` command, installed the ways README says, each in a temporary prefix: `npm install -g` of
+ * The one `strata-bench` command, installed the ways docs/install.md says, each in a temporary prefix: `npm install -g` of
  * the checkout and of its tarball, `npx strata-bench` in the checkout, and `deno install` with the exact flags
- * README prints. Each prints its version and commit and runs the demo from a folder of its own; the launcher passes
+ * docs/install.md prints. Each prints its version and commit and runs the demo from a folder of its own; the launcher passes
  * the exit code and SIGINT/SIGTERM through to the command (exit 4: an interrupted load, with its JSONL kept).
  */
 import assert from "node:assert/strict";
@@ -91,10 +91,10 @@ Deno.test("npx strata-bench in the checkout runs the same launcher", async () =>
   assert.match(run.stdout, /^strata-bench \d+\.\d+\.\d+ \(commit [0-9a-f]{40}, source checkout\)\n$/);
 });
 
-Deno.test("deno install with README's exact permission flags installs a working strata-bench", async () => {
-  const readme = await readFile(join(REPO, "README.md"), "utf8");
+Deno.test("deno install with docs/install.md's exact permission flags installs a working strata-bench", async () => {
+  const readme = await readFile(join(REPO, "docs", "install.md"), "utf8");
   const line = /^(\.\/node_modules\/\.bin\/deno install [^\n]+)$/m.exec(readme.replace(/ \\\n\s+/g, " "))?.[1];
-  assert.ok(line !== undefined, "README shows the deno install command");
+  assert.ok(line !== undefined, "docs/install.md shows the deno install command");
   const root = await Deno.makeTempDir({ prefix: "strata-deno-install-" });
   try {
     const words = line.split(/\s+/).map((

@@ -20,8 +20,33 @@ async function strataBench(cwd: string, args: string[]) {
     stdout: "piped",
     stderr: "piped",
   }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
 }
+
+Deno.test("help COMMAND prints the command's help; a mistyped command or flag gets the nearest one", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });
+  try {
+    const help = await strataBench(cwd, ["help", "run"]);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: strata-bench run /);
+    const typo = await strataBench(cwd, ["rnu"]);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /no such command; did you mean "run"\?/);
+    const flag = await strataBench(cwd, ["run", "--ulr", "http://127.0.0.1:8080"]);
+    assert.equal(flag.code, 2);
+    assert.match(flag.stderr, /unknown flag --ulr; did you mean --url\?/);
+    const plan = await strataBench(cwd, ["compare", "--plan"]);
+    assert.equal(plan.code, 2);
+    assert.match(plan.stderr, /^Cannot compare: --plan needs a value/);
+    assert.doesNotMatch(plan.stderr, /ambiguous|Option '/);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
 
 Deno.test("run exits 2 (usage) for a malformed --url, names the problem and shows a well-formed example", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "strata-e2e-" });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../../fixtures/mod.ts";
 import { type MockEngine, type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
+import { alive } from "./_processes.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const DENO = join(REPO, "node_modules", ".bin", "deno");
@@ -107,15 +108,6 @@ async function childrenOf(pid: number): Promise<number[]> {
     .output();
   const text = new TextDecoder().decode(output.stdout).trim();
   return text === "" ? [] : text.split(/\s+/).map(Number);
-}
-
-/** Whether `pid` is still running (a zombie waiting for its new parent to reap it has ended). */
-async function alive(pid: number): Promise<boolean> {
-  const output = await new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stderr: "null" }).output();
-  const stat = new TextDecoder().decode(output.stdout);
-  if (output.code !== 0 || stat === "") return false;
-  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-  return state !== "Z" && state !== "X";
 }
 
 /** A sparse 20 GiB file that starts like a GGUF: hashing it takes many seconds, writing it none. */

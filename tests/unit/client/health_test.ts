@@ -52,3 +52,14 @@ Deno.test("a malformed base URL is not ok, and says so", async () => {
   assert.equal(result.ok, false);
   assert.match(result.message, /Cannot parse base URL/);
 });
+
+Deno.test("/health answered by a plain web server's HTML page is described with its status, never copied", async () => {
+  const body = "<!DOCTYPE HTML>\n<html><head><title>Error response</title></head>\n<body><h1>404</h1></body></html>\n";
+  const { result } = await answer(
+    `HTTP/1.1 404 Not Found\r\nContent-Type: text/html;charset=utf-8\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  );
+  assert.equal(result.ok, false);
+  assert.equal(result.status, 404);
+  assert.match(result.message, /^HTTP 404: a markup \(HTML\) body of \d+ bytes that is no JSON error/);
+  assert.ok(!result.message.includes("<"), result.message);
+});

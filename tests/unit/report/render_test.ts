@@ -98,7 +98,7 @@ Deno.test("README reports model hashing and a profile-started engine's model loa
 
 Deno.test("the long tail has one line per reason, however many requests share it", async () => {
   const readme = renderReadme(await realistic());
-  const tail = section(readme, "## Limitations and values not measured");
+  const tail = section(readme, "## Limitations and missing values");
   const lines = tail.split("\n").filter((line) => line.startsWith("- "));
   assert.equal(new Set(lines).size, lines.length, "no line repeats");
   const capped = lines.filter((line) => /512-token cap while reasoning/.test(line));
@@ -211,7 +211,7 @@ Deno.test("README and console say a reused server had already answered requests,
     `(evidence: ${evidence})`;
   const readme = renderReadme(result);
   assert.ok(section(readme, "## Status").includes(line), section(readme, "## Status"));
-  assert.ok(section(readme, "## Limitations and values not measured").includes(line));
+  assert.ok(section(readme, "## Limitations and missing values").includes(line));
   assert.ok(renderConsoleSummary(result).includes(line));
   assert.match(readme, /- \*\*Status:\*\* complete;/, "the renderer reports the status, it does not change it");
 

@@ -1,0 +1,168 @@
+/**
+ * The last screens of `load` and `compare` as plain data for `renderEnding`: the status, the headline
+ * percentiles (Hyndman-Fan type 7, as computed by load/), what kept the result from passing with the flag that
+ * changes it, the values a summary lacks, the next command and the file. No statistic is computed here.
+ */
+import type { CompareResult, LoadRunResult, LoadTestOptions, LoadTestOutcome } from "../load/mod.ts";
+import { missingGroup } from "../report/mod.ts";
+import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
+
+function ms(seconds: number | null | undefined): string {
+  return seconds === null || seconds === undefined ? "-" : (seconds * 1000).toFixed(1);
+}
+
+function per(value: number | null, decimals: number): string {
+  return value === null ? "-" : value.toFixed(decimals);
+}
+
+/** "p50 156.9  p95 165.1  p99 165.7" in ms. */
+function percentiles(d: { p50: number | null; p95: number | null; p99: number | null } | undefined): string {
+  return d === undefined ? "-" : `p50 ${ms(d.p50)}  p95 ${ms(d.p95)}  p99 ${ms(d.p99)}`;
+}
+
+/** A summary's missing values: flags to pass, and what this target cannot give. */
+function summaryMissing(missing: Readonly<Record<string, string>>): EndingMissing {
+  const notGiven = new Set<string>(), notMeasurable: string[] = [];
+  for (const [field, reason] of Object.entries(missing)) {
+    if (missingGroup(reason, null) === "not given") {
+      for (const flag of reason.match(/--[a-z][a-z0-9-]*/g) ?? []) notGiven.add(flag);
+    } else notMeasurable.push(`${field.replaceAll("_", " ")} (${reason.split(/[:;(]/)[0]!.trim()})`);
+  }
+  return { notGiven: [...notGiven], notMeasurable, failed: [] };
+}
+
+/** What kept a load from an ok result, with what to change. */
+function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
+  const fixes: Record<string, string> = {
+    "no-success": "check the server's log; --url must be a streaming chat server",
+    "audit-failed": "see the audit above; load --help lists --allow-missing-ttft",
+    "osl-mismatch": "check --max-tokens, --min-tokens and --ignore-eos",
+    "interrupted": "run again and let it finish",
+    "unreachable": "start the server, or pass --url with its address",
+  };
+  const fix = fixes[outcome.status];
+  if (fix === undefined) return [];
+  const reasons = outcome.reasons.length > 0 ? outcome.reasons : [outcome.status];
+  return reasons.map((problem) => ({ problem, fix }));
+}
+
+/** The ending of `load`: the last run's overall summary (each run's table is printed above it). */
+export function loadEnding(
+  outcome: LoadTestOutcome,
+  file: string | null,
+  code: number,
+  html: string | null,
+  sloMissed: EndingProblem | null = null,
+): Ending {
+  const run: LoadRunResult | undefined = outcome.runs.at(-1);
+  const s = run?.summary.overall;
+  const c = s?.counts;
+  const runs = outcome.runs.length > 1 ? ` (run ${outcome.runs.length} of ${outcome.runs.length})` : "";
+  const word = sloMissed !== null && outcome.status === "ok" ? "SLO MISSED" : outcome.status.toUpperCase();
+  const status = `load: ${outcome.status === "ok" && sloMissed === null ? "ok" : word}${runs} (exit ${code})` +
+    (c === undefined
+      ? "; nothing was measured"
+      : `; ${c.attempted} requests: ${c.succeeded} ok, ${c.failed} failed, ${c.dropped} dropped, ${c.late} late`);
+  const numbers = s === undefined ? [] : [
+    `throughput  ${per(s.requests_per_s, 2)} req/s  ${per(s.output_tokens_per_s, 1)} output tok/s  goodput ` +
+    `${s.goodput_requests_per_s === null ? "- (no SLO)" : `${per(s.goodput_requests_per_s, 2)} req/s`}`,
+    `TTFT ms     ${percentiles(s.distributions.ttft_s)}`,
+    `TPOT ms     ${percentiles(s.distributions.tpot_s)}`,
+    `e2e ms      ${percentiles(s.distributions.latency_s)}`,
+  ];
+  return {
+    status,
+    numbers,
+    problems: [...loadProblems(outcome), ...(sloMissed === null ? [] : [sloMissed])],
+    problemsHeading: "kept from passing:",
+    missing: s === undefined ? { notGiven: [], notMeasurable: [], failed: [] } : summaryMissing(s.missing),
+    next: [
+      html === null ? "add --html for an offline page" : `open ${html}`,
+      "compare gates a candidate against a baseline",
+    ],
+    folder: file,
+  };
+}
+
+/** The ending of `compare`: one line per point with the gated metrics, baseline -> candidate (delta). */
+export function compareEnding(result: CompareResult, file: string | null, code: number, html: string | null): Ending {
+  const failing = result.points.flatMap((p) =>
+    p.metrics.filter((m) => m.pass === false).map((m) => ({ problem: `${p.key} ${m.metric}: ${m.reason}`, m }))
+  );
+  const delta = (x: number | null) => (x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`);
+  const numbers = result.points.map((p) => {
+    const cells = p.metrics.filter((m) => m.gated).map((m) => {
+      const tps = m.metric === "output_tokens_per_s";
+      const show = (
+        x: number | null,
+      ) => (m.metric === "error_rate" ? delta(x).replace("+", "") : tps ? per(x, 1) : ms(x));
+      const name = tps ? "tok/s" : m.metric === "tpot_p50_s" ? "TPOT p50 ms" : "errors";
+      return `${name} ${show(m.baseline)}->${show(m.candidate)}${
+        m.metric === "error_rate" ? "" : ` ${delta(m.delta_fraction)}`
+      }`;
+    });
+    return `${p.key.padEnd(6)} ${cells.join("  ")}  ${p.pass ? "pass" : "FAIL"}`;
+  });
+  return {
+    status: `compare: gate ${result.pass ? "PASS" : "FAIL"} (exit ${code}); tolerance ` +
+      `+-${(result.tolerance_fraction * 100).toFixed(1)}% or the noise floor; ${result.points.length} point(s)`,
+    numbers,
+    problemsHeading: "kept from passing:",
+    problems: failing.map(({ problem }) => ({ problem, fix: "a regression, or noise: more --rounds" })),
+    missing: { notGiven: [], notMeasurable: [], failed: [] },
+    next: [
+      html === null ? "add --html for an offline page" : `open ${html}`,
+      "--noise-floor-from FILE reuses this noise floor",
+    ],
+    folder: file,
+  };
+}
+
+/**
+ * --fail-on-slo's verdict: the share of the last run's measured requests (cancelled ones left out) that met every
+ * SLO is goodput times the window (load/summary.ts counts them); below `least` it is a problem.
+ */
+export function sloMiss(outcome: LoadTestOutcome, least: number | null): EndingProblem | null {
+  const s = outcome.runs.at(-1)?.summary.overall;
+  if (least === null || s === undefined) return null;
+  const counted = s.counts.attempted - s.counts.cancelled;
+  const good = s.goodput_requests_per_s === null || s.window_s === null ? 0 : s.goodput_requests_per_s * s.window_s;
+  const share = counted > 0 ? Math.round(good) / counted : 0;
+  if (share >= least) return null;
+  return {
+    problem: `${(share * 100).toFixed(1)}% of ${counted} requests met every SLO, below --fail-on-slo ${least}`,
+    fix: "a slower server, or an SLO too tight",
+  };
+}
+
+/**
+ * The few lines `load --plan` opens with (on stderr, before its JSON on stdout): the load's shape, how many
+ * requests, and a bound on the wall time where the plan has one.
+ */
+export function loadPlanLines(options: LoadTestOptions): string[] {
+  const p = options.plan;
+  const targets = options.selfCheck ? "the in-process scripted engine" : options.urls.join(", ");
+  const warmup = p.warmupS !== undefined ? `${p.warmupS} s of warm-up` : `${p.warmupRequests} warm-up requests`;
+  const shape = p.mode === "open"
+    ? `open loop, ${p.arrival ?? "poisson"} arrivals at ${p.ratePerS} req/s` +
+      (p.maxConcurrency === undefined ? "" : `, at most ${p.maxConcurrency} in flight`)
+    : `closed loop, ${p.concurrency} concurrent streams`;
+  const amount = p.requests !== undefined
+    ? `${p.requests} measured requests`
+    : p.mode === "open" && p.ratePerS !== undefined && p.durationS !== undefined
+    ? `${p.durationS} s of measured issuance (about ${Math.round(p.ratePerS * p.durationS)} requests)`
+    : `${p.durationS} s of measured issuance`;
+  const drain = p.drainLimitS ?? 0;
+  const bound = p.durationS !== undefined
+    ? `wall time at most about ${(p.warmupS ?? 0) + p.durationS + drain} s${
+      p.warmupS === undefined ? " + warm-up" : ""
+    }` +
+      ` (${drain} s drain limit included)`
+    : `wall time: no fixed bound (a request may take up to ${p.requestDeadlineS ?? "-"} s)`;
+  const runs = options.repeat !== undefined && options.repeat > 1 ? `, ${options.repeat} runs` : "";
+  return [
+    `load --plan (nothing is sent): ${shape} against ${targets}`,
+    `  ${warmup}, then ${amount}${runs}`,
+    `  ${bound}; the JSON plan follows on stdout`,
+  ];
+}

@@ -1,0 +1,102 @@
+/**
+ * A result at a glance, as plain data for a command's last screen: the status, the headline medians, what kept the
+ * result from conforming with the fix for each, and the missing values in their three groups. No statistic is
+ * computed here: every number is a stored median.
+ */
+import { PERFORMANCE_CASES, type Result } from "../contract/mod.ts";
+import { leftOutOfReadout } from "../score/mod.ts";
+import * as f from "./_format.ts";
+import { findSummary, isSimulated, nonconformingReasons } from "./_report_head.ts";
+import { skippedLines } from "./_report_sections.ts";
+import { flagFor, missingGroup } from "./_missing_groups.ts";
+
+/** One reason a result does not conform, and the flag or action that fixes it. */
+export interface GlanceProblem {
+  problem: string;
+  fix: string;
+}
+
+/** A result at a glance. */
+export interface ResultGlance {
+  /** "nonconforming (simulated engine); sanity 12/12; 22 requests: 0 failed, 0 skipped". */
+  status: string;
+  /** One line per headline metric: the medians of the three performance cases. */
+  numbers: string[];
+  problems: GlanceProblem[];
+  missing: { notGiven: string[]; notMeasurable: string[]; failed: string[] };
+}
+
+/** Fixes for reasons that name no flag, by what the reason says. */
+const FIXES: readonly (readonly [RegExp, string])[] = [
+  [/scripted engine|simulat/i, "measure a real engine (--url, --profile)"],
+  [/loopback|remote/i, "run on the server's machine (--url http://127.0.0.1:PORT)"],
+  [/hash model file|model file/i, "run where the model file is readable"],
+  [/commit/i, "pass --engine-commit SHA"],
+  [/skipped|partial/i, "fix what failed (README.md: Failures), run again"],
+];
+
+/** The fix for one nonconforming reason: the flag it names, else the first matching rule, else the README. */
+export function fixFor(reason: string): string {
+  const flag = flagFor(reason, null);
+  if (flag !== null) return `pass ${flag}`;
+  return FIXES.find(([pattern]) => pattern.test(reason))?.[1] ?? "see Status in README.md";
+}
+
+const HEADLINE = [["prompt_tps", "prompt tok/s", 1], ["decode_tps", "decode tok/s", 1], [
+  "ttft_s",
+  "TTFT s",
+  3,
+]] as const;
+
+function headlineLine(result: Result, metric: typeof HEADLINE[number][0], label: string, decimals: number): string {
+  const cells = PERFORMANCE_CASES.filter((caseId) => !leftOutOfReadout(metric, caseId)).map((caseId) =>
+    `${caseId} ${f.fixed(findSummary(result, "performance", caseId, metric)?.median, decimals)}`
+  );
+  return `${label.padEnd(13)} ${cells.join("   ")}`;
+}
+
+/** The short name of the place a missing value applies to ("/model/files/0/sha256" -> "files sha256"). */
+function placeName(pointer: string): string {
+  const parts = pointer.split("/").filter((p) => p !== "" && !/^\d+$/.test(p));
+  return parts.slice(-2).join(" ").replaceAll("_", " ");
+}
+
+function missingOf(result: Result): ResultGlance["missing"] {
+  const notGiven = new Set<string>(), notMeasurable = new Map<string, Set<string>>(), failed = new Set<string>();
+  for (const [pointer, reason] of Object.entries(result.missing)) {
+    if (pointer.startsWith("/requests/") || pointer.startsWith("/summaries/")) continue;
+    const group = missingGroup(reason, pointer);
+    if (group === "not given") notGiven.add(flagFor(reason, pointer) ?? placeName(pointer));
+    else if (group === "failed") failed.add(placeName(pointer));
+    else {
+      const why = f.oneLine(reason).split(/[:;(]/)[0]!.trim();
+      notMeasurable.set(why, (notMeasurable.get(why) ?? new Set()).add(placeName(pointer)));
+    }
+  }
+  const failedRequests = result.requests.filter((r) => r.status === "failed" || r.status === "skipped");
+  for (const r of failedRequests.slice(0, 3)) failed.add(`${r.id} (${r.status})`);
+  if (failedRequests.length > 3) failed.add(`${failedRequests.length - 3} more requests`);
+  return {
+    notGiven: [...notGiven].sort(),
+    // Fewest places first: a single GPU or file says more than seven engine settings nobody reports.
+    notMeasurable: [...notMeasurable].sort(([, a], [, b]) => a.size - b.size).map(([why, what]) =>
+      `${what.size > 2 ? `${what.size} ${[...what][0]!.split(" ")[0]} values` : [...what].join(", ")} (${why})`
+    ),
+    failed: [...failed],
+  };
+}
+
+/** The result at a glance. */
+export function resultGlance(result: Result): ResultGlance {
+  const counts = Object.values(result.request_counts);
+  const sum = (key: "planned" | "failed" | "skipped") => counts.reduce((n, c) => n + c[key], 0);
+  const reasons = [...nonconformingReasons(result), ...skippedLines(result)];
+  return {
+    status: `${result.run.status}${isSimulated(result) ? " (simulated engine)" : ""}; sanity ` +
+      `${result.quality.passed}/${result.quality.total}; ${sum("planned")} requests: ${sum("failed")} failed, ` +
+      `${sum("skipped")} skipped`,
+    numbers: HEADLINE.map(([metric, label, decimals]) => headlineLine(result, metric, label, decimals)),
+    problems: reasons.map((reason) => ({ problem: f.oneLine(reason), fix: fixFor(reason) })),
+    missing: missingOf(result),
+  };
+}

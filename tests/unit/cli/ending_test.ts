@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { type Ending, ENDING_MAX_COLUMNS, ENDING_MAX_LINES, renderEnding } from "../../../cli/_ending.ts";
+import { fixFor, resultGlance } from "../../../report/glance.ts";
+import { missingGroup, missingLabel } from "../../../report/_missing_groups.ts";
+import { buildRealisticResult } from "../report/_realistic_result.ts";
+import { loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
+import type { LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
+
+const FOLDER = `bench-results/${"x".repeat(120)}`;
+
+function crowded(n: number): Ending {
+  return {
+    status: `run: nonconforming; ${"word ".repeat(40)}`,
+    numbers: Array.from({ length: n }, (_, i) => `metric ${i} ${"9.99 ".repeat(30)}`),
+    problems: Array.from(
+      { length: n },
+      (_, i) => ({ problem: `problem ${i} ${"why ".repeat(40)}`, fix: `pass --f${i}` }),
+    ),
+    missing: {
+      notGiven: Array.from({ length: n }, (_, i) => `--flag-${i}`),
+      notMeasurable: Array.from({ length: n }, (_, i) => `value ${i} (no tool answered)`),
+      failed: Array.from({ length: n }, (_, i) => `performance-short-r${i} (failed)`),
+    },
+    next: ["strata-bench report FOLDER (the full audit; --pr: the pull request text)"],
+    folder: FOLDER,
+  };
+}
+
+Deno.test("the ending fits one screen: at most 15 lines, none over 100 columns, however much there is to say", () => {
+  for (const n of [0, 1, 3, 8, 40]) {
+    const lines = renderEnding(crowded(n)).trimEnd().split("\n");
+    assert.ok(lines.length <= ENDING_MAX_LINES, `${n}: ${lines.length} lines`);
+    for (const line of lines.slice(0, -1)) assert.ok(line.length <= ENDING_MAX_COLUMNS, `${n}: ${line}`);
+    assert.equal(lines.at(-1), FOLDER, "the folder is the last line, whole, for tail -1");
+    assert.match(lines[0]!, /^run: nonconforming/);
+  }
+});
+
+Deno.test("the ending keeps each fix whole and counts what it leaves out", () => {
+  const text = renderEnding(crowded(40));
+  assert.match(text, /-> pass --f0\n/);
+  assert.match(text, /and \d+ more: see README\.md in the folder/);
+  assert.match(text, /^not given \(pass --flag-0, .* and \d+ more\)$/m);
+  assert.match(text, /^not measurable here: value 0 \(no tool answered\)/m);
+  assert.match(text, /^failed: performance-short-r0 \(failed\)/m);
+});
+
+Deno.test("an ending with nothing missing and no problem prints no empty groups", () => {
+  const text = renderEnding({
+    status: "run: complete; sanity 12/12",
+    numbers: ["decode tok/s  short 50.1"],
+    problems: [],
+    missing: { notGiven: [], notMeasurable: [], failed: [] },
+    next: [],
+    folder: "bench-results/r",
+  });
+  assert.equal(text, "run: complete; sanity 12/12\n  decode tok/s  short 50.1\nbench-results/r\n");
+});
+
+Deno.test("missing values fall in three groups: a flag to pass, not measurable here, failed", () => {
+  assert.equal(missingGroup("not given (pass --quantization)", "/model/quantization"), "not given");
+  assert.equal(missingLabel("not given (pass the model id)", "/model/id"), "not given (pass --model-id)");
+  assert.equal(missingGroup("no custom pack declared (--custom-pack)", "/model/custom_pack"), "not given");
+  assert.equal(missingGroup("no GPU tool answered: nvidia-smi not found", "/software/drivers"), "not measurable here");
+  assert.equal(missingLabel("lsblk reports no model", null), "not measurable here (lsblk reports no model)");
+  assert.equal(missingGroup("no answer text or tool call arrived before the request failed (timeout)", null), "failed");
+  assert.equal(missingGroup("request was skipped: the engine stopped answering", null), "failed");
+});
+
+Deno.test("each nonconforming reason gets a fix: the flag it names, else what to do", () => {
+  assert.equal(fixFor("the server's build_info carries no commit (pass --engine-commit)"), "pass --engine-commit");
+  assert.match(fixFor("the server is the scripted engine (a simulation)"), /--url/);
+  assert.match(fixFor("the server is not on loopback"), /127\.0\.0\.1/);
+  assert.equal(fixFor("something new"), "see Status in README.md");
+});
+
+Deno.test("a realistic result at a glance: status, three headline lines, problems with fixes, grouped missing", async () => {
+  const built = await buildRealisticResult({ faults: true });
+  await built.cleanup();
+  const glance = resultGlance(built.result);
+  assert.match(glance.status, new RegExp(`^${built.result.run.status}`));
+  assert.match(glance.status, /sanity \d+\/12; \d+ requests: \d+ failed, \d+ skipped/);
+  assert.equal(glance.numbers.length, 3);
+  assert.match(glance.numbers[1]!, /^decode tok\/s +short \S+ +prompt-4k \S+ +prompt-16k \S+$/);
+  for (const p of glance.problems) assert.ok(p.fix.length > 0 && p.problem.length > 0);
+  for (const flag of glance.missing.notGiven) assert.match(flag, /^--[a-z-]+$|^[a-z ]+$/);
+  assert.ok(glance.missing.failed.length > 0, "the run has a failed and two skipped requests");
+  const lines = renderEnding({ ...glance, next: [], folder: "f" }).trimEnd().split("\n");
+  assert.ok(lines.length <= ENDING_MAX_LINES && lines.every((l) => l.length <= ENDING_MAX_COLUMNS));
+});
+
+function outcomeWith(goodputPerS: number | null, attempted: number, windowS: number): LoadTestOutcome {
+  const overall = {
+    counts: { attempted, cancelled: 0, succeeded: attempted, failed: 0, dropped: 0, late: 0 },
+    goodput_requests_per_s: goodputPerS,
+    window_s: windowS,
+    requests_per_s: attempted / windowS,
+    output_tokens_per_s: 100,
+    distributions: {},
+    missing: { achieved_send_rate_per_s: "closed loop: no requested rate" },
+  };
+  return { status: "ok", runs: [{ summary: { overall } }], aggregate: null, reasons: [] } as unknown as LoadTestOutcome;
+}
+
+Deno.test("--fail-on-slo fails below the share of requests that met every SLO, and passes at it", () => {
+  assert.equal(sloMiss(outcomeWith(0.9, 10, 10), 0.9), null, "9 of 10 met: 0.9 holds");
+  const missed = sloMiss(outcomeWith(0.8, 10, 10), 0.9);
+  assert.match(missed?.problem ?? "", /^80\.0% of 10 requests met every SLO, below --fail-on-slo 0\.9$/);
+  assert.equal(sloMiss(outcomeWith(0.8, 10, 10), null), null, "no gate without the flag");
+  const ending = loadEnding(outcomeWith(0.8, 10, 10), "bench-results/x.jsonl", 1, null, missed);
+  assert.match(ending.status, /^load: SLO MISSED \(exit 1\); 10 requests: 10 ok/);
+  assert.match(renderEnding(ending), /kept from passing:\n {2}80\.0% of 10 requests/);
+});
+
+Deno.test("load --plan opens with its shape, its request count and a bound on the wall time", () => {
+  const lines = loadPlanLines({
+    urls: ["http://127.0.0.1:8080"],
+    plan: { mode: "open", ratePerS: 4, arrival: "poisson", durationS: 30, drainLimitS: 30, warmupRequests: 4 },
+  } as unknown as LoadTestOptions);
+  assert.deepEqual(lines, [
+    "load --plan (nothing is sent): open loop, poisson arrivals at 4 req/s against http://127.0.0.1:8080",
+    "  4 warm-up requests, then 30 s of measured issuance (about 120 requests)",
+    "  wall time at most about 60 s + warm-up (30 s drain limit included); the JSON plan follows on stdout",
+  ]);
+  const closed = loadPlanLines({
+    urls: ["http://127.0.0.1:8080"],
+    plan: { mode: "closed", concurrency: 2, requests: 30, warmupRequests: 2, requestDeadlineS: 600 },
+  } as unknown as LoadTestOptions);
+  assert.match(closed[1]!, /2 warm-up requests, then 30 measured requests/);
+  assert.match(closed[2]!, /no fixed bound \(a request may take up to 600 s\)/);
+});
