@@ -21,6 +21,8 @@ export interface RunArgs extends DeclaredProvenance {
   simulated: boolean;
   /** --quiet: no progress on stderr (errors and warnings still). */
   quiet: boolean;
+  /** --engine-log FILE: the server's log, attached and checked against the responses' timings. */
+  engineLog: string | null;
 }
 
 /**
@@ -54,6 +56,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     background: { type: "string", multiple: true },
     "build-options": { type: "string", multiple: true },
     "engine-commit": { type: "string" },
+    "engine-log": { type: "string" },
     out: { type: "string" },
     simulated: { type: "boolean" },
     quiet: { type: "boolean" },
@@ -102,6 +105,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     out: text(values.out, "--out"),
     simulated: values.simulated ?? false,
     quiet: values.quiet ?? false,
+    engineLog: text(values["engine-log"], "--engine-log"),
   };
 }
 

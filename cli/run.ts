@@ -40,6 +40,8 @@ What the engine cannot tell the runner (unset values are null with a reason, nev
   --background TEXT         other work running on the machine (repeatable; default: none)
   --build-options TEXT      an engine build option, for a source build (repeatable)
   --engine-commit SHA       the engine's full 40-character commit when the server does not report it
+  --engine-log FILE         the server's log (llama-server ... 2> FILE): attached as engine.log, sanitized, and its
+                            per-request timing lines checked against the responses (a disagreement: nonconforming)
 
 Output:
   --out DIR                 put the result folder under DIR instead (default: bench/results or ./bench-results)
@@ -115,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
         return EXIT.environment;
       }
     }
-    const { realRunDeps } = await import("../runner/mod.ts");
+    const { engineLogFile, realRunDeps } = await import("../runner/mod.ts");
     const options = { ...runOptionsOf(args, argv, controller.signal), ...view.hooks };
     if (engine !== null) {
       options.baseUrl = engine.baseUrl;
@@ -129,6 +131,7 @@ export async function main(argv: string[]): Promise<number> {
         options.engineEnv = engine.env;
       }
     }
+    if (args.engineLog !== null) options.engineLogSource = engineLogFile(args.engineLog);
     const report = await runProtocol(options, realRunDeps({}, { onHashProgress: (p) => view.onHashProgress(p) }));
     view.finish();
     return printReport(report);

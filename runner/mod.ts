@@ -24,3 +24,12 @@ export {
   RunWriteError,
 } from "./run_protocol.ts";
 export { realRunDeps, type RealRunSettings } from "./real_deps.ts";
+export {
+  checkEngineLog,
+  type EngineLogCheck,
+  engineLogFile,
+  type EngineLogSource,
+  type ParsedEngineLog,
+  parseEngineLog,
+  startedEngineLog,
+} from "./engine_log.ts";

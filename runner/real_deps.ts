@@ -8,6 +8,7 @@ import {
   type ModelHashProgress,
   probeServer,
   readSlots,
+  startGpuPowerSampler,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
 import {
@@ -66,6 +67,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     readArtifact: async (folder, relativePath) => artifactReaderOf(await openSafeFolder(folder))(relativePath),
     renderReadme,
     renderPictures: renderResultPictures,
+    startGpuPower: (nowMs) => startGpuPowerSampler({ runCommand: probeDeps.runCommand, nowMs }),
     ...overrides,
   };
 }

@@ -18,7 +18,7 @@ import {
   SCRIPTED_ENGINE_PROP,
   type StreamProgress,
 } from "../contract/mod.ts";
-import type { Provenance, ServerFacts } from "../probe/mod.ts";
+import type { GpuPowerSampler, Provenance, ServerFacts } from "../probe/mod.ts";
 import {
   assembleResult,
   chooseResultsRoot,
@@ -41,6 +41,8 @@ import { type BuiltRecord, type ConfigCheck, recordOf, roundQueueing } from "../
 import type { ChatBody } from "./request_body.ts";
 import { executeRun, type ExecutorDeps, type SchedulePosition } from "./executor.ts";
 import { planRun, type RunPlan } from "./plan.ts";
+import { type EngineLogSource, readEngineLog, startedEngineLog } from "./engine_log.ts";
+import { recordGpuPower } from "./gpu_power.ts";
 
 /** What the engine cannot tell the runner, as the operator declared it on the command line (null when unset). */
 export interface DeclaredProvenance {
@@ -80,6 +82,8 @@ export interface RunOptions {
   engineModelFiles?: readonly string[];
   /** The started engine's log so far; attached as the engine_log artifact. */
   engineLog?: () => string;
+  /** A server's log the operator names (`--engine-log FILE`), read after the requests; checked like engineLog. */
+  engineLogSource?: EngineLogSource;
   /**
    * Seconds the engine the runner started from a profile took from spawn to ready (model load included); the
    * result reports it apart from the run. Absent when the server was already running.
@@ -122,6 +126,8 @@ export interface RunDeps extends ExecutorDeps {
   renderPictures(result: Result): Promise<{ file: string; svg: string; renderer: string }[]>;
   /** Wall clock (started_at and the run id). */
   now(): Date;
+  /** Starts sampling GPU power on the clock `nowMs` (extensions.gpu_power); absent: no power record. */
+  startGpuPower?(nowMs: () => number): GpuPowerSampler;
 }
 
 /** Why a run could not start; nothing was sent to the server. */
@@ -236,6 +242,8 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const configChecks: Record<string, ConfigCheck> = {};
   let execution: Awaited<ReturnType<typeof executeRun>>;
   options.onStage?.("requests");
+  const power = deps.startGpuPower ? recordGpuPower(deps.startGpuPower(() => deps.nowMs()), () => deps.nowMs()) : null;
+  await power?.ready;
   try {
     execution = await executeRun({
       baseUrl: options.baseUrl,
@@ -245,8 +253,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       serverCapacity: prepared.server.serverCapacity,
       ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
       signal: stop.signal,
-      onRequestStart: (fixture, position, live) => options.onRequestStart?.(fixture, position, live),
+      onRequestStart: (fixture, position, live) => {
+        power?.requestStarted(fixture.id);
+        options.onRequestStart?.(fixture, position, live);
+      },
       onRequestEnd: async (request: ExecutedRequest, position) => {
+        power?.requestEnded(request.fixture.id);
         const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
         built.set(request.fixture.id, published.built);
         if (published.overridden.length > 0) overridden[request.fixture.id] = published.overridden;
@@ -266,6 +278,9 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   } finally {
     options.signal?.removeEventListener("abort", forwardAbort);
   }
+  const gpuPower = power === null ? { reason: "no GPU power sampler in this run" } : await power.finish(
+    execution.requests.flatMap((r) => built.get(r.fixture.id)?.record ?? []),
+  );
   if (writeFailure !== null) throw writeFailure;
   const requests: ScoredRequest[] = execution.requests.map((request) => {
     const record = built.get(request.fixture.id);
@@ -281,8 +296,10 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
 
   let artifacts: Artifact[];
   options.onStage?.("writing");
+  const logSource = options.engineLogSource ?? (options.engineLog ? startedEngineLog(options.engineLog) : null);
+  const engineLog = logSource === null ? null : await readEngineLog(logSource, execution.requests);
   try {
-    artifacts = await writeArtifacts(options, prepared, folder);
+    artifacts = await writeArtifacts(options, prepared, folder, engineLog?.text ?? null);
   } catch (error) {
     throw writeError(folder.path, keptRequests, error, "writing the artifacts");
   }
@@ -315,9 +332,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     sampling: prepared.sampling,
     chatTemplateKwargs: prepared.chatTemplateKwargs,
     artifacts,
-    nonconformingReasons: [...prepared.reasons, ...configReasons(configChecks)],
+    nonconformingReasons: [...prepared.reasons, ...configReasons(configChecks), ...(engineLog?.reasons ?? [])],
     extensions: {
       ...resultExtensions(options, prepared),
+      gpu_power: gpuPower,
+      engine_log: engineLog?.check ??
+        { reason: "no engine log: the runner did not start the engine and no --engine-log was given" },
       record_overrides: overridden,
       resolved_configuration: resolvedConfiguration(configChecks),
       round_queueing: queueing,
@@ -466,15 +486,18 @@ function sentSettings(prepared: PreparedRun) {
 }
 
 /**
- * The artifacts after the run: outputs.jsonl (appended during it), the engine log of a started engine, the
+ * The artifacts after the run: outputs.jsonl (appended during it), the engine log (a started engine's or --engine-log's), the
  * sanitized configuration, and the chat template the server uses. configuration.template then points to the
  * attached copy (hash of the bytes written); without a template the probe already gave the reason.
  */
-async function writeArtifacts(options: RunOptions, prepared: PreparedRun, folder: ResultFolder): Promise<Artifact[]> {
+async function writeArtifacts(
+  options: RunOptions,
+  prepared: PreparedRun,
+  folder: ResultFolder,
+  engineLog: string | null,
+): Promise<Artifact[]> {
   const artifacts: Artifact[] = [folder.outputsArtifact()];
-  if (options.engineLog) {
-    artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, options.engineLog()));
-  }
+  if (engineLog !== null) artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, engineLog));
   const config = runConfig(options, prepared);
   artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
   const { provenance } = prepared;
