@@ -84,12 +84,15 @@ function throttleNames(text: string | undefined): string[] | null {
   return THROTTLE_BITS.filter(([bit]) => (mask & BigInt(bit)) !== 0n).map(([, name]) => name);
 }
 
+/** The trimmed fields of each CSV line (nvidia-smi --format=csv,noheader) that has exactly `count` of them. */
+function csvRows(text: string, count: number): string[][] {
+  return text.split(/\r?\n/).map((line) => line.split(",").map((f) => f.trim())).filter((f) => f.length === count);
+}
+
 /** nvidia-smi's CSV (timestamp, index, power.draw, clocks.sm, clocks.mem, throttle bitmask); bad lines skipped. */
 export function parseNvidiaPower(text: string): GpuReading[] {
   const out: GpuReading[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const fields = line.split(",").map((f) => f.trim());
-    if (fields.length !== 6) continue;
+  for (const fields of csvRows(text, 6)) {
     const index = reading(fields[1]);
     if (index === null || !Number.isSafeInteger(index)) continue;
     out.push({
@@ -150,9 +153,7 @@ export function parseAmdMetric(text: string): GpuReading[] {
 /** nvidia-smi --query-compute-apps CSV (pid, process_name, used_memory); bad lines skipped. */
 export function parseComputeApps(text: string): GpuProcess[] {
   const out: GpuProcess[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const fields = line.split(",").map((f) => f.trim());
-    if (fields.length !== 3) continue;
+  for (const fields of csvRows(text, 3)) {
     const pid = reading(fields[0]);
     if (pid === null || !Number.isSafeInteger(pid) || fields[1] === "") continue;
     out.push({ pid, processName: fields[1]!.slice(0, 200), usedMemoryMib: reading(fields[2]) });
