@@ -28,6 +28,8 @@ export interface RunArgs extends DeclaredProvenance {
   packDir: string | null;
   /** The template check before the warm-up (--no-check-template turns it off). */
   checkTemplate: boolean;
+  /** --engine-log FILE: the server's log, attached and checked against the responses' timings. */
+  engineLog: string | null;
 }
 
 /**
@@ -66,6 +68,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     "pack-dir": { type: "string" },
     "check-template": { type: "boolean" },
     "no-check-template": { type: "boolean" },
+    "engine-log": { type: "string" },
     out: { type: "string" },
     simulated: { type: "boolean" },
     quiet: { type: "boolean" },
@@ -129,6 +132,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     out: text(values.out, "--out"),
     simulated: values.simulated ?? false,
     quiet: values.quiet ?? false,
+    engineLog: text(values["engine-log"], "--engine-log"),
   };
 }
 

@@ -1,4 +1,5 @@
 /** `fixtures` command: rebuild the frozen bundle byte for byte, or verify a bundle against its manifest. */
+import { PROTOCOL_ID } from "../contract/mod.ts";
 import { writeStderr, writeStdout } from "../runtime/mod.ts";
 import {
   buildBundle,
@@ -12,18 +13,24 @@ import { EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench fixtures build [--out DIR]
+       strata-bench fixtures build --tokenizer DIR --template FILE --protocol-id ID --out DIR
        strata-bench fixtures verify [DIR]
 
 build   Rebuilds the standard-v1 fixture bundle (one JSON file per scheduled request, build.json and
         MANIFEST.sha256) from the pinned stand-in tokenizer and chat template in node_modules. Without --out it
         rewrites the committed bundle; the result must be byte-identical to it. DIR must be empty or hold only
-        bundle files.
+        bundle files. With --tokenizer, --template and --protocol-id it freezes a pack's own bundle instead (the
+        activation pilot): prints which requests changed against the committed bundle and the new corpus SHA-256.
 verify  Checks every file of the bundle in DIR (default: the committed bundle) against its MANIFEST.sha256 and
         names each file that differs, is missing, or is extra. For the committed bundle it also checks the
         corpus SHA-256 this version of strata-bench expects.
 
 Options:
-  --out DIR   (build) write the bundle into DIR instead of the committed folder (default: fixtures/standard-v1)
+  --out DIR            (build) write the bundle into DIR instead of the committed folder (default:
+                       fixtures/standard-v1; required with --tokenizer)
+  --tokenizer DIR      (build) the pack's tokenizer.json and tokenizer_config.json
+  --template FILE      (build) the pack's chat template (Jinja text)
+  --protocol-id ID     (build) the protocol id the pack's bundle is frozen under; never the standard id
 
 ${
   helpFooter([
@@ -49,10 +56,33 @@ function describe(error: unknown): string {
 }
 
 async function build(argv: string[]): Promise<number> {
-  const { values } = parseFlags("run fixtures build", argv, { out: { type: "string" } });
+  const { values } = parseFlags("run fixtures build", argv, {
+    out: { type: "string" },
+    tokenizer: { type: "string" },
+    template: { type: "string" },
+    "protocol-id": { type: "string" },
+  });
+  const packFlags = [values.tokenizer, values.template, values["protocol-id"]];
+  if (packFlags.some((v) => v !== undefined) && packFlags.some((v) => v === undefined)) {
+    throw new UsageError("Cannot build a pack's bundle: pass --tokenizer DIR, --template FILE and --protocol-id ID");
+  }
+  if (values["protocol-id"] === PROTOCOL_ID) {
+    throw new UsageError(
+      `Cannot freeze a pack's bundle under the standard protocol id "${PROTOCOL_ID}": pass a pilot id instead`,
+    );
+  }
+  if (values.tokenizer !== undefined && values.out === undefined) {
+    throw new UsageError("Cannot build a pack's bundle into the committed folder: pass --out DIR");
+  }
+  const pack = values.tokenizer === undefined
+    ? undefined
+    : { tokenizerDir: values.tokenizer, templateFile: values.template!, protocolId: values["protocol-id"]! };
   const startedMs = performance.now();
   try {
-    const report = await buildBundle(values.out === undefined ? {} : { outDir: values.out });
+    const report = await buildBundle({
+      ...(values.out === undefined ? {} : { outDir: values.out }),
+      ...(pack === undefined ? {} : { pack }),
+    });
     const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
     const tokens = report.inputTokens;
     writeStdout(
@@ -63,6 +93,15 @@ async function build(argv: string[]): Promise<number> {
         `${tokens["performance-prompt-16k-r1"]} input tokens (target 16384)\n` +
         `corpus_sha256 ${report.corpusSha256}\n`,
     );
+    if (report.changed !== null) {
+      writeStdout(
+        `${report.changed.length} of ${Object.keys(tokens).length} requests changed against the committed bundle\n`,
+      );
+      for (const c of report.changed) {
+        writeStdout(`  ${c.id}: ${c.committedTokens ?? "none"} -> ${c.builtTokens} input tokens\n`);
+      }
+      return EXIT.ok;
+    }
     if (report.corpusSha256 !== STANDARD_V1_CORPUS_SHA256) {
       writeStderr(
         `Note: this corpus differs from the one this version expects (${STANDARD_V1_CORPUS_SHA256}). ` +

@@ -60,6 +60,8 @@ What the engine cannot tell the runner (unset values are null with a reason, nev
   --no-check-template       skip the template check: before the warm-up every request is rendered and counted by
                             the server (POST /apply-template, /tokenize) and compared with the frozen counts (2%)
                             and shared prefixes; a mismatch stops the run before anything is measured
+  --engine-log FILE         the server's log (llama-server ... 2> FILE): attached as engine.log, sanitized, and its
+                            per-request timing lines checked against the responses (a disagreement: nonconforming)
 
 Output:
   --out DIR                 put the result folder under DIR instead (default: bench/results or ./bench-results)
@@ -135,7 +137,7 @@ export async function main(argv: string[]): Promise<number> {
         return EXIT.environment;
       }
     }
-    const { realRunDeps } = await import("../runner/mod.ts");
+    const { engineLogFile, realRunDeps } = await import("../runner/mod.ts");
     const options = { ...runOptionsOf(args, argv, controller.signal), ...view.hooks };
     if (engine !== null) {
       options.baseUrl = engine.baseUrl;
@@ -149,6 +151,7 @@ export async function main(argv: string[]): Promise<number> {
         options.engineEnv = engine.env;
       }
     }
+    if (args.engineLog !== null) options.engineLogSource = engineLogFile(args.engineLog);
     const report = await runProtocol(options, realRunDeps({}, { onHashProgress: (p) => view.onHashProgress(p) }));
     view.finish();
     return printReport(report);

@@ -99,6 +99,20 @@ export {
   type RunnerCommit,
   type RunnerCommitOptions,
 } from "./commit.ts";
+export {
+  type GpuPowerOptions,
+  type GpuPowerSampler,
+  type GpuProcess,
+  type GpuReading,
+  parseAmdMetric,
+  parseComputeApps,
+  parseNvidiaPower,
+  type PowerSample,
+  type PowerTrace,
+  startGpuPowerSampler,
+  type WindowPower,
+  windowPower,
+} from "./gpu_power.ts";
 export { collectProvenance, type CollectProvenanceOptions, type OperatorFacts, type Provenance } from "./provenance.ts";
 
 /** The real effects: runtime adapters that return refusals instead of throwing, and the global fetch. */

@@ -104,10 +104,20 @@ export function packRelativeName(absolutePath: string, packDir: string | null | 
     const root = packDir.replaceAll("\\", "/").replace(/\/+$/, "");
     if (normalized.startsWith(`${root}/`)) {
       const relative = normalized.slice(root.length + 1);
-      if (!relative.split("/").includes("..")) return relative;
+      if (!relative.split("/").includes("..")) return recordableName(relative);
     }
   }
-  return baseName(normalized);
+  return recordableName(baseName(normalized));
+}
+
+/**
+ * A file name as a result may record it (the contract's relative-path format): control characters and a leading
+ * "~" percent-encoded (%07, %1B, %7E), so a name the file system allows never makes the run reject its own result.
+ */
+function recordableName(name: string): string {
+  const hex = (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
+  // deno-lint-ignore no-control-regex -- control characters are exactly what is encoded here
+  return name.replace(/[\u0000-\u001f\u007f]/g, hex).replace(/^~/, hex);
 }
 
 /**

@@ -16,6 +16,14 @@ import {
   SIMULATED_LABEL,
   skippedLines,
 } from "./_report_sections.ts";
+import { energySection } from "./_energy_section.ts";
+
+/** The sections in reading order: the per-case table, then the energy table where power was sampled, then the rest. */
+function sectionsOf(result: Result): Section[] {
+  const [first, ...rest] = reportSections(result);
+  const energy = energySection(result);
+  return [...(first ? [first] : []), ...(energy ? [energy] : []), ...rest];
+}
 
 /** A relative file link whose path segments are percent-encoded. */
 function href(path: string): string {
@@ -70,7 +78,7 @@ function markdownHead(head: ReportHead): string[] {
 /** README.md of a result folder: the first screen, then every section in reading order. */
 export function renderReadme(result: Result): string {
   const head = markdownHead(reportHead(result, skippedLines(result)));
-  return [head.join("\n"), ...reportSections(result).map(markdownSection)].join("\n").replace(/\n+$/, "\n");
+  return [head.join("\n"), ...sectionsOf(result).map(markdownSection)].join("\n").replace(/\n+$/, "\n");
 }
 
 function pad(cells: string[], widths: number[]): string {
@@ -105,6 +113,6 @@ export function renderConsoleSummary(result: Result): string {
   const width = Math.max(...head.facts.map(([label]) => label.length));
   for (const [label, value] of head.facts) lines.push(`  ${`${label}:`.padEnd(width + 1)} ${value}`);
   lines.push(...consoleTable(head.headline.head, head.headline.rows));
-  const text = [lines.join("\n"), ...reportSections(result).map(consoleSection)].join("\n\n");
+  const text = [lines.join("\n"), ...sectionsOf(result).map(consoleSection)].join("\n\n");
   return `${escapeTerminalText(text)}\n`;
 }

@@ -3,13 +3,29 @@
  * absolute data and model paths (`<abs-path>/<file name>`), the user and host names (a host name of one or two
  * characters only where it stands as a host: user@gx, gx:~$, gx.local), e-mail and MAC addresses, GPU UUIDs,
  * private network addresses (RFC 1918, link-local, CGNAT 100.64.0.0/10, IPv6 ULA and link-local), keys, tokens,
- * private-key blocks, JWTs and passwords in URLs become stable placeholders (`<home>`, `<abs-path>`, `<user>`,
- * `<host>`, `<email>`, `<mac>`, `<gpu-uuid>`, `<private-ip-N>`, `<secret>`). Loopback addresses (127.0.0.1, ::1,
+ * private-key blocks, JWTs and passwords in URLs, and what logs carry besides (_sanitize_kinds.ts: cookies,
+ * command-line credentials, machine ids and serials, host names with a suffix, other address notations, ~user,
+ * percent-encoded paths, JSON nested in JSON) become stable placeholders (`<home>`, `<abs-path>`, `<user>`,
+ * `<host>`, `<email>`, `<mac>`, `<gpu-uuid>`, `<machine-id>`, `<serial>`, `<private-ip-N>`, `<secret>`). Loopback
+ * addresses (127.0.0.1, ::1,
  * localhost), public addresses, system paths (/usr, /etc, /dev, /proc, C:\Program Files), versions, commit hashes
  * and URL paths stay visible. Sanitizing twice changes nothing more. Redaction is best effort; the operator still
  * reads the folder before sharing it.
  */
 import { sys } from "../runtime/mod.ts";
+import {
+  MORE_SECRET_NAMES,
+  PROVIDER_TOKEN_PATTERNS,
+  redactAddressNotations,
+  redactCommandCredentials,
+  redactCookies,
+  redactHostNames,
+  redactMachineIds,
+  redactMoreMacs,
+  redactNestedJsonSecrets,
+  redactPercentEncoded,
+  redactShortHomes,
+} from "./_sanitize_kinds.ts";
 
 /** Who runs the tool, and the state that keeps placeholders stable across one run's files. */
 export interface SanitizeContext {
@@ -86,7 +102,7 @@ function isAwsSecretLike(text: string): boolean {
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:<>"']+):([^\s/@<>"']+)@/gi;
 
 const SECRET_NAME =
-  "(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|secret|secret[_-]?key|client[_-]?secret|password|passwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|hf[_-]?token|github[_-]?token|gh[_-]?token|private[_-]?key|access[_-]?key|secret[_-]?access[_-]?key)";
+  `(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|secret|secret[_-]?key|client[_-]?secret|password|passwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|hf[_-]?token|github[_-]?token|gh[_-]?token|private[_-]?key|access[_-]?key|secret[_-]?access[_-]?key|${MORE_SECRET_NAMES})`;
 /** Short names that are secrets only as JSON keys, `name=value` or command-line flags ("token: 151645" in a log is not). */
 const SECRET_NAME_EXACT = "(?:token|auth|pwd)";
 /** Whether a JSON key or option name names a secret (api_key, HF_TOKEN, password; not max_tokens, bos_token). */
@@ -109,13 +125,16 @@ function redactSecrets(text: string, context: SanitizeContext): string {
     /\b(bearer)\s+([A-Za-z0-9._~+/=-]{8,})/gi,
     (m, word: string, value: string) => value === SECRET ? m : `${word} ${SECRET}`,
   );
-  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, SECRET);
+  for (const pattern of [...TOKEN_PATTERNS, ...PROVIDER_TOKEN_PATTERNS]) out = out.replace(pattern, SECRET);
+  out = redactCookies(out, SECRET);
+  out = redactCommandCredentials(out, SECRET);
   out = out.replace(
     URL_CREDENTIALS,
     (m, scheme: string, _user: string, password: string) => password === SECRET ? m : `${scheme}${SECRET}@`,
   );
   out = out.replace(AWS_SECRET, (m) => (isAwsSecretLike(m) ? SECRET : m));
   const names = `(?:${SECRET_NAME}|${SECRET_NAME_EXACT})`;
+  out = redactNestedJsonSecrets(out, names, SECRET);
   const exact = new RegExp(`^-{0,2}${SECRET_NAME_EXACT}$`, "i");
   // "auth_token": 982734982374 (a JSON number or bare word as the value of a secret-named key)
   out = out.replace(
@@ -136,7 +155,7 @@ function redactSecrets(text: string, context: SanitizeContext): string {
       const isFlag = name.startsWith("-");
       if (/^\s+$/.test(sep) && !isFlag) return m; // "password reset" prose: a bare word needs = or :
       if (exact.test(name) && !isFlag && !sep.includes("=")) return m;
-      if (value === SECRET || value.startsWith("<") || value.startsWith("-")) return m;
+      if (value === SECRET || value.startsWith("<") || value.startsWith("-") || value.startsWith("\\")) return m;
       return `${name}${sep}${quote}${SECRET}${quote}`;
     },
   );
@@ -172,7 +191,9 @@ function redactHomes(text: string, context: SanitizeContext): string {
  */
 const DATA_ROOTS =
   "opt|mnt|media|srv|data|data\\d*|var|tmp|scratch|models|workspace|work|nfs|storage|lustre|gpfs|run/media|Volumes|" +
-  "private|net|shared|share|export|datasets?|ssd|nvme|disk\\d*|content|kaggle|cache|weights|llm|ai|projects?";
+  "private|net|shared|share|export|datasets?|ssd|nvme|disk\\d*|content|kaggle|cache|weights|llm|ai|projects?|" +
+  // Cluster file systems and homes (TACC's /home1, NERSC's /global, OSC's /fs, Juelich's /p).
+  "scratch\\d+|work\\d+|cluster|home\\d+|global|fs|p|beegfs|cephfs|pfs|dss|hpc|people";
 /** File endings of model and data files: a path ending in one is a machine path whatever its first folder. */
 const DATA_EXTENSIONS = "gguf|safetensors|bin|pt|pth|onnx|ckpt|jsonl|parquet|npy|npz|h5|arrow|tar|zip|jinja";
 const POSIX_DATA_PATH = new RegExp(
@@ -193,11 +214,16 @@ const FILE_URL = /\bfile:\/\/(\/[^\s"'<>]+)/gi;
 /** A UNC path (\\\\server\\share\\...). */
 const UNC_PATH = new RegExp(String.raw`(?<![\w\\])\\{2}(?:\\{2})?${PATH_PART}(?:\\{1,2}${PATH_PART})+`, "g");
 
-/** An absolute path as a published text may show it: the placeholder and the path's last part. */
+/**
+ * An absolute path as a published text may show it: the placeholder and the path's last part, unless the path is a
+ * root and one folder (/scratch/bob, /work/bob): that folder is a user or a project.
+ */
 function abstractPath(path: string): string {
   const separator = path.includes("\\") && !path.includes("/") ? (path.includes("\\\\") ? "\\\\" : "\\") : "/";
-  const last = path.split(/[\\/]+/).filter((part) => part !== "" && !/^[A-Za-z]:$/.test(part)).at(-1);
-  return last === undefined ? ABSOLUTE_PATH_PLACEHOLDER : `${ABSOLUTE_PATH_PLACEHOLDER}${separator}${last}`;
+  const parts = path.split(/[\\/]+/).filter((part) => part !== "" && !/^[A-Za-z]:$/.test(part));
+  const last = parts.at(-1);
+  if (last === undefined || (parts.length <= 2 && !last.includes("."))) return ABSOLUTE_PATH_PLACEHOLDER;
+  return `${ABSOLUTE_PATH_PLACEHOLDER}${separator}${last}`;
 }
 
 function redactDataPaths(text: string): string {
@@ -208,14 +234,15 @@ function redactDataPaths(text: string): string {
 /** E-mail addresses (not a scoped package, not a file like icon@2x.png; a placeholder's ">" cannot be in one). */
 const EMAIL =
   /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.(?!(?:png|jpe?g|gif|svg|webp|gguf|json|txt|md)\b)[A-Za-z]{2,24}\b/g;
-/** MAC addresses, colon or dash separated. */
-const MAC = /(?<![0-9A-Fa-f:-])(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}(?![0-9A-Fa-f:-])/g;
+/** MAC addresses, colon or dash separated: 48-bit, EUI-64 and InfiniBand's 20-byte hardware address. */
+const MAC = /(?<![0-9A-Fa-f:-])(?:[0-9A-Fa-f]{2}([:-]))(?:[0-9A-Fa-f]{2}\1){4,18}[0-9A-Fa-f]{2}(?![0-9A-Fa-f:-])/g;
 /** NVIDIA GPU and MIG instance UUIDs. */
 const GPU_UUID =
   /\b(?:MIG-)?(?:GPU|MIG)-[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?:\/\d+\/\d+)?\b/g;
 
 function redactIdentifiers(text: string): string {
-  return text.replace(GPU_UUID, "<gpu-uuid>").replace(EMAIL, "<email>").replace(MAC, "<mac>");
+  const out = text.replace(GPU_UUID, "<gpu-uuid>").replace(EMAIL, "<email>").replace(MAC, "<mac>");
+  return redactMachineIds(redactMoreMacs(out));
 }
 
 const IPV4 = /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?!\.?\d|\w)/g;
@@ -241,7 +268,8 @@ function redactAddresses(text: string, context: SanitizeContext): string {
     }
     return `<private-ip-${n}>`;
   };
-  let out = text.replace(IPV4, (m, ...parts: string[]) => {
+  let out = redactAddressNotations(text, (octets) => isPrivateIpv4(octets) ? placeholder(octets.join(".")) : null);
+  out = out.replace(IPV4, (m, ...parts: string[]) => {
     const octets = parts.slice(0, 4).map(Number);
     if (octets.some((o) => o > 255)) return m;
     return isPrivateIpv4(octets) ? placeholder(m) : m;
@@ -287,11 +315,14 @@ export function sanitizeText(text: string, context: SanitizeContext = {}): strin
 }
 
 function sanitizeOnce(text: string, context: SanitizeContext): string {
-  let out = redactSecrets(text, context);
+  let out = redactPercentEncoded(text, (decoded) => sanitizeOnce(decoded, context));
+  out = redactSecrets(out, context);
   out = redactHomes(out, context);
+  out = redactShortHomes(out);
   out = redactDataPaths(out);
   out = redactIdentifiers(out);
   out = redactAddresses(out, context);
+  out = redactHostNames(out);
   const host = context.hostname?.trim();
   if (host) {
     out = redactName(out, host, "<host>");

@@ -9,6 +9,7 @@ import {
   probeServer,
   readSlots,
   renderAndCount,
+  startGpuPowerSampler,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
 import {
@@ -73,6 +74,7 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     readArtifact: async (folder, relativePath) => artifactReaderOf(await openSafeFolder(folder))(relativePath),
     renderReadme,
     renderPictures: renderResultPictures,
+    startGpuPower: (nowMs) => startGpuPowerSampler({ runCommand: probeDeps.runCommand, nowMs }),
     ...overrides,
   };
 }

@@ -9,13 +9,14 @@ import type {
   Sampling,
   StreamProgress,
 } from "../contract/mod.ts";
-import type { Provenance, ServerFacts, TemplateProbe } from "../probe/mod.ts";
+import type { GpuPowerSampler, Provenance, ServerFacts, TemplateProbe } from "../probe/mod.ts";
 import type { Sanitizers } from "../report/mod.ts";
 import type { ResultFiles } from "../runtime/mod.ts";
 import type { ChatBody } from "./request_body.ts";
 import type { ExecutorDeps, SchedulePosition } from "./executor.ts";
 import type { RunPlan } from "./plan.ts";
 import type { TemplateCheck } from "./template_check.ts";
+import type { EngineLogSource } from "./engine_log.ts";
 
 /** What the engine cannot tell the runner, as the operator declared it on the command line (null when unset). */
 export interface DeclaredProvenance {
@@ -66,6 +67,8 @@ export interface RunOptions {
   engineModelFiles?: readonly string[];
   /** The started engine's log so far; attached as the engine_log artifact. */
   engineLog?: () => string;
+  /** A server's log the operator names (`--engine-log FILE`), read after the requests; checked like engineLog. */
+  engineLogSource?: EngineLogSource;
   /**
    * Seconds the engine the runner started from a profile took from spawn to ready (model load included); the
    * result reports it apart from the run. Absent when the server was already running.
@@ -110,6 +113,8 @@ export interface RunDeps extends ExecutorDeps {
   renderPictures(result: Result): Promise<{ file: string; svg: string; renderer: string }[]>;
   /** Wall clock (started_at and the run id). */
   now(): Date;
+  /** Starts sampling GPU power on the clock `nowMs` (extensions.gpu_power); absent: no power record. */
+  startGpuPower?(nowMs: () => number): GpuPowerSampler;
 }
 
 export interface RunReport {

@@ -37,6 +37,8 @@ import { configReasons, profileSettingsOf, resolvedConfiguration, resultExtensio
 import { RunRefusedError, RunWriteError, writeError } from "./run_errors.ts";
 import type { PreparedRun, RunDeps, RunOptions, RunReport } from "./run_options.ts";
 import { runTemplateCheck, templateCheckArtifact, templateCheckSummary } from "./_run_template_check.ts";
+import { readEngineLog, startedEngineLog } from "./engine_log.ts";
+import { recordGpuPower } from "./gpu_power.ts";
 
 /**
  * Runs the protocol once and writes the result folder.
@@ -65,6 +67,8 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const configChecks: Record<string, ConfigCheck> = {};
   let execution: Awaited<ReturnType<typeof executeRun>>;
   options.onStage?.("requests");
+  const power = deps.startGpuPower ? recordGpuPower(deps.startGpuPower(() => deps.nowMs()), () => deps.nowMs()) : null;
+  await power?.ready;
   try {
     execution = await executeRun({
       baseUrl: options.baseUrl,
@@ -74,8 +78,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       serverCapacity: prepared.server.serverCapacity,
       ...(options.deadlineS === undefined ? {} : { deadlineS: options.deadlineS }),
       signal: stop.signal,
-      onRequestStart: (fixture, position, live) => options.onRequestStart?.(fixture, position, live),
+      onRequestStart: (fixture, position, live) => {
+        power?.requestStarted(fixture.id);
+        options.onRequestStart?.(fixture, position, live);
+      },
       onRequestEnd: async (request: ExecutedRequest, position) => {
+        power?.requestEnded(request.fixture.id);
         const published = publishRequest(request, recordOf(request), request.fixture, deps.sanitizers);
         built.set(request.fixture.id, published.built);
         if (published.overridden.length > 0) overridden[request.fixture.id] = published.overridden;
@@ -95,6 +103,9 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   } finally {
     options.signal?.removeEventListener("abort", forwardAbort);
   }
+  const gpuPower = power === null ? { reason: "no GPU power sampler in this run" } : await power.finish(
+    execution.requests.flatMap((r) => built.get(r.fixture.id)?.record ?? []),
+  );
   if (writeFailure !== null) throw writeFailure;
   const requests: ScoredRequest[] = execution.requests.map((request) => {
     const record = built.get(request.fixture.id);
@@ -110,8 +121,10 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
 
   let artifacts: Artifact[];
   options.onStage?.("writing");
+  const logSource = options.engineLogSource ?? (options.engineLog ? startedEngineLog(options.engineLog) : null);
+  const engineLog = logSource === null ? null : await readEngineLog(logSource, execution.requests);
   try {
-    artifacts = await writeArtifacts(options, prepared, folder);
+    artifacts = await writeArtifacts(options, prepared, folder, engineLog?.text ?? null);
   } catch (error) {
     throw writeError(folder.path, keptRequests, error, "writing the artifacts");
   }
@@ -144,9 +157,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     sampling: prepared.sampling,
     chatTemplateKwargs: prepared.chatTemplateKwargs,
     artifacts,
-    nonconformingReasons: [...prepared.reasons, ...configReasons(configChecks)],
+    nonconformingReasons: [...prepared.reasons, ...configReasons(configChecks), ...(engineLog?.reasons ?? [])],
     extensions: {
       ...resultExtensions(options, prepared),
+      gpu_power: gpuPower,
+      engine_log: engineLog?.check ??
+        { reason: "no engine log: the runner did not start the engine and no --engine-log was given" },
       record_overrides: overridden,
       resolved_configuration: resolvedConfiguration(configChecks),
       round_queueing: queueing,
@@ -298,15 +314,19 @@ async function openFolder(
 }
 
 /**
- * The artifacts after the run: outputs.jsonl (appended during it), the engine log of a started engine, the
+ * The artifacts after the run: outputs.jsonl (appended during it), the engine log (a started engine's or
+ * --engine-log's), the
  * sanitized configuration, and the chat template the server uses. configuration.template then points to the
  * attached copy (hash of the bytes written); without a template the probe already gave the reason.
  */
-async function writeArtifacts(options: RunOptions, prepared: PreparedRun, folder: ResultFolder): Promise<Artifact[]> {
+async function writeArtifacts(
+  options: RunOptions,
+  prepared: PreparedRun,
+  folder: ResultFolder,
+  engineLog: string | null,
+): Promise<Artifact[]> {
   const artifacts: Artifact[] = [folder.outputsArtifact()];
-  if (options.engineLog) {
-    artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, options.engineLog()));
-  }
+  if (engineLog !== null) artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, engineLog));
   const config = runConfig(options, prepared);
   artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
   if (prepared.templateCheck?.supported) {

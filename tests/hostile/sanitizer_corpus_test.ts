@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { scheduleIds } from "../../contract/mod.ts";
 import { createSanitizer } from "../../report/sanitize.ts";
 import { CORPUS_CONTEXT, INNOCENT, PRIVATE } from "../unit/report/_sanitizer_corpus.ts";
+import { LOG_INNOCENT, LOG_PRIVATE } from "../unit/report/_sanitizer_corpus_logs.ts";
 import type { AnswerText } from "./_hostile_engine.ts";
 import { runHostile } from "./_run.ts";
 
@@ -72,7 +73,9 @@ Deno.test("sanitizer corpus through a run: 0 private strings survive in any writ
       },
       {
         trackNotes: lines.slice(40, 60).join("; "),
-        engineLog: () => lines.join("\n"),
+        // The engine log carries both corpora and the innocent log lines (first: an unterminated private-key block
+        // in the corpus is redacted to the end of the text).
+        engineLog: () => [...LOG_INNOCENT, ...LOG_PRIVATE.map((c) => c.line), ...lines].join("\n"),
         declared: {
           modelId: lines[5]!,
           modelRevision: "rev1",
@@ -96,13 +99,17 @@ Deno.test("sanitizer corpus through a run: 0 private strings survive in any writ
     const seen: string[] = [];
     for (const name of names) seen.push(...views(name, await readFile(join(run.folder, name), "utf8")));
     const lowered = seen.map((s) => s.toLowerCase());
-    const survivors = PRIVATE.filter(({ secret }) => lowered.some((s) => s.includes(secret.toLowerCase())));
+    const survivors = [...PRIVATE, ...LOG_PRIVATE].filter(({ secret }) =>
+      lowered.some((s) => s.includes(secret.toLowerCase()))
+    );
     assert.deepEqual(survivors.map((s) => `${s.category}: ${s.secret}`), [], "private strings survived");
     const answerStrings = run.lines.flatMap((
       line,
     ) => [String(line["final_answer"] ?? ""), String(line["reasoning_text"] ?? "")]);
     const changed = INNOCENT.filter((text) => !answerStrings.some((s) => s.includes(text)));
     assert.deepEqual(changed, [], "innocent strings changed");
+    const log = await readFile(join(run.folder, "engine.log"), "utf8");
+    assert.deepEqual(LOG_INNOCENT.filter((text) => !log.includes(text)), [], "innocent log lines changed");
     // The strings did reach the folder: the sanitizer, not an empty run, removed them.
     assert.ok(answerStrings.join("").includes("<secret>") && answerStrings.join("").includes("<home>"));
   } finally {

@@ -73,3 +73,9 @@ Deno.test("run refuses --url with --profile (the profile names the port) and --n
   assert.throws(() => parseRunArgs(["--no-start"]), /--no-start: it has no effect without --profile/);
   assert.equal(parseRunArgs(["--profile", "tiny-qwen3", "--no-start"]).noStart, true);
 });
+
+Deno.test("run --engine-log FILE names the server's log; an empty value is refused; unset is null", () => {
+  assert.equal(parseRunArgs(["--engine-log", "server.log"]).engineLog, "server.log");
+  assert.equal(parseRunArgs([]).engineLog, null);
+  assert.throws(() => parseRunArgs(["--engine-log", " "]), /empty --engine-log/);
+});

@@ -1,0 +1,218 @@
+/**
+ * The kinds of private data that engine logs, shell histories and cluster job scripts carry beyond what answers do
+ * (sanitize.ts applies them with its own rules): provider tokens, cookies, credentials on command lines (curl -u,
+ * mysql -p, redis-cli -a), MAC addresses in Cisco and bare notation, machine ids and serial numbers, host names
+ * with a suffix or a fully qualified name, private addresses written as an integer, in hex, IPv4-mapped in hex or
+ * reversed (in-addr.arpa), another user's home written short (~bob), percent-encoded paths, and secret-named keys in
+ * JSON nested in JSON (escaped quotes). Each is a pure text-to-text pass that leaves its own placeholders alone.
+ */
+
+/** Provider tokens with a recognizable prefix, beside sanitize.ts's TOKEN_PATTERNS. */
+export const PROVIDER_TOKEN_PATTERNS: readonly RegExp[] = [
+  /\bxapp-\d+-[A-Za-z0-9-]{10,}/g,
+  /\bxox[a-z]\.xox[a-z]-[A-Za-z0-9-]{10,}/g,
+  /(?<=\bhooks\.slack\.com\/services\/)[A-Za-z0-9/]{10,}/g,
+  /\bya29\.[A-Za-z0-9_-]{20,}/g,
+  /\bGOCSPX-[A-Za-z0-9_-]{20,}/g,
+  /\bgsk_[A-Za-z0-9]{20,}/g,
+  /\br8_[A-Za-z0-9]{20,}/g,
+  /\bdo[opr]_v1_[a-f0-9]{40,}/g,
+  /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g,
+  /\bpplx-[A-Za-z0-9]{32,}/g,
+  /\bxai-[A-Za-z0-9]{32,}/g,
+  /\bpypi-[A-Za-z0-9_-]{16,}/g,
+  // A Telegram bot token: the bot's number, a colon, and "AA" with 30 or more characters.
+  /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/g,
+];
+
+/** Names (beside sanitize.ts's) whose value is a secret: database passwords in the environment, storage keys. */
+export const MORE_SECRET_NAMES =
+  "pgpassword|(?:[A-Za-z0-9]+[_-])+(?:pass|pwd)|account[_-]?key|shared[_-]?access[_-]?key";
+
+/** Cookie attributes: not a secret, so a Set-Cookie header keeps them. */
+const COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned)$/i;
+
+/** Every value of a Cookie or Set-Cookie header, in a header line, a -H flag or a JSON key (escaped quotes too). */
+export function redactCookies(text: string, secret: string): string {
+  return text.replace(
+    /(\b(?:set-)?cookie\b(?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)([^"'\r\n\\]+)/gi,
+    (_m, head: string, pairs: string) =>
+      head + pairs.replace(
+        /([^\s=;,]+)=([^;,\s]+)/g,
+        (pair, name: string, value: string) =>
+          COOKIE_ATTRIBUTES.test(name) || value === secret ? pair : `${name}=${secret}`,
+      ),
+  );
+}
+
+/** A quoted or bare argument: its text without the quotes. */
+const ARGUMENT = String.raw`(?:'[^'\n]*'|"[^"\n]*"|[^\s'"]+)`;
+
+/**
+ * Credentials on command lines: curl's -u/--user/--proxy-user user:password (the password), mysql's -pPASSWORD,
+ * redis-cli's -a PASSWORD and sshpass -p PASSWORD. A curl user without a password (curl asks for it) stays.
+ */
+export function redactCommandCredentials(text: string, secret: string): string {
+  return text.replace(
+    new RegExp(String.raw`(\bcurl\b[^\n|;&]*?\s(?:-u\s*|-U\s*|--user[\s=]+|--proxy-user[\s=]+))(${ARGUMENT})`, "g"),
+    (m, head: string, argument: string) => {
+      const quote = /^['"]/.test(argument) ? argument[0]! : "";
+      const inner = quote === "" ? argument : argument.slice(1, -1);
+      const colon = inner.indexOf(":");
+      if (colon < 0 || inner.slice(colon + 1) === secret || inner.slice(colon + 1) === "") return m;
+      return `${head}${quote}${inner.slice(0, colon)}:${secret}${quote}`;
+    },
+  ).replace(
+    /(\bmysql(?:dump|admin)?\b[^\n|;&]*?\s-p)(?!<)([^\s'"]+)/g,
+    (_m, head: string) => `${head}${secret}`,
+  ).replace(
+    new RegExp(String.raw`(\b(?:redis-cli\b[^\n|;&]*?\s-a|sshpass\s+-p)\s+)(?!<)(${ARGUMENT})`, "g"),
+    (_m, head: string) => `${head}${secret}`,
+  );
+}
+
+/**
+ * MAC addresses in Cisco notation (3cec.ef12.3456, with a hex letter so that a version stays) and as 12 bare hex
+ * digits after a MAC name (mac_address=3cecef123456).
+ */
+export function redactMoreMacs(text: string): string {
+  return text.replace(
+    /(?<![0-9A-Fa-f.])(?=[0-9.]*[A-Fa-f])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![0-9A-Fa-f.])/g,
+    "<mac>",
+  ).replace(
+    /(\b(?:mac|hwaddr|ether|mac[_-]?addr(?:ess)?)\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)[0-9A-Fa-f]{12}\b/gi,
+    "$1<mac>",
+  );
+}
+
+/** Machine ids, boot ids, board and system UUIDs, GPU UUIDs without the GPU- prefix, and serial numbers. */
+export function redactMachineIds(text: string): string {
+  const HEX_ID = "[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}";
+  return text.replace(
+    new RegExp(
+      String.raw`(\b(?:machine[_-]?id|boot[_-]?id|product[_-]?uuid|system[_-]?uuid|dbus[_-]?id|host[_-]?id|` +
+        String.raw`gpu[_-]?uuid|uuid)\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)(?:${HEX_ID})\b`,
+      "gi",
+    ),
+    "$1<machine-id>",
+  ).replace(
+    /(\bserial(?:[ _-]?(?:number|no))?\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)(?=[A-Za-z-]*\d)[A-Za-z0-9-]{6,}\b/gi,
+    "$1<serial>",
+  );
+}
+
+/** Suffixes that only a private network resolves. */
+const PRIVATE_SUFFIX = "local|lan|internal|corp|home\\.arpa|intranet|localdomain|private|priv|lab|cluster";
+/** Top-level domains of fully qualified host names (two-letter words such as "in" or "it" are left out). */
+const PUBLIC_TLD = "com|net|org|edu|gov|mil|io|ai|co|dev|app|cloud|us|uk|de|fr|nl|ch|se|fi|dk|jp|cn|kr|au|ca|br|eu";
+/** Public services whose names say nothing about the machine (a subdomain of these stays). */
+const PUBLIC_DOMAINS = new Set([
+  "github.com",
+  "githubusercontent.com",
+  "huggingface.co",
+  "hf.co",
+  "openai.com",
+  "anthropic.com",
+  "google.com",
+  "googleapis.com",
+  "amazonaws.com",
+  "npmjs.org",
+  "npmjs.com",
+  "pypi.org",
+  "pythonhosted.org",
+  "nvidia.com",
+  "amd.com",
+  "microsoft.com",
+  "slack.com",
+  "docker.io",
+  "docker.com",
+  "ghcr.io",
+  "cloudflare.com",
+  "ggml.ai",
+]);
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?";
+
+/**
+ * Host names with a private suffix (node17.cluster.local, db01.internal, nas.home.arpa) and fully qualified names
+ * of three or more labels under a public top-level domain (login01.hpc.uni.edu), except public services'.
+ */
+export function redactHostNames(text: string): string {
+  // In JSON text a line break is "\n": the "n" before a host name is the escape's, not the name's.
+  const replace = (isPrivate: (name: string) => boolean) => (name: string, offset: number, whole: string) => {
+    const escape = whole[offset - 1] === "\\" && /^[nrt]/.test(name) ? name[0]! : "";
+    return isPrivate(name.slice(escape.length)) ? `${escape}<host>` : name;
+  };
+  return text.replace(
+    new RegExp(`(?<![\\w.@<-])(?:${LABEL}\\.)+(?:${PRIVATE_SUFFIX})(?![\\w-]|\\.[A-Za-z0-9])`, "gi"),
+    replace(() => true),
+  ).replace(
+    new RegExp(`(?<![\\w.<-])${LABEL}(?:\\.${LABEL}){1,}\\.(?:${PUBLIC_TLD})(?![\\w-]|\\.[A-Za-z0-9])`, "gi"),
+    replace((name) => !PUBLIC_DOMAINS.has(name.toLowerCase().split(".").slice(-2).join("."))),
+  );
+}
+
+/**
+ * Private IPv4 addresses in notations other than dotted quads: reversed (5.0.0.10.in-addr.arpa), a URL host as one
+ * integer (http://167772161/) or in hex (http://0x0a000001/), and IPv4-mapped IPv6 in hex (::ffff:a01:203).
+ * `placeholder(octets)` numbers a private address, or returns null for a public one.
+ */
+export function redactAddressNotations(text: string, placeholder: (octets: number[]) => string | null): string {
+  const fromNumber = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+  return text.replace(
+    /(?<![\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?=\.in-addr\.arpa\b)/gi,
+    (m, d: string, c: string, b: string, a: string) => placeholder([a, b, c, d].map(Number)) ?? m,
+  ).replace(
+    /(?<=:\/\/(?:[^\s/@]*@)?)(\d{8,10}|0x[0-9A-Fa-f]{8})(?=[:/\s"']|$)/g,
+    (m, value: string) => {
+      const n = Number(value);
+      return n <= 0xffffffff ? placeholder(fromNumber(n)) ?? m : m;
+    },
+  ).replace(
+    /(?<![0-9A-Za-z:])::ffff:([0-9A-Fa-f]{1,4}):([0-9A-Fa-f]{1,4})(?![0-9A-Za-z:.])/gi,
+    (m, high: string, low: string) => placeholder(fromNumber(parseInt(high, 16) * 65536 + parseInt(low, 16))) ?? m,
+  );
+}
+
+/** A home written short (~bob, ~bob/models): the user name is private whoever it is; ~/ stays. */
+export function redactShortHomes(text: string): string {
+  return text.replace(/(?<![\w~/.<>-])~[A-Za-z_][A-Za-z0-9_-]*(?=[/\s"'`:;,)\]}]|$)/g, "<home>");
+}
+
+/**
+ * Percent-encoded paths (%2Fhome%2Fbob, C%3A%5CUsers%5Cbob): each encoded run is decoded, sanitized by `inner`, and
+ * encoded again when that changed it (placeholders stay readable: "<home>%2Fmodels").
+ */
+export function redactPercentEncoded(text: string, inner: (decoded: string) => string): string {
+  return text.replace(/[A-Za-z0-9%._~+-]*%(?:2F|5C)[A-Za-z0-9%._~+-]*/gi, (run) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+    const sanitized = inner(decoded);
+    if (sanitized === decoded) return run;
+    return encodeURIComponent(sanitized).replace(/%3C([a-z0-9-]+)%3E/g, "<$1>");
+  });
+}
+
+/**
+ * Secret-named keys in JSON nested in JSON: \"password\": \"x\" (quotes escaped once or more), \"secret\": 123, and
+ * password: \"x\" (a log line inside a JSON string).
+ * `names` is the alternation of secret names.
+ */
+export function redactNestedJsonSecrets(text: string, names: string, secret: string): string {
+  return text.replace(
+    new RegExp(`(?<![\\w-])(-{0,2}${names})(\\s*[=:]\\s*)((?:\\\\)+["'])((?:(?!\\3)[^\\n])*?)\\3`, "gi"),
+    (m, name: string, sep: string, q: string, value: string) =>
+      value === "" || value === secret ? m : `${name}${sep}${q}${secret}${q}`,
+  ).replace(
+    new RegExp(`((?:\\\\)+")(${names})\\1(\\s*:\\s*)\\1((?:(?!\\1)[\\s\\S])*?)\\1`, "gi"),
+    (m, q: string, name: string, colon: string, value: string) =>
+      value === "" || value === secret ? m : `${q}${name}${q}${colon}${q}${secret}${q}`,
+  ).replace(
+    new RegExp(`((?:\\\\)+")(${names})\\1(\\s*:\\s*)(-?[0-9A-Za-z][0-9A-Za-z._+-]*)(?=\\s*[,}\\]])`, "gi"),
+    (m, q: string, name: string, colon: string, value: string) =>
+      value === "null" || value === "true" || value === "false" ? m : `${q}${name}${q}${colon}${q}${secret}${q}`,
+  );
+}
