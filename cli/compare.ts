@@ -17,6 +17,7 @@ import {
   isProfileTarget,
   parseCompareSpec,
   planCompare,
+  PREFLIGHT_DEADLINE_S,
   readRecordedNoiseFloor,
   realLoadDeps,
   renderCompare,
@@ -25,6 +26,7 @@ import {
   SPEC_DEFAULTS,
   specWorkloadOptions,
   TargetRefused,
+  WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
@@ -83,6 +85,8 @@ Measurement:
   --drain-s S               with --duration: in-flight requests are cancelled S s after it (default ${SPEC_DEFAULTS.drainS})
   --warmup-requests N       warm-up requests before each measured round (default: the point's concurrency)
   --warmup-s S              or: seconds of warm-up issuance before each measured round
+  --warmup-limit-s S        a warm-up still running S s past its plan fails the comparison, exit ${EXIT.environment}
+                            (default ${WARMUP_LIMIT_S}; the preflight waits at most ${PREFLIGHT_DEADLINE_S} s)
   --tolerance F             gate tolerance as a fraction (default 0.05)
   --max-error-rate-increase F  most the candidate's error rate may exceed the baseline's (default ${DEFAULT_MAX_ERROR_RATE_INCREASE})
   --noise-floor LIST        noise floors to apply, e.g. 1=0.03,8=0.04 (fraction per concurrency point; default:
@@ -145,6 +149,7 @@ const OPTIONS = {
   "drain-s": { type: "string" },
   "warmup-requests": { type: "string" },
   "warmup-s": { type: "string" },
+  "warmup-limit-s": { type: "string" },
   tolerance: { type: "string" },
   "max-error-rate-increase": { type: "string" },
   "noise-floor": { type: "string" },
@@ -286,6 +291,7 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
     warmupRequests,
     warmupS,
     drainS: drainS ?? (durationS !== undefined ? SPEC_DEFAULTS.drainS : undefined),
+    warmupLimitS: numberFlag("compare", values, "warmup-limit-s", { min: 0, max: 3600 }) ?? WARMUP_LIMIT_S,
     tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? 0.05,
     maxErrorRateIncrease: numberFlag("compare", values, "max-error-rate-increase", { min: 0, max: 1 }) ??
       DEFAULT_MAX_ERROR_RATE_INCREASE,

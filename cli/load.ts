@@ -15,10 +15,12 @@ import {
   type LengthTarget,
   type LoadTestOptions,
   type LoadTestOutcome,
+  PREFLIGHT_DEADLINE_S,
   realLoadDeps,
   renderLoadHtml,
   runLoadTest,
   type Slo,
+  WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { parseShardFlags, SHARD_HELP, SHARD_OPTIONS } from "./_shard_args.ts";
@@ -77,6 +79,9 @@ Load:
   --warmup-requests N       default: the concurrency (closed), --max-concurrency (open), else the rate's one
                             second (4 to 256); 0 only for scripted/dummy servers (a warning says so)
   --warmup-s S              warm up by time instead: S seconds of warm-up issuance
+  --warmup-limit-s S        a warm-up still running S s past its plan (by count: from its start; by time: after
+                            --warmup-s) is cancelled and the test fails, exit ${EXIT.environment} (default ${WARMUP_LIMIT_S}); with the
+                            preflight's ${PREFLIGHT_DEADLINE_S} s, --duration and --drain-s every phase is bounded
   --repeat K                K independent runs (default 1); adds a cross-run aggregate with seeded bootstrap 95%
                             intervals
 
@@ -159,6 +164,7 @@ const LOAD_OPTIONS = {
   "drain-s": { type: "string" },
   "warmup-requests": { type: "string" },
   "warmup-s": { type: "string" },
+  "warmup-limit-s": { type: "string" },
   repeat: { type: "string" },
   "isl-target": { type: "string" },
   "isl-tolerance": { type: "string" },
@@ -285,6 +291,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     warmupRequests: warmupS !== undefined ? 0 : warmupFlag ?? (open ? openDefault : closedConcurrency as number),
   };
   if (warmupS !== undefined) plan.warmupS = warmupS;
+  plan.warmupLimitS = numberFlag("load", values, "warmup-limit-s", { min: 0, max: 3600 }) ?? WARMUP_LIMIT_S;
   if (!open) plan.concurrency = closedConcurrency as number;
   if (open) {
     plan.ratePerS = rate;
@@ -425,6 +432,9 @@ export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome)
       return EXIT.environment;
     case "unreachable":
       for (const reason of outcome.reasons) writeStderr(`Cannot load: ${reason}; nothing was measured\n`);
+      return EXIT.environment;
+    case "warmup-limit":
+      for (const reason of outcome.reasons) writeStderr(`Cannot load: ${reason}\n`);
       return EXIT.environment;
     case "interrupted": {
       const ended = outcome.runs.length;

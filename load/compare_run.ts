@@ -24,6 +24,7 @@ import {
   type LoadTestDeps,
   type LoadTestHooks,
   PREFLIGHT_DEADLINE_S,
+  WARMUP_LIMIT_S,
 } from "./load_run.ts";
 import { checkStreamingServer, TargetRefused } from "./preflight.ts";
 import { type PreparedWorkload, prepareWorkload, type WorkloadOptions } from "./prepare.ts";
@@ -58,6 +59,8 @@ export interface CompareRunOptions {
   warmupS?: number | undefined;
   /** In-flight requests are cancelled this long after the measured window (with --duration). */
   drainS?: number | undefined;
+  /** A warm-up still running this long past its plan fails the comparison (default WARMUP_LIMIT_S). */
+  warmupLimitS?: number | undefined;
   tolerance: number;
   maxErrorRateIncrease?: number;
   /** Recorded noise floors to apply (see gate.ts), and where they came from. */
@@ -316,6 +319,7 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
           requestDeadlineS: w.requestTimeoutS,
         };
         if (options.warmupS !== undefined) plan.warmupS = options.warmupS;
+        plan.warmupLimitS = options.warmupLimitS ?? WARMUP_LIMIT_S;
         if (options.drainS !== undefined) plan.drainLimitS = options.drainS;
         if (options.durationS !== undefined) plan.durationS = options.durationS;
         else plan.requests = perRound(options, concurrency);
@@ -353,6 +357,13 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
           measured--;
         } else rounds.get(p)![side].push(run.summary.overall);
         emit({ side, workload: label, concurrency, round, ...run.summary });
+        if (run.facts.stopped_by === "warmup-limit") {
+          throw new TargetRefused(
+            `Cannot compare: the ${side} at ${pointKey(label, concurrency)} round ${round + 1}: ` +
+              `its warm-up did not end within its limit of ${plan.warmupLimitS} s (the requests in flight were ` +
+              "cancelled): nothing was measured; the server answered too slowly or not at all (raise --warmup-limit-s)",
+          );
+        }
       },
     });
     if (deps.signal?.aborted) {

@@ -65,6 +65,12 @@ export interface LoadPlan {
    * their own deadline.
    */
   drainLimitS?: number;
+  /**
+   * The most seconds the warm-up may run past its plan (by count: from its start; by time: after warmupS); then
+   * what is in flight is cancelled and the run ends before its epoch, stopped_by "warmup-limit", nothing measured.
+   * Unset: requests warm up until their own deadline.
+   */
+  warmupLimitS?: number;
   /** Open loop: drop a request instead of sending it more than this late (default: never drop). */
   dropLateAfterS?: number;
   /** Per-request deadline passed to the client, seconds. */
@@ -123,10 +129,10 @@ export function validateLoadPlan(plan: LoadPlan): void {
       `Cannot plan the load: warm-up "${plan.warmupS}" s must lie in [0, ${LOAD_LIMITS.maxDurationS}]`,
     );
   }
-  if (plan.drainLimitS !== undefined && !(plan.drainLimitS >= 0 && plan.drainLimitS <= LOAD_LIMITS.maxDrainS)) {
-    throw new RangeError(
-      `Cannot plan the load: drain limit "${plan.drainLimitS}" s must lie in [0, ${LOAD_LIMITS.maxDrainS}]`,
-    );
+  for (const [name, value] of [["drain limit", plan.drainLimitS], ["warm-up limit", plan.warmupLimitS]] as const) {
+    if (value !== undefined && !(value >= 0 && value <= LOAD_LIMITS.maxDrainS)) {
+      throw new RangeError(`Cannot plan the load: ${name} "${value}" s must lie in [0, ${LOAD_LIMITS.maxDrainS}]`);
+    }
   }
   if (plan.shard !== undefined) {
     const { index, count } = plan.shard;
@@ -427,6 +433,67 @@ async function withDrainLimit(context: RunContext, work: (arm: (deadlineS: numbe
 }
 
 /**
+ * Warm-up: a closed loop at the cap (this shard's share of the warm-up), fully completed before the epoch. Ends
+ * "limit" when the warm-up limit cancelled it (the run then measures nothing), else "done".
+ */
+async function warmUp(context: RunContext): Promise<"done" | "limit"> {
+  const { plan, nowS, cap } = context;
+  const warmupStart = nowS();
+  const warmupCount = shardShare(plan.warmupRequests, plan.shard);
+  const warmupByTime = plan.warmupS !== undefined && plan.warmupS > 0;
+  if (warmupCount === 0 && !warmupByTime) return "done";
+  // An uncapped open loop warms up with about one second of its rate in flight (at most 256 workers).
+  const warmupCap = plan.mode === "closed" || plan.maxConcurrency !== undefined
+    ? cap
+    : Math.min(256, Math.max(1, Math.ceil((plan.ratePerS as number) / (plan.shard?.count ?? 1))));
+  const workers = Math.max(1, Math.min(warmupCap, warmupByTime ? warmupCap : warmupCount));
+  const warmupEnd = warmupByTime ? warmupStart + (plan.warmupS as number) : Infinity;
+  // A time warm-up drains like the measurement; the limit (the earlier of the two wins) fails the run instead.
+  const drainAt = warmupByTime && plan.drainLimitS !== undefined ? warmupEnd + plan.drainLimitS : Infinity;
+  const limitAt = plan.warmupLimitS === undefined
+    ? Infinity
+    : (warmupByTime ? warmupEnd : warmupStart) + plan.warmupLimitS;
+  await withDrainLimit(context, async (arm) => {
+    const at = Math.min(drainAt, limitAt);
+    if (Number.isFinite(at)) arm(at);
+    await closedLoop(context, "warmup", workers, warmupStart, (i) => {
+      if (warmupByTime) return nowS() < warmupEnd;
+      return i < plan.warmupRequests;
+    });
+  });
+  const overran = context.drained && limitAt < drainAt;
+  context.drained = false;
+  context.drainCancelled = 0;
+  if (context.requests.signal.aborted && !context.options.signal?.aborted) context.requests = new AbortController();
+  return overran ? "limit" : "done";
+}
+
+/** The run's facts once it ended. */
+function factsOf(
+  context: RunContext,
+  ended: { warmupStart: number; epochS: number; stoppedBy: LoadRunFacts["stopped_by"] },
+): LoadRunFacts {
+  const { plan, cap } = context;
+  return {
+    mode: plan.mode,
+    effective_max_concurrency: plan.mode === "closed" ? cap : plan.maxConcurrency ?? null,
+    internal_concurrency_limit: cap,
+    requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
+    arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
+    seed: plan.seed,
+    counts: context.counts,
+    warmup_s: ended.epochS - ended.warmupStart,
+    stopped_by: ended.stoppedBy,
+    drain: {
+      limit_s: plan.drainLimitS ?? null,
+      cancelled: context.drainCancelled,
+      end_s: context.nowS() - ended.epochS,
+    },
+    shard: plan.shard ?? null,
+  };
+}
+
+/**
  * Runs a plan, handing every sample (warm-up, then measured, each as it ends) to `options.onSample`; the
  * generator retains none, so memory does not grow with the run.
  * @throws RangeError on an invalid plan (see validateLoadPlan).
@@ -458,27 +525,9 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
   };
   options.signal?.addEventListener("abort", onCallerAbort, { once: true });
   try {
-    // Warm-up: a closed loop at the cap (this shard's share of the warm-up), fully completed before the epoch.
     const warmupStart = nowS();
-    const warmupCount = shardShare(plan.warmupRequests, plan.shard);
-    const warmupByTime = plan.warmupS !== undefined && plan.warmupS > 0;
-    if (warmupCount > 0 || warmupByTime) {
-      // An uncapped open loop warms up with about one second of its rate in flight (at most 256 workers).
-      const warmupCap = plan.mode === "closed" || plan.maxConcurrency !== undefined
-        ? cap
-        : Math.min(256, Math.max(1, Math.ceil((plan.ratePerS as number) / (plan.shard?.count ?? 1))));
-      const workers = Math.max(1, Math.min(warmupCap, warmupByTime ? warmupCap : warmupCount));
-      const warmupEnd = warmupByTime ? warmupStart + (plan.warmupS as number) : Infinity;
-      await withDrainLimit(context, async (arm) => {
-        if (warmupByTime && plan.drainLimitS !== undefined) arm(warmupEnd + plan.drainLimitS);
-        await closedLoop(context, "warmup", workers, warmupStart, (i) => {
-          if (warmupByTime) return nowS() < warmupEnd;
-          return i < plan.warmupRequests;
-        });
-      });
-      context.drained = false;
-      context.drainCancelled = 0;
-      if (context.requests.signal.aborted && !options.signal?.aborted) context.requests = new AbortController();
+    if (await warmUp(context) === "limit") {
+      return factsOf(context, { warmupStart, epochS: nowS(), stoppedBy: "warmup-limit" });
     }
     if (plan.startAtS !== undefined) await context.sleepUntilS(plan.startAtS, options.signal);
     const epochS = plan.startAtS ?? nowS();
@@ -511,23 +560,7 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
       }
     });
     if (options.signal?.aborted) stoppedBy = "cancelled";
-    return {
-      mode: plan.mode,
-      effective_max_concurrency: plan.mode === "closed" ? cap : plan.maxConcurrency ?? null,
-      internal_concurrency_limit: cap,
-      requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
-      arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
-      seed: plan.seed,
-      counts: context.counts,
-      warmup_s: epochS - warmupStart,
-      stopped_by: stoppedBy,
-      drain: {
-        limit_s: plan.drainLimitS ?? null,
-        cancelled: context.drainCancelled,
-        end_s: nowS() - epochS,
-      },
-      shard: plan.shard ?? null,
-    };
+    return factsOf(context, { warmupStart, epochS, stoppedBy });
   } finally {
     options.signal?.removeEventListener("abort", onCallerAbort);
   }

@@ -187,7 +187,9 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
   if (sample.cancelled_at_drain && row.error !== null) {
     row.error = {
       kind: "cancelled",
-      message: `${DRAIN_MESSAGE_PREFIX}: still in flight ${options.drainLimitS ?? "?"} s after the measured window`,
+      message: row.phase === "warmup"
+        ? `${DRAIN_MESSAGE_PREFIX}: still in flight when the warm-up's drain or --warmup-limit-s passed`
+        : `${DRAIN_MESSAGE_PREFIX}: still in flight ${options.drainLimitS ?? "?"} s after the measured window`,
     };
   } else if (outcome.end === "cancelled") {
     row.status = "cancelled";

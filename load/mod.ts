@@ -95,6 +95,7 @@ export {
   prepareLoadTest,
   runLoadTest,
   SELF_CHECK_ENGINE,
+  WARMUP_LIMIT_S,
   ZERO_WARMUP_WARNING,
 } from "./load_run.ts";
 export {

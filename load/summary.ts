@@ -125,6 +125,16 @@ export interface LoadSummaryOptions {
   config?: Record<string, unknown>;
 }
 
+/** How each phase of one run ended (the JSONL summary's `phases`; the console's phases line). */
+export interface LoadPhases {
+  /** "completed"; "limit" when --warmup-limit-s cancelled it (nothing measured); "none" without warm-up. */
+  warmup: { ended: "completed" | "limit" | "none" | "interrupted"; seconds: number; limit_s: number | null };
+  /** Why measured issuance stopped; "not-started" after a warm-up that overran. */
+  measure: { ended: "requests" | "duration" | "interrupted" | "not-started"; seconds: number };
+  /** In-flight requests after issuance stopped: the limit, and how many it cancelled. */
+  drain: { limit_s: number | null; cancelled: number };
+}
+
 export interface LoadSummary {
   format: typeof LOAD_SUMMARY_FORMAT;
   version: typeof LOAD_FORMAT_VERSION;
@@ -151,6 +161,8 @@ export interface LoadSummary {
   client_headroom?: Record<string, unknown>;
   /** This generator's shard of a fleet run, with its clock evidence. */
   shard?: Record<string, unknown>;
+  /** How each phase of the run ended (warm-up, measured issuance, drain), when the generator ran it. */
+  phases?: LoadPhases;
 }
 
 /** The audits stamped on a run's summary. */
