@@ -53,11 +53,11 @@ function parseCommandLine(): { runs: number; seed: number; target: string } | nu
 
 const parsed = parseCommandLine();
 if (typeof parsed === "number") exit(parsed);
-const { runs, seed, target } = parsed as Exclude<typeof parsed, number>;
+const { runs, seed, target: only } = parsed as Exclude<typeof parsed, number>;
 
 writeStdout(`fuzz: ${runs} cases per target, seed ${seed}\n`);
 let failed = 0;
-for (const target of TARGETS.filter((t) => t.name.includes(target))) {
+for (const target of TARGETS.filter((t) => t.name.includes(only))) {
   const started = performance.now();
   const details = await fc.check(target.property as fc.IAsyncPropertyWithHooks<unknown[]>, { numRuns: runs, seed });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
