@@ -42,6 +42,9 @@ import { compareProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem } from "./_out_files.ts";
 
+/** Most bytes a compare spec may hold (a spec is a few KiB; a larger file is refused, not read). */
+const MAX_SPEC_BYTES = 1024 * 1024;
+
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME|FILE)
                              (--candidate URL | --candidate-profile NAME|FILE) [--spec SPEC.jsonc | options]
        strata-bench compare --plan SPEC.jsonc [sides]      (prints every run it would make; sends nothing)
@@ -389,7 +392,13 @@ export async function main(argv: string[]): Promise<number> {
   const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
   const view = compareProgressView(progress);
   try {
-    if (command.specPath !== null) options = applySpec(options, await readTextFile(command.specPath), command.specPath);
+    if (command.specPath !== null) {
+      options = applySpec(
+        options,
+        await readTextFile(command.specPath, { maxBytes: MAX_SPEC_BYTES }),
+        command.specPath,
+      );
+    }
     if (command.noiseFloorFrom !== null) {
       options = {
         ...options,

@@ -7,6 +7,8 @@
  * recorded one). `planCompare` lists the same runs without sending anything. Every line is sanitized.
  */
 import { sanitizeCommand } from "../report/mod.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
+import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
 import {
   compareSchedule,
   type CompareSession,
@@ -421,12 +423,9 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
 export function readRecordedNoiseFloor(text: string): Record<string, number> {
   for (const line of text.split("\n").reverse()) {
     if (line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
+    const parsed = parseStrictJsonPlain(line, { maxDepth: MAX_INPUT_DEPTH });
+    if (!parsed.ok) continue;
+    const value = parsed.value;
     const v = value as { format?: unknown; kind?: unknown; noise_floor?: unknown };
     if (v.format === COMPARE_FORMAT_LINE && v.kind === "noise-floor" && typeof v.noise_floor === "object") {
       const out: Record<string, number> = {};

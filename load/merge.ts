@@ -13,6 +13,8 @@ import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from ".
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
 import { RowStore } from "./row_store.ts";
 import { arrivalOffsets } from "./schedule.ts";
+import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
 import {
   type EndpointLoadSummary,
   LOAD_SUMMARY_FORMAT,
@@ -57,7 +59,13 @@ export class MergeRefusal extends Error {
   override name = "MergeRefusal";
 }
 
-/** Calls `onLine` for every line of the file, read in chunks. */
+/** Longest line a shard file may hold (a request row is a few KiB). */
+export const MAX_SHARD_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Calls `onLine` for every line of the file, read in chunks.
+ * @throws MergeRefusal for a line longer than MAX_SHARD_LINE_BYTES.
+ */
 async function eachLine(reader: MergeReader, onLine: (line: string, number: number) => void): Promise<void> {
   const decoder = new TextDecoder();
   const buffer = new Uint8Array(1 << 20);
@@ -70,6 +78,9 @@ async function eachLine(reader: MergeReader, onLine: (line: string, number: numb
     const parts = text.split("\n");
     rest = parts.pop() ?? "";
     for (const line of parts) onLine(line, ++number);
+    if (rest.length > MAX_SHARD_LINE_BYTES) {
+      throw new MergeRefusal(`line ${number + 1} is longer than ${MAX_SHARD_LINE_BYTES} bytes: not a load JSONL`);
+    }
   }
   rest += decoder.decode();
   if (rest !== "") onLine(rest, ++number);
@@ -89,13 +100,12 @@ export async function readShardFile(path: string, deps: MergeDeps): Promise<Merg
   try {
     await eachLine(reader, (line, number) => {
       if (line.trim() === "" || problems.length > 10) return;
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        problems.push(`line ${number} is not JSON`);
+      const parsed = parseStrictJsonPlain(line, { maxDepth: MAX_INPUT_DEPTH });
+      if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null) {
+        problems.push(`line ${number} is not a strict JSON object (${parsed.ok ? "not an object" : parsed.reason})`);
         return;
       }
+      const value = parsed.value as Record<string, unknown>;
       if (value.format === LOAD_RUN_FORMAT && value.kind === "config") config = value;
       else if (value.format === LOAD_REQUEST_FORMAT) {
         if (value.version !== LOAD_FORMAT_VERSION) {

@@ -3,7 +3,9 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { FileReadError, readFile } from "./_files.ts";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
@@ -29,12 +31,15 @@ export interface FileReader {
   close(): Promise<void>;
 }
 
-/** Reads a text file (UTF-8, invalid bytes replaced). */
-export async function readTextOutcome(path: string): Promise<Outcome<string>> {
+/** Reads a regular text file of at most `maxBytes` (UTF-8, invalid bytes replaced), as _files.ts readFile does. */
+export async function readTextOutcome(path: string, options: { maxBytes?: number } = {}): Promise<Outcome<string>> {
   try {
-    return { ok: true, value: await readFile(path, "utf8") };
+    return { ok: true, value: new TextDecoder("utf-8", { ignoreBOM: true }).decode(await readFile(path, options)) };
   } catch (error) {
-    return refusalFrom(error, `read ${path}`, "read");
+    if (error instanceof FileReadError && (error.code === "not_regular" || error.code === "too_large")) {
+      return { ok: false, kind: "failed", reason: error.message };
+    }
+    return refusalFrom(error instanceof FileReadError ? error.cause : error, `read ${path}`, "read");
   }
 }
 
@@ -105,10 +110,21 @@ export async function realPathOutcome(path: string): Promise<Outcome<string>> {
   }
 }
 
-/** Opens a file for sequential reading. */
+/**
+ * Opens a regular file for sequential reading (a link to one is followed). Opened without blocking and checked on
+ * its handle, so a FIFO, a device or a folder is refused at once instead of hanging or streaming without end.
+ */
 export async function openReaderOutcome(path: string): Promise<Outcome<FileReader>> {
   try {
-    const handle = await open(path, "r");
+    const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      return {
+        ok: false,
+        kind: "failed",
+        reason: `Cannot read "${path}": not a regular file (a FIFO, device, socket or folder is refused)`,
+      };
+    }
     return {
       ok: true,
       value: {

@@ -20,7 +20,7 @@ export { renderStatusLine, type StatusLineLook, type StyledText, TEXT_STYLES, ty
 export { everyMs } from "./_timers.ts";
 export { escapeTerminalText, hasTerminalControls } from "./_terminal_text.ts";
 export { env, invocationFolder } from "./_env.ts";
-export { FileReadError, readFile, readTextFile } from "./_files.ts";
+export { DEFAULT_MAX_READ_BYTES, FileReadError, readFile, readTextFile } from "./_files.ts";
 export {
   type FolderEntry,
   FolderFileError,

@@ -4,13 +4,15 @@
  * request timeout; a refused preflight is said in the JSONL too.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseLoadArgs } from "../../cli/load.ts";
 import { parseCompareArgs } from "../../cli/compare.ts";
 import { realLoadDeps, renderLoadSummary, runCompare, runLoadTest, TargetRefused } from "../../load/mod.ts";
+import { FileReadError } from "../../runtime/mod.ts";
 
 /** The preflight answers (it is no request of the workload); every workload request, warm-up included, hangs. */
 const HUNG_WARMUP = { preflight: {}, "*": { fault: { kind: "stall" as const } } };
@@ -120,5 +122,26 @@ Deno.test("a comparison whose baseline never answers its warm-up fails after --w
   } finally {
     await baseline.close();
     await candidate.close();
+  }
+});
+
+Deno.test("a FIFO, a device or a link to one as a prompt or ShareGPT file is refused at once, before any traffic", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    const fifo = join(dir, "prompts.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    await symlink("/dev/zero", join(dir, "zero.json"));
+    for (const [flag, path] of [["--prompts", fifo], ["--sharegpt", join(dir, "zero.json")]]) {
+      const options = parseLoadArgs(["--url", engine.url, "--concurrency", "1", "--requests", "1", flag!, path!]);
+      await assert.rejects(
+        runLoadTest(options, realLoadDeps()),
+        (e: FileReadError) => e.code === "not_regular" && /not a regular file/.test(e.message),
+      );
+    }
+    assert.equal(engine.requests.length, 0);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });
