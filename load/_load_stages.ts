@@ -41,11 +41,13 @@ export class OutputLines {
     this.#sink = opened.value;
     return { ok: true };
   }
-  /** Adds one line, sanitized like run's published files (rows carry server error text); nothing when not open. */
-  emit(value: unknown): void {
-    if (this.#sink === null) return;
-    this.#sink.write(JSON.stringify(this.#sanitizer.json(value)) + "\n");
+  /** One line, sanitized like run's published files (rows carry server error text), written when open. */
+  emit(value: unknown): string {
+    const line = JSON.stringify(this.#sanitizer.json(value));
+    if (this.#sink === null) return line;
+    this.#sink.write(line + "\n");
     this.lines++;
+    return line;
   }
   /** Closes the file (once; later calls and a never-opened file give ok). */
   async close(): Promise<{ ok: true } | { ok: false; reason: string }> {
