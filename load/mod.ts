@@ -127,7 +127,14 @@ export {
   TargetRefused,
 } from "./preflight.ts";
 export { PROMPT_MIX_FORMAT, promptMixReport } from "./prompt_mix.ts";
-export { CHARS_PER_TOKEN_ESTIMATE, corpusManifestSha256, type CorpusProvenance, realTextProfile } from "./real_text.ts";
+export {
+  CHARS_PER_TOKEN_ESTIMATE,
+  corpusFiles,
+  corpusManifestSha256,
+  type CorpusProvenance,
+  realTextProfile,
+  useEmbeddedCorpus,
+} from "./real_text.ts";
 export { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
 export {
   scheduleIdentity,
