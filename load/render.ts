@@ -66,9 +66,14 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
       ["first answer", d.first_answer_s],
       ["tpot", d.tpot_s],
       ["itl (chunks)", d.itl_s],
+      // The reasoning cadence: only requests that streamed reasoning (absent from older summaries).
+      ["thinking", d.thinking_s],
+      ["reasoning tpot", d.reasoning_tpot_s],
+      ["reasoning itl", d.reasoning_itl_s],
+      ["answer tpot", d.answer_tpot_s],
       ["lateness", d.lateness_s],
     ] as const
-  ) if (dist.n > 0) lines.push(distRow(name, dist, "ms"));
+  ) if (dist !== undefined && dist.n > 0) lines.push(distRow(name, dist, "ms"));
   for (const [name, dist] of [["input tokens", d.input_tokens], ["output tokens", d.output_tokens]] as const) {
     if (dist.n > 0) lines.push(distRow(name, dist, ""));
   }

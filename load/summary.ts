@@ -6,7 +6,7 @@
  */
 import { describeSortedRuns, type DistSummary } from "../score/mod.ts";
 import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
-import { type NumericColumn, RowStore } from "./row_store.ts";
+import { type CadenceColumn, type NumericColumn, RowStore } from "./row_store.ts";
 import type { LoadMode } from "../contract/mod.ts";
 import { binsOf, concurrencyOf, type ObservedConcurrency, type ThroughputBin } from "./throughput.ts";
 
@@ -51,6 +51,11 @@ export interface LoadDistributions {
   first_answer_s: DistSummary;
   tpot_s: DistSummary;
   itl_s: DistSummary;
+  /** The reasoning cadence (see LoadRequestRow): thinking time, reasoning ITL and TPOT, answer TPOT. */
+  thinking_s: DistSummary;
+  reasoning_itl_s: DistSummary;
+  reasoning_tpot_s: DistSummary;
+  answer_tpot_s: DistSummary;
   lateness_s: DistSummary;
   input_tokens: DistSummary;
   output_tokens: DistSummary;
@@ -187,6 +192,21 @@ const SUCCESS = 0, DROPPED = 2, CANCELLED = 3;
 const ANSWERED = 1, REASONING_TRUNCATED = 2, NO_OUTPUT_TOKEN = 3;
 
 /** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
+/** The sorted values of one cadence column over the selections (successes that streamed reasoning). */
+function cadenceRuns(parts: readonly RowSelection[], column: CadenceColumn): Float64Array[] {
+  return parts.map((part) => {
+    const wanted = new Set(part.endpoints);
+    const col = part.store.cadence[column];
+    const values = new Float64Array(col.length);
+    let n = 0;
+    part.store.cadenceEndpoint.forEach((e, i) => {
+      const v = col.at(i);
+      if (wanted.has(e) && !Number.isNaN(v)) values[n++] = v;
+    });
+    return values.subarray(0, n).sort();
+  });
+}
+
 function columnRuns(
   parts: readonly RowSelection[],
   column: NumericColumn,
@@ -321,6 +341,10 @@ export function summarizeSelection(
     first_answer_s: dist("first_answer_s"),
     tpot_s: dist("tpot_s"),
     itl_s: describeSortedRuns(itlRuns),
+    thinking_s: describeSortedRuns(cadenceRuns(parts, "thinking_s")),
+    reasoning_itl_s: describeSortedRuns(parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.reasoningItlRuns(e)))),
+    reasoning_tpot_s: describeSortedRuns(cadenceRuns(parts, "reasoning_tpot_s")),
+    answer_tpot_s: describeSortedRuns(cadenceRuns(parts, "answer_tpot_s")),
     lateness_s: dist("lateness_s", isSent),
     input_tokens: dist("input_tokens"),
     output_tokens: dist("output_tokens"),
