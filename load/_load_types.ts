@@ -6,7 +6,7 @@ import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
 import type { Sanitizer } from "../report/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
-import type { LoadDeps, LoadPlan } from "./generator.ts";
+import type { LoadDeps, LoadPlan } from "./load_plan_bounds.ts";
 import type { HeadroomCeiling, HeadroomDeps } from "./headroom.ts";
 import type { WorkloadOptions } from "./prepare.ts";
 import type { LoadRequestRow } from "./metrics.ts";

@@ -4,7 +4,8 @@
  * from those columns, with the run's audits (TTFT, reasoning truncation, warm-up) beside it.
  */
 import type { LoadRunFacts } from "../contract/mod.ts";
-import { type LoadDeps, type LoadPlan, runLoad } from "./generator.ts";
+import { runLoad } from "./generator.ts";
+import type { LoadDeps, LoadPlan } from "./load_plan_bounds.ts";
 import { buildLoadRow, type LoadRequestRow, type LoadRowOptions } from "./metrics.ts";
 import type { PreparedWorkload } from "./prepare.ts";
 import { RowStore } from "./row_store.ts";

@@ -17,15 +17,6 @@ import {
 import { setImmediate } from "node:timers";
 import { arrivalOffsets } from "./schedule.ts";
 
-export {
-  LOAD_LIMITS,
-  type LoadDeps,
-  type LoadPlan,
-  type LoadStreamOptions,
-  type RunLoadOptions,
-  validateLoadPlan,
-} from "./load_plan_bounds.ts";
-
 function defaultSleepUntil(nowS: () => number): (targetS: number, cancel?: AbortSignal) => Promise<void> {
   // Timers have millisecond granularity and may fire late: sleep on a timer until about 2 ms before the target,
   // then poll with setImmediate (which lets I/O run in between) until the clock reaches it. Never early.

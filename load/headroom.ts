@@ -11,7 +11,8 @@
  * measured on a busy one serves its own run only and is never cached.
  */
 import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
-import { type LoadDeps, runLoad } from "./generator.ts";
+import { runLoad } from "./generator.ts";
+import type { LoadDeps } from "./load_plan_bounds.ts";
 import { buildLoadBody } from "./workloads.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 

@@ -62,16 +62,15 @@ export {
   type MetricDelta,
   pointKey,
 } from "./gate.ts";
+export { runLoad, shardShare } from "./generator.ts";
 export {
   LOAD_LIMITS,
   type LoadDeps,
   type LoadPlan,
   type LoadStreamOptions,
-  runLoad,
   type RunLoadOptions,
-  shardShare,
   validateLoadPlan,
-} from "./generator.ts";
+} from "./load_plan_bounds.ts";
 export {
   clientCeiling,
   HEADROOM_WARN_FRACTION,

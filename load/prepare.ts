@@ -4,7 +4,7 @@
  * selection, every request body built, the targets checked for feasibility, and the facts stamped into the JSONL.
  * `load` and `compare` send the same bytes from it. Everything here happens before any traffic.
  */
-import type { LoadPlan } from "./generator.ts";
+import type { LoadPlan } from "./load_plan_bounds.ts";
 import { realTextProfile } from "./real_text.ts";
 import type { LengthTarget } from "./summary.ts";
 import {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
 import { streamChat } from "../../client/mod.ts";
-import type { LoadPlan } from "../../load/generator.ts";
+import type { LoadPlan } from "../../load/load_plan_bounds.ts";
 import { runCollected } from "../unit/load/_fakes.ts";
 import { buildLoadRow } from "../../load/metrics.ts";
 import { summarizeLoad } from "../../load/summary.ts";
