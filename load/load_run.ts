@@ -8,7 +8,7 @@
 import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
 import { aggregateRuns, type LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
-import { checkTargetsFeasible, type PreparedWorkload, prepareWorkload } from "./prepare.ts";
+import { checkTargetsFeasible, type PreparedWorkload, prepareWorkload, WorkloadRefusal } from "./prepare.ts";
 import { scheduleSha256, shardStamp } from "./shard.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
@@ -67,6 +67,17 @@ export async function prepareLoadTest(
   deps: Pick<LoadTestDeps, "readText">,
 ): Promise<{ workload: PreparedWorkload; osl: LengthTarget | undefined }> {
   const requestCount = options.plan.requests ?? 2;
+  if (options.workload.publishable === true) {
+    const p = options.plan;
+    const problems = [
+      ...(options.selfCheck ? ["the self-check measures the client, not a server"] : []),
+      ...(p.warmupRequests === 0 && !((p.warmupS ?? 0) > 0) ? ["zero warm-up is for scripted servers only"] : []),
+      ...((options.workload.ignoreEos || options.workload.minTokens !== undefined) && !options.failOnOslMismatch
+        ? ["--ignore-eos or --min-tokens needs --fail-on-osl-mismatch"]
+        : []),
+    ];
+    if (problems.length > 0) throw new WorkloadRefusal(`Cannot publish this load: ${problems.join("; ")}`);
+  }
   const workload = await prepareWorkload(options.workload, requestCount, deps.readText);
   const osl = oslTargetOf(options, workload);
   checkTargetsFeasible(workload, options.workload, { isl: options.isl, osl });

@@ -145,3 +145,31 @@ Deno.test("a FIFO, a device or a link to one as a prompt or ShareGPT file is ref
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("load --publishable refuses zero warm-up and the self-check before any traffic", async () => {
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    const args = [
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "1",
+      "--publishable",
+      "--synthetic",
+      "chat-short",
+    ];
+    await assert.rejects(
+      runLoadTest(parseLoadArgs([...args, "--warmup-requests", "0"]), realLoadDeps()),
+      /Cannot publish this load: zero warm-up/,
+    );
+    await assert.rejects(
+      runLoadTest(parseLoadArgs(args), realLoadDeps()),
+      /Cannot publish profile:chat-short|synthetic/,
+    );
+    assert.equal(engine.requests.length, 0);
+  } finally {
+    await engine.close();
+  }
+});
