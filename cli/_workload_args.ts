@@ -24,7 +24,10 @@ Request:
   --no-stream               non-streaming requests: no TTFT unless --infer-ttft-from-first-byte
   --model NAME              model field of each request
   --allow-repeated-prompt   accept a set whose requests all send the same prompt (not a real workload)
-  --request-timeout S       per-request deadline (default 600)`;
+  --request-timeout S       per-request deadline (default 600)
+  --publishable             refuse what a published result must not have: an unpinned, synthetic or sampled
+                            workload, a repeated prompt (load: also zero warm-up, the self-check, --ignore-eos or
+                            --min-tokens without --fail-on-osl-mismatch); every run is stamped full or sample`;
 
 /** Flags shared by `load` and `compare` that choose what is sent. */
 export const WORKLOAD_OPTIONS = {
@@ -38,6 +41,7 @@ export const WORKLOAD_OPTIONS = {
   "max-tokens": { type: "string" },
   "min-tokens": { type: "string" },
   "ignore-eos": { type: "boolean" },
+  publishable: { type: "boolean" },
   temperature: { type: "string" },
   "request-seed": { type: "string" },
   "no-stream": { type: "boolean" },
@@ -120,6 +124,7 @@ export function parseWorkloadFlags(action: string, values: Record<string, unknow
   if (seed !== undefined) options.requestSeed = seed;
   if (minTokens !== undefined) options.minTokens = minTokens;
   if (pin !== undefined) options.pinSha256 = pin.toLowerCase();
+  if (values.publishable === true) options.publishable = true;
   return options;
 }
 

@@ -17,6 +17,7 @@ import {
   isProfileTarget,
   parseCompareSpec,
   planCompare,
+  PREFLIGHT_DEADLINE_S,
   readRecordedNoiseFloor,
   realLoadDeps,
   renderCompare,
@@ -25,6 +26,7 @@ import {
   SPEC_DEFAULTS,
   specWorkloadOptions,
   TargetRefused,
+  WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { EXIT } from "./exit_codes.ts";
@@ -42,6 +44,9 @@ import { compareProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem } from "./_out_files.ts";
 import { compareFrom, livePageContext } from "./_saved_results.ts";
+
+/** Most bytes a compare spec may hold (a spec is a few KiB; a larger file is refused, not read). */
+const MAX_SPEC_BYTES = 1024 * 1024;
 
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME|FILE)
                              (--candidate URL | --candidate-profile NAME|FILE) [--spec SPEC.jsonc | options]
@@ -88,6 +93,8 @@ Measurement:
   --drain-s S               with --duration: in-flight requests are cancelled S s after it (default ${SPEC_DEFAULTS.drainS})
   --warmup-requests N       warm-up requests before each measured round (default: the point's concurrency)
   --warmup-s S              or: seconds of warm-up issuance before each measured round
+  --warmup-limit-s S        a warm-up still running S s past its plan fails the comparison, exit ${EXIT.environment}
+                            (default ${WARMUP_LIMIT_S}; the preflight waits at most ${PREFLIGHT_DEADLINE_S} s)
   --tolerance F             gate tolerance as a fraction (default 0.05)
   --max-error-rate-increase F  most the candidate's error rate may exceed the baseline's (default ${DEFAULT_MAX_ERROR_RATE_INCREASE})
   --noise-floor LIST        noise floors to apply, e.g. 1=0.03,8=0.04 (fraction per concurrency point; default:
@@ -150,6 +157,7 @@ const OPTIONS = {
   "drain-s": { type: "string" },
   "warmup-requests": { type: "string" },
   "warmup-s": { type: "string" },
+  "warmup-limit-s": { type: "string" },
   tolerance: { type: "string" },
   "max-error-rate-increase": { type: "string" },
   "noise-floor": { type: "string" },
@@ -291,6 +299,7 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
     warmupRequests,
     warmupS,
     drainS: drainS ?? (durationS !== undefined ? SPEC_DEFAULTS.drainS : undefined),
+    warmupLimitS: numberFlag("compare", values, "warmup-limit-s", { min: 0, max: 3600 }) ?? WARMUP_LIMIT_S,
     tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? 0.05,
     maxErrorRateIncrease: numberFlag("compare", values, "max-error-rate-increase", { min: 0, max: 1 }) ??
       DEFAULT_MAX_ERROR_RATE_INCREASE,
@@ -394,7 +403,13 @@ export async function main(argv: string[]): Promise<number> {
   const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
   const view = compareProgressView(progress);
   try {
-    if (command.specPath !== null) options = applySpec(options, await readTextFile(command.specPath), command.specPath);
+    if (command.specPath !== null) {
+      options = applySpec(
+        options,
+        await readTextFile(command.specPath, { maxBytes: MAX_SPEC_BYTES }),
+        command.specPath,
+      );
+    }
     if (command.noiseFloorFrom !== null) {
       options = {
         ...options,

@@ -79,6 +79,8 @@ export class ChunkReader {
   sawFirstReasoning = false;
   /** Whether the event just read carried nonempty visible output (answer text or tool-call bytes). */
   visibleInEvent = false;
+  /** Whether the event just read carried nonempty reasoning text. */
+  reasoningInEvent = false;
   /** Whether the event just read carried any nonempty delta of choice 0 (reasoning, answer or tool call). */
   deltaInEvent = false;
   /** Choices other than index 0 seen in events (not measured, not accumulated). */
@@ -96,6 +98,7 @@ export class ChunkReader {
   read(data: string, invalidUtf8?: readonly number[]): ChunkVerdict {
     this.events++;
     this.visibleInEvent = false;
+    this.reasoningInEvent = false;
     const verdict = this.#read(data);
     if (invalidUtf8 !== undefined && invalidUtf8.length > 0) {
       const mask = this.#eventKinds;
@@ -189,6 +192,7 @@ export class ChunkReader {
       kind = "reasoning";
       this.#eventKinds |= 1;
       this.sawFirstReasoning = true;
+      this.reasoningInEvent = true;
     }
     const content = delta.content;
     if (typeof content === "string" && content !== "") {

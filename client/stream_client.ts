@@ -51,7 +51,8 @@ export interface StreamChatOptions {
   maxBodyBytes?: number;
   /**
    * Record `chunk_offsets_s`: the offset of every event that carried nonempty answer text or tool-call bytes,
-   * stamped with the network read that carried it (load tests: ITL). Default false: nothing is recorded.
+   * stamped with the network read that carried it (load tests: ITL), and `reasoning_chunk_offsets_s` likewise for
+   * reasoning text (the reasoning cadence). Default false: nothing is recorded.
    */
   recordChunkOffsets?: boolean;
   /**
@@ -105,6 +106,7 @@ class StreamRequest {
   #resent = false;
   /** Visible-output event offsets from dispatch, seconds; null unless the caller asked for them. */
   #chunkOffsetsS: number[] | null;
+  #reasoningOffsetsS: number[] | null;
   #dispatchedAtEpochMs = Date.now();
   #readMs = 0;
   #httpStatus: number | null = null;
@@ -133,6 +135,7 @@ class StreamRequest {
     this.#now = options.now ?? defaultNow;
     this.#startMs = this.#now();
     this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
+    this.#reasoningOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#parser = new SseParser({
       onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
       onComment: () => this.#keepalives++,
@@ -296,6 +299,9 @@ class StreamRequest {
     if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
       this.#chunkOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
     }
+    if (this.#reasoningOffsetsS !== null && reader.reasoningInEvent) {
+      this.#reasoningOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+    }
   }
 
   #onExchangeEnd(end: ExchangeEnd, tMs: number): void {
@@ -382,6 +388,7 @@ class StreamRequest {
       outcome.connect_s = this.#reused ? 0 : Math.max(0, (this.#dispatchMs - this.#exchangeStartMs) / 1000);
     }
     if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
+    if (this.#reasoningOffsetsS !== null) outcome.reasoning_chunk_offsets_s = this.#reasoningOffsetsS;
     if (reader.invalidUtf8 !== null) outcome.invalid_utf8 = reader.invalidUtf8;
     this.#resolve(outcome);
   }

@@ -62,8 +62,11 @@ export interface LoadRunFacts {
   counts: { warmup: number; measured: number; dropped: number };
   /** Warm-up epoch to measurement epoch (the barrier wait, and any wait for --start-at), seconds. */
   warmup_s: number;
-  /** Why issuance stopped: count reached, duration reached, or cancelled. */
-  stopped_by: "requests" | "duration" | "cancelled";
+  /**
+   * Why issuance stopped: count reached, duration reached, cancelled, or the warm-up overran its limit (nothing
+   * was measured: the run ended before its epoch).
+   */
+  stopped_by: "requests" | "duration" | "cancelled" | "warmup-limit";
   /**
    * The drain after issuance stopped: `limit_s` is the stated limit (null: requests drain until their own
    * deadline), `cancelled` how many in-flight requests the limit cancelled, `end_s` when the run ended (from the

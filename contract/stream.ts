@@ -108,6 +108,11 @@ export interface StreamOutcome {
    */
   chunk_offsets_s?: number[];
   /**
+   * Optional (load tests: reasoning cadence): offset of every SSE event that carried nonempty reasoning text,
+   * seconds from dispatch, in arrival order. Absent when the client does not record it.
+   */
+  reasoning_chunk_offsets_s?: number[];
+  /**
    * First nonempty reasoning delta, seconds from dispatch, whether or not it was the first delta; null when no
    * reasoning arrived. Absent when the client does not record it.
    */

@@ -4,11 +4,19 @@
  * from those columns, with the run's audits (TTFT, reasoning truncation, warm-up) beside it.
  */
 import type { LoadRunFacts } from "../contract/mod.ts";
-import { type LoadDeps, type LoadPlan, runLoad } from "./generator.ts";
+import { runLoad } from "./generator.ts";
+import type { LoadDeps, LoadPlan } from "./load_plan_bounds.ts";
 import { buildLoadRow, type LoadRequestRow, type LoadRowOptions } from "./metrics.ts";
 import type { PreparedWorkload } from "./prepare.ts";
 import { RowStore } from "./row_store.ts";
-import { type LengthTarget, type LoadAudits, type LoadSummary, type Slo, summarizeStore } from "./summary.ts";
+import {
+  type LengthTarget,
+  type LoadAudits,
+  type LoadPhases,
+  type LoadSummary,
+  type Slo,
+  summarizeStore,
+} from "./summary.ts";
 
 /** One run: raw facts, its compact rows, the summary computed from them, and the SSE events it read. */
 export interface LoadRunResult {
@@ -51,6 +59,32 @@ export interface ExecuteLoadOptions {
   onSend?(phase: "warmup" | "measure"): void;
   /** The store to keep the rows in (a benchmark watches its size); default a new one. */
   store?: RowStore;
+}
+
+/** The phases of a run from the generator's facts. */
+export function phasesOf(facts: LoadRunFacts, plan: ExecuteLoadOptions["plan"]): LoadPhases {
+  const hadWarmup = plan.warmupRequests > 0 || (plan.warmupS ?? 0) > 0;
+  const stopped = facts.stopped_by;
+  const overran = stopped === "warmup-limit";
+  const cancelled = stopped === "cancelled";
+  return {
+    warmup: {
+      ended: overran
+        ? "limit"
+        : !hadWarmup
+        ? "none"
+        : cancelled && facts.counts.measured === 0
+        ? "interrupted"
+        : "completed",
+      seconds: facts.warmup_s,
+      limit_s: plan.warmupLimitS ?? null,
+    },
+    measure: {
+      ended: overran ? "not-started" : cancelled ? "interrupted" : stopped as "requests" | "duration",
+      seconds: overran ? 0 : facts.drain.end_s,
+    },
+    drain: { limit_s: facts.drain.limit_s, cancelled: facts.drain.cancelled },
+  };
 }
 
 /** The audits of one summary. */
@@ -127,6 +161,7 @@ export async function executeLoad(options: ExecuteLoadOptions, deps: LoadDeps): 
   if (options.isl) summaryOptions.isl = options.isl;
   if (options.osl) summaryOptions.osl = options.osl;
   const summary = summarizeStore(store, summaryOptions);
+  summary.phases = phasesOf(facts, options.plan);
   if (options.audit) summary.audits = auditRun(summary, options.audit, options.plan);
   return { facts, store, summary, measuredEvents };
 }

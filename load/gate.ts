@@ -23,13 +23,33 @@ export const DEFAULT_MAX_ERROR_RATE_INCREASE = 0.01;
 /** The workload label of a gate that names none (a command line without a spec file). */
 export const DEFAULT_WORKLOAD = "W1";
 
-export type CompareMetric = "output_tokens_per_s" | "tpot_p50_s" | "error_rate" | "ttft_p50_s";
+export type CompareMetric =
+  | "output_tokens_per_s"
+  | "tpot_p50_s"
+  | "error_rate"
+  | "ttft_p50_s"
+  | "thinking_p50_s"
+  | "reasoning_tpot_p50_s"
+  | "answer_tpot_p50_s";
 const PICK: Readonly<Record<CompareMetric, (s: EndpointLoadSummary) => number | null>> = {
   output_tokens_per_s: (s) => s.output_tokens_per_s,
   tpot_p50_s: (s) => s.distributions.tpot_s.p50,
   error_rate: (s) => s.error_rate,
   ttft_p50_s: (s) => s.distributions.ttft_s.p50,
+  // The reasoning cadence (absent from summaries written before it was recorded).
+  thinking_p50_s: (s) => s.distributions.thinking_s?.p50 ?? null,
+  reasoning_tpot_p50_s: (s) => s.distributions.reasoning_tpot_s?.p50 ?? null,
+  answer_tpot_p50_s: (s) => s.distributions.answer_tpot_s?.p50 ?? null,
 };
+/** Informational rows of the reasoning cadence: listed at a point only where a side streamed reasoning. */
+const REASONING_METRICS: readonly CompareMetric[] = ["thinking_p50_s", "reasoning_tpot_p50_s", "answer_tpot_p50_s"];
+/**
+ * Why TTFT is shown and not gated: it belongs to its cohort and issuance (methodology): in a closed loop it counts
+ * the queue the point's own concurrency builds, so it compares only at equal concurrency, issuance and warm-up.
+ */
+export const TTFT_CAVEAT = "informational: TTFT is not gated; it depends on the cohort and issuance (a closed " +
+  "loop's TTFT includes the queue its own concurrency builds): compare it only between sides measured at the same " +
+  "concurrency, issuance and warm-up, as here";
 /** Metrics gated against the tolerance or noise floor. */
 const RELATIVE_GATED: readonly CompareMetric[] = ["output_tokens_per_s", "tpot_p50_s"];
 export const COMPARE_METRICS: readonly CompareMetric[] = [
@@ -37,6 +57,7 @@ export const COMPARE_METRICS: readonly CompareMetric[] = [
   "tpot_p50_s",
   "error_rate",
   "ttft_p50_s",
+  ...REASONING_METRICS,
 ];
 
 /** The key of a point: "W1@8". */
@@ -191,7 +212,9 @@ function metricDelta(
       ? `${pct(delta)} ${within ? "within" : "outside"} +-${pct(allowed)}${
         (floor ?? 0) > tolerance ? ` (${recorded !== undefined ? "recorded" : "baseline"} noise floor)` : ""
       }`
-      : "informational: TTFT is not gated",
+      : metric === "ttft_p50_s"
+      ? TTFT_CAVEAT
+      : "informational: the reasoning cadence is not gated",
   };
 }
 
@@ -208,6 +231,9 @@ export function compareLoad(points: readonly ComparePointInput[], options: Compa
       const key = pointKey(workload, concurrency);
       const deltas = COMPARE_METRICS.map((m, i) =>
         metricDelta(m, point, options, (options.seed + concurrency * 16 + i * 2 + w * 7919) >>> 0)
+      ).filter((d) =>
+        !REASONING_METRICS.includes(d.metric) ||
+        [...point.baseline, ...point.candidate].some((s) => PICK[d.metric](s) !== null)
       );
       for (const d of deltas) {
         if (d.gated && d.baseline_noise_fraction !== null) noiseFloor[`${key}:${d.metric}`] = d.baseline_noise_fraction;

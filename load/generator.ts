@@ -5,162 +5,17 @@
  * In the open loop a request that cannot go out on time is sent late with its lateness recorded, or dropped
  * when it would be later than `dropLateAfterS`; it is never quietly moved. The generator records samples only.
  */
-import type { ArrivalProcess, LoadMode, LoadRunFacts, LoadSample, ShardSpec, StreamOutcome } from "../contract/mod.ts";
+import type { LoadRunFacts, LoadSample, ShardSpec } from "../contract/mod.ts";
+import {
+  LOAD_LIMITS,
+  type LoadDeps,
+  type LoadPlan,
+  type LoadStreamOptions,
+  type RunLoadOptions,
+  validateLoadPlan,
+} from "./load_plan_bounds.ts";
 import { setImmediate } from "node:timers";
 import { arrivalOffsets } from "./schedule.ts";
-
-/** Hard bounds on one run, so that no command line can start unbounded load. */
-export const LOAD_LIMITS = {
-  maxRequests: 100_000,
-  maxDurationS: 3_600,
-  maxConcurrency: 4_096,
-  maxRatePerS: 10_000,
-  maxDrainS: 3_600,
-  maxShards: 4_096,
-};
-
-/** What the generator passes to the streaming client for one request. */
-export interface LoadStreamOptions {
-  baseUrl: string;
-  body: Record<string, unknown>;
-  deadlineS?: number;
-  signal?: AbortSignal;
-  /** Record every visible-output event's offset (ITL); the generator always sets it. */
-  recordChunkOffsets?: boolean;
-}
-
-export interface LoadDeps {
-  /** Sends one streamed chat completion; never rejects for a failed request. */
-  streamChat(options: LoadStreamOptions): Promise<StreamOutcome>;
-  /** Monotonic clock, seconds. */
-  nowS(): number;
-  /**
-   * Resolves at (not before) the given clock reading, or early when `cancel` aborts; default is a setTimeout on
-   * the remaining time.
-   */
-  sleepUntilS?(targetS: number, cancel?: AbortSignal): Promise<void>;
-}
-
-export interface LoadPlan {
-  endpoints: readonly string[];
-  mode: LoadMode;
-  /** Closed loop: workers (of the whole, unsharded plan). */
-  concurrency?: number;
-  /** Open loop (of the whole, unsharded plan). */
-  ratePerS?: number;
-  arrival?: ArrivalProcess;
-  /** Open loop: cap on outstanding requests (of this generator); unset: uncapped (the internal limit applies). */
-  maxConcurrency?: number;
-  seed: number;
-  warmupRequests: number;
-  /** Warm-up by time instead of by count: issue warm-up requests for this many seconds. */
-  warmupS?: number;
-  /** Measured requests to issue (of the whole plan); with durationS, whichever comes first. */
-  requests?: number;
-  /** Stop issuing after this many seconds of measurement. */
-  durationS?: number;
-  /**
-   * Seconds after issuance stops (the end of the measured window with durationS, else the last send) that in-flight
-   * requests may still take; then they are cancelled and recorded as cancelled at the drain. Unset: they drain until
-   * their own deadline.
-   */
-  drainLimitS?: number;
-  /** Open loop: drop a request instead of sending it more than this late (default: never drop). */
-  dropLateAfterS?: number;
-  /** Per-request deadline passed to the client, seconds. */
-  requestDeadlineS?: number;
-  /**
-   * This generator's share of the plan: the open loop takes the arrivals whose index modulo count is the shard's
-   * index (at their unsharded scheduled times), the closed loop a share of the workers and the request indices
-   * congruent to the shard's index. Prompts follow the global request index, as in the unsharded run.
-   */
-  shard?: ShardSpec;
-  /** Monotonic clock reading (deps.nowS) that is the measurement epoch: warm-up runs before it, issuance from it. */
-  startAtS?: number;
-  /** Body and prompt index of request `index` of a phase; the endpoint is index modulo the endpoint count. */
-  requestFor(phase: "warmup" | "measure", index: number): { body: Record<string, unknown>; promptIndex: number };
-}
-
-export interface RunLoadOptions {
-  signal?: AbortSignal;
-  /** Called once at the measurement epoch (after warm-up and any wait for the start time). */
-  onEpoch?(epochS: number): void;
-  /** Called as each sample is complete (termination order). */
-  onSample?(sample: LoadSample): void;
-  /** Called as each request is sent (a person's progress: sent and in flight); must only count. */
-  onSend?(phase: "warmup" | "measure"): void;
-}
-
-function positiveInt(name: string, value: number | undefined, max: number): void {
-  if (value === undefined) return;
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`Cannot plan the load: ${name} "${value}" must be an integer in [1, ${max}]`);
-  }
-}
-
-/**
- * Checks a plan's bounds.
- * @throws RangeError on a plan that is unbounded, out of limits, or missing its mode's setting.
- */
-export function validateLoadPlan(plan: LoadPlan): void {
-  if (plan.endpoints.length === 0) throw new RangeError("Cannot plan the load: no endpoint; pass --url");
-  if (plan.requests === undefined && plan.durationS === undefined) {
-    throw new RangeError("Cannot plan the load: it is unbounded; pass --requests N or --duration S");
-  }
-  positiveInt("requests", plan.requests, LOAD_LIMITS.maxRequests);
-  if (plan.durationS !== undefined && !(plan.durationS > 0 && plan.durationS <= LOAD_LIMITS.maxDurationS)) {
-    throw new RangeError(
-      `Cannot plan the load: duration "${plan.durationS}" must lie in (0, ${LOAD_LIMITS.maxDurationS}] s`,
-    );
-  }
-  if (
-    !Number.isInteger(plan.warmupRequests) || plan.warmupRequests < 0 || plan.warmupRequests > LOAD_LIMITS.maxRequests
-  ) {
-    throw new RangeError(`Cannot plan the load: warm-up requests "${plan.warmupRequests}" must be an integer >= 0`);
-  }
-  if (plan.warmupS !== undefined && !(plan.warmupS >= 0 && plan.warmupS <= LOAD_LIMITS.maxDurationS)) {
-    throw new RangeError(
-      `Cannot plan the load: warm-up "${plan.warmupS}" s must lie in [0, ${LOAD_LIMITS.maxDurationS}]`,
-    );
-  }
-  if (plan.drainLimitS !== undefined && !(plan.drainLimitS >= 0 && plan.drainLimitS <= LOAD_LIMITS.maxDrainS)) {
-    throw new RangeError(
-      `Cannot plan the load: drain limit "${plan.drainLimitS}" s must lie in [0, ${LOAD_LIMITS.maxDrainS}]`,
-    );
-  }
-  if (plan.shard !== undefined) {
-    const { index, count } = plan.shard;
-    if (!Number.isInteger(count) || count < 1 || count > LOAD_LIMITS.maxShards) {
-      throw new RangeError(
-        `Cannot plan the load: shard count "${count}" must be an integer in [1, ${LOAD_LIMITS.maxShards}]`,
-      );
-    }
-    if (!Number.isInteger(index) || index < 0 || index >= count) {
-      throw new RangeError(`Cannot plan the load: shard index "${index}" must be an integer in [0, ${count - 1}]`);
-    }
-    if (plan.mode === "closed" && plan.concurrency !== undefined && plan.concurrency < count) {
-      throw new RangeError(
-        `Cannot split the load: concurrency ${plan.concurrency} is less than the ${count} shards; each shard needs ` +
-          "at least one worker",
-      );
-    }
-  }
-  if (plan.mode === "closed") {
-    if (plan.concurrency === undefined) throw new RangeError("Cannot plan a closed loop: pass --concurrency N");
-    positiveInt("concurrency", plan.concurrency, LOAD_LIMITS.maxConcurrency);
-  } else {
-    const rate = plan.ratePerS;
-    if (rate === undefined || !(rate > 0 && rate <= LOAD_LIMITS.maxRatePerS)) {
-      throw new RangeError(
-        `Cannot plan an open loop: rate "${rate}" must lie in (0, ${LOAD_LIMITS.maxRatePerS}] req/s`,
-      );
-    }
-    positiveInt("max concurrency", plan.maxConcurrency, LOAD_LIMITS.maxConcurrency);
-    if (plan.dropLateAfterS !== undefined && !(plan.dropLateAfterS >= 0)) {
-      throw new RangeError(`Cannot plan an open loop: drop-late-after "${plan.dropLateAfterS}" must be >= 0 s`);
-    }
-  }
-}
 
 function defaultSleepUntil(nowS: () => number): (targetS: number, cancel?: AbortSignal) => Promise<void> {
   // Timers have millisecond granularity and may fire late: sleep on a timer until about 2 ms before the target,
@@ -427,6 +282,67 @@ async function withDrainLimit(context: RunContext, work: (arm: (deadlineS: numbe
 }
 
 /**
+ * Warm-up: a closed loop at the cap (this shard's share of the warm-up), fully completed before the epoch. Ends
+ * "limit" when the warm-up limit cancelled it (the run then measures nothing), else "done".
+ */
+async function warmUp(context: RunContext): Promise<"done" | "limit"> {
+  const { plan, nowS, cap } = context;
+  const warmupStart = nowS();
+  const warmupCount = shardShare(plan.warmupRequests, plan.shard);
+  const warmupByTime = plan.warmupS !== undefined && plan.warmupS > 0;
+  if (warmupCount === 0 && !warmupByTime) return "done";
+  // An uncapped open loop warms up with about one second of its rate in flight (at most 256 workers).
+  const warmupCap = plan.mode === "closed" || plan.maxConcurrency !== undefined
+    ? cap
+    : Math.min(256, Math.max(1, Math.ceil((plan.ratePerS as number) / (plan.shard?.count ?? 1))));
+  const workers = Math.max(1, Math.min(warmupCap, warmupByTime ? warmupCap : warmupCount));
+  const warmupEnd = warmupByTime ? warmupStart + (plan.warmupS as number) : Infinity;
+  // A time warm-up drains like the measurement; the limit (the earlier of the two wins) fails the run instead.
+  const drainAt = warmupByTime && plan.drainLimitS !== undefined ? warmupEnd + plan.drainLimitS : Infinity;
+  const limitAt = plan.warmupLimitS === undefined
+    ? Infinity
+    : (warmupByTime ? warmupEnd : warmupStart) + plan.warmupLimitS;
+  await withDrainLimit(context, async (arm) => {
+    const at = Math.min(drainAt, limitAt);
+    if (Number.isFinite(at)) arm(at);
+    await closedLoop(context, "warmup", workers, warmupStart, (i) => {
+      if (warmupByTime) return nowS() < warmupEnd;
+      return i < plan.warmupRequests;
+    });
+  });
+  const overran = context.drained && limitAt < drainAt;
+  context.drained = false;
+  context.drainCancelled = 0;
+  if (context.requests.signal.aborted && !context.options.signal?.aborted) context.requests = new AbortController();
+  return overran ? "limit" : "done";
+}
+
+/** The run's facts once it ended. */
+function factsOf(
+  context: RunContext,
+  ended: { warmupStart: number; epochS: number; stoppedBy: LoadRunFacts["stopped_by"] },
+): LoadRunFacts {
+  const { plan, cap } = context;
+  return {
+    mode: plan.mode,
+    effective_max_concurrency: plan.mode === "closed" ? cap : plan.maxConcurrency ?? null,
+    internal_concurrency_limit: cap,
+    requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
+    arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
+    seed: plan.seed,
+    counts: context.counts,
+    warmup_s: ended.epochS - ended.warmupStart,
+    stopped_by: ended.stoppedBy,
+    drain: {
+      limit_s: plan.drainLimitS ?? null,
+      cancelled: context.drainCancelled,
+      end_s: context.nowS() - ended.epochS,
+    },
+    shard: plan.shard ?? null,
+  };
+}
+
+/**
  * Runs a plan, handing every sample (warm-up, then measured, each as it ends) to `options.onSample`; the
  * generator retains none, so memory does not grow with the run.
  * @throws RangeError on an invalid plan (see validateLoadPlan).
@@ -458,27 +374,9 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
   };
   options.signal?.addEventListener("abort", onCallerAbort, { once: true });
   try {
-    // Warm-up: a closed loop at the cap (this shard's share of the warm-up), fully completed before the epoch.
     const warmupStart = nowS();
-    const warmupCount = shardShare(plan.warmupRequests, plan.shard);
-    const warmupByTime = plan.warmupS !== undefined && plan.warmupS > 0;
-    if (warmupCount > 0 || warmupByTime) {
-      // An uncapped open loop warms up with about one second of its rate in flight (at most 256 workers).
-      const warmupCap = plan.mode === "closed" || plan.maxConcurrency !== undefined
-        ? cap
-        : Math.min(256, Math.max(1, Math.ceil((plan.ratePerS as number) / (plan.shard?.count ?? 1))));
-      const workers = Math.max(1, Math.min(warmupCap, warmupByTime ? warmupCap : warmupCount));
-      const warmupEnd = warmupByTime ? warmupStart + (plan.warmupS as number) : Infinity;
-      await withDrainLimit(context, async (arm) => {
-        if (warmupByTime && plan.drainLimitS !== undefined) arm(warmupEnd + plan.drainLimitS);
-        await closedLoop(context, "warmup", workers, warmupStart, (i) => {
-          if (warmupByTime) return nowS() < warmupEnd;
-          return i < plan.warmupRequests;
-        });
-      });
-      context.drained = false;
-      context.drainCancelled = 0;
-      if (context.requests.signal.aborted && !options.signal?.aborted) context.requests = new AbortController();
+    if (await warmUp(context) === "limit") {
+      return factsOf(context, { warmupStart, epochS: nowS(), stoppedBy: "warmup-limit" });
     }
     if (plan.startAtS !== undefined) await context.sleepUntilS(plan.startAtS, options.signal);
     const epochS = plan.startAtS ?? nowS();
@@ -511,23 +409,7 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
       }
     });
     if (options.signal?.aborted) stoppedBy = "cancelled";
-    return {
-      mode: plan.mode,
-      effective_max_concurrency: plan.mode === "closed" ? cap : plan.maxConcurrency ?? null,
-      internal_concurrency_limit: cap,
-      requested_rate_per_s: plan.mode === "open" ? plan.ratePerS as number : null,
-      arrival: plan.mode === "open" ? plan.arrival ?? "poisson" : null,
-      seed: plan.seed,
-      counts: context.counts,
-      warmup_s: epochS - warmupStart,
-      stopped_by: stoppedBy,
-      drain: {
-        limit_s: plan.drainLimitS ?? null,
-        cancelled: context.drainCancelled,
-        end_s: nowS() - epochS,
-      },
-      shard: plan.shard ?? null,
-    };
+    return factsOf(context, { warmupStart, epochS, stoppedBy });
   } finally {
     options.signal?.removeEventListener("abort", onCallerAbort);
   }

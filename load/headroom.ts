@@ -4,10 +4,17 @@
  * with zero service time, or taken from a cache keyed by machine, runtime, toolkit commit and shape. After the run
  * the achieved rate is stamped as a fraction of that ceiling, with a warning when the client, not the server, may
  * have been the limit. The ceiling is conservative: the scripted engine shares this process and its cores.
+ *
+ * A busy moment can only lower a ceiling, so one measured then must not mislead later runs: every ceiling records
+ * when it was measured and the machine's load per CPU at the time; a cached one is used only while it is younger
+ * than HEADROOM_MAX_AGE_S and was measured on a quiet machine (load per CPU at most HEADROOM_QUIET_LOAD); a ceiling
+ * measured on a busy one serves its own run only and is never cached.
  */
 import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
-import { type LoadDeps, runLoad } from "./generator.ts";
+import { runLoad } from "./generator.ts";
+import type { LoadDeps } from "./load_plan_bounds.ts";
 import { buildLoadBody } from "./workloads.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
 
 /** The shape a ceiling is measured for. */
 export interface HeadroomShape {
@@ -28,8 +35,17 @@ export interface HeadroomCeiling {
   /** Where it came from: measured now, or the cache (with when it was measured). */
   source: "measured" | "cache";
   measured_at: string;
+  /** The 1-minute load average over the logical CPUs when it was measured; null where unknown. */
+  load_per_cpu: number | null;
+  /** Seconds since it was measured (a cached one); 0 when measured now. */
+  age_s: number;
   key: string;
 }
+
+/** Longest a cached ceiling is used, seconds (then it is measured again). */
+export const HEADROOM_MAX_AGE_S = 24 * 3600;
+/** Most load per CPU under which a measured ceiling is cached and a cached one is used. */
+export const HEADROOM_QUIET_LOAD = 0.5;
 
 /** What the headroom stamp of a run says. */
 export interface HeadroomStamp {
@@ -53,8 +69,10 @@ export interface HeadroomDeps extends LoadDeps {
   cacheIdentity?: () => Promise<string | null>;
   readCache?: () => Promise<string | null>;
   writeCache?: (text: string) => Promise<void>;
-  /** Wall clock for the measured_at stamp. */
-  nowIso?: () => string;
+  /** Wall clock, epoch milliseconds, for the measured_at stamp and a cached ceiling's age. */
+  wallMs?: () => number;
+  /** The machine's 1-minute load average over its logical CPUs; null where unknown. */
+  loadPerCpu?: () => number | null;
 }
 
 /** The scripted engine of a check: zero service time, enough slots, `tokens` visible tokens a request. */
@@ -77,7 +95,7 @@ export async function measureCeiling(
   durationS: number,
   deps: HeadroomDeps,
   signal?: AbortSignal,
-): Promise<Omit<HeadroomCeiling, "source" | "measured_at" | "key">> {
+): Promise<Omit<HeadroomCeiling, "source" | "measured_at" | "key" | "load_per_cpu" | "age_s">> {
   const concurrency = Math.min(256, Math.max(1, shape.concurrency));
   const engine = await deps.startMockEngine(headroomEngine(shape.outputTokens, concurrency + 8));
   try {
@@ -129,34 +147,50 @@ export async function measureCeiling(
   }
 }
 
-/** The cached ceiling of `key`, or a fresh measurement (then cached). */
+/** Whether a cached entry may stand for the ceiling now: well-formed, recent, and measured on a quiet machine. */
+function usable(entry: unknown, nowMs: number): entry is HeadroomCeiling {
+  const e = entry as Partial<HeadroomCeiling> | null;
+  if (e === null || typeof e !== "object" || typeof e.events_per_s !== "number" || !(e.events_per_s > 0)) return false;
+  const at = typeof e.measured_at === "string" ? Date.parse(e.measured_at) : Number.NaN;
+  const quiet = typeof e.load_per_cpu === "number" && e.load_per_cpu <= HEADROOM_QUIET_LOAD;
+  return quiet && nowMs - at >= 0 && nowMs - at <= HEADROOM_MAX_AGE_S * 1000;
+}
+
+/**
+ * The ceiling of this shape: a usable cached one (see `usable`), or a fresh measurement, cached only when the
+ * machine was quiet while it ran.
+ */
 export async function clientCeiling(
   shape: HeadroomShape,
   options: { durationS: number; useCache: boolean },
   deps: HeadroomDeps,
   signal?: AbortSignal,
 ): Promise<HeadroomCeiling> {
+  const nowMs = deps.wallMs?.() ?? Date.now();
   const identity = options.useCache ? await deps.cacheIdentity?.() ?? null : null;
   const key = `${identity ?? "uncached"}|c=${Math.min(256, shape.concurrency)}|tokens=${shape.outputTokens}`;
-  let cache: Record<string, HeadroomCeiling> = {};
+  let cache: Record<string, unknown> = {};
   if (identity !== null) {
-    try {
-      const text = await deps.readCache?.();
-      if (text) cache = JSON.parse(text) as Record<string, HeadroomCeiling>;
-    } catch {
-      cache = {};
+    const parsed = parseStrictJsonPlain((await deps.readCache?.()) ?? "{}", { maxDepth: 8 });
+    if (parsed.ok && typeof parsed.value === "object" && parsed.value !== null) {
+      cache = parsed.value as Record<string, unknown>;
     }
     const hit = cache[key];
-    if (hit && typeof hit.events_per_s === "number" && hit.events_per_s > 0) return { ...hit, source: "cache" };
+    if (usable(hit, nowMs)) return { ...hit, source: "cache", age_s: (nowMs - Date.parse(hit.measured_at)) / 1000 };
   }
+  const loadBefore = deps.loadPerCpu?.() ?? null;
   const measured = await measureCeiling(shape, options.durationS, deps, signal);
+  const loadAfter = deps.loadPerCpu?.() ?? null;
   const ceiling: HeadroomCeiling = {
     ...measured,
     source: "measured",
-    measured_at: deps.nowIso?.() ?? new Date().toISOString(),
+    measured_at: new Date(nowMs).toISOString(),
+    load_per_cpu: loadBefore === null || loadAfter === null ? null : Math.max(loadBefore, loadAfter),
+    age_s: 0,
     key,
   };
-  if (identity !== null && measured.events_per_s > 0) {
+  const quiet = ceiling.load_per_cpu !== null && ceiling.load_per_cpu <= HEADROOM_QUIET_LOAD;
+  if (identity !== null && measured.events_per_s > 0 && quiet) {
     cache[key] = ceiling;
     try {
       await deps.writeCache?.(JSON.stringify(cache, null, 1) + "\n");
@@ -165,6 +199,14 @@ export async function clientCeiling(
     }
   }
   return ceiling;
+}
+
+/** Where a ceiling came from, in a person's words: measured now or cached, when, and under what load. */
+function ceilingOrigin(c: HeadroomCeiling): string {
+  const load = c.load_per_cpu === null ? "load unknown" : `load ${c.load_per_cpu.toFixed(2)} per CPU`;
+  return c.source === "cache"
+    ? `cached, measured ${c.measured_at} under ${load}, ${Math.round(c.age_s)} s ago`
+    : `measured just now under ${load}`;
 }
 
 /** The stamp of a run: the achieved rate against the ceiling, with a warning near it. */
@@ -185,7 +227,10 @@ export function headroomStamp(
     warn_above: HEADROOM_WARN_FRACTION,
     warning: fraction !== null && fraction > HEADROOM_WARN_FRACTION
       ? `the client may be the limit: this run ingested ${pct(fraction)} of the client's own ceiling ` +
-        `(${Math.round(ceiling!.events_per_s)} events/s at ${ceiling!.shape.concurrency} streams); its numbers may ` +
+        `(${Math.round(ceiling!.events_per_s)} events/s at ${ceiling!.shape.concurrency} streams, ${
+          ceilingOrigin(ceiling!)
+        }); ` +
+        "its numbers may " +
         "describe the load generator, not the server (run fewer streams per generator, or shard the load)"
       : null,
     missing: ceiling === null ? missing ?? "not measured" : fraction === null ? "the run ingested no events" : null,

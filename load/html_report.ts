@@ -248,6 +248,9 @@ const GATE_METRICS: Readonly<Record<CompareMetric, { name: string; label: string
   tpot_p50_s: { name: "TPOT p50", label: "TPOT p50 (ms)", scale: 1000 },
   ttft_p50_s: { name: "TTFT p50", label: "TTFT p50 (ms)", scale: 1000 },
   error_rate: { name: "Error rate", label: "Error rate (%)", scale: 100 },
+  thinking_p50_s: { name: "Thinking p50", label: "Thinking p50 (ms)", scale: 1000 },
+  reasoning_tpot_p50_s: { name: "Reasoning TPOT p50", label: "Reasoning TPOT p50 (ms)", scale: 1000 },
+  answer_tpot_p50_s: { name: "Answer TPOT p50", label: "Answer TPOT p50 (ms)", scale: 1000 },
 };
 
 /** A verdict value in its console unit. */

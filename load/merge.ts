@@ -2,7 +2,8 @@
  * `load merge`: the shards of one fleet run joined into one result. Each shard's JSONL is read line by line (rows
  * go into compact columns, never all into memory as objects), checked to belong to the same schedule (schedule
  * hash, seed and workload inside it, shard count, toolkit version and commit), and every shard index must appear
- * exactly once. The result has a summary per shard, per host and pooled over all (labelled pooled_mixture, as the
+ * exactly once; each shard's rows must give back its own summary's counts and distributions, and an open loop's rows
+ * must sit at their seeded scheduled times (an edited row is refused, not merged). The result has a summary per shard, per host and pooled over all (labelled pooled_mixture, as the
  * methodology labels multi-endpoint aggregates), each computed from the union of the rows it covers: exactly the
  * distributions one generator would give for those rows. Offsets count from each shard's epoch, which is the
  * common --start-at; the spread of the shards' wall clocks at their epochs is stated as the window's uncertainty.
@@ -11,6 +12,9 @@ import type { LoadMode } from "../contract/mod.ts";
 import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
 import { RowStore } from "./row_store.ts";
+import { arrivalOffsets } from "./schedule.ts";
+import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
+import { parseStrictJsonPlain } from "../score/mod.ts";
 import {
   type EndpointLoadSummary,
   LOAD_SUMMARY_FORMAT,
@@ -55,7 +59,13 @@ export class MergeRefusal extends Error {
   override name = "MergeRefusal";
 }
 
-/** Calls `onLine` for every line of the file, read in chunks. */
+/** Longest line a shard file may hold (a request row is a few KiB). */
+export const MAX_SHARD_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Calls `onLine` for every line of the file, read in chunks.
+ * @throws MergeRefusal for a line longer than MAX_SHARD_LINE_BYTES.
+ */
 async function eachLine(reader: MergeReader, onLine: (line: string, number: number) => void): Promise<void> {
   const decoder = new TextDecoder();
   const buffer = new Uint8Array(1 << 20);
@@ -68,6 +78,9 @@ async function eachLine(reader: MergeReader, onLine: (line: string, number: numb
     const parts = text.split("\n");
     rest = parts.pop() ?? "";
     for (const line of parts) onLine(line, ++number);
+    if (rest.length > MAX_SHARD_LINE_BYTES) {
+      throw new MergeRefusal(`line ${number + 1} is longer than ${MAX_SHARD_LINE_BYTES} bytes: not a load JSONL`);
+    }
   }
   rest += decoder.decode();
   if (rest !== "") onLine(rest, ++number);
@@ -87,13 +100,12 @@ export async function readShardFile(path: string, deps: MergeDeps): Promise<Merg
   try {
     await eachLine(reader, (line, number) => {
       if (line.trim() === "" || problems.length > 10) return;
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        problems.push(`line ${number} is not JSON`);
+      const parsed = parseStrictJsonPlain(line, { maxDepth: MAX_INPUT_DEPTH });
+      if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null) {
+        problems.push(`line ${number} is not a strict JSON object (${parsed.ok ? "not an object" : parsed.reason})`);
         return;
       }
+      const value = parsed.value as Record<string, unknown>;
       if (value.format === LOAD_RUN_FORMAT && value.kind === "config") config = value;
       else if (value.format === LOAD_REQUEST_FORMAT) {
         if (value.version !== LOAD_FORMAT_VERSION) {
@@ -187,6 +199,58 @@ export function checkShards(shards: readonly MergedShard[]): void {
   if (problems.length > 0) throw new MergeRefusal(`Cannot merge:\n  ${problems.join("\n  ")}`);
 }
 
+/** The fields of a shard's own summary that its rows must reproduce exactly. */
+const REPRODUCED = ["counts", "distributions", "window_s", "requests_per_s", "output_tokens_per_s"] as const;
+
+/**
+ * Problems of shards whose rows disagree with their own summary (recomputed from the rows as one generator would),
+ * or, in an open loop, with the seeded schedule (row i scheduled at arrival i's offset). Empty: they agree.
+ */
+export function shardDisagreements(
+  shards: readonly MergedShard[],
+  perShard: readonly EndpointLoadSummary[],
+): string[] {
+  const problems: string[] = [];
+  for (const [i, s] of shards.entries()) {
+    const own = (s.summary?.overall ?? null) as Record<string, unknown> | null;
+    const recomputed = perShard[i] as unknown as Record<string, unknown>;
+    const differ = REPRODUCED.filter((k) => own === null || JSON.stringify(own[k]) !== JSON.stringify(recomputed[k]));
+    if (differ.length > 0) {
+      problems.push(
+        `${s.path}: its rows do not give its own summary's ${differ.join(", ")}: the file was edited or is not one ` +
+          "run's output; merge the files the shards wrote",
+      );
+    }
+    const late = offScheduleRows(s);
+    if (late > 0) {
+      problems.push(`${s.path}: ${late} rows are not at their seeded scheduled time (edited, or another schedule)`);
+    }
+  }
+  return problems;
+}
+
+/** Rows of an open-loop shard whose scheduled offset is not the seeded schedule's; 0 for a closed loop. */
+function offScheduleRows(s: MergedShard): number {
+  const plan = (s.config.plan ?? {}) as Record<string, unknown>;
+  const seed = (s.config.workload as Record<string, unknown> | undefined)?.seed;
+  if (plan.mode !== "open" || typeof plan.ratePerS !== "number" || typeof seed !== "number") return 0;
+  const byIndex = new Map<number, number>();
+  s.store.index.forEach((index, row) => byIndex.set(index, s.store.numeric.scheduled_offset_s.at(row)));
+  const last = Math.max(-1, ...byIndex.keys());
+  const schedule = arrivalOffsets({
+    ratePerS: plan.ratePerS,
+    process: plan.arrival === "constant" ? "constant" : "poisson",
+    seed,
+  });
+  let off = 0;
+  for (let index = 0; index <= last; index++) {
+    const offset = schedule.next().value;
+    const stored = byIndex.get(index);
+    if (stored !== undefined && stored !== offset) off++;
+  }
+  return off;
+}
+
 /** The merged result. */
 export interface MergeResult {
   format: typeof LOAD_MERGE_FORMAT;
@@ -234,6 +298,8 @@ export function mergeShards(shards: readonly MergedShard[], options: { maxClockS
   const perShard = sorted.map((s) =>
     summarizeSelection(`shard ${s.index}/${s.count} (${hostName(s)})`, [selection(s)], summaryOptions, null)
   );
+  const disagreements = shardDisagreements(sorted, perShard);
+  if (disagreements.length > 0) throw new MergeRefusal(`Cannot merge:\n  ${disagreements.join("\n  ")}`);
   const hosts = [...new Set(sorted.map((s) => s.hostId))];
   const perHost = hosts.map((h) => {
     const of = sorted.filter((s) => s.hostId === h);

@@ -68,8 +68,19 @@ export interface LoadRequestRow {
   first_reasoning_s: number | null;
   first_answer_s: number | null;
   tpot_s: number | null;
-  /** Gaps between successive visible-output chunks, seconds, rounded to the microsecond. */
+  /** Gaps between successive visible-output chunks (the answer's ITL), seconds, rounded to the microsecond. */
   itl_s: number[] | null;
+  /**
+   * The reasoning cadence, for a request that streamed reasoning: first reasoning delta to first answer delta
+   * (thinking time); the gaps between reasoning chunks (reasoning ITL, rounded to the microsecond); and the mean
+   * gap per reasoning chunk, first to last (reasoning TPOT: one token an event, as llama.cpp streams). Answer
+   * TPOT is the same over the answer's chunks (TPOT above counts every completion token, reasoning included).
+   * Absent from rows written before the cadence was recorded (read as null).
+   */
+  thinking_s?: number | null;
+  reasoning_itl_s?: number[] | null;
+  reasoning_tpot_s?: number | null;
+  answer_tpot_s?: number | null;
   /** Server-reported prompt and completion tokens (completion includes reasoning). */
   input_tokens: number | null;
   output_tokens: number | null;
@@ -187,7 +198,9 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
   if (sample.cancelled_at_drain && row.error !== null) {
     row.error = {
       kind: "cancelled",
-      message: `${DRAIN_MESSAGE_PREFIX}: still in flight ${options.drainLimitS ?? "?"} s after the measured window`,
+      message: row.phase === "warmup"
+        ? `${DRAIN_MESSAGE_PREFIX}: still in flight when the warm-up's drain or --warmup-limit-s passed`
+        : `${DRAIN_MESSAGE_PREFIX}: still in flight ${options.drainLimitS ?? "?"} s after the measured window`,
     };
   } else if (outcome.end === "cancelled") {
     row.status = "cancelled";
@@ -213,6 +226,10 @@ const SENT_ONLY = [
   "first_answer_s",
   "tpot_s",
   "itl_s",
+  "thinking_s",
+  "reasoning_itl_s",
+  "reasoning_tpot_s",
+  "answer_tpot_s",
   "input_tokens",
   "output_tokens",
   "token_source",
@@ -241,6 +258,10 @@ function droppedRow(base: RowBase, dropReason: string | null): LoadRequestRow {
     first_answer_s: null,
     tpot_s: null,
     itl_s: null,
+    thinking_s: null,
+    reasoning_itl_s: null,
+    reasoning_tpot_s: null,
+    answer_tpot_s: null,
     input_tokens: null,
     output_tokens: null,
     token_source: null,
@@ -321,6 +342,7 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number, opt
   if (options.nonStreaming && itl === null && ok) missing.itl_s = "non-streaming request: no chunks";
 
   if (outcome.finish_reason === null) missing.finish_reason = "no finish_reason arrived";
+  const cadence = reasoningCadence(outcome, firstReasoning, o.first_answer_s, missing);
   return {
     ...base,
     status: ok ? "success" : "failed",
@@ -339,10 +361,50 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number, opt
     first_answer_s: o.first_answer_s,
     tpot_s: tpot,
     itl_s: itl,
+    ...cadence,
     input_tokens: tokens.input,
     output_tokens: tokens.output,
     token_source: tokens.source,
     missing,
+  };
+}
+
+/** Mean gap per chunk from the first to the last of `offsets` (null below two). */
+function perChunk(offsets: readonly number[] | undefined): number | null {
+  if (offsets === undefined || offsets.length < 2) return null;
+  return ((offsets[offsets.length - 1] as number) - (offsets[0] as number)) / (offsets.length - 1);
+}
+
+/** The reasoning cadence of a successful streamed request (see LoadRequestRow); null with a reason otherwise. */
+function reasoningCadence(
+  outcome: StreamOutcome,
+  firstReasoningS: number | null,
+  firstAnswerS: number | null,
+  missing: Record<string, string>,
+): Pick<LoadRequestRow, "thinking_s" | "reasoning_itl_s" | "reasoning_tpot_s" | "answer_tpot_s"> {
+  const ok = outcome.end === "finished";
+  const reasoning = outcome.reasoning_chunk_offsets_s;
+  const why = !ok
+    ? "failed request"
+    : reasoning === undefined
+    ? "the stream client did not record reasoning chunk offsets"
+    : reasoning.length === 0
+    ? "no reasoning streamed"
+    : null;
+  const thinking = why === null && firstReasoningS !== null && firstAnswerS !== null && firstAnswerS >= firstReasoningS
+    ? firstAnswerS - firstReasoningS
+    : null;
+  const reasoningTpot = why === null ? perChunk(reasoning) : null;
+  const answerTpot = why === null ? perChunk(outcome.chunk_offsets_s) : null;
+  if (thinking === null) missing.thinking_s = why ?? "no answer followed the reasoning";
+  if (why !== null) missing.reasoning_itl_s = why;
+  if (reasoningTpot === null) missing.reasoning_tpot_s = why ?? "fewer than two reasoning chunks";
+  if (answerTpot === null) missing.answer_tpot_s = why ?? "fewer than two answer chunks";
+  return {
+    thinking_s: thinking,
+    reasoning_itl_s: why === null ? gaps(reasoning as number[]) : null,
+    reasoning_tpot_s: reasoningTpot,
+    answer_tpot_s: answerTpot,
   };
 }
 

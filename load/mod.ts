@@ -62,16 +62,15 @@ export {
   type MetricDelta,
   pointKey,
 } from "./gate.ts";
+export { runLoad, shardShare } from "./generator.ts";
 export {
   LOAD_LIMITS,
   type LoadDeps,
   type LoadPlan,
   type LoadStreamOptions,
-  runLoad,
   type RunLoadOptions,
-  shardShare,
   validateLoadPlan,
-} from "./generator.ts";
+} from "./load_plan_bounds.ts";
 export {
   clientCeiling,
   HEADROOM_WARN_FRACTION,
@@ -95,6 +94,7 @@ export {
   prepareLoadTest,
   runLoadTest,
   SELF_CHECK_ENGINE,
+  WARMUP_LIMIT_S,
   ZERO_WARMUP_WARNING,
 } from "./load_run.ts";
 export {
@@ -126,7 +126,14 @@ export {
   TargetRefused,
 } from "./preflight.ts";
 export { PROMPT_MIX_FORMAT, promptMixReport } from "./prompt_mix.ts";
-export { CHARS_PER_TOKEN_ESTIMATE, corpusManifestSha256, type CorpusProvenance, realTextProfile } from "./real_text.ts";
+export {
+  CHARS_PER_TOKEN_ESTIMATE,
+  corpusFiles,
+  corpusManifestSha256,
+  type CorpusProvenance,
+  realTextProfile,
+  useEmbeddedCorpus,
+} from "./real_text.ts";
 export { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
 export {
   scheduleIdentity,

@@ -5,7 +5,7 @@
  * event stream refuses the test with what came back: the status, the content type and the server's own error
  * message, never its body.
  */
-import type { LoadStreamOptions } from "./generator.ts";
+import type { LoadStreamOptions } from "./load_plan_bounds.ts";
 import type { StreamOutcome } from "../contract/mod.ts";
 
 /** The prompt of the check; the `[case preflight]` marker lets a scripted engine tell it from the workload. */

@@ -4,7 +4,7 @@
  * selection, every request body built, the targets checked for feasibility, and the facts stamped into the JSONL.
  * `load` and `compare` send the same bytes from it. Everything here happens before any traffic.
  */
-import type { LoadPlan } from "./generator.ts";
+import type { LoadPlan } from "./load_plan_bounds.ts";
 import { realTextProfile } from "./real_text.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
@@ -45,6 +45,21 @@ export interface WorkloadOptions {
   stream?: boolean;
   /** The prompt set's SHA-256 must equal this (a pinned workload); checked before any traffic. */
   pinSha256?: string;
+  /** --publishable: refuse what the methodology forbids in a published result (see publishableProblems). */
+  publishable?: boolean;
+}
+
+/**
+ * What keeps a workload out of a published result (methodology: a pinned workload of real text, the full set,
+ * no single repeated prompt); empty when nothing does.
+ */
+export function publishableProblems(options: WorkloadOptions, coverage: "full" | "sample"): string[] {
+  const problems: string[] = [];
+  if (options.pinSha256 === undefined) problems.push("the workload is not pinned: pass --workload-sha256 HEX");
+  if (options.source.kind === "synthetic") problems.push("a synthetic workload is not real text: use --workload");
+  if (coverage === "sample") problems.push("--sample makes a smoke-test subset (sample), not the full set");
+  if (options.allowRepeatedPrompt) problems.push("--allow-repeated-prompt admits a workload that is not one");
+  return problems;
 }
 
 /** A loaded, selected workload ready to hand requests to the generator. */
@@ -169,6 +184,13 @@ export async function prepareWorkload(
         "has drifted (use the pinned bytes, or pin the new hash on purpose)",
     );
   }
+  // Full: the whole prompt set (a named workload's standard 256, a file's every entry); sample: a subset.
+  const named = options.source.kind === "profile" || options.source.kind === "synthetic";
+  const coverage = options.sample === undefined || (!named && options.sample >= set.entries.length) ? "full" : "sample";
+  if (options.publishable === true) {
+    const problems = publishableProblems(options, coverage);
+    if (problems.length > 0) throw new WorkloadRefusal(`Cannot publish ${set.source}: ${problems.join("; ")}`);
+  }
   const selected = selectPrompts(set, { seed: options.seed, count: options.sample ?? set.entries.length });
   checkPromptVariety(set, selected, requestCount, options.allowRepeatedPrompt);
   const bodies = selected.map((i) => {
@@ -194,6 +216,8 @@ export async function prepareWorkload(
       pinned_sha256: options.pinSha256 ?? null,
       selection_sha256: selectionSha256(set, selected),
       selected_prompts: selected.length,
+      coverage,
+      publishable: options.publishable === true,
       skipped_entries: set.skipped,
       seed: options.seed,
       profile: set.profile,

@@ -83,6 +83,10 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
       const r = await readTextOutcome(cachePath);
       return r.ok ? r.value : null;
     },
+    loadPerCpu: () => {
+      const one = sys.loadAverage1m();
+      return one.ok ? one.value / sys.cpuCount() : null;
+    },
     writeCache: async (text) => {
       if (cachePath !== null) await writeTextOutcome(cachePath, text);
     },

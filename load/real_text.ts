@@ -47,6 +47,23 @@ export function corpusManifestSha256(): string {
   return sha256Hex(manifest.files.map(([name, sha, chars]) => `${sha}  ${chars}  ${name}`).join("\n") + "\n");
 }
 
+/** The corpus files a compiled binary carries (name to text), once installed; null: read from node_modules. */
+let embeddedCorpus: ReadonlyMap<string, string> | null = null;
+
+/** Makes realTextProfile read the corpus from these texts (a compiled binary has no node_modules). */
+export function useEmbeddedCorpus(files: Readonly<Record<string, string>>): void {
+  embeddedCorpus = new Map(Object.entries(files));
+}
+
+/** Every corpus file of the manifest with its pinned SHA-256 (what a compile step embeds). */
+export function corpusFiles(): { name: string; sha256: string; path: string }[] {
+  return manifest.files.map(([name, sha]) => ({
+    name: name as string,
+    sha256: sha as string,
+    path: corpusFilePath(name as string),
+  }));
+}
+
 /** Where the corpus file `name` lies in an installed source checkout. */
 export function corpusFilePath(name: string): string {
   return fileURLToPath(new URL(`../node_modules/${manifest.package}/${manifest.folder}/${name}`, import.meta.url));
@@ -108,7 +125,7 @@ export async function realTextProfile(
   const entries: PromptEntry[] = [];
   for (let i = 0; i < options.count; i++) {
     const [name, sha, chars] = candidates[random.nextInt(candidates.length)] as [string, string, number];
-    let text = texts.get(name);
+    let text = texts.get(name) ?? embeddedCorpus?.get(name);
     if (text === undefined) {
       const path = corpusFilePath(name);
       try {
@@ -120,6 +137,8 @@ export async function realTextProfile(
           { cause },
         );
       }
+    }
+    if (!texts.has(name)) {
       if (sha256Hex(text) !== sha) {
         throw new Error(
           `Cannot use the real-text corpus: ${name} differs from its pinned SHA-256 in load/corpus/${manifest.name}.json` +

@@ -7,7 +7,7 @@ import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
 import type { LoadTestHooks } from "./load_run.ts";
 import type { CompareResult } from "./gate.ts";
-import type { EndpointLoadSummary, LoadSummary } from "./summary.ts";
+import type { EndpointLoadSummary, LoadPhases, LoadSummary } from "./summary.ts";
 
 function fmt(value: number | null, unit: "s" | "ms" | "" = "", digits = 2): string {
   if (value === null) return "-";
@@ -66,9 +66,14 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
       ["first answer", d.first_answer_s],
       ["tpot", d.tpot_s],
       ["itl (chunks)", d.itl_s],
+      // The reasoning cadence: only requests that streamed reasoning (absent from older summaries).
+      ["thinking", d.thinking_s],
+      ["reasoning tpot", d.reasoning_tpot_s],
+      ["reasoning itl", d.reasoning_itl_s],
+      ["answer tpot", d.answer_tpot_s],
       ["lateness", d.lateness_s],
     ] as const
-  ) if (dist.n > 0) lines.push(distRow(name, dist, "ms"));
+  ) if (dist !== undefined && dist.n > 0) lines.push(distRow(name, dist, "ms"));
   for (const [name, dist] of [["input tokens", d.input_tokens], ["output tokens", d.output_tokens]] as const) {
     if (dist.n > 0) lines.push(distRow(name, dist, ""));
   }
@@ -97,6 +102,23 @@ export function renderLoadSummary(summary: LoadSummary): string {
   return head + parts.join("") + renderRunNotes(summary);
 }
 
+/** One line: how the warm-up, measured issuance and drain of a run ended. */
+export function renderPhases(p: LoadPhases): string {
+  const limit = p.warmup.limit_s === null ? "" : ` (limit ${p.warmup.limit_s} s)`;
+  const warmup = p.warmup.ended === "none"
+    ? "no warm-up"
+    : p.warmup.ended === "limit"
+    ? `warm-up OVERRAN its limit of ${p.warmup.limit_s} s: cancelled, nothing measured`
+    : `warm-up ${p.warmup.ended} in ${p.warmup.seconds.toFixed(2)} s${limit}`;
+  const measure = p.measure.ended === "not-started"
+    ? "measurement not started"
+    : `measured issuance stopped by ${p.measure.ended}, run ended at ${p.measure.seconds.toFixed(2)} s`;
+  const drain = p.drain.limit_s === null
+    ? "no drain limit"
+    : `drain limit ${p.drain.limit_s} s: ${p.drain.cancelled} in-flight requests cancelled`;
+  return `phases: ${warmup} | ${measure} | ${drain}`;
+}
+
 /** The lines after the distributions: workload provenance, audits, drain, client headroom. */
 function renderRunNotes(summary: LoadSummary): string {
   const lines: string[] = [];
@@ -112,12 +134,7 @@ function renderRunNotes(summary: LoadSummary): string {
       : "prompt file";
     lines.push(`workload: ${mix.source}, ${what}`);
   }
-  const drain = summary.config.drain as { limit_s: number | null; cancelled: number } | undefined;
-  if (drain && drain.limit_s !== null) {
-    lines.push(
-      `drain limit ${drain.limit_s} s after issuance stopped: ${drain.cancelled} in-flight requests cancelled`,
-    );
-  }
+  if (summary.phases) lines.push(renderPhases(summary.phases));
   const a = summary.audits;
   if (a) {
     lines.push(

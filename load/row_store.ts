@@ -29,6 +29,10 @@ export const NUMERIC_COLUMNS = [
 ] as const;
 export type NumericColumn = typeof NUMERIC_COLUMNS[number];
 
+/** The reasoning cadence's scalar columns, kept only for successes that streamed reasoning (no cost otherwise). */
+export const CADENCE_COLUMNS = ["thinking_s", "reasoning_tpot_s", "answer_tpot_s"] as const;
+export type CadenceColumn = typeof CADENCE_COLUMNS[number];
+
 const FLAG_LATE = 1, FLAG_DRAIN = 2, FLAG_ITL = 4;
 
 /** ITL samples below this many microseconds are counted in a dense array; longer gaps in a map. */
@@ -85,10 +89,18 @@ export class RowStore {
   /** Endpoint label by endpoint index (the URL, or a host/shard label in a merge). */
   readonly labels = new Map<number, string>();
   #itl = new Map<number, ItlHistogram>();
+  #reasoningItl = new Map<number, ItlHistogram>();
+  /** Endpoint of each success that streamed reasoning, and its cadence values (NaN for null). */
+  readonly cadenceEndpoint = new Column(Uint16Array);
+  readonly cadence: Record<CadenceColumn, Column<Float64Array>>;
 
   constructor() {
     this.numeric = Object.fromEntries(NUMERIC_COLUMNS.map((c) => [c, new Column(Float64Array)])) as Record<
       NumericColumn,
+      Column<Float64Array>
+    >;
+    this.cadence = Object.fromEntries(CADENCE_COLUMNS.map((c) => [c, new Column(Float64Array)])) as Record<
+      CadenceColumn,
       Column<Float64Array>
     >;
   }
@@ -110,10 +122,17 @@ export class RowStore {
     this.flags.push((row.late ? FLAG_LATE : 0) | (drain ? FLAG_DRAIN : 0) | (row.itl_s !== null ? FLAG_ITL : 0));
     this.events.push(events);
     for (const c of NUMERIC_COLUMNS) this.numeric[c].push(row[c] ?? Number.NaN);
-    if (row.status === "success" && row.itl_s !== null && row.itl_s.length > 0) {
-      let pool = this.#itl.get(row.endpoint_index);
-      if (pool === undefined) this.#itl.set(row.endpoint_index, pool = new ItlHistogram());
-      pool.push(row.itl_s);
+    if (row.status === "success" && row.reasoning_itl_s !== null && row.reasoning_itl_s !== undefined) {
+      this.cadenceEndpoint.push(row.endpoint_index);
+      for (const c of CADENCE_COLUMNS) this.cadence[c].push(row[c] ?? Number.NaN);
+    }
+    if (row.status === "success") {
+      for (const [pools, samples] of [[this.#itl, row.itl_s], [this.#reasoningItl, row.reasoning_itl_s]] as const) {
+        if (samples === null || samples === undefined || samples.length === 0) continue;
+        let pool = pools.get(row.endpoint_index);
+        if (pool === undefined) pools.set(row.endpoint_index, pool = new ItlHistogram());
+        pool.push(samples);
+      }
     }
   }
 
@@ -136,12 +155,20 @@ export class RowStore {
     return pool === undefined ? [] : [pool.run()];
   }
 
+  /** The reasoning ITL samples of one endpoint's successes, as itlRuns. */
+  reasoningItlRuns(endpoint: number): { values: Float64Array; counts: Float64Array }[] {
+    const pool = this.#reasoningItl.get(endpoint);
+    return pool === undefined ? [] : [pool.run()];
+  }
+
   /** Bytes of typed storage this store holds (rows and ITL samples). */
   get allocatedBytes(): number {
     let total = this.index.allocatedBytes + this.endpoint.allocatedBytes + this.status.allocatedBytes +
       this.answer.allocatedBytes + this.flags.allocatedBytes + this.events.allocatedBytes;
     for (const c of NUMERIC_COLUMNS) total += this.numeric[c].allocatedBytes;
-    for (const pool of this.#itl.values()) total += pool.allocatedBytes;
+    for (const pool of [...this.#itl.values(), ...this.#reasoningItl.values()]) total += pool.allocatedBytes;
+    total += this.cadenceEndpoint.allocatedBytes;
+    for (const c of CADENCE_COLUMNS) total += this.cadence[c].allocatedBytes;
     return total;
   }
 

@@ -5,7 +5,7 @@
  * wall clock again at the epoch) is recorded so that the merge can state how far the shards' starts may differ.
  */
 import { sha256Hex } from "../contract/mod.ts";
-import type { LoadPlan } from "./generator.ts";
+import type { LoadPlan } from "./load_plan_bounds.ts";
 import type { PreparedWorkload } from "./prepare.ts";
 
 /** What of a load test fixes its schedule: the unsharded plan, the seed and the repeat count. */

@@ -6,8 +6,11 @@
  */
 import { describeSortedRuns, type DistSummary } from "../score/mod.ts";
 import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
-import { type NumericColumn, RowStore } from "./row_store.ts";
+import { type CadenceColumn, type NumericColumn, RowStore } from "./row_store.ts";
 import type { LoadMode } from "../contract/mod.ts";
+import { binsOf, concurrencyOf, type ObservedConcurrency, type ThroughputBin } from "./throughput.ts";
+
+export { type ObservedConcurrency, observedConcurrency, type ThroughputBin, throughputBins } from "./throughput.ts";
 
 export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;
 export const POOLED_LABEL = "pooled_mixture" as const;
@@ -39,25 +42,6 @@ export interface LengthCheck {
   checked: number;
 }
 
-export interface ThroughputBin {
-  start_s: number;
-  width_s: number;
-  completed: number;
-  output_tokens: number | null;
-  requests_per_s: number | null;
-  output_tokens_per_s: number | null;
-}
-
-export interface ObservedConcurrency {
-  /** Time-weighted over the window. */
-  mean: number | null;
-  /** Time-weighted median in-flight level. */
-  p50: number | null;
-  max: number;
-  /** Share of the window spent at the cap; null for a single endpoint of several (the cap is shared). */
-  cap_engaged_fraction: number | null;
-}
-
 export interface LoadDistributions {
   latency_s: DistSummary;
   co_latency_s: DistSummary;
@@ -67,6 +51,11 @@ export interface LoadDistributions {
   first_answer_s: DistSummary;
   tpot_s: DistSummary;
   itl_s: DistSummary;
+  /** The reasoning cadence (see LoadRequestRow): thinking time, reasoning ITL and TPOT, answer TPOT. */
+  thinking_s: DistSummary;
+  reasoning_itl_s: DistSummary;
+  reasoning_tpot_s: DistSummary;
+  answer_tpot_s: DistSummary;
   lateness_s: DistSummary;
   input_tokens: DistSummary;
   output_tokens: DistSummary;
@@ -125,6 +114,16 @@ export interface LoadSummaryOptions {
   config?: Record<string, unknown>;
 }
 
+/** How each phase of one run ended (the JSONL summary's `phases`; the console's phases line). */
+export interface LoadPhases {
+  /** "completed"; "limit" when --warmup-limit-s cancelled it (nothing measured); "none" without warm-up. */
+  warmup: { ended: "completed" | "limit" | "none" | "interrupted"; seconds: number; limit_s: number | null };
+  /** Why measured issuance stopped; "not-started" after a warm-up that overran. */
+  measure: { ended: "requests" | "duration" | "interrupted" | "not-started"; seconds: number };
+  /** In-flight requests after issuance stopped: the limit, and how many it cancelled. */
+  drain: { limit_s: number | null; cancelled: number };
+}
+
 export interface LoadSummary {
   format: typeof LOAD_SUMMARY_FORMAT;
   version: typeof LOAD_FORMAT_VERSION;
@@ -151,6 +150,8 @@ export interface LoadSummary {
   client_headroom?: Record<string, unknown>;
   /** This generator's shard of a fleet run, with its clock evidence. */
   shard?: Record<string, unknown>;
+  /** How each phase of the run ended (warm-up, measured issuance, drain), when the generator ran it. */
+  phases?: LoadPhases;
 }
 
 /** The audits stamped on a run's summary. */
@@ -168,109 +169,6 @@ export const UNCAPPED_REASON =
 /** Whether a success meets every configured SLO (an undefined metric cannot show that it met one). */
 export function meetsSlo(row: LoadRequestRow, slo: Slo): boolean {
   return meetsSloValues(row.ttft_s ?? Number.NaN, row.tpot_s ?? Number.NaN, row.latency_s ?? Number.NaN, slo);
-}
-
-/** Fixed-width bins over offsets measured from the first one; each divided by its actual width. */
-export function throughputBins(
-  points: readonly { offsetS: number; completed: boolean; outputTokens: number | null }[],
-  binWidthS: number,
-): ThroughputBin[] {
-  return binsOf(
-    points.length,
-    (i) => points[i]!.offsetS,
-    (i) => points[i]!.completed,
-    (i) => points[i]!.outputTokens,
-    binWidthS,
-  );
-}
-
-function binsOf(
-  count: number,
-  offsetAt: (i: number) => number,
-  completedAt: (i: number) => boolean,
-  tokensAt: (i: number) => number | null,
-  binWidthS: number,
-): ThroughputBin[] {
-  if (!(binWidthS > 0)) throw new RangeError(`Cannot bin throughput: width "${binWidthS}" must be positive`);
-  if (count === 0) return [];
-  let first = Infinity, last = -Infinity;
-  for (let i = 0; i < count; i++) {
-    first = Math.min(first, offsetAt(i));
-    last = Math.max(last, offsetAt(i));
-  }
-  const span = last - first;
-  const n = Math.max(1, Math.ceil(span / binWidthS - 1e-9));
-  const completed = new Float64Array(n);
-  const tokens = new Float64Array(n);
-  for (let i = 0; i < count; i++) {
-    if (!completedAt(i)) continue;
-    const b = Math.min(Math.floor((offsetAt(i) - first) / binWidthS), n - 1);
-    completed[b]!++;
-    const t = tokensAt(i);
-    tokens[b] = t === null || Number.isNaN(tokens[b]!) ? Number.NaN : tokens[b]! + t;
-  }
-  return Array.from({ length: n }, (_, i) => {
-    const width = Math.min((i + 1) * binWidthS, span) - i * binWidthS;
-    const done = completed[i] as number;
-    const t = Number.isNaN(tokens[i] as number) ? null : tokens[i] as number;
-    return {
-      start_s: i * binWidthS,
-      width_s: width,
-      completed: done,
-      output_tokens: t,
-      requests_per_s: width > 0 ? done / width : null,
-      output_tokens_per_s: width > 0 && t !== null ? t / width : null,
-    };
-  });
-}
-
-/** In-flight level over [start, end] from send/terminal intervals: time-weighted mean, median, max, time at cap. */
-export function observedConcurrency(
-  intervals: readonly { startS: number; endS: number }[],
-  capLevel: number | null,
-): ObservedConcurrency {
-  return concurrencyOf(
-    Float64Array.from(intervals, (iv) => iv.startS),
-    Float64Array.from(intervals, (iv) => iv.endS),
-    capLevel,
-  );
-}
-
-/** observedConcurrency over separate start and end times (sorted here, in place). */
-function concurrencyOf(starts: Float64Array, ends: Float64Array, capLevel: number | null): ObservedConcurrency {
-  if (starts.length === 0) return { mean: null, p50: null, max: 0, cap_engaged_fraction: null };
-  starts.sort();
-  ends.sort();
-  const timeAtLevel: number[] = [];
-  let level = 0, max = 0, i = 0, j = 0;
-  const firstT = Math.min(starts[0]!, ends[0]!);
-  let prev = firstT, lastT = firstT;
-  // Ends before starts at the same instant: a slot freed and refilled is not double-counted.
-  while (i < starts.length || j < ends.length) {
-    const isEnd = j < ends.length && (i >= starts.length || ends[j]! <= starts[i]!);
-    const t = isEnd ? ends[j++]! : starts[i++]!;
-    if (t > prev) timeAtLevel[level] = (timeAtLevel[level] ?? 0) + (t - prev);
-    prev = t;
-    lastT = t;
-    level += isEnd ? -1 : 1;
-    max = Math.max(max, level);
-  }
-  const total = lastT - firstT;
-  if (!(total > 0)) return { mean: null, p50: null, max, cap_engaged_fraction: null };
-  let weighted = 0, atCap = 0;
-  timeAtLevel.forEach((dt, lvl) => {
-    weighted += lvl * dt;
-    if (capLevel !== null && lvl >= capLevel) atCap += dt;
-  });
-  let cumulative = 0, p50 = 0;
-  for (let lvl = 0; lvl < timeAtLevel.length; lvl++) {
-    cumulative += timeAtLevel[lvl] ?? 0;
-    if (cumulative >= total / 2) {
-      p50 = lvl;
-      break;
-    }
-  }
-  return { mean: weighted / total, p50, max, cap_engaged_fraction: capLevel === null ? null : atCap / total };
 }
 
 /** Part of a store that one summary covers: its rows of the given endpoint indices. */
@@ -294,6 +192,21 @@ const SUCCESS = 0, DROPPED = 2, CANCELLED = 3;
 const ANSWERED = 1, REASONING_TRUNCATED = 2, NO_OUTPUT_TOKEN = 3;
 
 /** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
+/** The sorted values of one cadence column over the selections (successes that streamed reasoning). */
+function cadenceRuns(parts: readonly RowSelection[], column: CadenceColumn): Float64Array[] {
+  return parts.map((part) => {
+    const wanted = new Set(part.endpoints);
+    const col = part.store.cadence[column];
+    const values = new Float64Array(col.length);
+    let n = 0;
+    part.store.cadenceEndpoint.forEach((e, i) => {
+      const v = col.at(i);
+      if (wanted.has(e) && !Number.isNaN(v)) values[n++] = v;
+    });
+    return values.subarray(0, n).sort();
+  });
+}
+
 function columnRuns(
   parts: readonly RowSelection[],
   column: NumericColumn,
@@ -428,6 +341,10 @@ export function summarizeSelection(
     first_answer_s: dist("first_answer_s"),
     tpot_s: dist("tpot_s"),
     itl_s: describeSortedRuns(itlRuns),
+    thinking_s: describeSortedRuns(cadenceRuns(parts, "thinking_s")),
+    reasoning_itl_s: describeSortedRuns(parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.reasoningItlRuns(e)))),
+    reasoning_tpot_s: describeSortedRuns(cadenceRuns(parts, "reasoning_tpot_s")),
+    answer_tpot_s: describeSortedRuns(cadenceRuns(parts, "answer_tpot_s")),
     lateness_s: dist("lateness_s", isSent),
     input_tokens: dist("input_tokens"),
     output_tokens: dist("output_tokens"),

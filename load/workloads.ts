@@ -4,6 +4,7 @@
  * the refusal of one literal prompt repeated as a "workload". The achieved ISL/OSL come from the server's token
  * counts later; nothing here estimates tokens for a result.
  */
+import { parseStrictInput } from "./_strict_input.ts";
 import { createPrng, type Prng, sha256Hex } from "../contract/mod.ts";
 
 export interface ChatTurn {
@@ -57,12 +58,7 @@ export function parsePromptJsonl(text: string, name: string): PromptSet {
   const lines = text.split(/\r?\n/);
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (cause) {
-      throw new SyntaxError(`Cannot read prompt set "${name}": line ${i + 1} is not JSON`, { cause });
-    }
+    const value = parseStrictInput(line, `prompt set "${name}"`, `line ${i + 1}`);
     const v = value as Record<string, unknown> | null;
     if (v === null || typeof v !== "object" || Array.isArray(v)) {
       throw new SyntaxError(`Cannot read prompt set "${name}": line ${i + 1} is not an object`);
@@ -100,12 +96,7 @@ export function parsePromptJsonl(text: string, name: string): PromptSet {
  * @throws SyntaxError when the text is not such an array or yields no request.
  */
 export function parseShareGpt(text: string, name: string): PromptSet {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new SyntaxError(`Cannot read ShareGPT set "${name}": not JSON`, { cause });
-  }
+  const value = parseStrictInput(text, `ShareGPT set "${name}"`);
   if (!Array.isArray(value)) throw new SyntaxError(`Cannot read ShareGPT set "${name}": the top level is not an array`);
   const entries: PromptEntry[] = [];
   let skipped = 0;

@@ -30,6 +30,8 @@ import {
   writeStdout,
 } from "../runtime/mod.ts";
 import { hashFile, readGitHead } from "../probe/mod.ts";
+import { sha256Hex } from "../contract/mod.ts";
+import { corpusFiles } from "../load/mod.ts";
 import { BUNDLE_DIR, STANDARD_V1_CORPUS_SHA256, verifyBundle } from "../fixtures/mod.ts";
 import { EXIT } from "../cli/exit_codes.ts";
 import { encodeBundleFiles } from "./embedded_bundle.ts";
@@ -143,6 +145,17 @@ async function writeEntry(buildDir: string, commit: string, version: string): Pr
   for (const entry of await readdir(BUNDLE_DIR, { withFileTypes: true })) {
     if (entry.isFile()) files.set(entry.name, new Uint8Array(await readFile(join(BUNDLE_DIR, entry.name))));
   }
+  // The real-text corpus load and compare read by default: embedded, each file checked against its pin.
+  const corpus: Record<string, string> = {};
+  for (const file of corpusFiles()) {
+    const text = await readFile(file.path, "utf8").catch(() => null);
+    if (text === null || sha256Hex(text) !== file.sha256) {
+      throw new Error(
+        `Cannot compile: the real-text corpus file ${file.name} is missing or not its pinned bytes; run npm ci`,
+      );
+    }
+    corpus[file.name] = text;
+  }
   await mkdir(buildDir, { recursive: true });
   const entryPath = join(buildDir, "entry.ts");
   const mainModule = relative(buildDir, join(REPO_DIR, "release", "binary_main.ts")).replaceAll("\\", "/");
@@ -154,6 +167,7 @@ await runBinary({
   commit: ${JSON.stringify(commit)},
   version: ${JSON.stringify(version)},
   bundleFilesBase64: ${JSON.stringify(encodeBundleFiles(files), null, 2).replaceAll("\n", "\n  ")},
+  corpusFiles: ${JSON.stringify(corpus)},
 });
 `;
   await writeFile(entryPath, text);

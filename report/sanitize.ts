@@ -39,7 +39,15 @@ export interface SanitizeContext {
   secrets?: readonly string[];
   /** Private address -> its number; share one map to number addresses alike in every file of a run. */
   addressNumbers?: Map<string, number>;
+  /**
+   * Texts already sanitized in this context and what they became (a load writes the same keys and reasons on every
+   * row: about 0.8 ms a row without it). Equivalent to sanitizing again: the address numbering only grows.
+   */
+  memo?: Map<string, string>;
 }
+
+/** Most texts a sanitizer remembers, and the longest it remembers (longer ones are sanitized every time). */
+const MEMO_ENTRIES = 65_536, MEMO_CHARS = 1_024;
 
 /** A text and a JSON sanitizer sharing one context (and so one address numbering). */
 export interface Sanitizer {
@@ -305,6 +313,17 @@ function redactName(text: string, name: string | null | undefined, placeholder: 
  * this ends after a pass or two).
  */
 export function sanitizeText(text: string, context: SanitizeContext = {}): string {
+  const known = context.memo?.get(text);
+  if (known !== undefined) return known;
+  const out = sanitizeFixpoint(text, context);
+  if (context.memo !== undefined && context.memo.size < MEMO_ENTRIES && text.length <= MEMO_CHARS) {
+    context.memo.set(text, out);
+  }
+  return out;
+}
+
+/** sanitizeOnce until nothing changes (at most 9 passes). */
+function sanitizeFixpoint(text: string, context: SanitizeContext): string {
   let out = sanitizeOnce(text, context);
   for (let pass = 0; pass < 8; pass++) {
     const next = sanitizeOnce(out, context);
@@ -361,7 +380,11 @@ export function sanitizeJson(value: unknown, context: SanitizeContext = {}): unk
 
 /** A text and JSON sanitizer for one run: the same private address gets the same placeholder everywhere. */
 export function createSanitizer(context: SanitizeContext): Sanitizer {
-  const shared: SanitizeContext = { ...context, addressNumbers: context.addressNumbers ?? new Map() };
+  const shared: SanitizeContext = {
+    ...context,
+    addressNumbers: context.addressNumbers ?? new Map(),
+    memo: context.memo ?? new Map(),
+  };
   return { text: (text) => sanitizeText(text, shared), json: (value) => sanitizeJson(value, shared) };
 }
 

@@ -3,8 +3,9 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import type { Stats } from "node:fs";
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { FileReadError, readFile } from "./_files.ts";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
@@ -30,72 +31,122 @@ export interface FileReader {
   close(): Promise<void>;
 }
 
-/** The value `run` resolves with, or the refusal its error means (`action` names what was tried, for the reason). */
-async function attempt<T>(action: string, kind: "read" | "write", run: () => Promise<T>): Promise<Outcome<T>> {
+/** Reads a regular text file of at most `maxBytes` (UTF-8, invalid bytes replaced), as _files.ts readFile does. */
+export async function readTextOutcome(path: string, options: { maxBytes?: number } = {}): Promise<Outcome<string>> {
   try {
-    return { ok: true, value: await run() };
+    return { ok: true, value: new TextDecoder("utf-8", { ignoreBOM: true }).decode(await readFile(path, options)) };
   } catch (error) {
-    return refusalFrom(error, action, kind);
+    if (error instanceof FileReadError && (error.code === "not_regular" || error.code === "too_large")) {
+      return { ok: false, kind: "failed", reason: error.message };
+    }
+    return refusalFrom(error instanceof FileReadError ? error.cause : error, `read ${path}`, "read");
   }
 }
 
-function factsOf(s: Stats): FileFacts {
-  return {
-    sizeBytes: s.size,
-    mtimeMs: s.mtimeMs,
-    ino: typeof s.ino === "number" ? s.ino : 0,
-    isFile: s.isFile(),
-    isDirectory: s.isDirectory(),
-  };
-}
-
-/** Reads a text file (UTF-8, invalid bytes replaced). */
-export function readTextOutcome(path: string): Promise<Outcome<string>> {
-  return attempt(`read ${path}`, "read", () => readFile(path, "utf8"));
-}
-
 /** Stats a path, following symbolic links. */
-export function statOutcome(path: string): Promise<Outcome<FileFacts>> {
-  return attempt(`stat ${path}`, "read", async () => factsOf(await stat(path)));
+export async function statOutcome(path: string): Promise<Outcome<FileFacts>> {
+  try {
+    const s = await stat(path);
+    return {
+      ok: true,
+      value: {
+        sizeBytes: s.size,
+        mtimeMs: s.mtimeMs,
+        ino: typeof s.ino === "number" ? s.ino : 0,
+        isFile: s.isFile(),
+        isDirectory: s.isDirectory(),
+      },
+    };
+  } catch (error) {
+    return refusalFrom(error, `stat ${path}`, "read");
+  }
 }
 
 /** Stats a path without following a symbolic link: a link is reported as one, never as its target. */
-export function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
-  return attempt(`stat ${path}`, "read", async () => {
+export async function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
+  try {
     const s = await lstat(path);
-    return { ...factsOf(s), isSymlink: s.isSymbolicLink() };
-  });
+    return {
+      ok: true,
+      value: {
+        sizeBytes: s.size,
+        mtimeMs: s.mtimeMs,
+        ino: typeof s.ino === "number" ? s.ino : 0,
+        isFile: s.isFile(),
+        isDirectory: s.isDirectory(),
+        isSymlink: s.isSymbolicLink(),
+      },
+    };
+  } catch (error) {
+    return refusalFrom(error, `stat ${path}`, "read");
+  }
+}
+
+/** Removes one file (never a folder). */
+export async function removeFileOutcome(path: string): Promise<Outcome<true>> {
+  try {
+    await unlink(path);
+    return { ok: true, value: true };
+  } catch (error) {
+    return refusalFrom(error, `remove ${path}`, "write");
+  }
 }
 
 /** Lists the names in a folder, sorted. */
-export function readDirOutcome(path: string): Promise<Outcome<string[]>> {
-  return attempt(`list ${path}`, "read", async () => (await readdir(path)).map(String).sort());
+export async function readDirOutcome(path: string): Promise<Outcome<string[]>> {
+  try {
+    return { ok: true, value: (await readdir(path)).map(String).sort() };
+  } catch (error) {
+    return refusalFrom(error, `list ${path}`, "read");
+  }
 }
 
 /** Resolves symbolic links to an absolute path. */
-export function realPathOutcome(path: string): Promise<Outcome<string>> {
-  return attempt(`resolve ${path}`, "read", () => realpath(path));
+export async function realPathOutcome(path: string): Promise<Outcome<string>> {
+  try {
+    return { ok: true, value: await realpath(path) };
+  } catch (error) {
+    return refusalFrom(error, `resolve ${path}`, "read");
+  }
 }
 
-/** Opens a file for sequential reading. */
-export function openReaderOutcome(path: string): Promise<Outcome<FileReader>> {
-  return attempt(`open ${path}`, "read", async () => {
-    const handle = await open(path, "r");
+/**
+ * Opens a regular file for sequential reading (a link to one is followed). Opened without blocking and checked on
+ * its handle, so a FIFO, a device or a folder is refused at once instead of hanging or streaming without end.
+ */
+export async function openReaderOutcome(path: string): Promise<Outcome<FileReader>> {
+  try {
+    const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      return {
+        ok: false,
+        kind: "failed",
+        reason: `Cannot read "${path}": not a regular file (a FIFO, device, socket or folder is refused)`,
+      };
+    }
     return {
-      read: async (buffer: Uint8Array) => (await handle.read(buffer, 0, buffer.length, null)).bytesRead,
-      close: () => handle.close(),
+      ok: true,
+      value: {
+        read: async (buffer) => (await handle.read(buffer, 0, buffer.length, null)).bytesRead,
+        close: () => handle.close(),
+      },
     };
-  });
+  } catch (error) {
+    return refusalFrom(error, `open ${path}`, "read");
+  }
 }
 
 /** Writes a text file atomically (temporary file + rename), creating its folder. */
-export function writeTextOutcome(path: string, text: string): Promise<Outcome<true>> {
+export async function writeTextOutcome(path: string, text: string): Promise<Outcome<true>> {
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
   const temporary = `${path}.${Date.now().toString(36)}.tmp`;
-  return attempt(`write ${path}`, "write", async () => {
+  try {
     if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
     await writeFile(temporary, text, "utf8");
     await rename(temporary, path);
-    return true as const;
-  });
+    return { ok: true, value: true };
+  } catch (error) {
+    return refusalFrom(error, `write ${path}`, "write");
+  }
 }

@@ -1,8 +1,19 @@
-import { readFile as nodeReadFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import { errnoKind } from "./_errno.ts";
 
 /** Why a file could not be read, in words a person can act on. */
-export type FileProblem = "not_found" | "permission_denied" | "is_directory" | "not_utf8" | "other";
+export type FileProblem =
+  | "not_found"
+  | "permission_denied"
+  | "is_directory"
+  | "not_regular"
+  | "too_large"
+  | "not_utf8"
+  | "other";
+
+/** Most bytes an input file may hold unless the caller says otherwise (a larger one is refused, not read). */
+export const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
 
 /** Error thrown by the file readers below: `code` names the problem, `cause` keeps the runtime's own error. */
 export class FileReadError extends Error {
@@ -23,17 +34,60 @@ function classify(error: unknown): FileProblem {
 }
 
 /**
- * Reads a whole file as bytes.
- * @throws {FileReadError} when the file is missing, not permitted, a directory, or unreadable.
+ * Reads a whole regular file (a link to one is followed), at most `maxBytes`. The file is opened without blocking
+ * and checked on its handle: a FIFO, a device (/dev/zero), a socket or a folder is refused before any byte is read,
+ * so no input can hang the reader or feed it without end.
+ * @throws {FileReadError} when the file is missing, not permitted, not a regular file, larger than the cap, or
+ * unreadable.
  */
-export async function readFile(path: string): Promise<Uint8Array> {
+export async function readFile(path: string, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+  const refuse = (code: FileProblem, detail: string, cause?: unknown): never => {
+    throw new FileReadError(path, code, `Cannot read "${path}": ${detail}`, cause);
+  };
+  let handle;
   try {
-    const buffer = await nodeReadFile(path);
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one (0 where unknown).
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = classify(error);
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new FileReadError(path, code, `Cannot read "${path}": ${code.replaceAll("_", " ")} (${detail})`, error);
+    return refuse(
+      code,
+      `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
+      error,
+    );
+  }
+  try {
+    const facts = await handle.stat();
+    if (facts.isDirectory()) refuse("is_directory", "is a directory; give a file");
+    if (!facts.isFile()) refuse("not_regular", "not a regular file (a FIFO, device or socket is refused); give a file");
+    if (facts.size > maxBytes) {
+      refuse("too_large", `${facts.size} bytes, more than the ${maxBytes} this input may hold`);
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = new Uint8Array(Math.min(1 << 20, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) refuse("too_large", `it grew past the ${maxBytes} bytes this input may hold while read`);
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) bytes.set(c, at), at += c.length;
+    return bytes;
+  } catch (error) {
+    if (error instanceof FileReadError) throw error;
+    const code = classify(error);
+    return refuse(
+      code,
+      `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
+      error,
+    );
+  } finally {
+    await handle.close();
   }
 }
 
@@ -41,8 +95,8 @@ export async function readFile(path: string): Promise<Uint8Array> {
  * Reads a whole file as strict UTF-8 text (invalid bytes are an error, never replaced; a BOM is kept as U+FEFF).
  * @throws {FileReadError} as readFile, plus code "not_utf8".
  */
-export async function readTextFile(path: string): Promise<string> {
-  const bytes = await readFile(path);
+export async function readTextFile(path: string, options: { maxBytes?: number } = {}): Promise<string> {
+  const bytes = await readFile(path, options);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch (error) {

@@ -43,6 +43,13 @@ export const sys = {
       return 1;
     }
   },
+  /** The 1-minute load average (runnable processes, Unix); a refusal where the platform or permission has none. */
+  loadAverage1m: (): Outcome<number> =>
+    attempt("read the load average", "sys", () => {
+      const one = os.loadavg()[0];
+      if (one === undefined || !Number.isFinite(one)) throw new Error("the operating system reports no load average");
+      return one;
+    }),
   /** An environment variable, or a refusal when unset or not permitted. */
   env: (name: string): Outcome<string> => {
     const got = attempt(`read the environment variable ${name}`, "env", () => process.env[name]);

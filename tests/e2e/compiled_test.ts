@@ -80,6 +80,37 @@ Deno.test("the bun-compiled binary, alone in an empty folder, runs the protocol 
     const reread = await runBinary(binary, alone, ["report", folder]);
     assert.match(reread.stdout, new RegExp(result.run.id));
     assert.doesNotMatch(reread.stdout + reread.stderr, /invalid/i);
+
+    // load and compare with their default workload: the real-text corpus travels inside the binary too.
+    const load = await runBinary(binary, alone, [
+      "load",
+      "--url",
+      engine.url,
+      "--concurrency",
+      "2",
+      "--requests",
+      "4",
+      "--no-headroom-check",
+      "--quiet",
+    ]);
+    assert.equal(load.code, 0, load.stdout + load.stderr);
+    assert.match(load.stdout + load.stderr, /real text \(sotu-v1/);
+    const compare = await runBinary(binary, alone, [
+      "compare",
+      "--baseline",
+      engine.url,
+      "--candidate",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "2",
+      "--rounds",
+      "2",
+      "--quiet",
+    ]);
+    assert.ok(compare.code === 0 || compare.code === 1, `compare ran to a verdict\n${compare.stdout}${compare.stderr}`);
+    assert.match(compare.stdout, /gate/i, compare.stdout + compare.stderr);
   } finally {
     await engine.close();
     await Deno.remove(work, { recursive: true });

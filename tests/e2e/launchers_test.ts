@@ -13,6 +13,7 @@ import { parseLoadCommand } from "../../cli/load.ts";
 
 const MANIFEST = new URL("../../launchers/kubernetes/strata-load-job.yaml", import.meta.url);
 const SBATCH = new URL("../../launchers/slurm/strata-load.sbatch", import.meta.url);
+const CONTAINERFILE = new URL("../../launchers/kubernetes/Containerfile", import.meta.url);
 
 async function documents(): Promise<Record<string, any>[]> {
   return parseAllDocuments(await readFile(MANIFEST, "utf8")).map((d) => d.toJS());
@@ -81,4 +82,21 @@ Deno.test("the Slurm batch script is valid bash and runs one shard per task with
   assert.match(text, /--shard auto --start-at "\$STRATA_START_AT"/);
   assert.match(text, /export [^\n]*STRATA_START_AT/);
   assert.match(text, /load merge "\$RESULTS"\/\*-load-\*-shard-\*\.jsonl --out "\$RESULTS"/);
+});
+
+Deno.test("the manifest names the image its Containerfile builds: the Linux release binary as strata-bench on PATH", async () => {
+  const text = await readFile(CONTAINERFILE, "utf8");
+  const docs = await documents();
+  const images = docs.map((d) => d.spec.template.spec.containers[0].image as string);
+  assert.equal(new Set(images).size, 1, "the load and merge Jobs run one image");
+  const build = /^#\s+(?:podman|docker) build -f launchers\/kubernetes\/Containerfile -t (\S+) dist$/m.exec(text);
+  assert.ok(build, "the Containerfile says how to build the image");
+  assert.equal(build[1], images[0]);
+  assert.match(text, /^#\s+deno task compile --with bun --target linux-x64 --out dist$/m);
+  // The compile step names a Bun build strata-bench-<version>-<target>-bun; the image puts it on PATH.
+  assert.match(text, /^COPY strata-bench-\*-linux-x64-bun \/usr\/local\/bin\/strata-bench$/m);
+  assert.equal(docs[0]!.spec.template.spec.containers[0].command[0], "strata-bench");
+  const user = /^USER (\d+):\d+$/m.exec(text);
+  assert.ok(user, "the image runs as a user, not root");
+  for (const d of docs) assert.equal(d.spec.template.spec.securityContext.fsGroup, Number(user[1]));
 });

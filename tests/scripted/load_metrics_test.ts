@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import { type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
 import { streamChat } from "../../client/mod.ts";
-import type { LoadPlan } from "../../load/generator.ts";
+import type { LoadPlan } from "../../load/load_plan_bounds.ts";
 import { runCollected } from "../unit/load/_fakes.ts";
 import { buildLoadRow } from "../../load/metrics.ts";
 import { summarizeLoad } from "../../load/summary.ts";
+import { describeDistribution } from "../../score/mod.ts";
 
 const WORDS = (n: number) => Array.from({ length: n }, () => "tok").join(" ");
 const deps = { streamChat, nowS: () => performance.now() / 1000 };
@@ -85,6 +86,57 @@ Deno.test("closed loop against the scripted engine: server token counts, TTFT on
     assert.equal(summary.counts.succeeded, 8);
     assert.equal(summary.distributions.output_tokens.mean, 17);
     assert.ok(summary.concurrency.max <= 4);
+  });
+});
+
+Deno.test("a request that streams reasoning gets its own cadence: thinking time, reasoning ITL and TPOT, answer TPOT", async () => {
+  await withEngine({
+    decodeTps: 400,
+    timeScale: 1,
+    slots: 2,
+    script: {
+      "plain-*": { answer: { kind: "text", text: WORDS(6) }, reasoningTokens: 0 },
+      "*": { answer: { kind: "text", text: WORDS(6) }, reasoningTokens: 10 },
+    },
+  }, async (url) => {
+    const plan: LoadPlan = {
+      endpoints: [url],
+      mode: "closed",
+      concurrency: 2,
+      seed: 1,
+      warmupRequests: 0,
+      requests: 6,
+      requestFor: (phase, i) => ({ body: bodyFor(i < 2 ? `plain-${i}` : `${phase}-${i}`), promptIndex: i }),
+    };
+    const rows = (await runCollected(plan, deps)).samples.map((s) => buildLoadRow(s));
+    for (const row of rows.filter((r) => r.index >= 2)) {
+      assert.equal(row.status, "success");
+      // 10 reasoning deltas, 9 gaps; then the answer: thinking time from the first reasoning to the first answer.
+      assert.equal(row.reasoning_itl_s?.length, 9, JSON.stringify(row.missing));
+      const thinking = (row.first_answer_s as number) - (row.first_reasoning_s as number);
+      assert.equal(row.thinking_s, thinking);
+      assert.ok(thinking > 0);
+      const reasoningGaps = row.reasoning_itl_s!.reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs((row.reasoning_tpot_s as number) * 9 - reasoningGaps) < 1e-5);
+      const answerGaps = row.itl_s!.reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs((row.answer_tpot_s as number) * (row.itl_s!.length) - answerGaps) < 1e-5);
+    }
+    for (const row of rows.filter((r) => r.index < 2)) {
+      assert.deepEqual([row.thinking_s, row.reasoning_itl_s, row.reasoning_tpot_s, row.answer_tpot_s], [
+        null,
+        null,
+        null,
+        null,
+      ]);
+      assert.equal(row.missing.thinking_s, "no reasoning streamed");
+    }
+    const d = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 2 }).overall.distributions;
+    const reasoning = rows.filter((r) => r.index >= 2);
+    assert.equal(d.thinking_s.n, 4);
+    assert.equal(d.reasoning_itl_s.n, 36);
+    assert.deepEqual(d.reasoning_itl_s, describeDistribution(reasoning.flatMap((r) => r.reasoning_itl_s!)));
+    assert.deepEqual(d.thinking_s, describeDistribution(reasoning.map((r) => r.thinking_s as number)));
+    assert.equal(d.answer_tpot_s.n, 4);
   });
 });
 

@@ -3,7 +3,7 @@
  * started at one --start-at, merged; the pooled distributions equal those of the union of all rows.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, open, readFile, rm } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
@@ -110,6 +110,31 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
     await assert.rejects(
       mergeShardFiles([files[0]!, files[1]!, other], mergeDeps),
       /different plans, seeds or workloads/,
+    );
+    // A shard whose rows were edited no longer gives its own summary or schedule back, and is refused.
+    const edited = async (name: string, edit: (row: Record<string, number>) => void) => {
+      const path = join(dir, name);
+      const lines = (await readFile(files[1]!, "utf8")).trim().split("\n").map((l) => {
+        const v = JSON.parse(l);
+        if (v.format === "strata-load-request" && v.phase === "measure") edit(v);
+        return JSON.stringify(v);
+      });
+      await writeFile(path, lines.join("\n") + "\n");
+      return path;
+    };
+    const faster = await edited("faster.jsonl", (r) => {
+      for (const k of ["latency_s", "ttft_s", "co_latency_s", "tpot_s"]) if (typeof r[k] === "number") r[k] /= 10;
+    });
+    await assert.rejects(
+      mergeShardFiles([files[0]!, faster, files[2]!], mergeDeps),
+      /faster\.jsonl: its rows do not give its own summary's distributions/,
+    );
+    const moved = await edited("moved.jsonl", (r) => {
+      r.scheduled_offset_s! += 0.5;
+    });
+    await assert.rejects(
+      mergeShardFiles([files[0]!, moved, files[2]!], mergeDeps),
+      /moved\.jsonl: 15 rows are not at their seeded scheduled time/,
     );
   } finally {
     await Promise.all(engines.map((e) => e.close()));

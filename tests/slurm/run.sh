@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Slurm tier: a real one-node Slurm cluster (Debian's slurm-wlm and munge, installed here when missing) runs the
 # project's Slurm launcher (launchers/slurm/strata-load.sbatch) as 4 tasks on this node, each a load shard against
-# its own scripted engine on loopback; then checks that the shard schedules are disjoint and make up the unsharded
+# its own scripted engine on loopback, through the release binary on PATH exactly as the launcher runs it by default
+# (STRATA_BENCH unset; the binary is built here by the compile task with bun); then checks that the shard schedules are disjoint and make up the unsharded
 # schedule, that the merged counts and distributions equal those of the union of the shards' rows, and that a missing
 # shard makes the merge fail. Every process it starts (munged, slurmctld, slurmd, the engines) is stopped by its PID.
 # Ends with "N passed, N failed". Needs root.
@@ -74,6 +75,19 @@ LOAD_ARGS=(--rate 40 --requests 160 --arrival poisson --seed 11 --synthetic chat
 RESULTS=$WORK/results
 mkdir -p "$RESULTS"
 BENCH="$DENO run -q -P=load --allow-write=$RESULTS --no-prompt $REPO/mod.ts"
+# The release binary, as the launcher finds it by default: `strata-bench` on PATH.
+mkdir -p "$WORK/bin"
+if "$DENO" run -q -P=compile --allow-write="$WORK/dist" --no-prompt release/compile.ts --with bun --target host \
+  --out "$WORK/dist" >"$WORK/compile.log" 2>&1 &&
+  cp "$WORK"/dist/strata-bench-*-bun "$WORK/bin/strata-bench"; then
+  echo "ok: the release binary is built ($(du -h "$WORK/bin/strata-bench" | cut -f1))"
+  passed=$((passed + 1))
+else
+  echo "FAILED: the release binary did not build"
+  tail -n 20 "$WORK/compile.log"
+  failed=$((failed + 1))
+fi
+export PATH="$WORK/bin:$PATH"
 
 # The schedules: unsharded, and each shard's, from --plan (no traffic).
 start_plan=$(($(date +%s) * 1000 + 3600 * 1000))
@@ -86,8 +100,10 @@ done
   | tee "$WORK/check-schedule.log"
 tally "$WORK/check-schedule.log"
 
-# The launcher itself, through sbatch on the real cluster: 4 tasks on this one node (--overcommit), one shard each.
-export STRATA_BENCH="$BENCH" RESULTS ENGINE_URL_BY_TASK="${urls[*]}" START_DELAY_S=8
+# The launcher itself, through sbatch on the real cluster: 4 tasks on this one node (--overcommit), one shard each,
+# each the release binary (STRATA_BENCH unset: the launcher's default, strata-bench on PATH).
+unset STRATA_BENCH
+export PATH RESULTS ENGINE_URL_BY_TASK="${urls[*]}" START_DELAY_S=8
 sbatch --wait --nodes=1 --ntasks=4 --ntasks-per-node=4 --overcommit --output="$WORK/job.out" \
   launchers/slurm/strata-load.sbatch "${LOAD_ARGS[@]}" >"$WORK/sbatch.out" 2>&1
 rc=$?
@@ -97,7 +113,7 @@ merged=$(ls "$RESULTS"/*-merge-*.json 2>/dev/null | head -n 1)
 shard_files=()
 for i in 0 1 2 3; do shard_files+=("$(ls "$RESULTS"/*-load-*-shard-"$i"-of-4.jsonl 2>/dev/null | head -n 1)"); done
 if [ "$rc" -eq 0 ] && [ -n "$merged" ]; then
-  echo "ok: sbatch ran the launcher: 4 srun tasks wrote $(ls "$RESULTS"/*-shard-*.jsonl | wc -l) shard files and the merge"
+  echo "ok: sbatch ran the launcher with the release binary: 4 srun tasks wrote $(ls "$RESULTS"/*-shard-*.jsonl | wc -l) shard files and the merge"
   passed=$((passed + 1))
 else
   echo "FAILED: the launcher's job (sbatch exit $rc)"
@@ -126,6 +142,23 @@ if [ -n "$merged" ]; then
     cat "$WORK/missing.out"
     failed=$((failed + 1))
   fi
+fi
+
+# The binary alone with load's and compare's default workload (the real-text corpus it carries).
+mkdir -p "$RESULTS/defaults"
+strata-bench load --url "${urls[0]}" --concurrency 2 --requests 8 --no-headroom-check --quiet \
+  --out "$RESULTS/defaults" >"$WORK/bin-load.out" 2>&1
+rc_load=$?
+strata-bench compare --baseline "${urls[0]}" --candidate "${urls[1]}" --concurrency 1 --requests 4 --rounds 2 \
+  --quiet --out "$RESULTS/defaults" >"$WORK/bin-compare.out" 2>&1
+rc_compare=$?
+if [ "$rc_load" -eq 0 ] && grep -q "real text (sotu-v1" "$WORK/bin-load.out" && [ "$rc_compare" -le 1 ]; then
+  echo "ok: the release binary runs load (exit 0, real text) and compare (exit $rc_compare, a verdict) with their defaults"
+  passed=$((passed + 1))
+else
+  echo "FAILED: the release binary with default workloads: load exit $rc_load, compare exit $rc_compare"
+  tail -n 5 "$WORK/bin-load.out" "$WORK/bin-compare.out"
+  failed=$((failed + 1))
 fi
 
 stop_all

@@ -1,6 +1,7 @@
 /** Test helpers: stream outcomes with exact offsets, and a virtual clock that advances only when asked to. */
 import type { LoadRunFacts, LoadSample, StreamOutcome } from "../../../contract/mod.ts";
-import { type LoadDeps, type LoadPlan, runLoad, type RunLoadOptions } from "../../../load/generator.ts";
+import { runLoad } from "../../../load/generator.ts";
+import type { LoadDeps, LoadPlan, RunLoadOptions } from "../../../load/load_plan_bounds.ts";
 
 export interface OutcomeSpec {
   endS: number;

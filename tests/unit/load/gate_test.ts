@@ -183,3 +183,33 @@ Deno.test("a cross-run p99 from fewer than 100 samples in any run carries an unr
   assert.equal(p50.unreliable, null);
   assert.equal(agg.version, 3);
 });
+
+Deno.test("TTFT's informational row carries the cohort and issuance caveat", () => {
+  const r = compareLoad(
+    [{ concurrency: 8, baseline: [summary(100, 0.02, 0.1)], candidate: [summary(100, 0.02, 0.2)] }],
+    {
+      seed: 3,
+      expectedConcurrency: [8],
+    },
+  );
+  const ttft = r.points[0]!.metrics.find((m) => m.metric === "ttft_p50_s")!;
+  assert.match(ttft.reason, /cohort and issuance/);
+});
+
+Deno.test("the reasoning cadence is an informational row only where a side streamed reasoning", () => {
+  const plain = summary(100, 0.02, 0.1);
+  const reasoning = structuredClone(plain);
+  reasoning.distributions.thinking_s = { ...plain.distributions.ttft_s, n: 1, p50: 0.4 };
+  const without = compareLoad([{ concurrency: 8, baseline: [plain], candidate: [plain] }], {
+    seed: 3,
+    expectedConcurrency: [8],
+  });
+  assert.equal(without.points[0]!.metrics.some((m) => m.metric === "thinking_p50_s"), false);
+  const withIt = compareLoad([{ concurrency: 8, baseline: [reasoning], candidate: [reasoning] }], {
+    seed: 3,
+    expectedConcurrency: [8],
+  });
+  const thinking = withIt.points[0]!.metrics.find((m) => m.metric === "thinking_p50_s")!;
+  assert.deepEqual([thinking.pass, thinking.baseline, thinking.gated], [null, 0.4, false]);
+  assert.equal(withIt.pass, true);
+});

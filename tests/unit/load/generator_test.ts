@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type LoadPlan, type LoadStreamOptions, validateLoadPlan } from "../../../load/generator.ts";
+import { type LoadPlan, type LoadStreamOptions, validateLoadPlan } from "../../../load/load_plan_bounds.ts";
 import { scheduleOffsets } from "../../../load/schedule.ts";
 import { outcome, runCollected, VirtualClock } from "./_fakes.ts";
 

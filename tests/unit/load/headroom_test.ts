@@ -8,7 +8,9 @@ const ceiling: HeadroomCeiling = {
   measured_s: 2,
   requests: 1000,
   source: "measured",
-  measured_at: "2026-01-01T00:00:00.000Z",
+  measured_at: new Date().toISOString(),
+  load_per_cpu: 0.1,
+  age_s: 0,
   key: "k",
 };
 
@@ -52,4 +54,52 @@ Deno.test("a cached ceiling for the same machine, commit and shape is used witho
     /must not start/,
   );
   assert.equal(started, 1);
+});
+
+Deno.test("a cached ceiling that is stale or was measured on a busy machine is measured again; a busy measurement is not cached", async () => {
+  const key = "machine-1|c=64|tokens=64";
+  const nowMs = Date.parse("2026-06-02T00:00:00.000Z");
+  let written: string | null = null;
+  const depsWith = (entry: Partial<HeadroomCeiling>, loadPerCpu: number) =>
+    ({
+      streamChat: () => Promise.reject(new Error("must not send")),
+      nowS: () => 0,
+      wallMs: () => nowMs,
+      loadPerCpu: () => loadPerCpu,
+      startMockEngine: () => Promise.reject(new Error("measured again")),
+      cacheIdentity: () => Promise.resolve("machine-1"),
+      readCache: () => Promise.resolve(JSON.stringify({ [key]: { ...ceiling, key, ...entry } })),
+      writeCache: (t: string) => {
+        written = t;
+        return Promise.resolve();
+      },
+    }) as unknown as HeadroomDeps;
+  const shape = { concurrency: 64, outputTokens: 64 };
+  const options = { durationS: 1, useCache: true };
+  const fresh = await clientCeiling(shape, options, depsWith({ measured_at: "2026-06-01T12:00:00.000Z" }, 0.1));
+  assert.equal(fresh.source, "cache");
+  assert.equal(fresh.age_s, 12 * 3600);
+  assert.equal(fresh.load_per_cpu, 0.1);
+  await assert.rejects(
+    clientCeiling(shape, options, depsWith({ measured_at: "2026-05-31T23:00:00.000Z" }, 0.1)),
+    /measured again/,
+    "older than a day",
+  );
+  await assert.rejects(
+    clientCeiling(shape, options, depsWith({ measured_at: "2026-06-01T12:00:00.000Z", load_per_cpu: 2.5 }, 0.1)),
+    /measured again/,
+    "measured when the machine was busy",
+  );
+  await assert.rejects(
+    clientCeiling(shape, options, depsWith({ measured_at: "2026-06-01T12:00:00.000Z", load_per_cpu: null }, 0.1)),
+    /measured again/,
+    "measured under an unknown load",
+  );
+  assert.equal(written, null);
+});
+
+Deno.test("the warning names where the ceiling came from: cached, when, and under what load", () => {
+  const cached: HeadroomCeiling = { ...ceiling, source: "cache", load_per_cpu: 0.25, age_s: 3600 };
+  const near = headroomStamp(cached, { eventsPerS: 30_000, requestsPerS: 400 });
+  assert.match(near.warning as string, /cached, measured .* under load 0\.25 per CPU, 3600 s ago/);
 });

@@ -115,3 +115,19 @@ Deno.test("the OSL feasibility check holds for a million requests (no argument s
     (error: unknown) => error instanceof WorkloadRefusal && /every request's max_tokens is at most/.test(error.message),
   );
 });
+
+Deno.test("a run is stamped full or sample; --publishable refuses an unpinned, synthetic or sampled workload", async () => {
+  const profile = { kind: "profile", name: "chat-short" } as const;
+  const full = await prepareWorkload(options(profile, { sample: undefined }), 16, readText);
+  assert.equal(full.stamp.coverage, "full");
+  assert.equal((await prepareWorkload(options(profile), 16, readText)).stamp.coverage, "sample");
+  await assert.rejects(
+    prepareWorkload(options({ kind: "synthetic", name: "chat-short" }, { publishable: true }), 16, readText),
+    (e: Error) =>
+      e instanceof WorkloadRefusal && /not pinned/.test(e.message) && /synthetic/.test(e.message) &&
+      /sample/.test(e.message),
+  );
+  const pinned = options(profile, { sample: undefined, publishable: true, pinSha256: full.set.sha256 });
+  const published = await prepareWorkload(pinned, 16, readText);
+  assert.deepEqual([published.stamp.coverage, published.stamp.publishable], ["full", true]);
+});

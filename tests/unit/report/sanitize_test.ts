@@ -182,3 +182,17 @@ Deno.test("the corpus inside JSON values and keys: sanitizeJson leaves no privat
   const survivors = PRIVATE.filter(({ secret }) => strings.some((s) => s.toLowerCase().includes(secret.toLowerCase())));
   assert.deepEqual(survivors.map((s) => s.line), []);
 });
+
+Deno.test("a sanitizer remembers what it made of a text: the same output as sanitizing afresh, numbering kept", () => {
+  const context = { username: "alice", hostname: "box.lan", homeDir: "/home/alice" };
+  const remembering = createSanitizer(context);
+  const texts = ["GET http://10.0.0.5:8080 from /home/alice/x", "10.0.0.9 then 10.0.0.5", "plain text"];
+  const afresh = { ...context, addressNumbers: new Map<string, number>() };
+  for (let round = 0; round < 3; round++) {
+    for (const t of texts) assert.equal(remembering.text(t), sanitizeText(t, afresh));
+  }
+  assert.deepEqual(
+    remembering.json({ a: texts[0], b: [texts[1]] }),
+    sanitizeJson({ a: texts[0], b: [texts[1]] }, afresh),
+  );
+});

@@ -1,0 +1,127 @@
+/**
+ * Throughput over time and requests in flight, for load summaries: fixed-width throughput bins over offsets (each
+ * divided by its actual width), and the time-weighted in-flight level from send/terminal intervals.
+ */
+
+export interface ThroughputBin {
+  start_s: number;
+  width_s: number;
+  completed: number;
+  output_tokens: number | null;
+  requests_per_s: number | null;
+  output_tokens_per_s: number | null;
+}
+
+export interface ObservedConcurrency {
+  /** Time-weighted over the window. */
+  mean: number | null;
+  /** Time-weighted median in-flight level. */
+  p50: number | null;
+  max: number;
+  /** Share of the window spent at the cap; null for a single endpoint of several (the cap is shared). */
+  cap_engaged_fraction: number | null;
+}
+
+/** Fixed-width bins over offsets measured from the first one; each divided by its actual width. */
+export function throughputBins(
+  points: readonly { offsetS: number; completed: boolean; outputTokens: number | null }[],
+  binWidthS: number,
+): ThroughputBin[] {
+  return binsOf(
+    points.length,
+    (i) => points[i]!.offsetS,
+    (i) => points[i]!.completed,
+    (i) => points[i]!.outputTokens,
+    binWidthS,
+  );
+}
+
+/** Bins of `count` points read through accessors (the summary reads its columns so). */
+export function binsOf(
+  count: number,
+  offsetAt: (i: number) => number,
+  completedAt: (i: number) => boolean,
+  tokensAt: (i: number) => number | null,
+  binWidthS: number,
+): ThroughputBin[] {
+  if (!(binWidthS > 0)) throw new RangeError(`Cannot bin throughput: width "${binWidthS}" must be positive`);
+  if (count === 0) return [];
+  let first = Infinity, last = -Infinity;
+  for (let i = 0; i < count; i++) {
+    first = Math.min(first, offsetAt(i));
+    last = Math.max(last, offsetAt(i));
+  }
+  const span = last - first;
+  const n = Math.max(1, Math.ceil(span / binWidthS - 1e-9));
+  const completed = new Float64Array(n);
+  const tokens = new Float64Array(n);
+  for (let i = 0; i < count; i++) {
+    if (!completedAt(i)) continue;
+    const b = Math.min(Math.floor((offsetAt(i) - first) / binWidthS), n - 1);
+    completed[b]!++;
+    const t = tokensAt(i);
+    tokens[b] = t === null || Number.isNaN(tokens[b]!) ? Number.NaN : tokens[b]! + t;
+  }
+  return Array.from({ length: n }, (_, i) => {
+    const width = Math.min((i + 1) * binWidthS, span) - i * binWidthS;
+    const done = completed[i] as number;
+    const t = Number.isNaN(tokens[i] as number) ? null : tokens[i] as number;
+    return {
+      start_s: i * binWidthS,
+      width_s: width,
+      completed: done,
+      output_tokens: t,
+      requests_per_s: width > 0 ? done / width : null,
+      output_tokens_per_s: width > 0 && t !== null ? t / width : null,
+    };
+  });
+}
+
+/** In-flight level over [start, end] from send/terminal intervals: time-weighted mean, median, max, time at cap. */
+export function observedConcurrency(
+  intervals: readonly { startS: number; endS: number }[],
+  capLevel: number | null,
+): ObservedConcurrency {
+  return concurrencyOf(
+    Float64Array.from(intervals, (iv) => iv.startS),
+    Float64Array.from(intervals, (iv) => iv.endS),
+    capLevel,
+  );
+}
+
+/** observedConcurrency over separate start and end times (sorted here, in place). */
+export function concurrencyOf(starts: Float64Array, ends: Float64Array, capLevel: number | null): ObservedConcurrency {
+  if (starts.length === 0) return { mean: null, p50: null, max: 0, cap_engaged_fraction: null };
+  starts.sort();
+  ends.sort();
+  const timeAtLevel: number[] = [];
+  let level = 0, max = 0, i = 0, j = 0;
+  const firstT = Math.min(starts[0]!, ends[0]!);
+  let prev = firstT, lastT = firstT;
+  // Ends before starts at the same instant: a slot freed and refilled is not double-counted.
+  while (i < starts.length || j < ends.length) {
+    const isEnd = j < ends.length && (i >= starts.length || ends[j]! <= starts[i]!);
+    const t = isEnd ? ends[j++]! : starts[i++]!;
+    if (t > prev) timeAtLevel[level] = (timeAtLevel[level] ?? 0) + (t - prev);
+    prev = t;
+    lastT = t;
+    level += isEnd ? -1 : 1;
+    max = Math.max(max, level);
+  }
+  const total = lastT - firstT;
+  if (!(total > 0)) return { mean: null, p50: null, max, cap_engaged_fraction: null };
+  let weighted = 0, atCap = 0;
+  timeAtLevel.forEach((dt, lvl) => {
+    weighted += lvl * dt;
+    if (capLevel !== null && lvl >= capLevel) atCap += dt;
+  });
+  let cumulative = 0, p50 = 0;
+  for (let lvl = 0; lvl < timeAtLevel.length; lvl++) {
+    cumulative += timeAtLevel[lvl] ?? 0;
+    if (cumulative >= total / 2) {
+      p50 = lvl;
+      break;
+    }
+  }
+  return { mean: weighted / total, p50, max, cap_engaged_fraction: capLevel === null ? null : atCap / total };
+}

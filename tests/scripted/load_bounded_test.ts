@@ -1,0 +1,175 @@
+/**
+ * Every phase of `load` and `compare` ends when promised, whatever the server does: a server whose warm-up never
+ * answers fails the test after --warmup-limit-s (its own reason, in the JSONL and on the console), not after the
+ * request timeout; a refused preflight is said in the JSONL too.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startMockEngine } from "../../mock/mod.ts";
+import { parseLoadArgs } from "../../cli/load.ts";
+import { parseCompareArgs } from "../../cli/compare.ts";
+import { realLoadDeps, renderLoadSummary, runCompare, runLoadTest, TargetRefused } from "../../load/mod.ts";
+import { FileReadError } from "../../runtime/mod.ts";
+
+/** The preflight answers (it is no request of the workload); every workload request, warm-up included, hangs. */
+const HUNG_WARMUP = { preflight: {}, "*": { fault: { kind: "stall" as const } } };
+
+Deno.test("a warm-up that never answers fails the load after --warmup-limit-s, and the JSONL says which phase", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
+  const engine = await startMockEngine({ timeScale: 0, script: HUNG_WARMUP });
+  try {
+    const options = parseLoadArgs([
+      "--no-headroom-check",
+      "--url",
+      engine.url,
+      "--concurrency",
+      "2",
+      "--duration",
+      "5",
+      "--drain-s",
+      "5",
+      "--warmup-limit-s",
+      "0.5",
+      "--synthetic",
+      "chat-short",
+      "--repeat",
+      "2",
+    ]);
+    options.out = join(dir, "run.jsonl");
+    const started = performance.now();
+    const outcome = await runLoadTest(options, realLoadDeps());
+    const wallS = (performance.now() - started) / 1000;
+    assert.equal(outcome.status, "warmup-limit");
+    assert.ok(wallS < 5, `ended after ${wallS.toFixed(2)} s; the warm-up limit is 0.5 s`);
+    assert.match(outcome.reasons.join("\n"), /run 1: the warm-up did not end within its limit of 0\.5 s/);
+    assert.equal(outcome.runs.length, 1, "no second run after a warm-up that overran");
+    const lines = (await readFile(options.out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const summary = lines.find((l) => l.format === "strata-load-summary");
+    assert.deepEqual(summary.phases.warmup.ended, "limit");
+    assert.equal(summary.phases.warmup.limit_s, 0.5);
+    assert.equal(summary.phases.measure.ended, "not-started");
+    assert.equal(summary.overall.counts.attempted, 0);
+    const rows = lines.filter((l) => l.format === "strata-load-request");
+    assert.equal(rows.length, 2, "both warm-up requests end, cancelled");
+    for (const r of rows) assert.match(r.error.message, /warm-up's drain or --warmup-limit-s/);
+    assert.match(renderLoadSummary(outcome.runs[0]!.summary), /warm-up OVERRAN its limit of 0\.5 s/);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a refused preflight is written to the JSONL as the phase that ended the test", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: { preflight: { fault: { kind: "http_error", status: 503, message: "loading model" } } },
+  });
+  try {
+    const options = parseLoadArgs([
+      "--no-headroom-check",
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "2",
+      "--synthetic",
+      "chat-short",
+    ]);
+    options.out = join(dir, "run.jsonl");
+    const outcome = await runLoadTest(options, realLoadDeps());
+    assert.equal(outcome.status, "unreachable");
+    const lines = (await readFile(options.out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 1);
+    assert.deepEqual([lines[0].kind, lines[0].phase, lines[0].ended], ["phase", "preflight", "refused"]);
+    assert.equal(lines[0].preflight[0].http_status, 503);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a comparison whose baseline never answers its warm-up fails after --warmup-limit-s", async () => {
+  const baseline = await startMockEngine({ timeScale: 0, script: HUNG_WARMUP });
+  const candidate = await startMockEngine({ timeScale: 0 });
+  try {
+    const options = parseCompareArgs([
+      "--baseline",
+      baseline.url,
+      "--candidate",
+      candidate.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "2",
+      "--warmup-limit-s",
+      "0.5",
+      "--synthetic",
+      "chat-short",
+    ]);
+    const started = performance.now();
+    await assert.rejects(
+      runCompare(options, realLoadDeps()),
+      (error: Error) =>
+        error instanceof TargetRefused &&
+        /baseline .* warm-up did not end within its limit of 0\.5 s/.test(error.message),
+    );
+    assert.ok(performance.now() - started < 5000);
+  } finally {
+    await baseline.close();
+    await candidate.close();
+  }
+});
+
+Deno.test("a FIFO, a device or a link to one as a prompt or ShareGPT file is refused at once, before any traffic", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    const fifo = join(dir, "prompts.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    await symlink("/dev/zero", join(dir, "zero.json"));
+    for (const [flag, path] of [["--prompts", fifo], ["--sharegpt", join(dir, "zero.json")]]) {
+      const options = parseLoadArgs(["--url", engine.url, "--concurrency", "1", "--requests", "1", flag!, path!]);
+      await assert.rejects(
+        runLoadTest(options, realLoadDeps()),
+        (e: FileReadError) => e.code === "not_regular" && /not a regular file/.test(e.message),
+      );
+    }
+    assert.equal(engine.requests.length, 0);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("load --publishable refuses zero warm-up and the self-check before any traffic", async () => {
+  const engine = await startMockEngine({ timeScale: 0 });
+  try {
+    const args = [
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "1",
+      "--publishable",
+      "--synthetic",
+      "chat-short",
+    ];
+    await assert.rejects(
+      runLoadTest(parseLoadArgs([...args, "--warmup-requests", "0"]), realLoadDeps()),
+      /Cannot publish this load: zero warm-up/,
+    );
+    await assert.rejects(
+      runLoadTest(parseLoadArgs(args), realLoadDeps()),
+      /Cannot publish profile:chat-short|synthetic/,
+    );
+    assert.equal(engine.requests.length, 0);
+  } finally {
+    await engine.close();
+  }
+});
