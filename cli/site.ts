@@ -21,6 +21,7 @@ import {
   gitRunner,
   knownProtocols,
   MANIFEST_PATH,
+  ManifestMissingError,
   openSiteOutput,
   outputFiles,
   ProtocolsFileError,
@@ -71,7 +72,8 @@ Exit codes:
   ${EXIT.ok}  built with every entry readable / served until stopped / verified
   ${EXIT.resultNotOk}  built, but some entries are unverifiable or contradict their review / verification failed
   ${EXIT.usage}  usage error
-  ${EXIT.environment}  git missing, not a repository, unreadable folder, or an --out folder holding other files
+  ${EXIT.environment}  git missing, not a repository, no manifest on the branch, unreadable folder, or an --out folder
+     holding other files
 `;
 
 class UsageError extends Error {}
@@ -157,12 +159,20 @@ async function serve(values: Record<string, unknown>, positionals: string[]): Pr
   const portText = typeof values.port === "string" ? values.port : "8000";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be 0-65535, got "${portText}"`);
+  const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
+  return await serveFolder(dir, hostname, port);
+}
+
+/**
+ * Serves the built site in `dir` on loopback `hostname`:`port` until Ctrl-C (also for `demo --site`); prints
+ * its URL on stdout. Returns the exit code.
+ */
+export async function serveFolder(dir: string, hostname: string, port: number): Promise<number> {
   const read = folderReader(dir);
   if (await read("index.html") === null) {
     writeStderr(`Cannot serve "${dir}": it has no index.html; run "site build" first\n`);
     return EXIT.environment;
   }
-  const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
   let server: Awaited<ReturnType<typeof serveHttp>>;
   try {
@@ -290,6 +300,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof ProtocolsFileError) {
       writeStderr(`${printable(error.message)}\n`);
       return EXIT.usage;
+    }
+    if (error instanceof ManifestMissingError) {
+      writeStderr(`${printable(error.message)}\n`);
+      return EXIT.environment;
     }
     if (error instanceof GitError || error instanceof FileReadError || error instanceof SiteOutputError) {
       writeStderr(`${printable(error.message)}\n`);

@@ -26,6 +26,11 @@ export interface BuildSiteOptions {
   protocolDeclarations: Uint8Array | null;
   /** Reads one file of site/web/ (the browser code) by name. */
   readWebFile(name: string): Promise<Uint8Array>;
+  /**
+   * A throwaway site of the scripted engine's demo result: every page says SIMULATED, the data says so too.
+   * Nothing in buildSite makes an entry approvable; this only labels the pages.
+   */
+  simulated?: boolean;
   /** Called after each entry is resolved and written (`done` of `total`), for a progress line. */
   onProgress?(done: number, total: number): void;
 }
@@ -82,10 +87,22 @@ function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>
   };
 }
 
-/** The manifest's entries as read on the branch, or why none can be listed. */
+/** The branch has no manifest: there is nothing to build a site from. */
+export class ManifestMissingError extends Error {}
+
+/**
+ * The manifest's entries as read on the branch, or why none can be listed.
+ * @throws {ManifestMissingError} when the branch has no manifest.
+ */
 async function manifestEntries(repo: GitRepo, branch: { name: string; commit: string }) {
   const bytes = await repo.readBlob(branch.commit, MANIFEST_PATH);
-  if (bytes === null) return { bytes, problem: `${MANIFEST_PATH} does not exist on ${branch.name}`, entries: [] };
+  if (bytes === null) {
+    throw new ManifestMissingError(
+      `Cannot build the site: ${MANIFEST_PATH} does not exist on ${branch.name} (${branch.commit.slice(0, 12)}). ` +
+        `A site lists the entries of the approved manifest: add one with "strata-bench approved add", name the ` +
+        `results repository with --repo, or its default branch with --branch.`,
+    );
+  }
   const read = readManifest(new TextDecoder().decode(bytes));
   if (!read.ok) return { bytes, problem: `${MANIFEST_PATH} is malformed: ${read.problem}`, entries: [] };
   return { bytes, problem: null, entries: read.entries };
@@ -95,6 +112,7 @@ async function manifestEntries(repo: GitRepo, branch: { name: string; commit: st
  * Builds the site into `out`. Entries are resolved and written one at a time, and only their hashes and paths are
  * kept, so memory does not grow with the evidence; each distinct file is read, hashed and written once.
  * @throws {GitError} when the repository or its default branch cannot be read.
+ * @throws {ManifestMissingError} when the branch has no manifest (nothing is written).
  */
 export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSiteOptions): Promise<BuildSiteReport> {
   await repo.assertRepository();
@@ -107,9 +125,9 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
     files.push(path);
     await out.write(path, bytes);
   };
+  const manifest = await manifestEntries(repo, branch);
   const evidence = evidenceStore(write);
   const reader = new EvidenceReader(repo, (sha256, bytes) => evidence.store(sha256, bytes));
-  const manifest = await manifestEntries(repo, branch);
   const taken = new Set<string>();
   const entries: BuiltEntry[] = [];
   const siteEntries: unknown[] = [];
@@ -119,27 +137,33 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
     siteEntries.push(built.site);
     options.onProgress?.(entries.length, manifest.entries.length);
   }
+  const web = await Promise.all(WEB_FILES.map(async (name) => [name, await options.readWebFile(name)] as const));
   const site = {
     format: SITE_FORMAT,
     schema_version: SITE_SCHEMA_VERSION,
+    simulated: options.simulated === true,
+    // The browser remembers a verified verdict under the code that reached it: new code checks afresh.
+    checker_sha256: await sha256Hex(
+      encoder.encode(JSON.stringify(await Promise.all(web.map(async ([n, b]) => [n, await sha256Hex(b)])))),
+    ),
     built_from: {
       branch: branch.name,
       commit: branch.commit,
       manifest_path: MANIFEST_PATH,
-      manifest_sha256: manifest.bytes === null ? null : await sha256Hex(manifest.bytes),
+      manifest_sha256: await sha256Hex(manifest.bytes),
     },
     manifest_problem: manifest.problem,
     entries: siteEntries,
   };
   await write("data/site.json", encoder.encode(`${JSON.stringify(site, null, 1)}\n`));
-  await write("data/approved.json", manifest.bytes ?? encoder.encode("null\n"));
+  await write("data/approved.json", manifest.bytes);
   await write(
     "data/protocols.json",
     options.protocolDeclarations ??
       encoder.encode(`${JSON.stringify({ format: PROTOCOLS_FORMAT, schema_version: 1, protocols: [] })}\n`),
   );
-  for (const name of WEB_FILES) await write(`assets/${name}`, await options.readWebFile(name));
-  await write("index.html", encoder.encode(indexPage()));
+  for (const [name, bytes] of web) await write(`assets/${name}`, bytes);
+  await write("index.html", encoder.encode(indexPage(options.simulated)));
   // GitHub Pages runs Jekyll unless told not to, and Jekyll drops files it considers private.
   await write(".nojekyll", new Uint8Array());
   return { branch, manifestProblem: manifest.problem, entries, files, evidenceBytes: evidence.bytes };
@@ -163,7 +187,7 @@ async function buildEntry(
   for (const [path, sha256] of resolved.artifacts) {
     artifacts[path] = sha256 === null ? null : `evidence/sha256/${sha256}`;
   }
-  await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label)));
+  await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label, options.simulated)));
   return {
     entry: { label: read.label, slug, problems: resolved.problems, contradictions: resolved.contradictions },
     site: {
