@@ -147,7 +147,10 @@ async function build(values: Record<string, unknown>): Promise<number> {
     for (const line of [...entry.problems, ...entry.contradictions]) writeStdout(`               ${printable(line)}\n`);
   }
   const mib = (report.evidenceBytes / 1048576).toFixed(1);
-  writeStdout(`wrote ${report.files.length} files (${mib} MiB of evidence) to ${outDir}\n`);
+  const packs = (report.packBytes / 1048576).toFixed(1);
+  writeStdout(
+    `wrote ${report.files.length} files (${mib} MiB of evidence, ${packs} MiB of per-entry packs) to ${outDir}\n`,
+  );
   return flagged === 0 && report.manifestProblem === null ? EXIT.ok : EXIT.resultNotOk;
 }
 

@@ -53,6 +53,8 @@ export interface BuildSiteReport {
   entries: BuiltEntry[];
   files: string[];
   evidenceBytes: number;
+  /** Bytes of the per-entry packs (the same files again, one request per entry for the browser). */
+  packBytes: number;
 }
 
 const encoder = new TextEncoder();
@@ -65,24 +67,76 @@ async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** The evidence store of a build: each file once under evidence/sha256/<hash>, with a gzip sibling where it pays. */
+/**
+ * Files stored or packed last whose bytes a pack may still take: an entry's own files are stored just before its
+ * pack, and a file many entries share (a template) is packed again each time, so it stays.
+ */
+const RECENT_FILES = 64;
+
+/** An entry's evidence files in one file: where it lies, and each file's location with its [offset, length]. */
+export interface EvidencePack {
+  location: string;
+  files: Record<string, [number, number]>;
+}
+
+/**
+ * The evidence store of a build: each file once under evidence/sha256/<hash>, with a gzip sibling where it pays,
+ * and per entry a pack (its files end to end, itself stored by its hash) that a browser fetches in one request
+ * instead of one per file. A pack is transport only: the browser hashes every file it cuts from it.
+ */
 function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>) {
   const stored = new Set<string>();
+  const recent = new Map<string, Uint8Array>();
   let bytesStored = 0;
+  let packBytes = 0;
+  const keep = (sha256: string, bytes: Uint8Array) => {
+    recent.delete(sha256);
+    recent.set(sha256, bytes);
+    if (recent.size > RECENT_FILES) recent.delete(recent.keys().next().value as string);
+  };
+  /** Writes a file once; `compress`: with a gzip sibling (packs have none: a second copy of compressed bytes). */
+  const put = async (sha256: string, bytes: Uint8Array, compress = true): Promise<boolean> => {
+    const path = `evidence/sha256/${sha256}`;
+    if (stored.has(path)) return false;
+    stored.add(path);
+    await write(path, bytes);
+    if (!compress) return true;
+    // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
+    // receives after decoding, so the check is the same either way.
+    const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
+    if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
+    return true;
+  };
   return {
     async store(sha256: string, bytes: Uint8Array): Promise<void> {
-      const path = `evidence/sha256/${sha256}`;
-      if (stored.has(path)) return;
-      stored.add(path);
-      bytesStored += bytes.length;
-      await write(path, bytes);
-      // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
-      // receives after decoding, so the check is the same either way.
-      const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
-      if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
+      keep(sha256, bytes);
+      if (await put(sha256, bytes)) bytesStored += bytes.length;
+    },
+    /** A pack of the files among `sha256s` whose bytes are still at hand; null when fewer than two are. */
+    async pack(sha256s: readonly string[]): Promise<EvidencePack | null> {
+      const files: Record<string, [number, number]> = {};
+      const parts: Uint8Array[] = [];
+      let offset = 0;
+      for (const sha256 of new Set(sha256s)) {
+        const bytes = recent.get(sha256);
+        if (bytes === undefined) continue;
+        keep(sha256, bytes);
+        files[`evidence/sha256/${sha256}`] = [offset, bytes.length];
+        parts.push(bytes);
+        offset += bytes.length;
+      }
+      if (parts.length < 2) return null;
+      const joined = new Uint8Array(offset);
+      parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
+      const sha256 = await sha256Hex(joined);
+      if (await put(sha256, joined, false)) packBytes += joined.length;
+      return { location: `evidence/sha256/${sha256}`, files };
     },
     get bytes(): number {
       return bytesStored;
+    },
+    get packBytes(): number {
+      return packBytes;
     },
   };
 }
@@ -132,7 +186,7 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
   const entries: BuiltEntry[] = [];
   const siteEntries: unknown[] = [];
   for (const read of manifest.entries) {
-    const built = await buildEntry(repo, read, branch, options, reader, taken, write);
+    const built = await buildEntry(repo, read, branch, options, { reader, evidence }, taken, write);
     entries.push(built.entry);
     siteEntries.push(built.site);
     options.onProgress?.(entries.length, manifest.entries.length);
@@ -166,7 +220,14 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
   await write("index.html", encoder.encode(indexPage(options.simulated)));
   // GitHub Pages runs Jekyll unless told not to, and Jekyll drops files it considers private.
   await write(".nojekyll", new Uint8Array());
-  return { branch, manifestProblem: manifest.problem, entries, files, evidenceBytes: evidence.bytes };
+  return {
+    branch,
+    manifestProblem: manifest.problem,
+    entries,
+    files,
+    evidenceBytes: evidence.bytes,
+    packBytes: evidence.packBytes,
+  };
 }
 
 /** Resolves one entry (its evidence written through `reader`), writes its page, and returns what the site keeps. */
@@ -175,7 +236,7 @@ async function buildEntry(
   read: ReadEntry,
   branch: { name: string; commit: string },
   options: BuildSiteOptions,
-  reader: EvidenceReader,
+  { reader, evidence }: { reader: EvidenceReader; evidence: ReturnType<typeof evidenceStore> },
   taken: Set<string>,
   write: (path: string, bytes: Uint8Array) => Promise<void>,
 ): Promise<{ entry: BuiltEntry; site: unknown }> {
@@ -188,6 +249,8 @@ async function buildEntry(
     artifacts[path] = sha256 === null ? null : `evidence/sha256/${sha256}`;
   }
   await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label, options.simulated)));
+  const shas = [resolved.results?.sha256, ...resolved.artifacts.values()].filter((h) => typeof h === "string");
+  const pack = resolved.problems.length === 0 ? await evidence.pack(shas) : null;
   return {
     entry: { label: read.label, slug, problems: resolved.problems, contradictions: resolved.contradictions },
     site: {
@@ -197,6 +260,7 @@ async function buildEntry(
       results_folder: read.entry === null ? null : folderOf(read.entry.results_path),
       results: resolved.results === null ? null : `evidence/sha256/${resolved.results.sha256}`,
       artifacts,
+      pack,
       build_problems: resolved.problems,
     },
   };
