@@ -162,9 +162,21 @@ function resultRow(state, r, rankCell, ranked, burst) {
   );
 }
 
+/** Columns given a width of their own (the rest share what is left of the window). @type {Record<string, string>} */
+const COLUMN_CLASS = {
+  "Rank": "col-narrow",
+  "": "col-narrow",
+  "Input tok": "col-count",
+  "Cached tok": "col-count",
+  "Capped": "col-count",
+  "Sanity": "col-count",
+  "Status, review level": "col-status",
+  "Evidence": "col-link",
+};
+
 /** @param {readonly string[]} head @param {readonly Node[]} rows */
 function table(head, rows) {
-  const th = (/** @type {string} */ t, /** @type {number} */ i) => h("th", { class: i === 0 ? "rank" : undefined }, t);
+  const th = (/** @type {string} */ t) => h("th", { class: COLUMN_CLASS[t] }, t);
   return h("table", {}, h("thead", {}, h("tr", {}, head.map(th))), h("tbody", {}, rows));
 }
 

@@ -179,6 +179,7 @@ Deno.test({
         );
       });
       await page.screenshot({ path: join(shots, "site-rankings-index.png"), fullPage: true });
+      await page.screenshot({ path: join(shots, "site-rankings-first-screen.png") });
 
       await t.step("the result page: headline on the first screen, every fact, no overflow", async () => {
         await open("r/run-default-iq3-3060/");
@@ -223,6 +224,11 @@ Deno.test({
         for (const [pointer, reason] of missing) assert.ok(text.includes(pointer) && text.includes(reason), pointer);
         assert.equal(await page.locator("#queueing-rounds tbody tr").count(), 3);
         await page.screenshot({ path: join(shots, "site-result-page.png"), fullPage: true });
+        for (const part of ["provenance", "configuration", "limitations"]) {
+          const y = (await page.locator(`#${part}`).boundingBox())?.y ?? 0;
+          const clip = { x: 0, y: y - 8, width: WIDTH, height: 1200 };
+          await page.screenshot({ path: join(shots, `site-result-${part}.png`), fullPage: true, clip });
+        }
       });
 
       await t.step("a draft-protocol result's page heads its numbers as pilot data", async () => {
