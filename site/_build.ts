@@ -87,6 +87,7 @@ export interface EvidencePack {
 function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>) {
   const stored = new Set<string>();
   const recent = new Map<string, Uint8Array>();
+  const packs = new Map<string, EvidencePack>();
   let bytesStored = 0;
   let packBytes = 0;
   const keep = (sha256: string, bytes: Uint8Array) => {
@@ -114,6 +115,10 @@ function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>
     },
     /** A pack of the files among `sha256s` whose bytes are still at hand; null when fewer than two are. */
     async pack(sha256s: readonly string[]): Promise<EvidencePack | null> {
+      // One result listed by many entries is packed once.
+      const key = [...new Set(sha256s)].join(" ");
+      const earlier = packs.get(key);
+      if (earlier !== undefined) return earlier;
       const files: Record<string, [number, number]> = {};
       const parts: Uint8Array[] = [];
       let offset = 0;
@@ -130,7 +135,10 @@ function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>
       parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
       const sha256 = await sha256Hex(joined);
       if (await put(sha256, joined, false)) packBytes += joined.length;
-      return { location: `evidence/sha256/${sha256}`, files };
+      const pack = { location: `evidence/sha256/${sha256}`, files };
+      packs.set(key, pack);
+      if (packs.size > RECENT_FILES) packs.delete(packs.keys().next().value as string);
+      return pack;
     },
     get bytes(): number {
       return bytesStored;

@@ -146,6 +146,21 @@ async function load(root, wanted, onProgress) {
     typeof siteData.checker_sha256 === "string" ? siteData.checker_sha256 : null,
     protocolsBytes === null ? "" : new TextDecoder().decode(protocolsBytes),
   );
+  /** @param {SiteEntry} site */
+  const keyOf = (site) => {
+    const read = readOf(site);
+    return JSON.stringify([
+      site.results,
+      site.artifacts,
+      site.build_problems,
+      site.run_id,
+      read?.entry ?? null,
+      read?.problems ?? null,
+    ]);
+  };
+  const kept = await remembered.getMany(queue.map(keyOf));
+  /** Verdicts checked now, remembered together at the end. @type {[string, CheckOutcome][]} */
+  const fresh = [];
   /** Entries with the same evidence and the same manifest entry get one check. @type {Map<string, Promise<{ outcome: CheckOutcome, checkedAt: string | null }>>} */
   const same = new Map();
   /** @type {ReturnType<typeof verifiers> | null} */
@@ -154,23 +169,16 @@ async function load(root, wanted, onProgress) {
   const lane = async () => {
     for (let site = queue.shift(); site !== undefined; site = queue.shift()) {
       const read = readOf(site);
-      const key = JSON.stringify([
-        site.results,
-        site.artifacts,
-        site.build_problems,
-        site.run_id,
-        read?.entry ?? null,
-        read?.problems ?? null,
-      ]);
+      const key = keyOf(site);
       let check = same.get(key);
       if (check === undefined) {
-        check = remembered.get(key).then(async (kept) => {
-          if (kept !== null) return kept;
+        const known = kept.get(key);
+        check = known !== undefined ? Promise.resolve(known) : (async () => {
           pool ??= verifiers(root, protocols);
           const outcome = await pool.verify(site, read);
-          remembered.put(key, outcome);
+          fresh.push([key, outcome]);
           return { outcome, checkedAt: null };
-        });
+        })();
         same.set(key, check);
       }
       const { outcome, checkedAt } = await check;
@@ -190,6 +198,7 @@ async function load(root, wanted, onProgress) {
   const lanes = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2)) * PER_VERIFIER;
   await Promise.all(Array.from({ length: lanes }, lane));
   /** @type {ReturnType<typeof verifiers> | null} */ (pool)?.close();
+  remembered.putMany(fresh);
   state.entries.sort((a, b) => a.site.index - b.site.index);
   state.seconds = (performance.now() - started) / 1000;
   return state;

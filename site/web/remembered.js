@@ -9,13 +9,17 @@
  */
 
 /** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
-/** @typedef {{ get(key: string): Promise<{ outcome: CheckOutcome, checkedAt: string } | null>, put(key: string, outcome: CheckOutcome): void }} Remembered */
+/** @typedef {{ outcome: CheckOutcome, checkedAt: string }} Kept */
+/**
+ * @typedef {{ getMany(keys: readonly string[]): Promise<Map<string, Kept>>,
+ *   putMany(verdicts: readonly [string, CheckOutcome][]): void }} Remembered
+ */
 
 const DB_NAME = "strata-site-verdicts";
 const STORE = "verdicts";
 
 /** @type {Remembered} */
-const NOTHING = { get: () => Promise.resolve(null), put: () => {} };
+const NOTHING = { getMany: () => Promise.resolve(new Map()), putMany: () => {} };
 
 /** @returns {Promise<IDBDatabase | null>} */
 function openDatabase() {
@@ -32,6 +36,13 @@ function openDatabase() {
   });
 }
 
+/** @param {unknown} kept @returns {kept is Kept} */
+function isKept(kept) {
+  if (typeof kept !== "object" || kept === null) return false;
+  const k = /** @type {{ outcome?: { state?: unknown }, checkedAt?: unknown }} */ (kept);
+  return k.outcome?.state === "verified" && typeof k.checkedAt === "string";
+}
+
 /**
  * The remembered verdicts for this site's check code; nothing is remembered without `checkerSha256`.
  * @param {string | null} checkerSha256 @param {string} protocolsText
@@ -43,29 +54,35 @@ export async function openRemembered(checkerSha256, protocolsText) {
   if (db === null) return NOTHING;
   const full = (/** @type {string} */ key) => JSON.stringify([checkerSha256, protocolsText, key]);
   return {
-    get(key) {
+    // One transaction for every key: a large manifest is read back at once.
+    getMany(keys) {
       return new Promise((resolve) => {
+        /** @type {Map<string, Kept>} */
+        const found = new Map();
         try {
-          const request = db.transaction(STORE, "readonly").objectStore(STORE).get(full(key));
-          request.onsuccess = () => {
-            const kept = request.result;
-            const ok = typeof kept === "object" && kept !== null && kept.outcome?.state === "verified" &&
-              typeof kept.checkedAt === "string";
-            resolve(ok ? { outcome: kept.outcome, checkedAt: kept.checkedAt } : null);
-          };
-          request.onerror = () => resolve(null);
+          const transaction = db.transaction(STORE, "readonly");
+          const store = transaction.objectStore(STORE);
+          for (const key of new Set(keys)) {
+            const request = store.get(full(key));
+            request.onsuccess = () => {
+              if (isKept(request.result)) found.set(key, request.result);
+            };
+          }
+          transaction.oncomplete = () => resolve(found);
+          transaction.onerror = () => resolve(found);
+          transaction.onabort = () => resolve(found);
         } catch {
-          resolve(null);
+          resolve(found);
         }
       });
     },
-    put(key, outcome) {
-      if (outcome.state !== "verified") return;
+    putMany(verdicts) {
+      const checkedAt = new Date().toISOString();
       try {
-        db.transaction(STORE, "readwrite").objectStore(STORE).put(
-          { outcome, checkedAt: new Date().toISOString() },
-          full(key),
-        );
+        const store = db.transaction(STORE, "readwrite").objectStore(STORE);
+        for (const [key, outcome] of verdicts) {
+          if (outcome.state === "verified") store.put({ outcome, checkedAt }, full(key));
+        }
       } catch {
         // Nothing remembered: the next visit checks again.
       }

@@ -7,18 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveHttp } from "../../runtime/mod.ts";
-import {
-  buildSite,
-  folderReader,
-  GitRepo,
-  gitRunner,
-  knownProtocols,
-  openSiteOutput,
-  outputFiles,
-  readWebFile,
-  siteRequestHandler,
-} from "../../site/mod.ts";
 import { manifestText } from "../../site/web/mod.js";
 import {
   copyFolder,
@@ -31,6 +19,7 @@ import {
   TEST_ACTIVATED,
 } from "../site/_fixture_repo.ts";
 import { launchChromium } from "./_chromium.ts";
+import { buildAndServe } from "./_served_site.ts";
 
 const PAGE_DEADLINE_MS = 30_000;
 const WIDTH = 1280;
@@ -101,21 +90,8 @@ Deno.test({
     await Deno.mkdir(shots, { recursive: true });
     console.log(`site screenshots: ${shots}`);
     const repo = await repository(root);
-    const out = join(root, "site");
-    const writer = await openSiteOutput(outputFiles, out);
-    const declarations = new TextEncoder().encode(PROTOCOLS_JSON);
-    const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
-      protocols: knownProtocols(declarations),
-      protocolDeclarations: declarations,
-      readWebFile,
-    });
-    await writer.finish(report.files);
-    const server = await serveHttp({
-      hostname: "127.0.0.1",
-      port: 0,
-      onRequest: siteRequestHandler(folderReader(out)),
-    });
-    const base = `http://127.0.0.1:${server.port}/`;
+    const server = await buildAndServe(root, repo, new TextEncoder().encode(PROTOCOLS_JSON));
+    const { base, out } = server;
     const browser = await launchChromium();
     try {
       const context = await browser.newContext({ viewport: { width: WIDTH, height: HEIGHT } });
