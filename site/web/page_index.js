@@ -109,13 +109,13 @@ function outcomesText(r) {
 
 /** Columns a ranking's own heading already names are left out of its table. */
 const RANKED_HEAD = ["Rank", "GPU", "Engine"];
-const UNRANKED_HEAD = ["", "GPU", "Engine", "Model / quant / track", "Case @ concurrency"];
+const UNRANKED_HEAD = ["", "GPU, engine", "Model / quant / track", "Case @ concurrency"];
 /** @param {boolean} burst */
 const numberHead = (burst) => [
   "Input tok",
   "Cached tok",
-  "Prompt tok/s median [range]",
-  "Decode tok/s median [range]",
+  "Prompt tok/s",
+  "Decode tok/s",
   ...(burst ? ["Aggregate tok/s"] : []),
   "TTFT s",
   "Capped",
@@ -140,8 +140,7 @@ function resultRow(state, r, rankCell, ranked, burst) {
     "tr",
     { "data-run": r.entry.site.run_id ?? "", "data-case": row.caseId },
     h("td", { class: "rank" }, rankCell),
-    h("td", {}, r.dims.gpu),
-    h("td", {}, r.dims.engine),
+    ranked ? [h("td", {}, r.dims.gpu), h("td", {}, r.dims.engine)] : h("td", {}, r.dims.gpu, h("br"), r.dims.engine),
     setup,
     h("td", { class: "num" }, rangeText(row.inputTokens)),
     h("td", { class: "num" }, rangeText(row.cachedTokens)),
@@ -172,6 +171,8 @@ const COLUMN_CLASS = {
   "Sanity": "col-count",
   "Status, review level": "col-status",
   "Evidence": "col-link",
+  "GPU, engine": "col-setup",
+  "Model / quant / track": "col-setup",
 };
 
 /** @param {readonly string[]} head @param {readonly Node[]} rows */
@@ -262,7 +263,8 @@ function standardSection(state, rows) {
       `${list.length} ranking${list.length === 1 ? "" : "s"}. A ranking holds only results of one protocol, `,
       "track (default or custom), model, quantization, case and concurrency, ranked by the metric chosen above; ",
       "results in different rankings are never ranked against each other, and there is no combined score. ",
-      "Ranges are min-max over the case's valid requests. * The short prompt's rate measures the fixed cost of a request.",
+      "Rates and TTFT: the median, under it [min-max] and n over the case's valid requests. * The short prompt's " +
+        "rate measures the fixed cost of a request.",
     ),
     list.length === 0 ? h("p", { class: "empty" }, "No complete standard result matches.") : list.map((g, i) =>
       h(
@@ -377,9 +379,20 @@ export function renderIndex(state) {
   const standardRows = by("complete").flatMap(rowsOf);
   const partialRows = by("partial").flatMap(rowsOf);
   const pilotRows = by("draft").flatMap(rowsOf);
+  const pilot = unrankedSection(state, pilotRows, {
+    id: "pilot",
+    title: "Pilot data: draft-protocol results, not standard results, never ranked",
+    note: "Run on a draft protocol, whose workload may still change before it is frozen: these numbers show what " +
+      "the pilot measured and are not comparable with standard results or with each other as a ranking.",
+    cell: "pilot",
+    empty: "No draft-protocol result.",
+  });
+  // Until a protocol is activated every result is pilot data: it comes first then, not below two empty sections.
+  const pilotFirst = standardRows.length === 0 && partialRows.length === 0 && pilotRows.length > 0;
   show(
     header,
     filterForm([...standardRows, ...partialRows, ...pilotRows], () => renderIndex(state)),
+    pilotFirst ? pilot : null,
     standardSection(state, standardRows),
     unrankedSection(state, partialRows, {
       id: "partial",
@@ -388,14 +401,7 @@ export function renderIndex(state) {
       cell: "not ranked",
       empty: "No partial standard run.",
     }),
-    unrankedSection(state, pilotRows, {
-      id: "pilot",
-      title: "Pilot data: draft-protocol results, not standard results, never ranked",
-      note: "Run on a draft protocol, whose workload may still change before it is frozen: these numbers show what " +
-        "the pilot measured and are not comparable with standard results or with each other as a ranking.",
-      cell: "pilot",
-      empty: "No draft-protocol result.",
-    }),
+    pilotFirst ? null : pilot,
     outsideSection(state, by("nonconforming", "draft")),
     rejectedSection(state, by("failed", "unverifiable")),
   );

@@ -284,6 +284,68 @@ function limitations(result) {
       ),
       { id: "missing" },
     ),
+    exclusions(result),
+    requestRecords(result),
+  ];
+}
+
+/** @param {unknown} v @param {number} digits */
+const fixed = (v, digits) => typeof v === "number" ? v.toFixed(digits) : v === null ? "null" : jsonText(v);
+
+/** Every request record, as results.json states it (the page's own recomputation is in the sections above). @param {Record<string, unknown>} result */
+function requestRecords(result) {
+  const requests = Array.isArray(result.requests) ? result.requests : [];
+  const rows = requests.map((record, i) => {
+    const r = isObject(record) ? record : {};
+    const f = (/** @type {string} */ p, digits = 3) => field(result, `/requests/${i}/${p}`, (v) => fixed(v, digits));
+    return h(
+      "tr",
+      {},
+      h("td", {}, jsonText(r.id)),
+      h("td", {}, f("status")),
+      h("td", {}, f("finish_reason")),
+      ["input_tokens", "cached_tokens", "output_tokens", "decode_tokens"].map((k) =>
+        h("td", { class: "num" }, f(`tokens/${k}`, 0))
+      ),
+      ["ttft_s", "total_s"].map((k) => h("td", { class: "num" }, f(`timings/${k}`))),
+      ["prompt_tps", "decode_tps"].map((k) => h("td", { class: "num" }, f(`metrics/${k}`, 1))),
+      h("td", {}, f("first_delta_kind")),
+      h("td", {}, r.token_accounting_note === null ? "" : jsonText(r.token_accounting_note)),
+    );
+  });
+  const head = ["Request", "Status", "Finish", "Input", "Cached", "Output", "Decode tok", "TTFT s", "Total s"];
+  return h(
+    "details",
+    {},
+    h("summary", {}, `Every request record as results.json states it (${rows.length})`),
+    plainTable([...head, "Prompt tok/s", "Decode tok/s", "First delta", "Accounting note"], rows, {
+      id: "request-records",
+    }),
+  );
+}
+
+/** The requests each summary left out, with why. @param {Record<string, unknown>} result */
+function exclusions(result) {
+  const summaries = Array.isArray(result.summaries) ? result.summaries : [];
+  const items = summaries.flatMap((summary) => {
+    const s = isObject(summary) ? summary : {};
+    const excluded = Array.isArray(s.excluded) ? s.excluded : [];
+    return excluded.map((e) => {
+      const x = isObject(e) ? e : {};
+      return h(
+        "li",
+        {},
+        `${jsonText(s.phase)} ${jsonText(s.case_id)} ${jsonText(s.metric)}: `,
+        h("code", {}, jsonText(x.request_id)),
+        ` ${jsonText(x.reason)}`,
+      );
+    });
+  });
+  return [
+    h("h3", {}, `Requests left out of a summary (${items.length})`),
+    items.length === 0
+      ? h("p", {}, "None.")
+      : h("details", {}, h("summary", {}, "Each with its reason"), h("ul", { id: "exclusions" }, items)),
   ];
 }
 

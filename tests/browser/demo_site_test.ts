@@ -82,6 +82,8 @@ Deno.test({
         assert.equal(await page.locator("#standard .ranking").count(), 0, "a simulation is never ranked");
         assert.equal(await page.locator("#rejected li[data-kind]").count(), 0);
         runId = await rows.first().getAttribute("data-run") ?? "";
+        const shots = Deno.env.get("STRATA_CI_LOGS");
+        if (shots !== undefined) await page.screenshot({ path: join(shots, "demo-site-index.png") });
       });
       await t.step("the result page says SIMULATED too", async () => {
         await open(`r/${runId}/`);

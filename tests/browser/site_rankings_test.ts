@@ -199,6 +199,15 @@ Deno.test({
         assert.equal(await page.locator("#missing tbody tr").count(), missing.length);
         for (const [pointer, reason] of missing) assert.ok(text.includes(pointer) && text.includes(reason), pointer);
         assert.equal(await page.locator("#queueing-rounds tbody tr").count(), 3);
+        assert.equal(await page.locator("#request-records tbody tr").count(), result.requests.length);
+        const excluded = result.summaries.flatMap((s: { excluded: unknown[] }) => s.excluded).length;
+        assert.ok(excluded > 0);
+        assert.equal(await page.locator("#exclusions li").count(), excluded);
+        await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
+        assert.ok(
+          await overflow() <= 0,
+          `the result page with every detail open is ${await overflow()} px wider: ${await widest()}`,
+        );
         await page.screenshot({ path: join(shots, "site-result-page.png"), fullPage: true });
         for (const part of ["provenance", "configuration", "limitations"]) {
           const y = (await page.locator(`#${part}`).boundingBox())?.y ?? 0;
