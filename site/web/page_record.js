@@ -11,12 +11,10 @@
  * The values are the runner's record, shown as written (this page verified their file's hash, not their truth).
  */
 import { h } from "./app_dom.js";
+import { isObject } from "./evidence.js";
 import { factList, plainTable } from "./page_common.js";
 
 /** @typedef {import("./app_dom.js").Child} Child */
-
-/** @param {unknown} v @returns {v is Record<string, unknown>} */
-const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The value at a JSON Pointer (RFC 6901) of `root`, or undefined.

@@ -100,31 +100,6 @@ function reproductionsTable(state, entry) {
   ];
 }
 
-/** @param {ResultFacts} f */
-function identityFacts(f) {
-  return factList([
-    ["GPU", f.identity.gpu],
-    ["CPU", f.identity.cpu],
-    ["OS", f.identity.os],
-    ["Model", f.identity.model],
-    ["Quantization", f.identity.quant],
-    ["Track", `${f.identity.track}: ${f.identity.trackNotes}`],
-    ["Engine", `${f.identity.engine} (commit ${f.identity.engineCommit})`],
-    ["Runner commit", f.identity.runnerCommit],
-    ["Context / server capacity", `${f.identity.contextTokens} tokens / ${f.identity.serverCapacity} slot(s)`],
-    ["Started", f.startedAt],
-    ["Required stages", f.requiredDurationS === null ? "not measured" : `${num(f.requiredDurationS, 1)} s`],
-    [
-      "Optional concurrency",
-      !f.optionalConcurrency
-        ? "not selected"
-        : f.optionalDurationS === null
-        ? "not measured"
-        : `${num(f.optionalDurationS, 1)} s`,
-    ],
-  ]);
-}
-
 const CASE_HEAD = [
   "Case",
   "Concurrency",
@@ -389,8 +364,6 @@ export function renderResult(state, slug, result) {
     roundsSection(f),
     sanitySection(f),
     failuresSection(f),
-    h("h2", {}, "Machine, model and configuration"),
-    identityFacts(f),
     recordSections(result),
     h("h2", {}, "Review"),
     reviewFacts(entry),
