@@ -1,6 +1,7 @@
 /** Command line of `run`: strict parsing (unknown flags are errors) and the refusal of workload-changing flags. */
 import { classifyServerUrl } from "../client/mod.ts";
 import type { DeclaredProvenance } from "../runner/mod.ts";
+import { declaredEngineArgs } from "../probe/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
 
 /** Default server: llama-server's default address on loopback. */
@@ -11,6 +12,8 @@ export const REFUSED_FLAGS = ["--concurrency", "--repeat", "--request-timeout"] 
 
 /** Parsed `run` options. */
 export interface RunArgs extends DeclaredProvenance {
+  engineSource: string | null;
+  engineCommandLine: string | null;
   url: string;
   profile: string | null;
   noStart: boolean;
@@ -21,6 +24,10 @@ export interface RunArgs extends DeclaredProvenance {
   simulated: boolean;
   /** --quiet: no progress on stderr (errors and warnings still). */
   quiet: boolean;
+  /** --pack-dir: the folder model files are named relative to. */
+  packDir: string | null;
+  /** The template check before the warm-up (--no-check-template turns it off). */
+  checkTemplate: boolean;
 }
 
 /**
@@ -54,6 +61,11 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     background: { type: "string", multiple: true },
     "build-options": { type: "string", multiple: true },
     "engine-commit": { type: "string" },
+    "engine-source": { type: "string" },
+    "engine-args": { type: "string" },
+    "pack-dir": { type: "string" },
+    "check-template": { type: "boolean" },
+    "no-check-template": { type: "boolean" },
     out: { type: "string" },
     simulated: { type: "boolean" },
     quiet: { type: "boolean" },
@@ -71,6 +83,17 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     if (value.trim() === "") throw new UsageError(`Cannot use an empty ${flag}: leave the flag out instead`);
     return value;
   };
+  const engineCommandLine = text(values["engine-args"], "--engine-args");
+  if (engineCommandLine !== null) {
+    try {
+      declaredEngineArgs(engineCommandLine);
+    } catch (error) {
+      throw new UsageError(`${error instanceof Error ? error.message : String(error)} (--engine-args)`);
+    }
+  }
+  if (values["check-template"] === true && values["no-check-template"] === true) {
+    throw new UsageError("Cannot use --check-template with --no-check-template: choose one");
+  }
   const url = values.url ?? DEFAULT_URL;
   checkUrlShape(url);
   if (values.profile !== undefined && values.url !== undefined) {
@@ -99,6 +122,10 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
       ? null
       : values["build-options"].map((b) => text(b, "--build-options") ?? ""),
     engineCommit: engineCommit === null ? null : engineCommit.toLowerCase(),
+    engineSource: text(values["engine-source"], "--engine-source"),
+    engineCommandLine,
+    packDir: text(values["pack-dir"], "--pack-dir"),
+    checkTemplate: values["no-check-template"] !== true,
     out: text(values.out, "--out"),
     simulated: values.simulated ?? false,
     quiet: values.quiet ?? false,

@@ -20,8 +20,11 @@ import {
   knownProtocols,
   MANIFEST_PATH,
   ProtocolsFileError,
+  type Reviewer,
   verifyApproved,
 } from "../site/mod.ts";
+import { loadBundle } from "../fixtures/mod.ts";
+import { reviewFolder } from "../review/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 import { printable, progressLine } from "./site.ts";
@@ -40,11 +43,13 @@ verify  checks the manifest in the working tree of the repository: its format, e
         ids match, and every artifact it lists is there with its hash. Every problem is named with its entry.
 add     appends the entry for the report folder DIR after its review: the SHA-256 of the results.json committed on
         the default branch, the commit that added it, the review PR and reviewer, the time now. It refuses a
-        folder that is uncommitted, changed after that commit, or fails the site's independent check
-        ("site verify"), would not pass verify, or is a simulation. --reproduces RUN_ID marks both runs
+        folder that is uncommitted, changed after that commit, would not pass verify, is a simulation, or that
+        the review refuses: report's strict validator (measured digest, only listed files, no model weights),
+        the site's independent check ("site verify") and the status rules must all accept it, and the two
+        scorers must agree. Verify runs the same review on every entry. A refused add changes nothing. --reproduces RUN_ID marks both runs
         independently reproduced (another person ran the protocol): the same protocol, model and quantization,
-        neither simulated, the hardware and setup may differ (it says what differs); --replace replaces an
-        entry of the same run id after a new review.
+        neither simulated, the hardware and setup may differ (it says what differs); --replace keeps the
+        entry of the same run id, marked superseded_by the new review, and adds the new one.
 
 Options:
   --repo DIR            the results repository (default: the current folder)
@@ -67,6 +72,12 @@ Exit codes:
 `;
 
 class UsageError extends Error {}
+
+/** The review conductor (review/): report's validator, the site's check and the status rules, all on one folder. */
+function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
+  let bundle: ReturnType<typeof loadBundle> | null = null;
+  return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -105,6 +116,7 @@ async function verify(values: Record<string, unknown>): Promise<number> {
   await repo.assertRepository();
   const report = await verifyApproved(repo, new TextDecoder().decode(manifest), {
     protocols,
+    review: reviewer(protocols),
     onProgress: progressLine("approved verify: checked"),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
   });
@@ -160,6 +172,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     reproduces: Array.isArray(values.reproduces) ? values.reproduces as string[] : [],
     replace: values.replace === true,
     protocols,
+    review: reviewer(protocols),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
     ...(typeof values["evidence-commit"] === "string" ? { evidenceCommit: values["evidence-commit"] } : {}),
   });

@@ -39,10 +39,13 @@ import { DEFAULT_OUT, OLD_FILE_SWITCHES, writePage } from "./load.ts";
 import { compareProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem } from "./_out_files.ts";
+import { compareFrom, livePageContext } from "./_saved_results.ts";
 
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME|FILE)
                              (--candidate URL | --candidate-profile NAME|FILE) [--spec SPEC.jsonc | options]
        strata-bench compare --plan SPEC.jsonc [sides]      (prints every run it would make; sends nothing)
+       strata-bench compare --from BASELINE.jsonl CANDIDATE.jsonl | --from COMPARE.jsonl [--tolerance F]
+                            (gates saved results offline: two load results, or a compare result's two sides)
 
 Gates a candidate server against a baseline on this machine (loopback only). Each side is a running server's URL
 or an engine profile (a name under profiles/ or a .jsonc path) started here; the two may be mixed. Before anything
@@ -357,7 +360,8 @@ async function finishCompare(
   writeStdout(renderCompare(result));
   writeStderr(`compare: wrote ${outcome.lines.length} JSONL lines to ${command.options.out}\n`);
   if (command.files.html) {
-    const page = await renderCompareHtml(result, "Release gate: candidate against baseline");
+    const context = await livePageContext({ text: `${outcome.lines.join("\n")}\n` });
+    const page = await renderCompareHtml(result, "Release gate: candidate against baseline", context);
     const written = await writePage(`${stem}.html`, page, deps.writeText);
     if (written !== EXIT.ok) return written;
   }
@@ -366,6 +370,7 @@ async function finishCompare(
 
 /** Entry point of `compare`. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv.includes("--from")) return await compareFrom(argv);
   let command: CompareCommand;
   try {
     command = parseCompareCommand(argv);

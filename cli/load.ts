@@ -34,6 +34,7 @@ import { loadProgressView, TTFT_WINDOW } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
+import { livePageContext } from "./_saved_results.ts";
 import { main as mergeMain, MERGE_HELP, parseMergeArgs } from "./_load_merge.ts";
 
 export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
@@ -530,7 +531,9 @@ export async function main(argv: string[]): Promise<number> {
     view.finish();
     const code = loadExitCode(options, outcome);
     if (!command.files.html || outcome.runs.length === 0) return code;
-    const page = await renderLoadHtml(outcome.runs, `Load test of ${options.urls.join(", ") || "the scripted engine"}`);
+    const context = options.out === undefined ? undefined : await livePageContext({ path: options.out });
+    const heading = `Load test of ${options.urls.join(", ") || "the scripted engine"}`;
+    const page = await renderLoadHtml(outcome.runs, heading, context);
     const written = await writePage(`${stem}.html`, page, deps.writeText);
     return code === EXIT.ok ? written : code;
   } catch (error) {

@@ -7,6 +7,7 @@ import { helpFooter } from "./_help.ts";
 import { errorLine, formatBytes, openProgress, progressMode } from "./_progress.ts";
 import { hashStatus } from "./_run_progress.ts";
 import { EXIT } from "./exit_codes.ts";
+import { templateCheckLines } from "./_template_table.ts";
 
 export const HELP = `Usage: strata-bench probe [--url URL] [options]
 
@@ -20,6 +21,9 @@ Options:
   --url URL          also ask this server: /props, /v1/status, /slots, /metrics (and hash its model_path files)
   --model FILE       a model file to hash (repeatable; every shard of a split GGUF is included)
   --pack-dir DIR     name model files relative to DIR instead of by their base names
+  --template         with --url: only the template check: every request of the frozen bundle rendered and
+                     counted by the server (POST /apply-template, /tokenize), side by side with the frozen
+                     counts and shared prefixes (exit ${EXIT.resultNotOk} on a mismatch)
   --rehash           hash every model file again even when the hash cache has it
   --no-cache         neither read nor write the hash cache
                      (the cache: $XDG_CACHE_HOME/strata-bench/hashes.json, else ~/.cache/strata-bench/)
@@ -34,7 +38,7 @@ ${
     "strata-bench probe --model model.gguf --rehash --quiet",
   ], true)
 }
-Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers,lsblk --allow-read --allow-sys
+Permissions (Deno): --allow-run=nvidia-smi,rocm-smi,amd-smi,sysctl,sw_vers,lsblk,lsof,ps,ss --allow-read --allow-sys
 --allow-env --allow-net=127.0.0.1 and --allow-write for the hash cache; each one refused only nulls its facts.
 
 Exit codes:
@@ -68,11 +72,13 @@ export function parseCommandLine(argv: readonly string[]) {
     url: { type: "string" },
     model: { type: "string", multiple: true },
     "pack-dir": { type: "string" },
+    template: { type: "boolean" },
     rehash: { type: "boolean" },
     "no-cache": { type: "boolean" },
     quiet: { type: "boolean" },
   });
   refuseInert("run probe", [
+    ["--template", values.template === true, values.url === undefined ? "without --url (no server to ask)" : null],
     ["--rehash", values.rehash === true, values["no-cache"] === true ? "with --no-cache (nothing is cached)" : null],
     [
       "--pack-dir",
@@ -100,12 +106,14 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const deps = defaultProbeDeps();
+  if (values.template === true && values.url !== undefined) return await templateOnly(values.url, deps.fetch);
   const executable = deps.execPath();
   const hashing = hashProgress(values.quiet === true);
   const facts = await collectProvenance({
     deps,
     baseUrl: values.url ?? null,
     engineArgs: null,
+    observeEngineAt: values.url ?? null,
     extraModelFiles: values.model ?? [],
     packDir: values["pack-dir"] ?? null,
     ...(values["no-cache"] ? { cacheDir: null } : {}),
@@ -160,4 +168,21 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.environment;
   }
   return EXIT.ok;
+}
+
+/** `probe --template`: the run's template check alone, as a table on stdout. */
+async function templateOnly(url: string, fetchFn: typeof fetch): Promise<number> {
+  const { loadBundle } = await import("../fixtures/mod.ts");
+  const { buildChatBody, compareTemplateProbe, planRun } = await import("../runner/mod.ts");
+  const { probeServer, renderAndCount } = await import("../probe/mod.ts");
+  const { fixtures } = await loadBundle();
+  const server = await probeServer(url, { fetch: fetchFn });
+  const planned = planRun(fixtures, { optionalConcurrency: true }).fixtures;
+  const requests = planned.map((f) => ({ id: f.id, body: buildChatBody(f, server.dialect).body }));
+  const check = compareTemplateProbe(
+    planned,
+    await renderAndCount(url, requests, { fetch: fetchFn, timeoutMs: 30_000 }),
+  );
+  writeStdout(`${templateCheckLines(check).join("\n")}\n`);
+  return check.mismatches > 0 ? EXIT.resultNotOk : EXIT.ok;
 }

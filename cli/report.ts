@@ -46,6 +46,7 @@ import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { outputStem } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
+import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
 const PRINTED_PROBLEMS = 200;
@@ -53,6 +54,7 @@ const PRINTED_PROBLEMS = 200;
 export const HELP = `Usage: strata-bench report DIR [DIR ...] [--format md|csv|json] [--svg [--out DIR]]
        strata-bench report DIR --pr
        strata-bench report DIR --seal
+       strata-bench report FILE.jsonl [--out DIR]   (a saved load or compare result)
 
 Reads DIR/results.json, validates it strictly against the result contract (every field and type, every null
 explained in "missing", the request schedule and counts, summaries, rounds and the sanity score rebuilt from the
@@ -70,6 +72,11 @@ case) with actual prompt, cached and generated tokens, runs, prompt and decode t
 first-answer medians, capped count, sanity x/12 and status. Different protocols or models are separate groups
 (never side by side); different configurations, engines, tracks or concurrency levels are separate rows;
 complete, partial and nonconforming results are separate sections.
+
+FILE.jsonl (what load or compare wrote to --out): every line is checked (strict JSON, a known format and
+version, summaries and rows of the right shape; a regular file of at most 1 GiB), the summaries or the gate verdict
+are printed, and <name>.csv (one line per run and endpoint), <name>.html (the page, opening with what was run) and
+<name>-curve.svg (throughput against TTFT and TPOT percentiles, across load levels) are written into --out.
 
 Options:
   --format md|csv|json  the comparison's format (default md; with one folder it prints its one-folder table)
@@ -181,8 +188,9 @@ type Loaded =
   | { kind: "interrupted"; dir: string; message: string }
   | { kind: "checked"; dir: string; text: string; problems: Problem[]; total: number; result: Result | null };
 
-function validationOptions(bundle: LoadedBundle, dir: string) {
+function validationOptions(bundle: LoadedBundle, dir: string, folderFiles?: readonly string[]) {
   return {
+    ...(folderFiles === undefined ? {} : { folderFiles }),
     maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
     readArtifact: artifactReader(dir),
     corpusSha256: bundle.corpusSha256,
@@ -228,7 +236,7 @@ async function loadFolder(dir: string, bundle: LoadedBundle): Promise<Loaded> {
     bytes = await folder.read(RESULT_FILE, capOf(RESULT_FILE));
   } catch (error) {
     if (error instanceof FolderFileError && error.code === "not_found") return await withoutResults(dir, folder);
-    if (error instanceof FolderFileError && error.code === "permission_denied") {
+    if (error instanceof FolderFileError && (error.code === "permission_denied" || error.code === "other")) {
       return { kind: "unreadable", dir, message: unreadableMessage(dir, error) };
     }
     // A link, a FIFO, a device, a folder or a file over its cap: the folder's content is the problem.
@@ -247,7 +255,10 @@ async function loadFolder(dir: string, bundle: LoadedBundle): Promise<Loaded> {
   }
   const wrongFormat = formatProblem(parsed.value);
   if (wrongFormat !== null) return { ...checked(wrongFormat) as Loaded & { kind: "checked" }, text };
-  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir));
+  const names = await folder.list().then((entries) =>
+    entries.map((e) => (e.kind === "folder" ? `${e.name}/` : e.name))
+  );
+  const { problems, total } = await validateResultCounted(parsed.value, validationOptions(bundle, dir, names));
   return { kind: "checked", dir, text, problems, total, result: parsed.value as Result };
 }
 
@@ -296,7 +307,11 @@ async function printInformation(dir: string, result: Result): Promise<void> {
   if (Array.isArray(seals)) {
     for (const seal of seals as { sealed_at?: unknown; rehashed?: { path?: unknown }[] }[]) {
       const files = (seal.rehashed ?? []).map((r) => String(r.path)).join(", ");
-      writeStderr(terminalText(`sealed at ${String(seal.sealed_at)}: re-hashed after a redaction: ${files}\n`));
+      writeStderr(
+        terminalText(
+          `sealed at ${String(seal.sealed_at)}: re-hashed by a person, nothing measured changed: ${files}\n`,
+        ),
+      );
     }
   }
 }
@@ -307,6 +322,12 @@ async function singleFolder(loaded: Loaded): Promise<number> {
     return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
   }
   const summary = summaryOf(loaded.result);
+  if (summary !== null && loaded.total > 0) {
+    writeStdout(
+      `INVALID: ${RESULT_FILE} has ${loaded.total} problem(s) (listed on stderr); the summary below is what it ` +
+        "claims, not checked numbers.\n",
+    );
+  }
   if (summary !== null) writeStdout(summary);
   if (loaded.result !== null) await printInformation(loaded.dir, loaded.result).catch(() => {});
   if (loaded.total > 0) {
@@ -336,7 +357,7 @@ async function comparison(
   const names = displayNames(loaded.map((l) => l.dir));
   const refused: string[] = [];
   const inputs: ComparedInput[] = [];
-  const runs = new Map<string, string>();
+  const runs = new Map<string, { name: string; text: string }>();
   let environment = false;
   loaded.forEach((l, i) => {
     const name = names[i]!;
@@ -350,10 +371,17 @@ async function comparison(
         `${name}: invalid (${l.total} problem(s); first: ${first?.pointer || "(root)"}: ${first?.message})`,
       );
       printProblems(name, l.problems, l.total);
+    } else if (runs.get(l.result.run.id)?.text === l.text) {
+      refused.push(
+        `${name}: the same run as ${runs.get(l.result.run.id)?.name} (run id ${l.result.run.id}); counted once`,
+      );
     } else if (runs.has(l.result.run.id)) {
-      refused.push(`${name}: the same run as ${runs.get(l.result.run.id)} (run id ${l.result.run.id}); counted once`);
+      refused.push(
+        `${name}: has the run id ${l.result.run.id} of ${runs.get(l.result.run.id)?.name}, but its results.json ` +
+          "differs: two different results cannot share one run id (one was edited, or copied and changed); left out",
+      );
     } else {
-      runs.set(l.result.run.id, name);
+      runs.set(l.result.run.id, { name, text: l.text });
       inputs.push({ folder: name, result: l.result });
     }
   });
@@ -513,6 +541,7 @@ export function parseCommandLine(argv: readonly string[], now = new Date()) {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (namesSavedResults(argv)) return await reportSaved(argv);
   let positionals: string[];
   let values: Record<string, unknown>;
   let svgPath: string | null;

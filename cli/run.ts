@@ -3,7 +3,16 @@ import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts
 import { EXIT } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
-import { type RunOptions, runProtocol, RunRefusedError, type RunReport, RunWriteError } from "../runner/mod.ts";
+import {
+  conformingFixes,
+  type RunOptions,
+  runProtocol,
+  RunRefusedError,
+  type RunReport,
+  RunWriteError,
+  TemplateMismatchError,
+} from "../runner/mod.ts";
+import { templateCheckLines } from "./_template_table.ts";
 import { errorLine } from "./_progress.ts";
 import type { Result } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
@@ -40,6 +49,16 @@ What the engine cannot tell the runner (unset values are null with a reason, nev
   --background TEXT         other work running on the machine (repeatable; default: none)
   --build-options TEXT      an engine build option, for a source build (repeatable)
   --engine-commit SHA       the engine's full 40-character commit when the server does not report it
+  --engine-source DIR       a local llama.cpp checkout: resolves the server's short commit (b7000-80fb11a) to the
+                            full one, and checks the checkout has it
+  --engine-args "CMDLINE"   the server's command line, where its process cannot be read (another user's process,
+                            a container). Otherwise it is read from the process listening on the --url port,
+                            found with ss (Linux) or lsof (macOS), its command line with ps (one line: an
+                            argument holding a space is split)
+  --pack-dir DIR            name the model files relative to DIR (default: by their base names)
+  --no-check-template       skip the template check: before the warm-up every request is rendered and counted by
+                            the server (POST /apply-template, /tokenize) and compared with the frozen counts (2%)
+                            and shared prefixes; a mismatch stops the run before anything is measured
 
 Output:
   --out DIR                 put the result folder under DIR instead (default: bench/results or ./bench-results)
@@ -158,8 +177,12 @@ function runOptionsOf(args: RunArgs, argv: readonly string[], signal: AbortSigna
       background: args.background,
       buildOptions: args.buildOptions,
       engineCommit: args.engineCommit,
+      engineSource: args.engineSource,
+      engineCommandLine: args.engineCommandLine,
     },
     simulated: args.simulated,
+    packDir: args.packDir,
+    checkTemplate: args.checkTemplate,
     ...(args.out === null ? {} : { outRoot: args.out }),
     signal,
     // No machine paths in the folder: absolute paths (--out /srv/x/c) keep only their last part.
@@ -188,6 +211,11 @@ export async function printReport(report: RunReport): Promise<number> {
   if (stopped !== null) writeStderr(`${stopped}\n`);
   writeStdout(`${renderConsoleSummary(report.result)}\n${report.folder}\n`);
   let ok = report.result.run.status === "complete";
+  // After a failed warm-up the server is the problem, not the result's identity: no fix list then.
+  const fixes = stopped === null ? conformingFixes(report.result) : [];
+  if (fixes.length > 0) {
+    writeStderr(`For a conforming run next time:\n${fixes.map((f) => `  ${f.fix}  (${f.problem})\n`).join("")}`);
+  }
   if (report.unexplainedNulls.length > 0) {
     writeStderr(`WARNING: nulls with only a generic reason (a runner defect): ${report.unexplainedNulls.join(", ")}\n`);
   }
@@ -201,6 +229,7 @@ export async function printReport(report: RunReport): Promise<number> {
 
 function environmentFailure(error: unknown): number {
   const name = (error as { name?: unknown } | null)?.name;
+  if (error instanceof TemplateMismatchError) writeStderr(`${templateCheckLines(error.check).join("\n")}\n`);
   if (error instanceof RunRefusedError || error instanceof RunWriteError) {
     writeStderr(`${error.message}\n`);
     return EXIT.environment;

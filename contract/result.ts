@@ -126,6 +126,32 @@ const software = closed({
 /** A model file by its pack-relative name, never a machine path. */
 const modelFile = closed({ path, sha256: nullable(sha256) });
 
+/**
+ * The model file's own facts, read from its GGUF header (all shards of a split model): observed, never declared.
+ * `warnings` names each declaration (--quantization, --model-id) the file contradicts, and a server template that
+ * differs from the file's.
+ */
+const modelFileFacts = closed({
+  source: text,
+  files: Type.Array(path),
+  architecture: nullable(string),
+  file_type: nullable(string),
+  tensor_types: Type.Record(Type.String(), count),
+  context_length: nullable(count),
+  parameter_count: nullable(count),
+  chat_template_sha256: nullable(sha256),
+  effective_template_matches: nullable(boolean),
+  warnings: Type.Array(text),
+});
+
+/** Where the engine command line behind the configuration objects came from. */
+export const COMMAND_LINE_PROVENANCE = ["profile", "observed", "declared"] as const;
+const engineCommandLine = closed({
+  /** profile: the runner started it; observed: read from the listening process; declared: --engine-args. */
+  provenance: Type.Enum(COMMAND_LINE_PROVENANCE),
+  source: text,
+});
+
 const model = closed({
   id: nullable(string),
   revision: nullable(string),
@@ -134,6 +160,7 @@ const model = closed({
   files: nullable(Type.Array(modelFile)),
   tokenizer_revision: nullable(string),
   custom_pack: nullable(string),
+  file_facts: Type.Optional(nullable(modelFileFacts)),
 });
 
 const sampling = closed({
@@ -161,6 +188,7 @@ const configuration = closed({
   calibration: nullable(options),
   experimental_options: nullable(options),
   template: nullable(closed({ path, sha256 })),
+  engine_command_line: Type.Optional(engineCommandLine),
   sampling,
   chat_template_kwargs: chatTemplateKwargs,
 });
@@ -314,6 +342,8 @@ export type Hardware = Type.Static<typeof hardware>;
 export type Software = Type.Static<typeof software>;
 export type ModelFile = Type.Static<typeof modelFile>;
 export type Model = Type.Static<typeof model>;
+export type ModelFileFacts = Type.Static<typeof modelFileFacts>;
+export type EngineCommandLine = Type.Static<typeof engineCommandLine>;
 export type Sampling = Type.Static<typeof sampling>;
 export type ChatTemplateKwargs = Type.Static<typeof chatTemplateKwargs>;
 /** Engine option objects keep the engine's own option names and JSON values. */
@@ -332,6 +362,7 @@ export type ProbedConfiguration = Pick<
   | "calibration"
   | "experimental_options"
   | "template"
+  | "engine_command_line"
 >;
 export type PhaseCounts = Type.Static<typeof phaseCounts>;
 export type RequestCounts = Type.Static<typeof requestCounts>;

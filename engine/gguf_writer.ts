@@ -7,33 +7,9 @@
  * data. A string is u64 byte length + UTF-8 bytes. A tensor info is name, u32 dimension count, u64 per
  * dimension (innermost first, ggml's ne order), u32 ggml type, u64 offset into the data section.
  */
+import { GGUF_VALUE_TYPES, type GgufScalarType, type GgufValue } from "../probe/mod.ts";
 
-/** Scalar metadata types with their GGUF type codes. */
-export const GGUF_VALUE_TYPES = {
-  uint8: 0,
-  int8: 1,
-  uint16: 2,
-  int16: 3,
-  uint32: 4,
-  int32: 5,
-  float32: 6,
-  bool: 7,
-  string: 8,
-  array: 9,
-  uint64: 10,
-  int64: 11,
-  float64: 12,
-} as const;
-
-/** Name of a metadata element type that an array may hold. */
-export type GgufScalarType = Exclude<keyof typeof GGUF_VALUE_TYPES, "array">;
-
-/** One typed metadata value. 64-bit integers may be given as bigint. */
-export type GgufValue =
-  | { type: Exclude<GgufScalarType, "bool" | "string">; value: number | bigint }
-  | { type: "bool"; value: boolean }
-  | { type: "string"; value: string }
-  | { type: "array"; itemType: GgufScalarType; values: readonly (number | bigint | boolean | string)[] };
+export type { GgufValue };
 
 /** ggml tensor types the writer supports, with their type codes and bytes per element. */
 export const GGML_TYPES = {

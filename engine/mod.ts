@@ -8,15 +8,7 @@ import { toolkitDirFromModule } from "../probe/mod.ts";
 import { type EngineHandle, startEngine, type StartEngineOptions } from "./engine_process.ts";
 import { loadProfile } from "./load_profile.ts";
 
-export {
-  encodeGguf,
-  GGML_TYPES,
-  GGUF_VALUE_TYPES,
-  type GgufContent,
-  type GgufTensor,
-  type GgufValue,
-} from "./gguf_writer.ts";
-export { type GgufFile, type GgufTensorInfo, readGguf } from "./gguf_reader.ts";
+export { encodeGguf, GGML_TYPES, type GgufContent, type GgufTensor, type GgufValue } from "./gguf_writer.ts";
 export {
   buildTinyQwen3,
   float16Bits,

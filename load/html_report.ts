@@ -3,13 +3,17 @@
  * charts, inline CSS, no script, no external reference) that opens offline. For a load test, per run and per
  * endpoint (and pooled when several were loaded): latency CDFs (E2E, TTFT, TPOT, ITL, coordinated-omission
  * latency) of the measured successes, throughput over time from the summary's bins, and requests in flight over
- * time; a table of the summary's distributions beside them. For a gate: each point's baseline and candidate with
- * the gate band. The CDFs and the in-flight steps are score/'s; the other numbers are the summaries'.
+ * time; a table of the summary's distributions beside them, with goodput, errors and lateness. For a gate: each
+ * point's baseline and candidate with the gate band. Both pages open with the configuration block (what was run)
+ * and, across several load levels, the throughput-versus-latency curve. Metric names and units are the console's
+ * (latencies in ms). The CDFs and the in-flight steps are score/'s; the other numbers are the summaries'.
  */
-import { type ChartSpec, renderChartSvg } from "../report/mod.ts";
+import { type ChartSpec, latencyCurveSpec, renderChartSvg } from "../report/mod.ts";
 import { type CdfPoint, empiricalCdf, empiricalCdfCounted, levelOverTime } from "../score/mod.ts";
 import type { LoadRunResult } from "./execute.ts";
-import type { CompareResult } from "./gate.ts";
+import type { CompareMetric, CompareResult } from "./gate.ts";
+import { configurationBlock, escapeHtml, ms, number, page, type PageContext, sloText } from "./_html_parts.ts";
+import { curvePoints } from "./saved_report.ts";
 import { type EndpointLoadSummary, POOLED_LABEL, type RowSelection } from "./summary.ts";
 
 /** Above this many measured requests the in-flight picture is left out (its step list would be too large). */
@@ -22,23 +26,6 @@ const CDF_METRICS = [
   ["itl_s", "ITL"],
   ["co_latency_s", "Coordinated-omission latency"],
 ] as const;
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function number(value: number | null, digits = 4): string {
-  return value === null || !Number.isFinite(value) ? "not measured" : String(Number(value.toPrecision(digits)));
-}
-
-/** Seconds as milliseconds with three significant digits and no exponent ("0.000818", "12.3", "1520"). */
-function ms(seconds: number | null): string {
-  if (seconds === null || !Number.isFinite(seconds)) return "not measured";
-  const value = seconds * 1000;
-  if (value === 0) return "0";
-  const decimals = Math.min(6, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(value)))));
-  return value.toFixed(decimals);
-}
 
 /**
  * An x scale that starts at zero, or a unit-wide one where every value is the same (a single bin, ITL gaps all 0):
@@ -88,8 +75,14 @@ function cdfOf(
   return { points: empiricalCdf(sample), n: sample.length };
 }
 
-function cdfChart(parts: readonly RowSelection[], metric: typeof CDF_METRICS[number][0], title: string): ChartSpec {
+/** The CDF picture of one metric; null where no request measured it (the table says "not measured"). */
+function cdfChart(
+  parts: readonly RowSelection[],
+  metric: typeof CDF_METRICS[number][0],
+  title: string,
+): ChartSpec | null {
   const cdf = cdfOf(parts, metric);
+  if (cdf.n === 0) return null;
   const values = cdf.points.map((p) => ({ ms: p.value * 1000, fraction: p.fraction }));
   return {
     title: `${title} CDF (n=${cdf.n})`,
@@ -164,7 +157,23 @@ async function svgGrid(charts: ChartSpec[], columns: number): Promise<string> {
   return await renderChartSvg({ vconcat: rows.map((row) => ({ hconcat: row })) } as unknown as ChartSpec);
 }
 
-function distributionTable(summary: EndpointLoadSummary): string {
+/** Goodput, errors and lateness in one sentence: what a load test is for, besides its speed. */
+function outcomeLine(summary: EndpointLoadSummary, slo: string): string {
+  const c = summary.counts;
+  const goodput = summary.goodput_requests_per_s === null
+    ? `goodput not measured (${summary.missing.goodput_requests_per_s ?? "no SLO"})`
+    : `goodput ${number(summary.goodput_requests_per_s)} requests/s within the SLOs (${slo})`;
+  const errors = `errors: ${c.failed} failed, ${c.dropped} dropped (error rate ${
+    summary.error_rate === null ? "not measured" : `${(summary.error_rate * 100).toFixed(2)}%`
+  })`;
+  const late = summary.distributions.lateness_s;
+  const lateness = late.n === 0
+    ? "lateness not measured (a closed loop sends on completion: it has no schedule to be late against)"
+    : `lateness: ${c.late} late, p50 ${ms(late.p50)} ms, p99 ${ms(late.p99)} ms`;
+  return `<p><strong>${escapeHtml(goodput)}</strong>; ${escapeHtml(errors)}; ${escapeHtml(lateness)}.</p>`;
+}
+
+function distributionTable(summary: EndpointLoadSummary, slo: string): string {
   const d = summary.distributions;
   const rows: [string, typeof d.latency_s][] = [
     ["E2E latency", d.latency_s],
@@ -172,6 +181,7 @@ function distributionTable(summary: EndpointLoadSummary): string {
     ["TPOT", d.tpot_s],
     ["ITL", d.itl_s],
     ["Coordinated-omission latency", d.co_latency_s],
+    ["Lateness", d.lateness_s],
   ];
   // In milliseconds, as the pictures beside the table are.
   const cells = rows.map(([name, x]) =>
@@ -182,29 +192,32 @@ function distributionTable(summary: EndpointLoadSummary): string {
   const c = summary.counts;
   return `<p>${c.succeeded} of ${c.attempted} measured requests succeeded, ${c.failed} failed, ${c.dropped} dropped; ` +
     `window ${number(summary.window_s)} s, ${number(summary.requests_per_s)} requests/s, ` +
-    `${number(summary.output_tokens_per_s)} output tokens/s.</p>\n` +
+    `${number(summary.output_tokens_per_s)} output tokens/s.</p>\n${outcomeLine(summary, slo)}\n` +
     `<table><thead><tr><th>metric</th><th>n</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th></tr>` +
     "</thead>" +
     `<tbody>\n${cells}\n</tbody></table>\n<p class="note">Percentiles are Hyndman-Fan type 7; * marks a tail ` +
     "percentile with too few samples to be reliable.</p>";
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1400px}table{border-collapse:collapse;margin:8px 0}
-td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
-.note{color:#555;font-size:90%}.fail{color:#b00020;font-weight:bold}.pass{color:#1b7a1b;font-weight:bold}
-section{margin-bottom:32px}svg{max-width:100%;height:auto}</style></head>
-<body>
-${body}
-</body></html>
-`;
+/** The configuration block and, across two or more load levels, the throughput-versus-latency curve. */
+async function opening(context: PageContext | undefined, title: string): Promise<string[]> {
+  if (context === undefined) return [];
+  const out = [configurationBlock(context)];
+  const spec = latencyCurveSpec(title, curvePoints(context.summaries));
+  if (spec !== null) out.push(await renderChartSvg(spec));
+  return out;
 }
 
-/** The page of a load test: every run, each endpoint and (with several) the pooled mixture. */
-export async function renderLoadHtml(runs: readonly LoadRunResult[], heading: string): Promise<string> {
-  const parts = [`<h1>${escapeHtml(heading)}</h1>`];
+/**
+ * The page of a load test: what was run (with `context`), then every run, each endpoint and (with several) the
+ * pooled mixture.
+ */
+export async function renderLoadHtml(
+  runs: readonly Pick<LoadRunResult, "store" | "summary">[],
+  heading: string,
+  context?: PageContext,
+): Promise<string> {
+  const parts = [`<h1>${escapeHtml(heading)}</h1>`, ...await opening(context, "Throughput against latency")];
   for (const [index, run] of runs.entries()) {
     const endpoints = run.store.endpoints();
     const views: { label: string; parts: RowSelection[]; summary: EndpointLoadSummary }[] = run.summary.endpoints.map(
@@ -215,12 +228,12 @@ export async function renderLoadHtml(runs: readonly LoadRunResult[], heading: st
     }
     for (const view of views) {
       const charts = [
-        ...CDF_METRICS.map(([m, t]) => cdfChart(view.parts, m, t)),
+        ...CDF_METRICS.map(([m, t]) => cdfChart(view.parts, m, t)).filter((c) => c !== null),
         ...overTimeCharts(view.parts, view.summary),
       ];
       parts.push(
         `<section><h2>Run ${index + 1} of ${runs.length}: ${escapeHtml(view.label)} (${run.summary.mode} loop)</h2>`,
-        distributionTable(view.summary),
+        distributionTable(view.summary, sloText(run.summary.slo)),
         await svgGrid(charts, 4),
         "</section>",
       );
@@ -229,62 +242,102 @@ export async function renderLoadHtml(runs: readonly LoadRunResult[], heading: st
   return page(heading, parts.join("\n"));
 }
 
-/** The page of a gate: per gated metric, each point's baseline and candidate with the band the gate allows. */
-export async function renderCompareHtml(result: CompareResult, heading: string): Promise<string> {
+/** Each metric as the console names it, its unit, and the factor from the verdict's value to that unit. */
+const GATE_METRICS: Readonly<Record<CompareMetric, { name: string; label: string; scale: number }>> = {
+  output_tokens_per_s: { name: "Output tok/s", label: "Output tok/s", scale: 1 },
+  tpot_p50_s: { name: "TPOT p50", label: "TPOT p50 (ms)", scale: 1000 },
+  ttft_p50_s: { name: "TTFT p50", label: "TTFT p50 (ms)", scale: 1000 },
+  error_rate: { name: "Error rate", label: "Error rate (%)", scale: 100 },
+};
+
+/** A verdict value in its console unit. */
+function gateValue(metric: CompareMetric, value: number | null): number | null {
+  return value === null ? null : value * GATE_METRICS[metric].scale;
+}
+
+/**
+ * The page of a gate: what was compared (with `context`), the throughput-versus-latency curve of both sides, per
+ * gated metric each point's baseline and candidate with the band the gate allows, and the table of every metric.
+ */
+export async function renderCompareHtml(
+  result: CompareResult,
+  heading: string,
+  context?: PageContext,
+): Promise<string> {
   const rows: string[] = [];
   const charts: ChartSpec[] = [];
   for (const metric of ["output_tokens_per_s", "tpot_p50_s", "ttft_p50_s"] as const) {
+    const { name, label } = GATE_METRICS[metric];
     const values = result.points.flatMap((p) => {
       const m = p.metrics.find((x) => x.metric === metric);
       if (!m) return [];
       const allowed = m.allowed_fraction;
-      const base = m.baseline;
+      const base = gateValue(metric, m.baseline);
       return [{
-        point: `c=${p.concurrency}`,
-        baseline: base,
-        candidate: m.candidate,
+        point: `${p.workload} c=${p.concurrency}`,
+        side: "baseline",
+        value: base,
         low: base !== null && allowed !== null ? base * (1 - allowed) : null,
         high: base !== null && allowed !== null ? base * (1 + allowed) : null,
-        verdict: m.pass === null ? "informational" : m.pass ? "pass" : "fail",
-      }];
+      }, { point: `${p.workload} c=${p.concurrency}`, side: "candidate", value: gateValue(metric, m.candidate) }];
     });
-    for (const p of result.points) {
-      const m = p.metrics.find((x) => x.metric === metric);
-      if (!m) continue;
-      const verdict = m.pass === null ? "informational" : m.pass ? "pass" : "fail";
-      rows.push(
-        `<tr><td>${p.concurrency}</td><td>${metric}</td><td>${number(m.baseline)}</td><td>${number(m.candidate)}</td>` +
-          `<td>${m.delta_fraction === null ? "not measured" : `${(m.delta_fraction * 100).toFixed(1)}%`}</td>` +
-          `<td>${m.allowed_fraction === null ? "" : `±${(m.allowed_fraction * 100).toFixed(1)}%`}</td>` +
-          `<td class="${verdict === "fail" ? "fail" : verdict === "pass" ? "pass" : ""}">${verdict}</td>` +
-          `<td>${escapeHtml(m.reason)}</td></tr>`,
-      );
-    }
-    const x = { field: "point", type: "nominal", title: "concurrency point", sort: null };
+    const x = { field: "point", type: "nominal", title: "concurrency point", sort: null, axis: { labelAngle: 0 } };
+    const y = { field: "value", type: "quantitative", title: label, scale: { zero: false, nice: true } };
     charts.push({
-      title: `${metric}${metric === "ttft_p50_s" ? " (informational, not gated)" : ": gate band around the baseline"}`,
+      title: `${name}${metric === "ttft_p50_s" ? " (informational, not gated)" : ": candidate against the gate band"}`,
       width: 300,
-      height: 180,
+      height: 200,
       data: { values },
       layer: [
         {
-          mark: { type: "bar", opacity: 0.25, color: "#54a24b", size: 30 },
-          encoding: { x, y: { field: "low", type: "quantitative", title: metric }, y2: { field: "high" } },
+          transform: [{ filter: "datum.low !== null" }],
+          mark: { type: "bar", opacity: 0.25, color: "#54a24b", size: 36 },
+          encoding: { x, y: { field: "low", type: "quantitative", title: label }, y2: { field: "high" } },
         },
         {
-          mark: { type: "point", filled: true, size: 90, shape: "square", color: "#4c78a8" },
-          encoding: { x, y: { field: "baseline", type: "quantitative" } },
-        },
-        {
-          mark: { type: "point", filled: true, size: 90, shape: "diamond", color: "#e45756" },
-          encoding: { x, y: { field: "candidate", type: "quantitative" } },
+          mark: { type: "point", filled: true, size: 110 },
+          encoding: {
+            x,
+            y,
+            shape: { field: "side", type: "nominal", title: null, scale: { range: ["square", "diamond"] } },
+            color: {
+              field: "side",
+              type: "nominal",
+              title: null,
+              scale: { range: ["#4c78a8", "#e45756"] },
+              legend: { orient: "bottom" },
+            },
+          },
         },
       ],
     } as unknown as ChartSpec);
   }
+  for (const p of result.points) {
+    for (const metric of ["output_tokens_per_s", "tpot_p50_s", "error_rate", "ttft_p50_s"] as const) {
+      const m = p.metrics.find((x) => x.metric === metric);
+      if (!m) continue;
+      const { label } = GATE_METRICS[metric];
+      const verdict = m.pass === null ? "informational" : m.pass ? "pass" : "fail";
+      const delta = m.delta_fraction === null
+        ? "not measured"
+        : metric === "error_rate"
+        ? `${(m.delta_fraction * 100).toFixed(2)} points`
+        : `${(m.delta_fraction * 100).toFixed(1)}%`;
+      rows.push(
+        `<tr><td>${escapeHtml(`${p.workload} c=${p.concurrency}`)}</td><td>${escapeHtml(label)}</td>` +
+          `<td>${number(gateValue(metric, m.baseline))}</td><td>${number(gateValue(metric, m.candidate))}</td>` +
+          `<td>${delta}</td><td>${
+            m.allowed_fraction === null ? "" : `±${(m.allowed_fraction * 100).toFixed(1)}%`
+          }</td>` +
+          `<td class="${verdict === "fail" ? "fail" : verdict === "pass" ? "pass" : ""}">${verdict}</td>` +
+          `<td>${escapeHtml(m.reason)}</td></tr>`,
+      );
+    }
+  }
   const verdict = result.pass ? '<span class="pass">the gate holds</span>' : '<span class="fail">the gate fails</span>';
   const body = [
     `<h1>${escapeHtml(heading)}</h1>`,
+    ...await opening(context, "Throughput against latency: baseline and candidate"),
     `<p>${verdict} (tolerance ±${(result.tolerance_fraction * 100).toFixed(1)}% or the point's noise floor when ` +
     "wider). Square: baseline; diamond: candidate; band: what the gate allows.</p>",
     await svgGrid(charts, 3),

@@ -207,3 +207,17 @@ export {
   readShardFile,
 } from "./merge.ts";
 export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";
+export { type PageContext } from "./_html_parts.ts";
+export {
+  parseSavedResults,
+  readSavedResults,
+  SAVED_JSONL_CAP_BYTES,
+  savedPoints,
+  type SavedReadOptions,
+  type SavedResults,
+  SavedResultsRefusal,
+  type SavedRun,
+  type SavedSummary,
+} from "./saved_results.ts";
+export { gateSaved, type SavedGateOptions } from "./saved_gate.ts";
+export { curvePoints, loadLevel, savedCsv } from "./saved_report.ts";

@@ -1,13 +1,14 @@
 /**
  * Every route of the scripted engine, as llama-server answers them: 503 "Loading model" while loading, the chat
  * completions endpoint, /health, /props, /v1/models, /slots (501 when disabled), /metrics (501 when disabled),
- * and 404 for anything else. A stopped engine drops the connection.
+ * POST /apply-template and /tokenize, and 404 for anything else. A stopped engine drops the connection.
  */
 import type { HttpServerRequest, HttpServerResponse } from "../runtime/mod.ts";
 import { handleChat, sendJson } from "./_chat.ts";
 import { errorBody } from "./_chunks.ts";
 import { metricsText, modelsJson, propsJson, slotsJson } from "./_endpoints.ts";
 import type { EngineState } from "./_state.ts";
+import { templateEndpointAnswer } from "./_template_endpoints.ts";
 
 /** Answers one HTTP request. */
 export async function route(
@@ -21,6 +22,11 @@ export async function route(
   const isGet = request.method === "GET";
   if (request.method === "POST" && (path === "/v1/chat/completions" || path === "/chat/completions")) {
     return await handleChat(state, request, response);
+  }
+  if (request.method === "POST") {
+    const mode = state.options.templateEndpoints ?? "right";
+    const answer = templateEndpointAnswer(path, request.bodyText, state.tokenCounts, mode);
+    if (answer !== null) return await sendJson(response, answer.status, answer.body);
   }
   if (isGet && (path === "/health" || path === "/v1/health")) return await sendJson(response, 200, '{"status":"ok"}');
   if (isGet && path === "/props") {

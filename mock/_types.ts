@@ -1,6 +1,7 @@
 /** Public data shapes of the mock engine: its options, its per-request log, its counters. */
 import type { Behaviour, MockScript } from "./_behaviour.ts";
 import type { PromptTokenSource } from "./_prompt.ts";
+import type { TemplateEndpoints } from "./_template_endpoints.ts";
 
 /** Options of startMockEngine. Every field is optional. */
 export interface MockEngineOptions {
@@ -46,6 +47,11 @@ export interface MockEngineOptions {
   announceScripted?: boolean;
   /** Serve /metrics (llama-server --metrics). Default true; false answers 501. */
   metrics?: boolean;
+  /**
+   * POST /apply-template and /tokenize: "right" (default) renders and counts as the chat endpoint does, "garbage"
+   * answers /tokenize with no token list, "absent" answers both with 404 (a server without them).
+   */
+  templateEndpoints?: TemplateEndpoints;
   /** Serve /slots. Default true; false answers 501 (llama-server --no-slots). */
   slotsEndpoint?: boolean;
 }

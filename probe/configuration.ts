@@ -228,15 +228,18 @@ export interface ConfigurationObjects {
 
 /**
  * Builds the seven configuration objects. With the engine argv every object is known ({} means no relevant
- * option was set, so the engine's defaults apply). Without it (a server started elsewhere) none is known: /props
- * reports context and slots only, so each object is null with a reason.
+ * option was set, so the engine's defaults apply). Without it (its process not observed, nothing declared) none is
+ * known: /props reports context and slots only, so each object is null with `unknownReason` said.
  */
-export function buildConfigurationObjects(engineArgs: readonly string[] | null): ConfigurationObjects {
+export function buildConfigurationObjects(
+  engineArgs: readonly string[] | null,
+  unknownReason = "",
+): ConfigurationObjects {
   const missing: MissingMap = {};
   if (engineArgs === null) {
     const objects = Object.fromEntries(CONFIGURATION_OBJECTS.map((name) => {
-      missing[`/configuration/${name}`] =
-        "the engine's command line is unknown (the server was not started from a profile) and the server does not report these options";
+      missing[`/configuration/${name}`] = "the engine's command line is unknown (the server was not started from a " +
+        `profile${unknownReason ? `, and ${unknownReason}` : ""}) and the server does not report these options`;
       return [name, null];
     })) as Record<ConfigurationObjectName, null>;
     return { objects, missing, reading: null };

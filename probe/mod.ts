@@ -48,6 +48,37 @@ export {
   readEngineArgs,
 } from "./configuration.ts";
 export {
+  declaredEngineArgs,
+  type EngineCommandLineReading,
+  observeEngineCommandLine,
+  splitCommandLine,
+} from "./engine_command_line.ts";
+export {
+  GGML_TYPE_NAMES,
+  GGUF_VALUE_TYPES,
+  type GgufFile,
+  type GgufScalarType,
+  type GgufTensorInfo,
+  type GgufValue,
+  readGguf,
+  type ReadGgufOptions,
+} from "./gguf_reader.ts";
+export {
+  renderAndCount,
+  type ServerTokens,
+  TEMPLATE_PROBE_SOURCE,
+  type TemplateProbe,
+  tokensOfAnswer,
+} from "./template_probe.ts";
+export { idsInPackIndex, resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
+export {
+  GGUF_FILE_TYPES,
+  HEADER_MAX_BYTES,
+  type ModelFileFactsOptions,
+  type ModelFileFactsReading,
+  readModelFileFacts,
+} from "./model_file_facts.ts";
+export {
   expandShards,
   findAndHashModelFiles,
   type ModelFileDetail,

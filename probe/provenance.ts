@@ -2,19 +2,24 @@
  * One call that gathers the hardware, software, model and configuration facts of a run, with every null
  * explained in `missing` (absolute JSON Pointers) and every identity gap listed in `nonconformingReasons`.
  */
-import type { Hardware, Model, ProbedConfiguration, Software } from "../contract/mod.ts";
+import type { EngineCommandLine, Hardware, Model, ProbedConfiguration, Software } from "../contract/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
+import { declaredEngineArgs, type EngineCommandLineReading, observeEngineCommandLine } from "./engine_command_line.ts";
+import { resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
+import { readModelFileFacts } from "./model_file_facts.ts";
 import { type DeviceSelection, probeHardware } from "./hardware.ts";
 import { defaultCacheDir } from "./hash_cache.ts";
-import { findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
+import { expandShards, findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
 import { probeServer, type ServerFacts } from "./server.ts";
 
 /** What the operator states because no probe can read it (the run's provenance flags). */
 export interface OperatorFacts {
   /** Full engine commit (--engine-commit) when the server's build info carries only a short one. */
   engineCommit?: string;
+  /** A local llama.cpp checkout (--engine-source) that resolves the server's short commit to the full one. */
+  engineSource?: string;
   buildOptions?: readonly string[];
   modelId?: string;
   modelRevision?: string;
@@ -33,6 +38,13 @@ export interface CollectProvenanceOptions {
   server?: ServerFacts | null;
   /** The engine argv without the program name, when the runner starts the engine from a profile. */
   engineArgs?: readonly string[] | null;
+  /**
+   * Without `engineArgs`: read the command line of the process listening on this loopback URL's port (a server
+   * the runner did not start), else use `declaredEngineArgs`.
+   */
+  observeEngineAt?: string | null;
+  /** The operator's --engine-args command line, used where the process cannot be observed. */
+  declaredEngineArgs?: string | null;
   /** More model files to hash besides the server's model_path and the engine arguments' -m files. */
   extraModelFiles?: readonly string[];
   /** Folder model files are named relative to (else base names). */
@@ -61,6 +73,8 @@ export interface Provenance {
   software: Software;
   model: Model;
   configuration: ProbedConfiguration;
+  /** Where the configuration objects' command line came from; null when there is none. */
+  engineCommandLine: EngineCommandLine | null;
   /** Template text to attach as the provenance artifact at configuration.template.path (null when unknown). */
   templateText: string | null;
   server: ServerFacts | null;
@@ -104,7 +118,11 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
   });
   Object.assign(missing, hardwareFacts.missing);
 
-  const config = buildConfigurationObjects(options.engineArgs ?? null);
+  const commandLine = await engineCommandLineOf(options);
+  const config = buildConfigurationObjects(
+    commandLine.ok ? commandLine.argv : null,
+    commandLine.ok ? "" : commandLine.reason,
+  );
   Object.assign(missing, config.missing);
   const reading = config.reading;
 
@@ -135,10 +153,31 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     nonconformingReasons.push(`runner commit unknown: ${commit.missing["/software/runner_commit"]}`);
   }
 
+  const firstModel = modelFiles.details[0]?.absolutePath;
+  const fileFacts = await readModelFileFacts({
+    paths: firstModel === undefined ? [] : expandShards(firstModel),
+    packDir: options.packDir ?? null,
+    declaredQuantization: operator.quantization ?? null,
+    declaredModelId: operator.modelId ?? null,
+    effectiveTemplateSha256: server?.chatTemplate?.sha256 ?? null,
+  }, deps);
+  if (fileFacts.facts === null) missing["/model/file_facts"] = fileFacts.reason ?? "the model file was not read";
+  for (const [pointer, reason] of Object.entries(fileFacts.missing)) missing[`/model/file_facts${pointer}`] = reason;
+
   const noServer = "no server was probed";
-  const engineCommit = operator.engineCommit?.toLowerCase() ?? server?.engineCommit ?? null;
+  let engineCommit = operator.engineCommit?.toLowerCase() ?? server?.engineCommit ?? null;
+  let sourceProblem: string | null = null;
+  if (!engineCommit && operator.engineSource !== undefined) {
+    const short = shortEngineCommit(server?.engineVersion ?? null);
+    const resolved = short === null
+      ? { ok: false as const, reason: "the server reports no short commit to resolve" }
+      : await resolveEngineCommit(operator.engineSource, short, deps);
+    if (resolved.ok) engineCommit = resolved.value;
+    else sourceProblem = `--engine-source: ${resolved.reason}`;
+  }
   if (!engineCommit) {
-    const reason = server?.missing["/software/strata_commit"] ?? `${noServer}; pass the engine commit explicitly`;
+    const reason = sourceProblem ?? server?.missing["/software/strata_commit"] ??
+      `${noServer}; pass the engine commit explicitly`;
     missing["/software/strata_commit"] = reason;
     nonconformingReasons.push(`engine commit unknown: ${reason}`);
   }
@@ -198,6 +237,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
       "no custom pack declared (--custom-pack)",
       missing,
     ),
+    file_facts: fileFacts.facts,
   };
 
   const software: Software = {
@@ -215,12 +255,16 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     server_capacity: serverCapacity,
     ...config.objects,
     template,
+    ...(commandLine.ok
+      ? { engine_command_line: { provenance: commandLine.provenance, source: commandLine.source } }
+      : {}),
   };
   return {
     hardware: hardwareFacts.hardware,
     software,
     model,
     configuration,
+    engineCommandLine: configuration.engine_command_line ?? null,
     templateText: server?.chatTemplate?.text ?? null,
     server,
     modelFiles,
@@ -231,6 +275,32 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     missing,
     nonconformingReasons,
   };
+}
+
+/**
+ * The engine argv behind the configuration objects: the profile's (the runner started it), else the listening
+ * process's (observed), else the operator's --engine-args (declared), else why none is known.
+ */
+async function engineCommandLineOf(
+  options: CollectProvenanceOptions,
+): Promise<
+  (EngineCommandLineReading & { ok: true; provenance: EngineCommandLine["provenance"] }) | { ok: false; reason: string }
+> {
+  if (options.engineArgs) {
+    return {
+      ok: true,
+      argv: [...options.engineArgs],
+      program: "",
+      source: "the command line the runner started (profile)",
+      provenance: "profile",
+    };
+  }
+  const observed = options.observeEngineAt
+    ? await observeEngineCommandLine(options.observeEngineAt, options.deps)
+    : { ok: false as const, reason: "the server's process was not looked for" };
+  if (observed.ok) return { ...observed, provenance: "observed" };
+  if (options.declaredEngineArgs) return { ...declaredEngineArgs(options.declaredEngineArgs), provenance: "declared" };
+  return { ok: false, reason: observed.reason };
 }
 
 function operatorValue(value: string | undefined, pointer: string, reason: string, missing: MissingMap): string | null {

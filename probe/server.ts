@@ -53,7 +53,7 @@ export interface ProbeServerDeps {
   timeoutMs?: number;
 }
 
-type Fetched = { ok: true; body: string } | { ok: false; status: number | null; reason: string };
+export type Fetched = { ok: true; body: string } | { ok: false; status: number | null; reason: string };
 
 /**
  * Most bytes read of each endpoint's answer. A real llama-server answers /props in tens of KiB (the chat template
@@ -99,31 +99,48 @@ async function cappedText(response: Response, maxBytes: number): Promise<string 
   return new TextDecoder().decode(all);
 }
 
-/** GET one endpoint within the deadline (headers and body together) and the endpoint's size cap. */
-async function get(deps: ProbeServerDeps, baseUrl: string, path: string): Promise<Fetched> {
+/**
+ * GET one endpoint (or POST `jsonBody` to it) within the deadline (headers and body together) and the endpoint's
+ * size cap (`maxBytes`, else ENDPOINT_MAX_BYTES, else 1 MiB). Never throws.
+ */
+export async function fetchEndpoint(
+  deps: ProbeServerDeps,
+  baseUrl: string,
+  path: string,
+  options: { jsonBody?: unknown; maxBytes?: number } = {},
+): Promise<Fetched> {
   const url = new URL(path.replace(/^\//, ""), baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);
   const timeoutMs = deps.timeoutMs ?? 10_000;
-  const maxBytes = ENDPOINT_MAX_BYTES[path] ?? 1024 * 1024;
+  const maxBytes = options.maxBytes ?? ENDPOINT_MAX_BYTES[path] ?? 1024 * 1024;
+  const method = options.jsonBody === undefined ? "GET" : "POST";
+  const init: RequestInit = { signal: AbortSignal.timeout(timeoutMs) };
+  if (options.jsonBody !== undefined) {
+    Object.assign(init, {
+      method,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(options.jsonBody),
+    });
+  }
   try {
-    const response = await deps.fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await deps.fetch(url, init);
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      return { ok: false, status: response.status, reason: `GET ${path} answered HTTP ${response.status}` };
+      return { ok: false, status: response.status, reason: `${method} ${path} answered HTTP ${response.status}` };
     }
     const body = await cappedText(response, maxBytes);
     if (body === null) {
       return {
         ok: false,
         status: response.status,
-        reason: `GET ${path} answered more than ${maxBytes} bytes; not read`,
+        reason: `${method} ${path} answered more than ${maxBytes} bytes; not read`,
       };
     }
     return { ok: true, body };
   } catch (error) {
     const timedOut = (error as { name?: unknown } | null)?.name === "TimeoutError";
-    if (timedOut) return { ok: false, status: null, reason: `GET ${path} did not answer within ${timeoutMs} ms` };
+    if (timedOut) return { ok: false, status: null, reason: `${method} ${path} did not answer within ${timeoutMs} ms` };
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { ok: false, status: null, reason: `GET ${path} failed (${message.split("\n")[0]?.slice(0, 160)})` };
+    return { ok: false, status: null, reason: `${method} ${path} failed (${message.split("\n")[0]?.slice(0, 160)})` };
   }
 }
 
@@ -135,7 +152,7 @@ export type SlotsAnswer = { ok: true; slots: unknown[] } | { ok: false; reason: 
  * names its cause (llama-server started with --no-slots answers 501).
  */
 export async function readSlots(baseUrl: string, deps: ProbeServerDeps): Promise<SlotsAnswer> {
-  const reply = await get(deps, baseUrl, "/slots");
+  const reply = await fetchEndpoint(deps, baseUrl, "/slots");
   if (!reply.ok) {
     const hint = reply.status === 501 ? " (llama-server started with --no-slots)" : "";
     return { ok: false, reason: `${reply.reason}${hint}`, status: reply.status };
@@ -180,10 +197,10 @@ export function sha256Text(text: string): string {
  */
 export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promise<ServerFacts> {
   const [propsReply, statusReply, slotsReply, metricsReply] = await Promise.all([
-    get(deps, baseUrl, "/props"),
-    get(deps, baseUrl, "/v1/status"),
-    get(deps, baseUrl, "/slots"),
-    get(deps, baseUrl, "/metrics"),
+    fetchEndpoint(deps, baseUrl, "/props"),
+    fetchEndpoint(deps, baseUrl, "/v1/status"),
+    fetchEndpoint(deps, baseUrl, "/slots"),
+    fetchEndpoint(deps, baseUrl, "/metrics"),
   ]);
   const missing: MissingMap = {};
   const endpointProblems: Record<string, string> = {};

@@ -17,77 +17,19 @@
  *   dispatch offset was recorded, cannot give exact durations; they are refused with that reason instead of being
  *   checked against a tolerance that a busy machine breaks.
  */
-import {
-  type Artifact,
-  type Fixture,
-  type RequestRecord,
-  type Result,
-  schedule,
-  type ScheduledRequest,
-} from "../contract/mod.ts";
-import { type RequestSpan, roundQueueing, stageDurationS, wallS } from "../score/mod.ts";
+import { type Fixture, type RequestRecord, schedule, type ScheduledRequest } from "../contract/mod.ts";
+import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
-import type { CheckedRecord } from "./_checks_requests.ts";
-import {
-  configCheckOf,
-  leafDifferences,
-  type LineFacts,
-  lineFacts,
-  overridesOf,
-  rebuildRecord,
-  valueAt,
-} from "./_evidence_line.ts";
+import { leafDifferences, lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { EVIDENCE_VERSION } from "./result_folder.ts";
+import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
+import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
+import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
 
-/** The outputs artifact and its bytes. */
-export interface OutputsEvidence {
-  /** Index of the artifact in /artifacts. */
-  index: number;
-  artifact: Artifact;
-  bytes: Uint8Array;
-}
-
-/** What the request records and durations are checked with. */
-export interface EvidenceCheckInput {
-  evidence: OutputsEvidence;
-  /** ID of every record, by index (null where the record has no string id). */
-  ids: readonly (string | null)[];
-  /** Records whose shape is valid. */
-  records: readonly CheckedRecord[];
-  /** The bundle's fixtures by ID; null: records are not rebuilt (only order, lines and durations are checked). */
-  fixtures: ReadonlyMap<string, Fixture> | null;
-  /** Run facts, where their shape is valid (null otherwise). */
-  run: {
-    requiredDurationS: number | null;
-    optionalDurationS: number | null;
-    optionalConcurrency: boolean;
-  } | null;
-  /** Concurrency rounds, where their shape is valid (null otherwise). */
-  rounds: Result["concurrency_rounds"] | null;
-  /** /extensions/record_overrides as results.json has it (undefined when absent). */
-  recordOverrides: unknown;
-  /** /extensions/resolved_configuration as results.json has it (undefined when absent). */
-  resolvedConfiguration: unknown;
-  /** /run/status where its shape is valid (null otherwise). */
-  status: string | null;
-  /** /extensions/round_queueing as results.json has it (undefined when absent). */
-  roundQueueing: unknown;
-  /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
-  serverCapacity: number | null | undefined;
-}
-
-/** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */
-export interface EvidenceLine {
-  lineNumber: number;
-  id: string;
-  status: string;
-  facts: LineFacts;
-  /** Record values the line states explicitly (computed before redaction changed their text). */
-  overrides: Record<string, unknown>;
-}
+export type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
 
 /** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
 export const MAX_EVIDENCE_LINES = 1000;
@@ -125,7 +67,7 @@ export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemS
   let versionProblem: string | null = null;
   pieces.forEach((piece, i) => {
     const say = (detail: string) => problems.push({ pointer: at, message: `${name} line ${i + 1}: ${detail}` });
-    const parsed = parseStrictJsonPlain(piece);
+    const parsed = parseStrictJsonPlain(piece, { integersAsWritten: true });
     // The reason is given without the text it quotes: a line that is not JSON may be anything, and is not echoed.
     if (!parsed.ok) return say(`not strict JSON: ${unquoted(parsed.reason)} (at character ${parsed.offset})`);
     const fields = parsed.value;
@@ -147,7 +89,7 @@ export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemS
     if (typeof facts === "string") return say(status === "skipped" ? facts : `request "${id}": ${facts}`);
     const overrides = overridesOf(fields);
     if (typeof overrides === "string") return say(`request "${id}": ${overrides}`);
-    lines.push({ lineNumber: i + 1, id, status, facts, overrides });
+    lines.push({ lineNumber: i + 1, id, status, facts, overrides, texts: statedSources(fields) });
   });
   if (versionProblem !== null) {
     problems.push({ pointer: at, message: `${name} ${versionProblem}` });
@@ -299,131 +241,6 @@ function checkRecords(
   }
 }
 
-/**
- * Every record value a line states explicitly (scored before redaction changed its text) must be listed in
- * /extensions/record_overrides, by request id and pointer, so that the README and a reader see each of them.
- */
-function checkOverridesListed(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
-  const name = input.evidence.artifact.path;
-  const pointer = "/extensions/record_overrides";
-  const stated = lines.filter((line) => Object.keys(line.overrides).length > 0);
-  if (input.recordOverrides === undefined && stated.length === 0) return;
-  const listed = input.recordOverrides ?? {};
-  if (!isJsonObject(listed)) {
-    problems.push({ pointer, message: `must be an object of request id -> record pointers, found ${brief(listed)}` });
-    return;
-  }
-  const seen = new Set<string>();
-  for (const line of stated) {
-    seen.add(line.id);
-    const wanted = Object.keys(line.overrides).sort();
-    const entry = listed[line.id];
-    const given = Array.isArray(entry) ? [...entry].map(String).sort() : null;
-    if (given === null || given.join("\n") !== wanted.join("\n")) {
-      problems.push({
-        pointer,
-        message: `${name} line ${line.lineNumber} states record values of "${line.id}" scored before redaction ` +
-          `(${wanted.join(", ")}), but this lists ${brief(entry)}; every such value must be listed`,
-      });
-    }
-  }
-  for (const id of Object.keys(listed)) {
-    if (!seen.has(id)) {
-      problems.push({ pointer, message: `lists "${id}", whose evidence line states no record value` });
-    }
-  }
-}
-
-/**
- * The resolved-configuration check of every sent request, rebuilt from its line (body and /slots reading) with
- * score/'s comparison, must be the one /extensions/resolved_configuration states (verdict, compared settings,
- * differing ones; the reason and the reported extras are words and are not compared); a request the engine ran
- * with other settings makes the run nonconforming.
- */
-function checkConfigChecks(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
-  const name = input.evidence.artifact.path;
-  const base = "/extensions/resolved_configuration";
-  const stated = isJsonObject(input.resolvedConfiguration) ? input.resolvedConfiguration["requests"] : undefined;
-  const sent = lines.filter((line) => line.facts.kind === "outcome");
-  if (input.resolvedConfiguration === undefined && sent.length === 0) return;
-  if (!isJsonObject(stated)) {
-    problems.push({
-      pointer: base,
-      message: `must hold requests: id -> check, found ${brief(input.resolvedConfiguration)}`,
-    });
-    return;
-  }
-  const pick = (check: unknown) =>
-    isJsonObject(check)
-      ? JSON.stringify({ verified: check["verified"], compared: check["compared"], differing: check["differing"] })
-      : brief(check);
-  for (const line of sent) {
-    const rebuilt = configCheckOf(line.facts);
-    if (rebuilt === null) continue;
-    const pointer = `${base}/requests/${line.id.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-    const theirs = stated[line.id];
-    if (pick(theirs) !== pick(rebuilt)) {
-      problems.push({
-        pointer,
-        message:
-          `results.json says ${brief(isJsonObject(theirs) ? theirs["verified"] : theirs)}, the evidence (${name} ` +
-          `line ${line.lineNumber}: request, slot_reading) gives verified ${rebuilt.verified}` +
-          (rebuilt.differing.length > 0 ? ` (${rebuilt.differing.join(", ")} differ)` : ""),
-      });
-    }
-    if (rebuilt.verified === false && input.status !== null && input.status !== "nonconforming") {
-      problems.push({
-        pointer: "/run/status",
-        message:
-          `${name} line ${line.lineNumber} shows the engine ran "${line.id}" with ${rebuilt.differing.join(", ")} ` +
-          `other than sent, so run.status must be "nonconforming", found "${input.status}"`,
-      });
-    }
-  }
-}
-
-/**
- * /extensions/round_queueing rebuilt with score/'s roundQueueing from the records and the lines' response-headers
- * stamps: how many requests of each round waited for a slot, and each wait (numbers and flags; the words are not
- * compared).
- */
-function checkQueueing(lines: readonly EvidenceLine[], input: EvidenceCheckInput, problems: ProblemSink): void {
-  if (input.run === null || !input.run.optionalConcurrency || input.serverCapacity === undefined) return;
-  // Rebuilt only from a complete set of sound records (the others were reported where they fail).
-  if (input.records.length !== input.ids.length) return;
-  const pointer = "/extensions/round_queueing";
-  const headers = Object.fromEntries(
-    lines.map((line) => [line.id, line.facts.kind === "outcome" ? line.facts.outcome.offsets.headers_s : null]),
-  );
-  const rebuilt = roundQueueing(input.records.map((r) => r.record), headers, input.serverCapacity);
-  const numbers = (value: unknown) =>
-    JSON.stringify(
-      Array.isArray(value)
-        ? value.map((round) =>
-          isJsonObject(round)
-            ? {
-              round: round["round"],
-              capacity: round["capacity"],
-              waited: round["waited"],
-              requests: Array.isArray(round["requests"])
-                ? round["requests"].map((w) =>
-                  isJsonObject(w) ? { id: w["request_id"], wait_s: w["wait_s"], queued: w["queued"] } : w
-                )
-                : round["requests"],
-            }
-            : round
-        )
-        : value,
-    );
-  if (numbers(input.roundQueueing) !== numbers(rebuilt)) {
-    const shown = rebuilt.map((r) => `round ${r.round}: ${r.waited ?? "unknown"} waited`).join(", ");
-    problems.push({
-      pointer,
-      message: `differs from what the request records and the lines' response-headers stamps give (${shown})`,
-    });
-  }
-}
-
 /** Where a sent request lies on the run's clock (null when its end offset is unusable). */
 function spanOf(line: EvidenceLine): RequestSpan | null {
   if (line.facts.kind !== "outcome") return null;
@@ -522,6 +339,7 @@ export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink):
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);
   checkOverridesListed(lines, input, problems);
+  checkOverridesRedacted(lines, input, problems);
   checkConfigChecks(lines, input, problems);
   checkQueueing(lines, input, problems);
   if (input.fixtures !== null) checkRecords(lines, input, input.fixtures, problems);

@@ -27,6 +27,15 @@ const LOOK = {
   },
 } as const;
 
+/**
+ * The x scale of a range chart: fitted to the values (not from zero) so that their spread fills the frame; from zero
+ * where every value is the same, since a zero-width domain would label its only tick "1,500.000000".
+ */
+export function spreadScale(values: readonly (number | null)[]): { zero: boolean; nice: boolean } {
+  const known = values.filter((v): v is number => v !== null);
+  return { zero: known.length === 0 || known.every((v) => v === known[0]), nice: true };
+}
+
 /** The spec with the schema and the shared look (explicit settings of `spec` win). */
 export function withLook(spec: ChartSpec): ChartSpec {
   const config = { ...LOOK.config, ...((spec as { config?: object }).config ?? {}) };
@@ -40,12 +49,18 @@ export function withLook(spec: ChartSpec): ChartSpec {
 }
 
 /**
- * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0"): the same spec gives the same bytes under the
- * same versions, so a result records it and a picture is compared byte for byte only under the same renderer.
+ * Version of the result pictures' specs (pictures.ts): raised whenever a spec changes, so that a picture drawn by an
+ * older spec is not compared byte for byte with a newer one (2: the numbers moved into the row labels).
+ */
+export const PICTURE_SPEC_VERSION = 2;
+
+/**
+ * The renderer's name and versions ("vega 6.4.0, vega-lite 6.5.0, pictures 2"): the same spec gives the same bytes
+ * under the same versions, so a result records it and a picture is compared byte for byte only under the same one.
  */
 export async function chartRenderer(): Promise<string> {
   const [vega, vegaLite] = await Promise.all([import("vega"), import("vega-lite")]);
-  return `vega ${vega.version}, vega-lite ${vegaLite.version}`;
+  return `vega ${vega.version}, vega-lite ${vegaLite.version}, pictures ${PICTURE_SPEC_VERSION}`;
 }
 
 /**

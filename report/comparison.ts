@@ -8,13 +8,23 @@
  * - inside a group, each configuration (machine, engine and build, track, engine settings, capacity, dialect,
  *   simulation) has its own rows, labelled A, B, ... with what differs between them;
  * - complete, partial and nonconforming results are separate sections of a group; concurrency levels are separate
- *   rows (the optional stage is its own case).
+ *   rows (the optional stage is its own case);
+ * - runs of one configuration that disagree on a metric are not pooled into it (comparison_delta.ts);
+ * - each section answers "A or B?" case by case: every other configuration against its first, with an interval.
  * The order is fixed by the results, not by the order the folders were named in: configurations by their first
  * run's start, groups by their label. Statistics come from score/; this module only groups.
  */
-import { CONCURRENCY_CASE, type Metric, PERFORMANCE_CASES, type Result, type RunStatus } from "../contract/mod.ts";
-import { leftOutOfReadout, pooledMetric, rangeOf, readCase, type ValueRange } from "../score/mod.ts";
+import { CONCURRENCY_CASE, PERFORMANCE_CASES, type Result, type RunStatus } from "../contract/mod.ts";
+import { includedMetricValues, leftOutOfReadout, readCase, type ValueRange } from "../score/mod.ts";
 import { gpuNames, isSimulated } from "./_report_head.ts";
+import {
+  type CaseDelta,
+  caseDelta,
+  DELTA_METRICS,
+  type DeltaMetric,
+  type MetricSample,
+  sampleMetric,
+} from "./comparison_delta.ts";
 
 /** Metrics a comparison row shows. */
 export const COMPARED_METRICS = ["prompt_tps", "decode_tps", "ttft_s", "first_answer_s"] as const;
@@ -55,13 +65,18 @@ export interface ComparisonRow {
   inputTokens: ValueRange;
   cachedTokens: ValueRange;
   outputTokens: ValueRange;
-  /** null where the readout leaves the metric out (score/'s leftOutOfReadout: the short prompt's prompt rate). */
+  /**
+   * null where the readout leaves the metric out (score/'s leftOutOfReadout: the short prompt's prompt rate); the
+   * median is null where the runs disagree (see `samples`).
+   */
   metrics: Record<ComparedMetric, ValueRange | null>;
   /**
    * The optional stage's aggregate output tokens/s per round (the rounds of every run of the row, median [min-max]
    * n); null for a case of the required suite. Per-client rates are never averaged into it.
    */
   roundAggregateTps: ValueRange | null;
+  /** Each metric's values per run, and whether the runs disagree; absent where the metric is left out. */
+  samples: Partial<Record<DeltaMetric, MetricSample>>;
   /** The configuration's runs were a simulation. */
   simulated: boolean;
   capped: number;
@@ -74,6 +89,8 @@ export interface ComparisonRow {
 export interface ComparisonSection {
   status: RunStatus;
   rows: ComparisonRow[];
+  /** Every other configuration of the section against its first, per case and metric (empty with one). */
+  deltas: CaseDelta[];
 }
 
 /** Results of one protocol and one model. */
@@ -182,19 +199,24 @@ function rowsOf(label: string, status: RunStatus, inputs: readonly ComparedInput
     const having = inputs.filter((i) => i.result.requests.some((r) => r.phase === phase && r.case_id === caseId));
     if (having.length === 0) continue;
     const readout = readCase(having.flatMap((i) => i.result.requests), phase, caseId);
-    const metric = (m: Metric): ValueRange | null => {
-      if (leftOutOfReadout(m, caseId)) return null;
-      return pooledMetric(
-        having.map((i) => ({
+    const samples: Partial<Record<DeltaMetric, MetricSample>> = {};
+    for (const m of COMPARED_METRICS) {
+      if (leftOutOfReadout(m, caseId)) continue;
+      samples[m] = sampleMetric(having.map((i) =>
+        includedMetricValues({
           requests: i.result.requests,
           includedRequestIds: i.result.summaries.find((s) =>
             s.phase === phase && s.case_id === caseId && s.metric === m
-          )
-            ?.included_request_ids ?? [],
-        })),
-        m,
+          )?.included_request_ids ?? [],
+        }, m)
+      ));
+    }
+    if (phase === "concurrency") {
+      samples.round_aggregate_tps = sampleMetric(
+        having.map((i) => i.result.concurrency_rounds.flatMap((r) => r.aggregate_tps ?? [])),
       );
-    };
+    }
+    const metric = (m: DeltaMetric): ValueRange | null => samples[m]?.range ?? null;
     rows.push({
       configuration: label,
       caseId,
@@ -209,9 +231,8 @@ function rowsOf(label: string, status: RunStatus, inputs: readonly ComparedInput
         ttft_s: metric("ttft_s"),
         first_answer_s: metric("first_answer_s"),
       },
-      roundAggregateTps: phase === "concurrency"
-        ? rangeOf(having.flatMap((i) => i.result.concurrency_rounds.flatMap((r) => r.aggregate_tps ?? [])))
-        : null,
+      roundAggregateTps: metric("round_aggregate_tps"),
+      samples,
       simulated: having.some((i) => isSimulated(i.result)),
       capped: readout.capped,
       records: readout.records,
@@ -220,6 +241,27 @@ function rowsOf(label: string, status: RunStatus, inputs: readonly ComparedInput
     });
   }
   return rows;
+}
+
+/** Every other configuration of a section's rows against its first configuration, per case and metric. */
+function deltasOf(rows: readonly ComparisonRow[]): CaseDelta[] {
+  const baseline = rows[0]?.configuration;
+  const out: CaseDelta[] = [];
+  for (const row of rows) {
+    if (row.configuration === baseline) continue;
+    const base = rows.find((r) => r.configuration === baseline && r.caseId === row.caseId);
+    if (base === undefined) continue;
+    for (const metric of DELTA_METRICS) {
+      const a = base.samples[metric];
+      const b = row.samples[metric];
+      if (a === undefined || b === undefined) continue;
+      out.push(caseDelta({ caseId: row.caseId, concurrency: row.concurrency, metric }, {
+        label: base.configuration,
+        sample: a,
+      }, { label: row.configuration, sample: b }));
+    }
+  }
+  return out;
 }
 
 /**
@@ -281,7 +323,7 @@ export function compareResults(inputs: readonly ComparedInput[]): Comparison {
         const withStatus = e.inputs.filter((i) => i.result.run.status === status);
         return withStatus.length === 0 ? [] : rowsOf(e.label, status, withStatus);
       });
-      if (rows.length > 0) sections.push({ status, rows });
+      if (rows.length > 0) sections.push({ status, rows, deltas: deltasOf(rows) });
     }
     out.push({
       label: facts.map(([, value]) => value ?? "not measured").slice(0, 3).join(" / "),

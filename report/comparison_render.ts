@@ -6,8 +6,7 @@
  * out of its table.
  */
 import { METRIC_UNITS } from "../contract/mod.ts";
-import { LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
-import type { ChartSpec } from "./charts.ts";
+import { BOOTSTRAP_RESAMPLES, LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
 import {
   COMPARED_METRICS,
   type ComparedConfiguration,
@@ -16,15 +15,26 @@ import {
   type ComparisonRow,
   type FactValue,
 } from "./comparison.ts";
-import { fixed, markdownText, metricDecimals, NOT_MEASURED, oneLine, tokenRange } from "./_format.ts";
+import {
+  type CaseDelta,
+  DELTA_METRICS,
+  DELTA_SEED,
+  type DeltaMetric,
+  type MetricSample,
+  RUN_DISAGREEMENT,
+} from "./comparison_delta.ts";
+import { fixed, markdownText, metricDecimals, NOT_MEASURED, tokenRange } from "./_format.ts";
 
 /** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
-/** Version 2: snake_case keys, null for what was not measured, the round aggregate and the simulated labels. */
-export const COMPARISON_SCHEMA_VERSION = 2;
+/**
+ * Version 3: snake_case keys, null for what was not measured, the round aggregate, the simulated labels, each
+ * section's deltas and the medians of runs that disagree.
+ */
+export const COMPARISON_SCHEMA_VERSION = 3;
 
 /** The label of a simulated configuration wherever it is named. */
-const SIMULATED = "SIMULATED";
+export const SIMULATED = "SIMULATED";
 
 const SECTION_TITLES = {
   complete: "Complete results",
@@ -47,9 +57,30 @@ function factList(facts: readonly [string, FactValue][]): string {
   return facts.map(([k, v]) => `${k} ${factText(v)}`).join("; ");
 }
 
-/** "41.2 [39.8-42.0] n=6" for rates; "0.123 n=6" for the latency medians; "left out" / "not measured (n=0)". */
-function metricCell(range: ValueRange | null, metric: ComparedMetric): string {
+/** A metric's name and unit as the delta table and the picture say it. */
+export const DELTA_NAMES: Readonly<Record<DeltaMetric, string>> = {
+  prompt_tps: "prompt tok/s",
+  decode_tps: "decode tok/s",
+  ttft_s: "TTFT s",
+  first_answer_s: "first answer s",
+  round_aggregate_tps: "round aggregate tok/s",
+};
+
+/** "runs disagree: 0.120 | 0.480 (not pooled)" where a configuration's runs disagree, else null. */
+function disagreement(sample: MetricSample | undefined, decimals: number): string | null {
+  const medians = sample?.disagreeingRunMedians;
+  if (medians === null || medians === undefined) return null;
+  return `runs disagree: ${medians.map((m) => fixed(m, decimals)).join("; ")} (not pooled)`;
+}
+
+/**
+ * "41.2 [39.8-42.0] n=6" for rates; "0.123 n=6" for the latency medians; "left out" / "not measured (n=0)"; each
+ * run's median where the runs disagree.
+ */
+export function metricCell(range: ValueRange | null, metric: ComparedMetric, sample?: MetricSample): string {
   if (range === null) return "left out (*)";
+  const split = disagreement(sample, metricDecimals(metric));
+  if (split !== null) return split;
   if (range.median === null) return `${NOT_MEASURED} (n=${range.n})`;
   const d = metricDecimals(metric);
   return METRIC_UNITS[metric] === "s"
@@ -58,8 +89,10 @@ function metricCell(range: ValueRange | null, metric: ComparedMetric): string {
 }
 
 /** The optional stage's aggregate per round: "160.2 [150.1-171.0] n=3 rounds", empty for a required case. */
-function aggregateCell(range: ValueRange | null): string {
+export function aggregateCell(range: ValueRange | null, sample?: MetricSample): string {
   if (range === null) return "";
+  const split = disagreement(sample, 1);
+  if (split !== null) return split;
   if (range.median === null) return `${NOT_MEASURED} (n=0)`;
   return `${fixed(range.median, 1)} [${fixed(range.min, 1)}-${fixed(range.max, 1)}] n=${range.n} rounds`;
 }
@@ -68,7 +101,7 @@ function caseName(row: ComparisonRow): string {
   return row.concurrency > 1 ? `${row.caseId} x${row.concurrency}` : row.caseId;
 }
 
-function configName(label: string, simulated: boolean): string {
+export function configName(label: string, simulated: boolean): string {
   return simulated ? `${label} (${SIMULATED})` : label;
 }
 
@@ -94,8 +127,8 @@ function tableRow(row: ComparisonRow): string[] {
     tokenRange(row.cachedTokens),
     tokenRange(row.outputTokens),
     String(row.runs),
-    ...COMPARED_METRICS.map((m) => metricCell(row.metrics[m], m)),
-    aggregateCell(row.roundAggregateTps),
+    ...COMPARED_METRICS.map((m) => metricCell(row.metrics[m], m, row.samples[m])),
+    aggregateCell(row.roundAggregateTps, row.samples.round_aggregate_tps),
     `${row.capped}/${row.records}`,
     row.sanity.join(", "),
     row.status,
@@ -106,7 +139,7 @@ function simulatedConfigurations(comparison: Comparison): ComparedConfiguration[
   return comparison.groups.flatMap((g) => g.configurations.filter((c) => c.simulated));
 }
 
-function simulatedBanner(comparison: Comparison): string | null {
+export function simulatedBanner(comparison: Comparison): string | null {
   const simulated = simulatedConfigurations(comparison).map((c) => c.label);
   if (simulated.length === 0) return null;
   return `${SIMULATED}: configuration${simulated.length > 1 ? "s" : ""} ${simulated.join(", ")} ran against the ` +
@@ -120,6 +153,55 @@ function heading(comparison: Comparison, refused: readonly string[]): string {
   const folders = `${given} result folder${given === 1 ? "" : "s"}`;
   return refused.length === 0 ? `Comparison of ${folders}` : `Comparison of ${folders}: ${compared} compared, ` +
     `${refused.length} refused`;
+}
+
+function signedPercent(value: number): string {
+  return `${value >= 0 ? "+" : ""}${(value * 100).toFixed(1)}%`;
+}
+
+export function deltaDecimals(metric: DeltaMetric): number {
+  return metric === "round_aggregate_tps" ? 1 : metricDecimals(metric);
+}
+
+/** One delta as table cells: case, metric, A, B, B vs A, 95% interval, verdict. */
+export function deltaCells(d: CaseDelta): string[] {
+  const decimals = deltaDecimals(d.metric);
+  return [
+    d.concurrency > 1 ? `${d.caseId} x${d.concurrency}` : d.caseId,
+    DELTA_NAMES[d.metric],
+    d.disagreeing.includes(d.baseline) ? "runs disagree" : fixed(d.baselineMedian, decimals),
+    d.disagreeing.includes(d.candidate) ? "runs disagree" : fixed(d.candidateMedian, decimals),
+    d.delta === null ? "" : signedPercent(d.delta.estimate),
+    d.delta === null ? "" : `${signedPercent(d.delta.lower)} to ${signedPercent(d.delta.upper)}`,
+    d.verdict === "not resolved" ? `not resolved (${d.why})` : `${d.candidate} ${d.verdict}`,
+  ];
+}
+
+/** How every interval of a comparison is computed (printed under its delta tables). */
+export const DELTA_NOTE = "B vs A is median(B) / median(A) - 1; its 95% interval is a seeded (seed " +
+  `${DELTA_SEED}) ${BOOTSTRAP_RESAMPLES}-resample percentile bootstrap over each side's repetitions (rounds for ` +
+  'the round aggregate). "not resolved" where the interval includes 0: the data cannot tell A from B.';
+
+/** The delta tables of a section, one per candidate configuration ("B vs A"). */
+function deltaTables(deltas: readonly CaseDelta[]): string[] {
+  const out: string[] = [];
+  for (const candidate of [...new Set(deltas.map((d) => d.candidate))]) {
+    const mine = deltas.filter((d) => d.candidate === candidate);
+    const head = [
+      "Case",
+      "Metric",
+      mine[0]!.baseline,
+      candidate,
+      `${candidate} vs ${mine[0]!.baseline}`,
+      "95% interval",
+      "Verdict",
+    ];
+    out.push(`#### ${candidate} against ${mine[0]!.baseline}, case by case`, "");
+    out.push(`| ${head.map(markdownText).join(" | ")} |`, `|${head.map(() => " --- |").join("")}`);
+    for (const d of mine) out.push(`| ${deltaCells(d).map(markdownText).join(" | ")} |`);
+    out.push("");
+  }
+  return out;
 }
 
 /** The comparison as Markdown: notes, then per group its shared facts, configurations and status sections. */
@@ -147,14 +229,17 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
       out.push(`### ${SECTION_TITLES[section.status]}`, "");
       out.push(`| ${TABLE_HEAD.join(" | ")} |`, `|${TABLE_HEAD.map(() => " --- |").join("")}`);
       for (const row of section.rows) out.push(`| ${tableRow(row).map(markdownText).join(" | ")} |`);
-      out.push("");
+      out.push("", ...deltaTables(section.deltas));
     }
   });
   out.push(
     "Token counts are the engine's, median [min-max] over the measured requests; rates are median [min-max] n and " +
       "latencies median n over the requests each run's summaries included, the runs of one configuration read " +
       "together. The round aggregate is each concurrency round's output tokens over its wall time, median " +
-      `[min-max] over the rounds. ${markdownText(LEFT_OUT_NOTE)}`,
+      `[min-max] over the rounds. ${markdownText(LEFT_OUT_NOTE)} Runs of one configuration whose ranges do not ` +
+      `overlap and whose medians differ by more than ${
+        RUN_DISAGREEMENT * 100
+      }% are not pooled: each run's median is shown. ${markdownText(DELTA_NOTE)}`,
   );
   return `${out.join("\n")}\n`;
 }
@@ -163,7 +248,7 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
  * One CSV cell: quoted when needed; text a spreadsheet would evaluate (= + - @, tab, CR) gets a leading '; a sanity
  * score is written "11 of 12", which no spreadsheet reads as a date (as it would "11/12").
  */
-function csvCell(value: string | number | null): string {
+export function csvCell(value: string | number | null): string {
   if (value === null) return "";
   if (typeof value === "number") return String(value);
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
@@ -183,6 +268,7 @@ const CSV_HEAD = [
   ...["input_tokens", "cached_tokens", "output_tokens"].flatMap((t) => [`${t}_median`, `${t}_min`, `${t}_max`]),
   ...COMPARED_METRICS.flatMap((m) => [`${m}_median`, `${m}_min`, `${m}_max`, `${m}_n`]),
   ...["median", "min", "max", "n"].map((s) => `round_aggregate_tps_${s}`),
+  ...DELTA_METRICS.flatMap((m) => ["delta", "delta_lower", "delta_upper", "verdict"].map((c) => `${m}_${c}`)),
   "capped",
   "records",
   "sanity",
@@ -190,7 +276,8 @@ const CSV_HEAD = [
 
 /**
  * The comparison as CSV (RFC 4180 quoting, LF line ends, which every spreadsheet reads and a terminal prints as
- * they are): one line per row, every statistic in its own column.
+ * they are): one line per row, every statistic in its own column; a row of a configuration other than its section's
+ * first carries its delta against that first one per metric (relative, 95% interval, verdict).
  */
 export function renderComparisonCsv(comparison: Comparison): string {
   const lines = [CSV_HEAD.join(",")];
@@ -217,6 +304,18 @@ export function renderComparisonCsv(comparison: Comparison): string {
             ...COMPARED_METRICS.flatMap((m) => [...stats(row.metrics[m]), row.metrics[m]?.n ?? null]),
             ...stats(aggregate),
             aggregate?.n ?? null,
+            ...DELTA_METRICS.flatMap((m) => {
+              const d = section.deltas.find((x) =>
+                x.candidate === row.configuration && x.caseId === row.caseId &&
+                x.metric === m
+              );
+              return d === undefined ? [null, null, null, null] : [
+                d.delta?.estimate ?? null,
+                d.delta?.lower ?? null,
+                d.delta?.upper ?? null,
+                d.verdict === "not resolved" ? `not resolved: ${d.why}` : `${d.candidate} ${d.verdict}`,
+              ];
+            }),
             row.capped,
             row.records,
             row.sanity.map((s) => s.replace("/", " of ")).join("; "),
@@ -249,6 +348,11 @@ function rowJson(row: ComparisonRow) {
     cached_tokens: range(row.cachedTokens),
     output_tokens: range(row.outputTokens),
     metrics: Object.fromEntries(COMPARED_METRICS.map((m) => [m, range(row.metrics[m])])),
+    disagreeing_run_medians: Object.fromEntries(
+      Object.entries(row.samples).flatMap((
+        [m, s],
+      ) => (s.disagreeingRunMedians === null ? [] : [[m, s.disagreeingRunMedians]])),
+    ),
     round_aggregate_tps: range(row.roundAggregateTps),
     capped: row.capped,
     records: row.records,
@@ -284,81 +388,23 @@ export function renderComparisonJson(comparison: Comparison, refused: readonly s
           simulated: r.simulated,
         })),
       })),
-      sections: group.sections.map((s) => ({ status: s.status, rows: s.rows.map(rowJson) })),
+      sections: group.sections.map((s) => ({
+        status: s.status,
+        rows: s.rows.map(rowJson),
+        deltas: s.deltas.map((d) => ({
+          case_id: d.caseId,
+          concurrency: d.concurrency,
+          metric: d.metric,
+          baseline: d.baseline,
+          candidate: d.candidate,
+          baseline_median: d.baselineMedian,
+          candidate_median: d.candidateMedian,
+          delta: d.delta,
+          verdict: d.verdict,
+          why: d.why,
+        })),
+      })),
     })),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
-}
-
-/** The comparison picture: per group, prompt and decode tok/s per case and configuration, median and min-max. */
-export function comparisonSpec(comparison: Comparison): ChartSpec {
-  const panels = comparison.groups.flatMap((group, index) =>
-    (["prompt_tps", "decode_tps"] as const).map((metric) => {
-      const values = group.sections.flatMap((section) =>
-        section.rows.flatMap((row) => {
-          const range = row.metrics[metric];
-          if (range === null) return [];
-          return [{
-            row: `${caseName(row)} · ${configName(row.configuration, row.simulated)}${
-              section.status === "complete" ? "" : ` (${section.status})`
-            }`,
-            config: row.configuration,
-            median: range.median,
-            min: range.min,
-            max: range.max,
-            textAt: range.max ?? 0,
-            text: metricCell(range, metric),
-          }];
-        })
-      );
-      const y = {
-        field: "row",
-        type: "nominal",
-        sort: values.map((v) => v.row),
-        title: null,
-        axis: { labelLimit: 260 },
-      };
-      return {
-        title: `Group ${index + 1}: ${oneLine(group.label)}: ${metric === "prompt_tps" ? "prompt" : "decode"} tokens/s`,
-        width: 300,
-        height: { step: 24 },
-        data: { values },
-        layer: [
-          {
-            mark: { type: "rule", strokeWidth: 2 },
-            encoding: {
-              y,
-              x: { field: "min", type: "quantitative", title: null, scale: { zero: true } },
-              x2: { field: "max" },
-              color: { field: "config", type: "nominal", legend: null },
-            },
-          },
-          {
-            mark: { type: "point", filled: true, size: 60 },
-            encoding: {
-              y,
-              x: { field: "median", type: "quantitative" },
-              color: { field: "config", type: "nominal", title: "configuration" },
-            },
-          },
-          {
-            mark: { type: "text", align: "left", dx: 8, fontSize: 11 },
-            encoding: { y, x: { field: "textAt", type: "quantitative" }, text: { field: "text" } },
-          },
-        ],
-      };
-    })
-  );
-  const banner = simulatedBanner(comparison);
-  const title = "Comparison: prompt and decode tokens/s per case and configuration (median, min-max)";
-  return {
-    title: {
-      text: banner === null ? title : `${SIMULATED}: ${title}`,
-      subtitle: [
-        ...(banner === null ? [] : [banner]),
-        ...(comparison.notes.length > 0 ? comparison.notes : ["one protocol and model"]),
-      ],
-    },
-    vconcat: panels,
-  } as unknown as ChartSpec;
 }

@@ -48,11 +48,13 @@ export {
 export {
   COMPARISON_FORMAT,
   COMPARISON_SCHEMA_VERSION,
-  comparisonSpec,
+  csvCell,
   renderComparisonCsv,
   renderComparisonJson,
   renderComparisonMarkdown,
 } from "./comparison_render.ts";
+export { comparisonSpec } from "./comparison_picture.ts";
+export { type CurvePercentiles, type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
 export { type Picture, PICTURE_FILES, PICTURES_RENDERER_KEY, pictureSpecs, renderResultPictures } from "./pictures.ts";
 export { picturesNote } from "./_checks_pictures.ts";
 export {

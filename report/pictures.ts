@@ -14,7 +14,7 @@ import {
   type Summary,
 } from "../contract/mod.ts";
 import { leftOutOfReadout, readCases } from "../score/mod.ts";
-import { chartRenderer, type ChartSpec, renderChartSvg } from "./charts.ts";
+import { chartRenderer, type ChartSpec, renderChartSvg, spreadScale } from "./charts.ts";
 import { fixed, metricDecimals } from "./_format.ts";
 
 /** One picture: its file name in the result folder, the caption the README gives it, its SVG text and renderer. */
@@ -100,30 +100,51 @@ function rangeRows(result: Result, metric: Metric): RangeRow[] {
   });
 }
 
-/** Horizontal median-and-range chart: a rule from min to max, a dot at the median, the numbers beside it. */
-function rangePanel(rows: RangeRow[], title: string): ChartSpec {
+/** The unit a metric's axis is titled with. */
+const METRIC_UNITS_TEXT: Readonly<Record<Metric, string>> = {
+  prompt_tps: "prompt tokens/s",
+  decode_tps: "decode tokens/s",
+  ttft_s: "seconds from dispatch",
+  first_answer_s: "seconds from dispatch",
+  total_s: "seconds from dispatch",
+};
+
+/**
+ * Horizontal median-and-range chart: a rule from min to max and a dot at the median; each row's label carries its
+ * numbers, so nothing is drawn outside the frame.
+ */
+function rangePanel(rows: RangeRow[], title: string, metric: Metric): ChartSpec {
+  const values = rows.map((row) => ({ ...row, label: `${row.label}: ${row.text}` }));
   // The case order is given explicitly: a layer that drops a row without a value would otherwise move it last.
-  const y = { field: "label", type: "nominal", sort: rows.map((r) => r.label), title: null, axis: { labelLimit: 220 } };
+  const y = {
+    field: "label",
+    type: "nominal",
+    sort: values.map((r) => r.label),
+    title: null,
+    axis: { labelLimit: 480 },
+  };
   // With no value at all the axis would show a lone 0.000000: draw an empty [0, 1] scale without labels.
   const empty = rows.every((row) => row.median === null);
-  const x = empty ? { scale: { domain: [0, 1] }, axis: null } : { scale: { zero: true } };
+  const x = empty
+    ? { scale: { domain: [0, 1] }, axis: null }
+    : { scale: spreadScale(rows.flatMap((r) => [r.min, r.max])) };
   return {
     title,
-    width: 300,
+    width: 320,
     height: { step: 30 },
-    data: { values: rows.map((row) => ({ ...row, textAt: row.max ?? 0 })) },
+    data: { values },
     layer: [
       {
-        mark: { type: "rule", strokeWidth: 2, color: "#4c78a8" },
-        encoding: { y, x: { field: "min", type: "quantitative", title: null, ...x }, x2: { field: "max" } },
+        mark: { type: "rule", strokeWidth: 3, color: "#4c78a8" },
+        encoding: {
+          y,
+          x: { field: "min", type: "quantitative", title: METRIC_UNITS_TEXT[metric], ...x },
+          x2: { field: "max" },
+        },
       },
       {
-        mark: { type: "point", filled: true, size: 70, color: "#1f3f66" },
+        mark: { type: "point", filled: true, size: 80, color: "#1f3f66" },
         encoding: { y, x: { field: "median", type: "quantitative" } },
-      },
-      {
-        mark: { type: "text", align: "left", dx: 8, fontSize: 11, color: "#222" },
-        encoding: { y, x: { field: "textAt", type: "quantitative" }, text: { field: "text" } },
       },
     ],
   } as unknown as ChartSpec;
@@ -133,7 +154,7 @@ function rangePicture(result: Result, metrics: Metric[], title: string): ChartSp
   return {
     title: { text: heading(result, title), subtitle: subtitle(result) },
     vconcat: metrics.map((metric) =>
-      rangePanel(rangeRows(result, metric), `${METRIC_LABELS[metric]} (median, min-max)`)
+      rangePanel(rangeRows(result, metric), `${METRIC_LABELS[metric]} (median, min-max)`, metric)
     ),
   } as unknown as ChartSpec;
 }
@@ -156,7 +177,12 @@ function capsPicture(result: Result): ChartSpec {
     mark: { type: "bar" },
     encoding: {
       y: { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 220 } },
-      x: { field: "count", type: "quantitative", title: "requests", axis: { tickMinStep: 1 } },
+      x: {
+        field: "count",
+        type: "quantitative",
+        title: "requests (stacked by how they ended)",
+        axis: { tickMinStep: 1 },
+      },
       color: {
         field: "outcome",
         type: "nominal",
@@ -174,12 +200,10 @@ function capsPicture(result: Result): ChartSpec {
 
 function roundsPicture(result: Result): ChartSpec {
   const values = result.concurrency_rounds.map((r) => ({
-    label: `round ${r.round}`,
+    label: `round ${r.round}: ${r.aggregate_tps === null ? "not measured" : `${fixed(r.aggregate_tps, 1)} tok/s`}, ` +
+      `${r.failed} failed`,
     tps: r.aggregate_tps,
-    textAt: r.aggregate_tps ?? 0,
-    text: `${r.aggregate_tps === null ? "not measured" : `${fixed(r.aggregate_tps, 1)} tok/s`}, ${r.failed} failed`,
   }));
-  const y = { field: "label", type: "nominal", sort: null, title: null } as const;
   return {
     title: {
       text: heading(result, "Optional stage: aggregate output tokens/s per round (4 requests released together)"),
@@ -188,19 +212,14 @@ function roundsPicture(result: Result): ChartSpec {
         `server capacity ${result.configuration.server_capacity ?? "not measured"} slot(s)`,
       ],
     },
-    width: 300,
+    width: 320,
     height: { step: 30 },
     data: { values },
-    layer: [
-      {
-        mark: { type: "bar", color: "#4c78a8" },
-        encoding: { y, x: { field: "tps", type: "quantitative", title: "tokens/s" } },
-      },
-      {
-        mark: { type: "text", align: "left", dx: 6, fontSize: 11 },
-        encoding: { y, x: { field: "textAt", type: "quantitative" }, text: { field: "text" } },
-      },
-    ],
+    mark: { type: "bar", color: "#4c78a8" },
+    encoding: {
+      y: { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 480 } },
+      x: { field: "tps", type: "quantitative", title: "aggregate output tokens/s" },
+    },
   } as unknown as ChartSpec;
 }
 

@@ -231,7 +231,16 @@ export async function sealResult(resultsText: string, deps: SealDeps): Promise<S
     rehashed,
     rederived: derived.texts.map((t) => t.pointer),
   }];
-  const readme = await redrawReadme(value, deps);
+  let readme: ReadmeOutcome;
+  try {
+    readme = await redrawReadme(value, deps);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      reasons: [`README.md cannot be read (${why}); it must be a regular file: restore the one the run wrote`],
+    };
+  }
   const text = `${JSON.stringify(value, null, 2)}\n`;
   const problems = await deps.validate(text);
   if (problems.length > 0) return refused(problems);

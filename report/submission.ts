@@ -38,26 +38,39 @@ const README_LINES: Readonly<Record<ReadmeState, string>> = {
   unrecorded: "not compared (the run recorded no hash of it)",
 };
 
-/** The seals recorded in extensions.sealed, as "<time>: <files>" (empty when the folder was never sealed). */
+/**
+ * The seals recorded in extensions.sealed, as "<time>: <files>" (empty when the folder was never sealed), as
+ * Markdown text: the record is the folder's own words, so nothing in it may become markup.
+ */
 function seals(result: Result): string[] {
   const recorded = result.extensions?.[DIGEST_KEYS.seal];
   if (!Array.isArray(recorded)) return [];
   return recorded.map((seal: { sealed_at?: unknown; rehashed?: { path?: unknown }[] }) => {
     const files = Array.isArray(seal?.rehashed) ? seal.rehashed.map((r) => String(r?.path)).join(", ") : "";
-    return `${String(seal?.sealed_at)}: ${files === "" ? "no file re-hashed" : `re-hashed ${files}`}`;
+    return markdownText(`${String(seal?.sealed_at)}: ${files === "" ? "no file re-hashed" : `re-hashed ${files}`}`);
   });
 }
 
-/** The closing sentence: what was done to the folder before the pull request, as results.json records it. */
+/**
+ * The closing sentence: what results.json records about the folder since the run, and nothing the tool cannot
+ * know (whether a person read the folder, or why a file changed).
+ */
 function checkedLine(result: Result): string {
   const sealed = seals(result);
   if (sealed.length === 0) {
-    return "The folder is as the run wrote it: it was not redacted and sealed after the run " +
+    return "The folder is as the run wrote it: no file was re-hashed after the run " +
       "(`strata-bench report DIR` validated it). Read it for private data before you submit; after a redaction, " +
       "`strata-bench report DIR --seal` carries it into results.json.";
   }
-  return `Checked before opening this pull request: the folder was read for private data and redacted by hand, ` +
-    `then sealed (${sealed.join("; ")}), and \`strata-bench report DIR\` validated it.`;
+  return "After the run, these files differed from the run's own digests and a person re-hashed them with " +
+    `\`strata-bench report DIR --seal\`, which found nothing measured changed (${sealed.join("; ")}); ` +
+    "`strata-bench report DIR` validated the folder.";
+}
+
+/** A folder path as a Markdown link target: every segment percent-encoded, parentheses included. */
+function linkTarget(path: string): string {
+  return path.split("/").map((s) => encodeURIComponent(s).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16)}`))
+    .join("/");
 }
 
 /** The suggested title; an unknown part reads "not measured", as the protocol's prose does. */
@@ -83,10 +96,11 @@ function stageLine(result: Result, phase: "warmup" | "performance" | "sanity" | 
 export function prBody(result: Result, facts: SubmissionFacts): string {
   const folder = `bench/results/${facts.folderName}/`;
   const report = `${folder}README.md`;
+  const link = (path: string) => `[${markdownText(path)}](${linkTarget(path)})`;
   const reportLine = facts.readme === "missing"
-    ? `- Report: README.md is missing from [${folder}](${folder}); restore it before you submit (results.json, ` +
+    ? `- Report: README.md is missing from ${link(folder)}; restore it before you submit (results.json, ` +
       "outputs.jsonl and every artifact are there)"
-    : `- Report: [${report}](${report}), with results.json, outputs.jsonl and every artifact beside it`;
+    : `- Report: ${link(report)}, with results.json, outputs.jsonl and every artifact beside it`;
   const head = reportHead(result, skippedLines(result));
   const out: string[] = [];
   if (isSimulated(result)) {

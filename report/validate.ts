@@ -23,7 +23,13 @@
  */
 import { type Artifact, type Fixture, type Result, RESULT_SCHEMA, scheduleIds } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import { type ArtifactReader, checkArtifactBytes, checkArtifactList } from "./_checks_artifacts.ts";
+import {
+  type ArtifactReader,
+  checkArtifactBytes,
+  checkArtifactList,
+  checkFolderFiles,
+  checkSeals,
+} from "./_checks_artifacts.ts";
 import {
   checkCountIdentities,
   checkCountsMatchRecords,
@@ -70,6 +76,11 @@ export interface ValidateOptions {
    * run recorded; see _checks_pictures.ts). Default true.
    */
   redrawPictures?: boolean;
+  /**
+   * With `readArtifact`, the names of the files in the result folder (a subfolder as "name/"): any file that is not
+   * a listed artifact, results.json or README.md is a problem, a model weight file (by name or bytes) above all.
+   */
+  folderFiles?: readonly string[];
 }
 
 function checkOptions(options: ValidateOptions): void {
@@ -151,7 +162,7 @@ export async function validateResultText(text: string, options: ValidateOptions)
 
 /** results.json text parsed strictly, with the value cap (MAX_RESULT_VALUES). */
 export function parseResultText(text: string): ReturnType<typeof parseStrictJsonPlain> {
-  return parseStrictJsonPlain(text, { maxValues: MAX_RESULT_VALUES });
+  return parseStrictJsonPlain(text, { maxValues: MAX_RESULT_VALUES, integersAsWritten: true });
 }
 
 /** validateResultText with the count of every problem; the list holds at most MAX_KEPT_PROBLEMS. */
@@ -255,6 +266,7 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
   }
   if (sound("/artifacts")) {
     checkArtifactList(result.artifacts, sound("/configuration") ? result.configuration.template : null, problems);
+    checkSeals(value, result.artifacts, problems);
   }
   if (options.readArtifact && Array.isArray(value["artifacts"])) {
     const read = readOnce(options.readArtifact);
@@ -263,6 +275,9 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
       if (sound(childPointer("/artifacts", index))) readable.push({ index, artifact: artifact as Artifact });
     });
     await checkArtifactBytes(readable, read, problems);
+    if (options.folderFiles !== undefined) {
+      await checkFolderFiles(readable.map((r) => r.artifact), options.folderFiles, read, problems);
+    }
     const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
     if (options.redrawPictures !== false && sound(...drawnFrom, "/extensions", "/artifacts")) {
       await checkPictures(result, readable, read, problems);

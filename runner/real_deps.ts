@@ -8,6 +8,7 @@ import {
   type ModelHashProgress,
   probeServer,
   readSlots,
+  renderAndCount,
   toolkitDirFromModule,
 } from "../probe/mod.ts";
 import {
@@ -20,7 +21,7 @@ import {
 } from "../report/mod.ts";
 import { openSafeFolder, resultFiles } from "../runtime/mod.ts";
 import { buildChatBody } from "./request_body.ts";
-import type { RunDeps, RunOptions } from "./run_protocol.ts";
+import type { RunDeps, RunOptions } from "./run_options.ts";
 
 /** Settings of the real parts that tests and the demo change. */
 export interface RealRunSettings {
@@ -43,11 +44,17 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     buildChatBody: (fixture, dialect) => buildChatBody(fixture, dialect),
     probeServer: (baseUrl) => probeServer(baseUrl, { fetch: probeDeps.fetch }),
     readSlots: (baseUrl) => readSlots(baseUrl, { fetch: probeDeps.fetch, timeoutMs: 5000 }),
+    renderAndCount: (baseUrl, requests) =>
+      renderAndCount(baseUrl, requests, { fetch: probeDeps.fetch, timeoutMs: 30_000 }),
     collectProvenance: (server, options: RunOptions) =>
       collectProvenance({
         deps: probeDeps,
         server,
         engineArgs: options.engineArgs ?? null,
+        // A server the runner did not start: its command line is read from the process on the port, else declared.
+        observeEngineAt: options.engineArgs ? null : options.baseUrl,
+        declaredEngineArgs: options.declared.engineCommandLine ?? null,
+        packDir: options.packDir ?? null,
         ...(options.engineModelFiles === undefined ? {} : { extraModelFiles: options.engineModelFiles }),
         toolkitDir: toolkitDirFromModule(),
         executableDir: executableDir(probeDeps.execPath()),
@@ -78,6 +85,7 @@ function operatorFacts(options: RunOptions) {
   const d = options.declared;
   const out: Record<string, string | readonly string[]> = {};
   if (d.engineCommit !== null) out.engineCommit = d.engineCommit;
+  if (d.engineSource) out.engineSource = d.engineSource;
   if (d.buildOptions !== null) out.buildOptions = d.buildOptions;
   if (d.modelId !== null) out.modelId = d.modelId;
   if (d.modelRevision !== null) out.modelRevision = d.modelRevision;

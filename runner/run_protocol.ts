@@ -8,17 +8,12 @@
 import { classifyServerUrl, type LoopbackVerdict } from "../client/mod.ts";
 import {
   type Artifact,
-  type ChatTemplateKwargs,
-  type Dialect,
   type ExecutedRequest,
   type Fixture,
-  type RequestRecord,
   type Result,
-  type Sampling,
   SCRIPTED_ENGINE_PROP,
-  type StreamProgress,
 } from "../contract/mod.ts";
-import type { Provenance, ServerFacts } from "../probe/mod.ts";
+import type { ServerFacts } from "../probe/mod.ts";
 import {
   assembleResult,
   chooseResultsRoot,
@@ -33,181 +28,15 @@ import {
   type ResultFolder,
   resultFolderName,
   sanitizeResult,
-  type Sanitizers,
   type ScoredRequest,
 } from "../report/mod.ts";
-import type { ResultFiles } from "../runtime/mod.ts";
 import { type BuiltRecord, type ConfigCheck, recordOf, roundQueueing } from "../score/mod.ts";
-import type { ChatBody } from "./request_body.ts";
-import { executeRun, type ExecutorDeps, type SchedulePosition } from "./executor.ts";
-import { planRun, type RunPlan } from "./plan.ts";
-
-/** What the engine cannot tell the runner, as the operator declared it on the command line (null when unset). */
-export interface DeclaredProvenance {
-  modelId: string | null;
-  modelRevision: string | null;
-  sourceRevision: string | null;
-  tokenizerRevision: string | null;
-  quantization: string | null;
-  customPack: string | null;
-  background: string[];
-  buildOptions: string[] | null;
-  engineCommit: string | null;
-}
-
-/** Operator-supplied facts and choices. */
-export interface RunOptions {
-  baseUrl: string;
-  optionalConcurrency: boolean;
-  track: "default" | "custom";
-  trackNotes: string | null;
-  /** Provenance flags as given (null when unset). */
-  declared: DeclaredProvenance;
-  /** The operator says the server is a simulation (the demo); the run is labelled simulated. */
-  simulated: boolean;
-  /** Results root; default bench/results or ./bench-results under the current folder. */
-  outRoot?: string;
-  /** Per-request deadline; the protocol's 1,800 s unless a test shortens it. */
-  deadlineS?: number;
-  signal?: AbortSignal;
-  /** The command line as typed (sanitized before it is written). */
-  command: string;
-  /** The engine's argv (without the program) when the runner started it from a profile; its model files are hashed. */
-  engineArgs?: readonly string[] | null;
-  /** Variables the profile gives the started engine on top of this environment (its GPU selection). */
-  engineEnv?: Readonly<Record<string, string>>;
-  /** More model files a profile names besides the -m files of `engineArgs`. */
-  engineModelFiles?: readonly string[];
-  /** The started engine's log so far; attached as the engine_log artifact. */
-  engineLog?: () => string;
-  /**
-   * Seconds the engine the runner started from a profile took from spawn to ready (model load included); the
-   * result reports it apart from the run. Absent when the server was already running.
-   */
-  engineLoadSeconds?: number | null;
-  /** A request is about to be sent; `live` is what its stream has delivered so far (see StreamProgress). */
-  onRequestStart?(fixture: Fixture, position: SchedulePosition, live: StreamProgress): void;
-  onRequestEnd?(record: RequestRecord, position: SchedulePosition): void;
-  /**
-   * The run's stages as they begin: the bundle and server checks, provenance (model hashing), the requests, and
-   * the finishing of the folder.
-   */
-  onStage?(stage: RunStage): void;
-}
-
-/** What the run is doing, for a person's progress line. */
-export type RunStage = "checking" | "provenance" | "requests" | "writing";
-
-/** The parts the run joins. */
-export interface RunDeps extends ExecutorDeps {
-  loadBundle(): Promise<{ fixtures: Fixture[]; corpusSha256: string }>;
-  buildChatBody(fixture: Fixture, dialect: Dialect): ChatBody;
-  probeServer(baseUrl: string): Promise<ServerFacts>;
-  /** The probe's provenance for this server (hardware, software, model, configuration, missing, reasons). */
-  collectProvenance(server: ServerFacts, options: RunOptions): Promise<Provenance>;
-  files: ResultFiles;
-  sanitizers: Sanitizers;
-  validateResultText(
-    text: string,
-    options: {
-      maxSharedPrefixTokens: Readonly<Record<string, number>>;
-      readArtifact?: (relativePath: string) => Promise<Uint8Array | null>;
-      fixtures?: readonly Fixture[];
-      corpusSha256?: string;
-    },
-  ): Promise<{ pointer: string; message: string }[]>;
-  readArtifact(folder: string, relativePath: string): Promise<Uint8Array | null>;
-  renderReadme(result: Result): string;
-  /** The result's pictures (SVG text), drawn from the sanitized result. */
-  renderPictures(result: Result): Promise<{ file: string; svg: string; renderer: string }[]>;
-  /** Wall clock (started_at and the run id). */
-  now(): Date;
-}
-
-/** Why a run could not start; nothing was sent to the server. */
-export class RunRefusedError extends Error {
-  readonly code: "bundle" | "unreachable" | "url" | "folder";
-  constructor(code: RunRefusedError["code"], message: string, cause?: unknown) {
-    super(message, { cause });
-    this.name = "RunRefusedError";
-    this.code = code;
-  }
-}
-
-/**
- * The result folder could not be written during the run (a full or read-only disk, an I/O error): the run stopped
- * at once, the request in flight was cancelled, and the folder keeps `keptRequests` whole evidence lines (no
- * results.json). `report` reads such a folder as an interrupted run.
- */
-export class RunWriteError extends Error {
-  readonly folder: string;
-  readonly keptRequests: number;
-  /** The file system's error code (ENOSPC, EIO, EROFS, ...), or the error's name. */
-  readonly code: string;
-  constructor(folder: string, keptRequests: number, code: string, message: string, cause?: unknown) {
-    super(message, { cause });
-    this.name = "RunWriteError";
-    this.folder = folder;
-    this.keptRequests = keptRequests;
-    this.code = code;
-  }
-}
-
-/** The file system's code of a write error ("ENOSPC"), or its name. */
-function writeErrorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.name : "unknown";
-}
-
-const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on the disk",
-  EDQUOT: "the disk quota is used up",
-  EIO: "an input/output error on the disk",
-  EROFS: "the disk is read-only",
-  EFBIG: "the file grew past the largest size the disk allows",
-  EACCES: "permission to write was withdrawn",
-  EPERM: "permission to write was withdrawn",
-};
-
-function writeError(folder: string, keptRequests: number, error: unknown, writing: string): RunWriteError {
-  const code = writeErrorCode(error);
-  const words = WRITE_ERROR_WORDS[code] ?? (error instanceof Error ? error.message.split("\n")[0] : String(error));
-  return new RunWriteError(
-    folder,
-    keptRequests,
-    code,
-    `Cannot write the result folder "${folder}" (${writing}): ${words} (${code}). The run stopped; ` +
-      `outputs.jsonl keeps the whole evidence of ${keptRequests} request(s) and there is no results.json. Free ` +
-      `space or fix the disk and run again; "report ${folder}" reads what was kept.`,
-    error,
-  );
-}
-
-export interface RunReport {
-  folder: string;
-  result: Result;
-  /** Problems the strict validator found in the written results.json (expected: none). */
-  validationProblems: { pointer: string; message: string }[];
-  /** Nulls that got only a generic reason (a defect; expected: none). */
-  unexplainedNulls: string[];
-}
-
-/** Everything known before the first request is sent. */
-interface PreparedRun {
-  bundle: { fixtures: Fixture[]; corpusSha256: string };
-  where: LoopbackVerdict;
-  server: ServerFacts;
-  provenance: Provenance;
-  plan: RunPlan;
-  /** The exact body of every planned request, built once. */
-  bodies: Map<string, ChatBody>;
-  sampling: Sampling;
-  chatTemplateKwargs: ChatTemplateKwargs;
-  /** Run-level nonconforming reasons (not loopback, dialect unknown, simulated engine). */
-  reasons: string[];
-  simulated: boolean;
-}
+import { executeRun } from "./executor.ts";
+import { planRun } from "./plan.ts";
+import { configReasons, profileSettingsOf, resolvedConfiguration, resultExtensions, runConfig } from "./_run_record.ts";
+import { RunRefusedError, RunWriteError, writeError } from "./run_errors.ts";
+import type { PreparedRun, RunDeps, RunOptions, RunReport } from "./run_options.ts";
+import { runTemplateCheck, templateCheckArtifact, templateCheckSummary } from "./_run_template_check.ts";
 
 /**
  * Runs the protocol once and writes the result folder.
@@ -321,6 +150,7 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
       record_overrides: overridden,
       resolved_configuration: resolvedConfiguration(configChecks),
       round_queueing: queueing,
+      template_check: templateCheckSummary(prepared.templateCheck, options),
     },
   });
   const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
@@ -429,7 +259,20 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
   // operator said so.
   const simulated = options.simulated || server.props?.[SCRIPTED_ENGINE_PROP] === true;
   if (simulated) reasons.push("the server is the scripted engine (a simulation); nothing real was measured");
-  return { bundle, where, server, provenance, plan, bodies, sampling, chatTemplateKwargs, reasons, simulated };
+  const templateCheck = await runTemplateCheck(options, deps, plan.fixtures, bodies);
+  return {
+    bundle,
+    where,
+    server,
+    provenance,
+    plan,
+    bodies,
+    sampling,
+    chatTemplateKwargs,
+    reasons,
+    simulated,
+    templateCheck,
+  };
 }
 
 /** Opens `<root>/<UTC-date>-standard-<gpu>-<run-id>`. @throws {RunRefusedError} when it cannot be created. */
@@ -454,17 +297,6 @@ async function openFolder(
   }
 }
 
-/** What the runner sent for the dialect-dependent setting, as results.json's extensions and config.json say it. */
-function sentSettings(prepared: PreparedRun) {
-  const first = prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "")?.settings ?? null;
-  return {
-    dialect: prepared.server.dialect,
-    dialect_evidence: prepared.server.dialectEvidence,
-    reasoning_budget_tokens_sent: first?.reasoning_budget_tokens ?? null,
-    reasoning_budget_why: first?.why ?? null,
-  };
-}
-
 /**
  * The artifacts after the run: outputs.jsonl (appended during it), the engine log of a started engine, the
  * sanitized configuration, and the chat template the server uses. configuration.template then points to the
@@ -477,6 +309,11 @@ async function writeArtifacts(options: RunOptions, prepared: PreparedRun, folder
   }
   const config = runConfig(options, prepared);
   artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
+  if (prepared.templateCheck?.supported) {
+    artifacts.push(
+      await folder.writeArtifact("provenance", TEMPLATE_CHECK_FILE, templateCheckArtifact(prepared.templateCheck)),
+    );
+  }
   const { provenance } = prepared;
   if (provenance.templateText !== null) {
     const template = await folder.writeArtifact("provenance", RESULT_FILES.template, provenance.templateText);
@@ -487,130 +324,14 @@ async function writeArtifacts(options: RunOptions, prepared: PreparedRun, folder
   return artifacts;
 }
 
-/** config.json: the run's options as given, the operator's declarations, and the settings sent. */
-function runConfig(options: RunOptions, prepared: PreparedRun): Record<string, unknown> {
-  const firstId = prepared.plan.fixtures[0]?.id;
-  const firstBody = firstId === undefined ? undefined : prepared.bodies.get(firstId);
-  const d = options.declared;
-  return {
-    command: options.command,
-    base_url: options.baseUrl,
-    optional_concurrency: options.optionalConcurrency,
-    track: options.track,
-    track_notes: options.trackNotes,
-    declared: {
-      model_id: d.modelId,
-      model_revision: d.modelRevision,
-      source_revision: d.sourceRevision,
-      tokenizer_revision: d.tokenizerRevision,
-      quantization: d.quantization,
-      custom_pack: d.customPack,
-      background: d.background,
-      build_options: d.buildOptions,
-      engine_commit: d.engineCommit,
-    },
-    simulated: prepared.simulated,
-    ...sentSettings(prepared),
-    sampling: prepared.sampling,
-    chat_template_kwargs: prepared.chatTemplateKwargs,
-    request_settings_example: firstBody === undefined ? null : withoutMessages(firstBody.body),
-  };
-}
+/** The template check's table in the result folder. */
+export const TEMPLATE_CHECK_FILE = "template_check.json";
 
 /** Why the engine's resolved configuration is not read at all, or null when /slots is read after each batch. */
 function slotsUnavailable(server: ServerFacts): string | null {
   if (server.dialect === "llama.cpp") return null;
   return `the server's dialect is ${server.dialect} (${server.dialectEvidence}): only llama.cpp's GET /slots ` +
     "reports the parameters each task ran with, so the resolved configuration is not read";
-}
-
-/** A nonconforming reason per request the engine ran with other settings than it was sent. */
-function configReasons(checks: Readonly<Record<string, ConfigCheck>>): string[] {
-  return Object.entries(checks).filter(([, check]) => check.verified === false).map(([id, check]) =>
-    `${id}: ${check.reason ?? "the engine ran it with other settings than were sent"}`
-  );
-}
-
-/** extensions.resolved_configuration: every sent request's check, and how many were verified. */
-function resolvedConfiguration(checks: Readonly<Record<string, ConfigCheck>>): Record<string, unknown> {
-  const all = Object.values(checks);
-  return {
-    source: "GET /slots after each batch: the params of each slot's last task, matched to the batch's requests",
-    verified: all.filter((c) => c.verified === true).length,
-    differing: all.filter((c) => c.verified === false).length,
-    not_verified: all.filter((c) => c.verified === null).length,
-    requests: checks,
-  };
-}
-
-/**
- * What the server would have used without the request's settings (/props default_generation_settings.params),
- * and which of them each request overrode, so a reader sees what the request changed.
- */
-function serverDefaults(prepared: PreparedRun): Record<string, unknown> {
-  const params = prepared.server.defaultGenerationParams;
-  const body = prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "")?.body ?? {};
-  if (params === null) {
-    return {
-      source: "GET /props default_generation_settings.params",
-      params: null,
-      reason: prepared.server.endpointProblems["/props"] ?? "/props reports no default_generation_settings.params",
-      overridden: null,
-    };
-  }
-  const overridden: Record<string, { server: unknown; sent: unknown }> = {};
-  const names: [string, string][] = [
-    ["temperature", "temperature"],
-    ["top_p", "top_p"],
-    ["top_k", "top_k"],
-    ["min_p", "min_p"],
-    ["presence_penalty", "presence_penalty"],
-    ["repeat_penalty", "repeat_penalty"],
-    ["seed", "seed"],
-    ["n_predict", "max_tokens"],
-  ];
-  for (const [engine, sent] of names) {
-    if (Object.hasOwn(params, engine) && body[sent] !== undefined && params[engine] !== body[sent]) {
-      overridden[engine] = { server: params[engine], sent: body[sent] };
-    }
-  }
-  return { source: "GET /props default_generation_settings.params", params, reason: null, overridden };
-}
-
-/** results.json's extensions: facts beyond the contract that a reviewer needs. */
-function resultExtensions(options: RunOptions, prepared: PreparedRun): Record<string, unknown> {
-  const { server, provenance } = prepared;
-  const prior = server.priorRequests;
-  return {
-    ...sentSettings(prepared),
-    simulated_engine: prepared.simulated,
-    server_loopback: prepared.where.loopback,
-    server_prior_requests: {
-      served: prior.served,
-      at_least: prior.atLeast,
-      freshly_loaded: prior.freshlyLoaded,
-      evidence: prior.evidence,
-      reason: prior.reason,
-    },
-    server_endpoint_problems: server.endpointProblems,
-    server_defaults: serverDefaults(prepared),
-    kernel: provenance.kernel,
-    gpu_selection: provenance.deviceSelection,
-    other_engine_options: provenance.otherEngineOptions,
-    model_hashing: {
-      hashed_bytes: provenance.modelFiles.hashedBytes,
-      hash_seconds: provenance.modelFiles.hashSeconds,
-      cache_problem: provenance.modelFiles.cacheProblem,
-    },
-    // The protocol excludes model loading from the run and asks for its duration apart.
-    engine_load: typeof options.engineLoadSeconds === "number"
-      ? { started_by_runner: true, load_seconds: options.engineLoadSeconds, reason: null }
-      : {
-        started_by_runner: false,
-        load_seconds: null,
-        reason: "the server was already running when the run began; its model load was not watched",
-      },
-  };
 }
 
 /** The same check `report` runs on the written text: records rebuilt from the evidence, corpus pinned. */
@@ -627,47 +348,4 @@ function selfCheck(
     corpusSha256,
     readArtifact: (relativePath) => deps.readArtifact(folder.path, relativePath),
   });
-}
-
-function withoutMessages(body: Record<string, unknown>): Record<string, unknown> {
-  const { messages: _messages, tools: _tools, ...settings } = body;
-  return settings;
-}
-
-/**
- * The contract's sampling and chat_template_kwargs objects, read from a body that was actually sent, so the result
- * records exactly what the server was asked for.
- * @throws {TypeError} when the body lacks a profile setting (a defect in the request-body builder).
- */
-export function profileSettingsOf(
-  body: Record<string, unknown>,
-): { sampling: Sampling; chatTemplateKwargs: ChatTemplateKwargs } {
-  const num = (key: string): number => {
-    const value = body[key];
-    if (typeof value !== "number") throw new TypeError(`Cannot record the settings: the body has no number ${key}`);
-    return value;
-  };
-  const effort = body["reasoning_effort"];
-  const kwargs = body["chat_template_kwargs"] as Record<string, unknown> | undefined;
-  if (
-    typeof effort !== "string" || typeof kwargs?.["enable_thinking"] !== "boolean" ||
-    typeof kwargs["preserve_thinking"] !== "boolean"
-  ) {
-    throw new TypeError("Cannot record the settings: the body lacks reasoning_effort or the thinking flags");
-  }
-  return {
-    sampling: {
-      temperature: num("temperature"),
-      top_p: num("top_p"),
-      top_k: num("top_k"),
-      min_p: num("min_p"),
-      presence_penalty: num("presence_penalty"),
-      repetition_penalty: num("repetition_penalty"),
-      reasoning_effort: effort,
-    },
-    chatTemplateKwargs: {
-      enable_thinking: kwargs["enable_thinking"] as boolean,
-      preserve_thinking: kwargs["preserve_thinking"] as boolean,
-    },
-  };
 }

@@ -89,14 +89,16 @@ export function bootstrapInterval(
 }
 
 /**
- * Percentile-bootstrap interval of the relative difference mean(candidate) / mean(baseline) - 1, resampling each
- * side independently (two-sample bootstrap). Seeded like bootstrapInterval.
- * @throws RangeError on an empty side, a non-finite value, or a baseline whose mean is 0.
+ * Percentile-bootstrap interval of the relative difference statistic(candidate) / statistic(baseline) - 1 (the
+ * mean unless another statistic is given), resampling each side independently (two-sample bootstrap). Seeded like
+ * bootstrapInterval.
+ * @throws RangeError on an empty side, a non-finite value, or a baseline whose statistic is 0.
  */
 export function bootstrapRelativeDelta(
   baseline: readonly number[],
   candidate: readonly number[],
   options: BootstrapOptions,
+  statistic: (sample: readonly number[]) => number = mean,
 ): BootstrapInterval {
   if (baseline.length === 0 || candidate.length === 0) {
     throw new RangeError("Cannot bootstrap a delta: a side is empty");
@@ -104,17 +106,17 @@ export function bootstrapRelativeDelta(
   for (const v of [...baseline, ...candidate]) {
     if (!Number.isFinite(v)) throw new RangeError(`Cannot bootstrap a delta: value "${v}" is not finite`);
   }
-  if (mean(baseline) === 0) throw new RangeError("Cannot bootstrap a relative delta: the baseline mean is 0");
+  if (statistic(baseline) === 0) throw new RangeError("Cannot bootstrap a relative delta: the baseline is 0");
   const settings = settingsOf(options);
   const random = createPrng(options.seed);
   const resample = (values: readonly number[]): number[] =>
     Array.from(values, () => values[random.nextInt(values.length)] as number);
   const stats: number[] = [];
   for (let r = 0; r < settings.resamples; r++) {
-    const b = mean(resample(baseline));
-    const c = mean(resample(candidate));
-    // A resampled baseline mean of 0 has no relative delta; with positive measurements it cannot occur.
+    const b = statistic(resample(baseline));
+    const c = statistic(resample(candidate));
+    // A resampled baseline of 0 has no relative delta; with positive measurements it cannot occur.
     if (b !== 0) stats.push(c / b - 1);
   }
-  return intervalOf(stats, mean(candidate) / mean(baseline) - 1, settings, options.seed);
+  return intervalOf(stats, statistic(candidate) / statistic(baseline) - 1, settings, options.seed);
 }

@@ -102,23 +102,21 @@ export function readCases(result: Pick<Result, "requests" | "run">): CaseReadout
 }
 
 /**
- * Median, min, max and n of one metric over the requests that several summaries of one case included, pooled
- * (runs of one configuration read together). Each run's summary decides inclusion, as in its own results.json.
- * @throws {RangeError} when an included id has no record, or a value is not finite.
+ * One run's values of one metric over the requests its summary of the case included (as in its own results.json),
+ * in the summary's order; a comparison reads several runs of one configuration from these.
+ * @throws {RangeError} when an included id has no record.
  */
-export function pooledMetric(
-  runs: readonly { requests: readonly RequestRecord[]; includedRequestIds: readonly string[] }[],
+export function includedMetricValues(
+  run: { requests: readonly RequestRecord[]; includedRequestIds: readonly string[] },
   metric: Metric,
-): ValueRange {
+): number[] {
+  const byId = new Map(run.requests.map((r) => [r.id, r]));
   const values: number[] = [];
-  for (const run of runs) {
-    const byId = new Map(run.requests.map((r) => [r.id, r]));
-    for (const id of run.includedRequestIds) {
-      const record = byId.get(id);
-      if (record === undefined) throw new RangeError(`Cannot pool ${metric}: included request "${id}" has no record`);
-      const value = metricValue(record, metric);
-      if (value !== null) values.push(value);
-    }
+  for (const id of run.includedRequestIds) {
+    const record = byId.get(id);
+    if (record === undefined) throw new RangeError(`Cannot read ${metric}: included request "${id}" has no record`);
+    const value = metricValue(record, metric);
+    if (value !== null) values.push(value);
   }
-  return rangeOf(values);
+  return values;
 }

@@ -34,9 +34,9 @@ export type { SummaryFacts } from "./summaries.ts";
 export { countCapped, countRequests } from "./counts.ts";
 export {
   type CaseReadout,
+  includedMetricValues,
   LEFT_OUT_NOTE,
   leftOutOfReadout,
-  pooledMetric,
   rangeOf,
   readCase,
   readCases,

@@ -56,9 +56,13 @@ export function nonconformingReasonsOf(built: BuiltRecord, maxSharedPrefixTokens
   // limitation). Failed requests are left to their failure.
   if (flags.promptLengthUnverified) {
     const target = PROMPT_LENGTH_TARGETS[record.case_id];
+    // Why input_tokens is null, as the accounting read it: absent, or sent but not an exact count (1e0, repeated).
+    const why = built.missing["/tokens/input_tokens"];
     reasons.push(
-      `${record.id}: the prompt length could not be checked against ${target} +/- 2%: the server sent no ` +
-        "usage.prompt_tokens although the request asked for usage (stream_options.include_usage)",
+      `${record.id}: the prompt length could not be checked against ${target} +/- 2%: ` +
+        (why === undefined || /has no prompt_tokens|no usage/.test(why)
+          ? "the server sent no usage.prompt_tokens although the request asked for usage (stream_options.include_usage)"
+          : `usage.prompt_tokens is unusable (${why})`),
     );
   }
   if (flags.unexpectedReuse && record.phase === "performance" && record.tokens.cached_tokens !== null) {

@@ -62,6 +62,11 @@ export interface StrictJsonOptions {
    * Bounds the memory a hostile text can make the parse allocate (default: no limit).
    */
   maxValues?: number;
+  /**
+   * true: an integer value must be written as an integer (1, never 1e0 or 1.0), for a text a plain parse reads, where
+   * the lexeme is lost and a count is judged by its value alone. Default false.
+   */
+  integersAsWritten?: boolean;
 }
 
 /** Default nesting limit of the strict parsers. */
@@ -98,6 +103,7 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
   const modes = {
     recordDuplicates: options?.duplicateKeys === "record",
     keepNonFinite: options?.nonFiniteNumbers === "keep",
+    integersAsWritten: options?.integersAsWritten === true,
   };
   try {
     return { ok: true, value: new Parser(text, maxDepth, modes, options?.maxValues ?? Infinity).parseDocument() };
@@ -117,7 +123,7 @@ class Parser {
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
-    private readonly modes: { recordDuplicates: boolean; keepNonFinite: boolean },
+    private readonly modes: { recordDuplicates: boolean; keepNonFinite: boolean; integersAsWritten: boolean },
     private readonly maxValues: number,
   ) {}
 
@@ -285,8 +291,15 @@ class Parser {
     if (!Number.isFinite(value) && !this.modes.keepNonFinite) {
       this.fail(`number ${abbreviate(lexeme)} is too large to represent`, start);
     }
+    // 1e-400 is not 0: a nonzero lexeme whose double underflows is refused, never read as zero.
+    if (value === 0 && /[1-9]/.test(lexeme.split(/[eE]/)[0] ?? "") && !this.modes.keepNonFinite) {
+      this.fail(`number ${abbreviate(lexeme)} is too small to represent (it would read as 0)`, start);
+    }
     this.pos = end;
     const isInteger = !lexeme.includes(".") && !lexeme.includes("e") && !lexeme.includes("E");
+    if (this.modes.integersAsWritten && !isInteger && Number.isInteger(value) && Math.abs(value) < 1e21) {
+      this.fail(`number ${abbreviate(lexeme)} is an integer written with a fraction or an exponent`, start);
+    }
     return { kind: "number", lexeme, isInteger, value };
   }
 

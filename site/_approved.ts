@@ -19,6 +19,7 @@ import {
   parseStrictJson,
   readManifest,
   sha256Hex,
+  type WithdrawnEntry,
 } from "./web/mod.js";
 
 export type { ManifestEntry };
@@ -28,6 +29,48 @@ export interface ManifestFiles {
   /** The manifest's text, or null when the file does not exist. */
   readManifest(): Promise<string | null>;
   writeManifest(text: string): Promise<void>;
+}
+
+/** One result folder at the commit a review reads, for a `Reviewer`. */
+export interface ReviewedFolder {
+  /** The folder, repository-relative. */
+  folder: string;
+  resultsBytes: Uint8Array;
+  /** A file of the folder by relative path (null when absent). */
+  read(path: string): Promise<Uint8Array | null>;
+  /** Every file of the folder, relative (null when unknown). */
+  list(): Promise<readonly string[] | null>;
+  /** The manifest entry's reviewed hash and ids. */
+  expected: { resultsSha256: string; runId: string; protocolId: string };
+}
+
+/** A review's verdict: approved only without refusals; `check` is the site's outcome. */
+export interface ReviewVerdict {
+  approved: boolean;
+  /** Each names the judge, the folder or file, and the rule. */
+  refusals: string[];
+  check: CheckOutcome;
+}
+
+/** The review every entry must pass (review/'s conductor; without one, the site's check alone). */
+export type Reviewer = (folder: ReviewedFolder) => Promise<ReviewVerdict>;
+
+/** The folder of `resultsPath` at `commit`, read from git. */
+function gitFolder(
+  repo: GitRepo,
+  commit: string,
+  resultsPath: string,
+  resultsBytes: Uint8Array,
+  expected: ReviewedFolder["expected"],
+): ReviewedFolder {
+  const folder = resultsPath.slice(0, -"/results.json".length);
+  return {
+    folder,
+    resultsBytes,
+    read: (path) => repo.readBlob(commit, `${folder}/${path}`),
+    list: async () => [...(await repo.blobIds(commit, folder)).keys()].map((p) => p.slice(folder.length + 1)),
+    expected,
+  };
 }
 
 /** The outcome of one entry in `approved verify`. */
@@ -63,7 +106,13 @@ function reproductionChecks(
 export async function verifyApproved(
   repo: GitRepo,
   manifest: string,
-  options: { branch?: string; protocols: readonly KnownProtocol[]; onProgress?(done: number, total: number): void },
+  options: {
+    branch?: string;
+    protocols: readonly KnownProtocol[];
+    onProgress?(done: number, total: number): void;
+    /** Runs every judge on each entry that resolves (review/'s conductor). */
+    review?: Reviewer;
+  },
 ): Promise<VerifyApprovedReport> {
   const read = readManifest(manifest);
   if (!read.ok) return { ok: false, manifestProblem: read.problem };
@@ -73,11 +122,15 @@ export async function verifyApproved(
   const reader = new EvidenceReader(repo);
   for (const entry of read.entries) {
     const resolved = await resolveEntry(repo, entry, branch, options.protocols, reader);
+    const problems = [...resolved.problems, ...resolved.contradictions];
+    const e = entry.entry;
+    if (options.review !== undefined && problems.length === 0 && e !== null && resolved.results !== null) {
+      const expected = { resultsSha256: e.results_sha256, runId: e.run_id, protocolId: e.protocol_id };
+      const folder = gitFolder(repo, e.evidence_commit, e.results_path, resolved.results.bytes, expected);
+      problems.push(...(await options.review(folder)).refusals);
+    }
     options.onProgress?.(entries.length + 1, read.entries.length);
-    entries.push({
-      read: entry,
-      report: { label: entry.label, problems: [...resolved.problems, ...resolved.contradictions] },
-    });
+    entries.push({ read: entry, report: { label: entry.label, problems } });
     const identity = resolved.results === null ? null : runIdentity(resolved.results.bytes);
     if (entry.entry !== null && identity !== null) identities.set(entry.entry.run_id, identity);
   }
@@ -106,6 +159,8 @@ export interface AddApprovedOptions {
   /** Replace an entry with the same run id (the report changed and was reviewed again). */
   replace: boolean;
   protocols: readonly KnownProtocol[];
+  /** Runs every judge on the folder (review/'s conductor); without it, the site's independent check alone. */
+  review?: Reviewer;
 }
 
 /** One reproduction the entry links, with what differs between the two setups. */
@@ -137,9 +192,11 @@ function checkOptions(options: AddApprovedOptions): string {
 }
 
 /** The entries of the manifest as it is; refuses one with malformed entries. */
-async function existingEntries(files: ManifestFiles): Promise<ManifestEntry[]> {
+async function existingEntries(
+  files: ManifestFiles,
+): Promise<{ entries: ManifestEntry[]; withdrawn: WithdrawnEntry[] }> {
   const text = await files.readManifest();
-  if (text === null) return [];
+  if (text === null) return { entries: [], withdrawn: [] };
   const existing = readManifest(text);
   if (!existing.ok) throw new ApprovedAddError(`Cannot add to bench/approved.json: ${existing.problem}`);
   const bad = existing.entries.filter((e) => e.entry === null);
@@ -150,7 +207,7 @@ async function existingEntries(files: ManifestFiles): Promise<ManifestEntry[]> {
       })`,
     );
   }
-  return existing.entries.map((e) => e.entry as ManifestEntry);
+  return { entries: existing.entries.map((e) => e.entry as ManifestEntry), withdrawn: existing.withdrawn };
 }
 
 /** The evidence commit: the one given, or the one that added results.json, unchanged since. */
@@ -194,7 +251,8 @@ async function checkDraft(
   branch: { name: string; commit: string },
   options: AddApprovedOptions,
 ): Promise<CheckOutcome> {
-  const read = readManifest(manifestText([draft]));
+  // Its own fields only: the reproductions it links are checked against the whole manifest.
+  const read = readManifest(manifestText([{ ...draft, verification: "evidence-reviewed", reproduction_run_ids: [] }]));
   const entry = read.ok ? read.entries[0] : undefined;
   if (entry === undefined || entry.entry === null) {
     throw new ApprovedAddError(`Cannot add "${options.folder}": ${entry?.problems.join("; ") ?? "a malformed entry"}`);
@@ -206,9 +264,21 @@ async function checkDraft(
       `Cannot add "${options.folder}": approved verify would reject the entry:\n  ${problems.join("\n  ")}`,
     );
   }
+  const expected = { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id };
+  if (options.review !== undefined && resolved.results !== null) {
+    const verdict = await options.review(
+      gitFolder(repo, draft.evidence_commit, draft.results_path, resolved.results.bytes, expected),
+    );
+    if (!verdict.approved) {
+      throw new ApprovedAddError(
+        `Cannot add "${options.folder}": the review refuses it:\n  ${verdict.refusals.join("\n  ")}`,
+      );
+    }
+    return verdict.check;
+  }
   const check = await checkResult({
     resultsBytes: resolved.results?.bytes ?? null,
-    expected: { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id },
+    expected,
     readArtifact: (path) => repo.readBlob(draft.evidence_commit, `${options.folder}/${path}`),
     protocols: options.protocols,
   });
@@ -245,7 +315,7 @@ async function linkReproductions(
   const linked: LinkedReproduction[] = [];
   for (const original of reproduces) {
     if (original === draft.run_id) throw new ApprovedAddError("Cannot mark a run as its own reproduction");
-    const target = entries.find((e) => e.run_id === original);
+    const target = entries.find((e) => e.run_id === original && e.superseded_by === undefined);
     if (target === undefined) {
       throw new ApprovedAddError(`Cannot mark ${original} reproduced: it is not an approved entry`);
     }
@@ -276,7 +346,7 @@ export async function addApproved(
   options: AddApprovedOptions,
 ): Promise<AddApprovedResult> {
   const resultsPath = checkOptions(options);
-  const entries = await existingEntries(files);
+  const { entries, withdrawn } = await existingEntries(files);
   const branch = await repo.defaultBranch(options.branch);
   const evidence = await evidenceCommitOf(repo, branch, options, resultsPath);
   if (await repo.isDirty(options.folder)) {
@@ -289,18 +359,29 @@ export async function addApproved(
     throw new ApprovedAddError(`Cannot add "${options.folder}": ${resultsPath} is missing at ${evidence}`);
   }
   const draft = await draftEntry(resultsBytes, resultsPath, evidence, options);
-  const check = await checkDraft(repo, draft, branch, options);
-  const clash = entries.findIndex((e) => e.run_id === draft.run_id);
+  const clash = entries.findIndex((e) => e.run_id === draft.run_id && e.superseded_by === undefined);
   if (clash >= 0 && !options.replace) {
     throw new ApprovedAddError(
       `Cannot add "${options.folder}": run ${draft.run_id} is already approved; pass --replace after a new review`,
     );
   }
-  if (clash >= 0) entries.splice(clash, 1);
+  if (withdrawn.some((w) => w.run_id === draft.run_id)) {
+    throw new ApprovedAddError(`Cannot add "${options.folder}": run ${draft.run_id} was withdrawn from the list`);
+  }
+  // The old record stays, marked with the review that superseded it.
+  const old = entries[clash];
+  if (old !== undefined) {
+    old.superseded_by = {
+      results_sha256: draft.results_sha256,
+      review_pr: draft.review_pr,
+      reviewed_at: draft.reviewed_at,
+    };
+  }
   const identity = runIdentity(resultsBytes) as RunIdentity;
   const reproductions = await linkReproductions(repo, entries, draft, identity, options.reproduces);
+  const check = await checkDraft(repo, draft, branch, options);
   entries.push(draft);
-  const manifest = manifestText(entries);
+  const manifest = manifestText(entries, withdrawn);
   const reread = readManifest(manifest);
   const problems = reread.ok
     ? reread.entries.flatMap((e) => e.problems.map((p) => `${e.label}: ${p}`))

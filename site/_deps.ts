@@ -8,6 +8,7 @@ import {
   FileReadError,
   lstatOutcome,
   openFolderWriter,
+  openSafeFolder,
   readFile,
   realPathOutcome,
   spawnProcess,
@@ -40,13 +41,27 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** Reads a file of a folder by relative path (null when it is not a regular file there); `list` names its files. */
+export type FolderRead = ((relativePath: string) => Promise<Uint8Array | null>) & {
+  /** The folder's entries by name (a subfolder as "name/"), or null when the folder cannot be listed. */
+  list?: () => Promise<string[] | null>;
+};
+
 /**
  * Reads files of `dir` by relative path: null unless the path resolves, without following a symbolic link at
  * any step, to a regular file inside the folder.
  */
-export function folderReader(dir: string): (relativePath: string) => Promise<Uint8Array | null> {
+export function folderReader(dir: string): FolderRead {
   let root: Promise<string | null> | null = null;
-  return async (relativePath) => {
+  const list = async () => {
+    try {
+      const entries = await (await openSafeFolder(dir)).list();
+      return entries.map((e) => (e.kind === "folder" ? `${e.name}/` : e.name));
+    } catch {
+      return null;
+    }
+  };
+  return Object.assign(async (relativePath: string) => {
     root ??= realPathOutcome(dir).then((r) => (r.ok ? r.value : null));
     const base = await root;
     if (base === null) return null;
@@ -62,7 +77,7 @@ export function folderReader(dir: string): (relativePath: string) => Promise<Uin
       if (error instanceof FileReadError && error.code === "not_found") return null;
       throw error;
     }
-  };
+  }, { list });
 }
 
 /** The runtime's safe folder writer for the output folder. */

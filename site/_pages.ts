@@ -12,7 +12,9 @@ export const WEB_FILES = [
   "app_state.js",
   "check_derived.js",
   "check_records.js",
+  "check_folder.js",
   "check_result.js",
+  "check_status.js",
   "evidence.js",
   "facts.js",
   "favicon.svg",
@@ -31,6 +33,7 @@ export const WEB_FILES = [
   "style.css",
   "verify_entry.js",
   "verify_worker.js",
+  "visible.js",
 ] as const;
 
 const CSP = [

@@ -3,10 +3,11 @@
  * for example): artifact hashes and the whole recomputation, by the same code the browser runs.
  */
 import { type CheckOutcome, checkResult, type KnownProtocol } from "./web/mod.js";
+import type { FolderRead } from "./_deps.ts";
 
 /** Checks the result folder read by `read`; `expectedSha256` compares results.json with a reviewed hash. */
 export async function verifyFolder(
-  read: (relativePath: string) => Promise<Uint8Array | null>,
+  read: FolderRead,
   options: { protocols: readonly KnownProtocol[]; expectedSha256?: string },
 ): Promise<CheckOutcome> {
   const resultsBytes = await read("results.json");
@@ -14,6 +15,7 @@ export async function verifyFolder(
     resultsBytes,
     missingReason: "the folder has no results.json (a regular file, not a link)",
     readArtifact: read,
+    ...(read.list === undefined ? {} : { listFolder: read.list }),
     protocols: options.protocols,
   });
   if (options.expectedSha256 !== undefined && outcome.resultsSha256 !== null) {

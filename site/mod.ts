@@ -21,6 +21,9 @@ export {
   ApprovedAddError,
   type EntryReport,
   type ManifestFiles,
+  type ReviewedFolder,
+  type Reviewer,
+  type ReviewVerdict,
   verifyApproved,
   type VerifyApprovedReport,
 } from "./_approved.ts";
@@ -41,4 +44,5 @@ export {
   type ManifestEntry,
   readManifest,
   type ResultFacts,
+  STATUS_RULES_WORDS,
 } from "./web/mod.js";

@@ -4,6 +4,7 @@
  * Small DOM helpers for the site's pages. Every text from a result or the manifest goes in as a text node (never
  * as HTML), and links point only at the site's own files or at https review pages the manifest contract accepted.
  */
+import { visibleText } from "./visible.js";
 
 /** A child: text, a node, nothing, or a (nested) list of children. @typedef {string | number | Node | null | undefined | false | readonly unknown[]} Child */
 
@@ -44,7 +45,7 @@ function append(parent, children) {
     if (child === null || child === undefined || child === false) continue;
     if (Array.isArray(child)) append(parent, child);
     else if (child instanceof Node) parent.append(child);
-    else parent.append(document.createTextNode(String(child)));
+    else parent.append(document.createTextNode(visibleText(String(child))));
   }
 }
 

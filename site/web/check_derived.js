@@ -2,7 +2,7 @@
 /**
  * Everything results.json derives from its request records, recomputed from the site's own rebuilt records:
  * request counts per phase with their identities, the sanity score, the per-case summaries (median, min, max, n,
- * included and excluded ids), the concurrency rounds, and the parts of the run status that the evidence decides.
+ * included and excluded ids) and the concurrency rounds (the run status: check_status.js).
  */
 import { isObject, sameNumber } from "./evidence.js";
 import { BURST_CASE, CATEGORIES, PERFORMANCE_CASES, PHASES, SUMMARY_METRICS } from "./protocol.js";
@@ -292,85 +292,4 @@ export function checkRounds(claimed, checked, optional, problems) {
   }
   if (claimed.length !== 3) problems.push(`results.json has ${claimed.length} concurrency rounds; the protocol runs 3`);
   return rounds;
-}
-
-/**
- * What the evidence alone shows against a claimed status: skipped required work makes a run partial, and a
- * conforming status is refused when the evidence shows changed settings, a refused setting (HTTP 400/422), a
- * prompt length outside 2% of its target, or a performance request whose payload came from the cache.
- * @param {Record<string, unknown>} result @param {readonly CheckedRequest[]} checked @param {KnownProtocol} protocol
- * @param {Set<string>} reused @param {string[]} problems
- * @returns {string[]} the nonconformities the evidence shows
- */
-export function checkStatus(result, checked, protocol, reused, problems) {
-  const run = isObject(result.run) ? result.run : {};
-  const status = run.status;
-  const workload = protocol.workload;
-  const required = checked.filter((r) => r.scheduled.phase !== "concurrency");
-  const skipped = required.filter((r) => r.rebuilt.status === "skipped").length;
-  const cancelled = required.some((r) => r.rebuilt.errorKind === "cancelled");
-  /** @type {string[]} */
-  const nonconformities = [];
-  for (const r of checked) {
-    const id = r.scheduled.id;
-    if (r.rebuilt.httpStatus === 400 || r.rebuilt.httpStatus === 422) {
-      nonconformities.push(`${id} was refused by the server (HTTP ${r.rebuilt.httpStatus})`);
-    }
-    if (r.scheduled.phase === "performance" && reused.has(id)) {
-      nonconformities.push(
-        `${id} read its user payload from the cache (cached_tokens ${r.rebuilt.tokens.cached_tokens})`,
-      );
-    }
-    const target = workload.promptTargets[r.scheduled.case_id];
-    const input = r.rebuilt.tokens.input_tokens;
-    if (r.scheduled.phase === "performance" && target !== undefined && input !== null) {
-      if (Math.abs(input - target) > workload.promptTolerance * target) {
-        nonconformities.push(`${id} had ${input} input tokens, outside 2% of ${target}`);
-      }
-    }
-    const body = r.rebuilt.body;
-    if (body !== null) {
-      for (const [key, value] of Object.entries(workload.sampling)) {
-        if (body[key] !== value) {
-          nonconformities.push(`${id} sent ${key} ${show(body[key])}, the profile requires ${show(value)}`);
-        }
-      }
-      const kwargs = isObject(body.chat_template_kwargs) ? body.chat_template_kwargs : {};
-      for (const [key, value] of Object.entries(workload.chatTemplateKwargs)) {
-        if (kwargs[key] !== value) nonconformities.push(`${id} sent chat_template_kwargs.${key} ${show(kwargs[key])}`);
-      }
-    }
-  }
-  const configuration = isObject(result.configuration) ? result.configuration : {};
-  const sampling = isObject(configuration.sampling) ? configuration.sampling : {};
-  for (const [key, value] of Object.entries(workload.sampling)) {
-    if (sampling[key] !== value) {
-      nonconformities.push(
-        `configuration.sampling.${key} is ${show(sampling[key])}, the profile requires ${show(value)}`,
-      );
-    }
-  }
-  const extensions = isObject(result.extensions) ? result.extensions : {};
-  if (extensions.simulated_engine === true) nonconformities.push("the result says its engine was simulated");
-
-  if (status !== "complete" && status !== "partial" && status !== "nonconforming") {
-    problems.push(`run.status is ${show(status)}; expected complete, partial or nonconforming`);
-  }
-  if (status === "complete" && (skipped > 0 || cancelled)) {
-    problems.push(
-      `run.status says complete, but ${skipped} required request(s) were skipped${cancelled ? " or cancelled" : ""}`,
-    );
-  }
-  if (status === "partial" && skipped === 0 && !cancelled) {
-    problems.push("run.status says partial, but no required request was skipped or cancelled");
-  }
-  if ((status === "complete" || status === "partial") && nonconformities.length > 0) {
-    const more = nonconformities.length > 3 ? ` and ${nonconformities.length - 3} more` : "";
-    problems.push(
-      `run.status says ${status}, but the evidence makes it nonconforming: ${
-        nonconformities.slice(0, 3).join("; ")
-      }${more}`,
-    );
-  }
-  return nonconformities;
 }

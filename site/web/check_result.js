@@ -10,14 +10,9 @@
  */
 import { checkRecords, evidenceLines } from "./check_records.js";
 import { checkStatedListed } from "./stated.js";
-import {
-  checkCounts,
-  checkQuality,
-  checkRounds,
-  checkStatus,
-  checkSummaries,
-  unexpectedReuse,
-} from "./check_derived.js";
+import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
+import { checkStatus } from "./check_status.js";
+import { folderProblems, weightReason } from "./check_folder.js";
 import { isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
@@ -29,6 +24,27 @@ import { resultFacts } from "./facts.js";
 export const RESULT_FORMAT = "strata-standard-benchmark";
 export const RESULT_SCHEMA_VERSION = 1;
 export const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
+/** The top-level sections of a result (spec, "Result file"); any other key is not a result's. */
+const RESULT_SECTIONS = /** @type {readonly string[]} */ ([
+  "format",
+  "schema_version",
+  "protocol",
+  "run",
+  "hardware",
+  "software",
+  "model",
+  "configuration",
+  "request_counts",
+  "requests",
+  "summaries",
+  "concurrency_rounds",
+  "quality",
+  "artifacts",
+  "missing",
+  "extensions",
+]);
+/** The most bytes of results.json read: a run writes well under 1 MiB (records, reasons, engine options). */
+const MAX_RESULTS_BYTES = 16 * 1024 * 1024;
 /** Reasons listed at most; a longer list ends with a count. */
 const MAX_REASONS = 40;
 
@@ -38,6 +54,7 @@ const MAX_REASONS = 40;
  *   missingReason?: string,
  *   expected?: { resultsSha256: string, runId: string, protocolId: string } | null,
  *   readArtifact: (path: string) => Promise<Uint8Array | null>,
+ *   listFolder?: () => Promise<readonly string[] | null>,
  *   protocols: readonly KnownProtocol[],
  * }} CheckInput
  */
@@ -116,9 +133,21 @@ function evidence(state, problems, checks, sha, protocol, ids = null) {
  */
 function readResult(bytes, sha, protocols) {
   const stop = (/** @type {string} */ reason) => evidence("unverifiable", [reason], [], sha, null);
+  if (bytes.length > MAX_RESULTS_BYTES) {
+    return evidence(
+      "failed",
+      [
+        `results.json is ${bytes.length} bytes, more than the ${MAX_RESULTS_BYTES} a run writes (it holds records, ` +
+        "never streamed text)",
+      ],
+      [],
+      sha,
+      null,
+    );
+  }
   const text = decodeUtf8(bytes);
   if (text === null) return stop("results.json is not UTF-8 text");
-  const parsed = parseStrictJson(text);
+  const parsed = parseStrictJson(text, { integersAsWritten: true });
   if (!parsed.ok) return stop(`results.json is not strict JSON (${parsed.message} at ${parsed.offset})`);
   const result = parsed.value;
   if (!isObject(result)) return stop("results.json is not a JSON object");
@@ -134,6 +163,18 @@ function readResult(bytes, sha, protocols) {
       `results.json has schema_version ${
         JSON.stringify(result.schema_version ?? null)
       }; this site reads only ${RESULT_SCHEMA_VERSION}`,
+    );
+  }
+  const unknown = Object.keys(result).filter((key) => !RESULT_SECTIONS.includes(key));
+  if (unknown.length > 0) {
+    return evidence(
+      "failed",
+      [
+        `results.json has top-level field(s) ${unknown.map((k) => JSON.stringify(k)).join(", ")} that no result has`,
+      ],
+      [],
+      sha,
+      null,
     );
   }
   const protocolField = isObject(result.protocol) ? result.protocol : {};
@@ -180,10 +221,19 @@ export async function checkEvidence(input) {
     problems.push(`protocol.profile ${JSON.stringify(protocolField.profile)} is not ${protocol.workload.profile}`);
   }
   const artifacts = await checkArtifacts(result, input.readArtifact, problems, checks);
+  const files = input.listFolder === undefined ? null : await input.listFolder();
+  if (files !== null) {
+    const listed = Array.isArray(result.artifacts)
+      ? result.artifacts.map((a) => (isObject(a) ? String(a.path) : ""))
+      : [];
+    const extra = await folderProblems(files, listed, input.readArtifact);
+    problems.push(...extra);
+    if (extra.length === 0) checks.push(`the folder holds only its listed files (${files.length})`);
+  }
   const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
   if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
   if (outputsText === null) return evidence("failed", problems, checks, sha, protocolLabel, ids);
-  const facts = recompute(result, protocol, outputsText, artifacts.list, problems, checks);
+  const facts = recompute(result, protocol, outputsText, artifacts, problems, checks);
   if (problems.length > 0) return evidence("failed", problems, checks, sha, protocolLabel, ids);
   return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts };
 }
@@ -192,15 +242,17 @@ export async function checkEvidence(input) {
  * Every number rebuilt from the evidence lines and compared with results.json (records, counts, quality,
  * summaries, rounds, status); the facts a page shows, or null when a problem was found.
  * @param {Record<string, unknown>} result @param {KnownProtocol} protocol @param {string} outputsText
- * @param {ResultFacts["artifacts"]} list @param {string[]} problems @param {string[]} checks
+ * @param {{ list: ResultFacts["artifacts"], json: { path: string, json: unknown }[] }} artifacts
+ * @param {string[]} problems @param {string[]} checks
  * @returns {ResultFacts | null}
  */
-function recompute(result, protocol, outputsText, list, problems, checks) {
+function recompute(result, protocol, outputsText, artifacts, problems, checks) {
+  const list = artifacts.list;
   const run = isObject(result.run) ? result.run : {};
   const optional = run.optional_concurrency === true;
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
   const schedule = protocol.workload.schedule(optional);
-  const lines = evidenceLines(outputsText, parseStrictJson, problems);
+  const lines = evidenceLines(outputsText, (line) => parseStrictJson(line, { integersAsWritten: true }), problems);
   const checked = checkRecords(result.requests, schedule, lines, problems);
   const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
   checkStatedListed(result.extensions, stated, problems);
@@ -209,7 +261,7 @@ function recompute(result, protocol, outputsText, list, problems, checks) {
   const reused = unexpectedReuse(checked, protocol);
   const summaries = checkSummaries(result.summaries, checked, optional, reused, problems);
   const rounds = checkRounds(result.concurrency_rounds, checked, optional, problems);
-  const nonconformities = checkStatus(result, checked, protocol, reused, problems);
+  const nonconformities = checkStatus(result, checked, protocol, reused, artifacts.json, problems);
   if (problems.length > 0) return null;
   checks.push(
     `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates)`,
@@ -304,11 +356,13 @@ export async function checkResult(input) {
 async function checkArtifacts(result, read, problems, checks) {
   /** @type {{ kind: string, path: string, sha256: string, size: number }[]} */
   const list = [];
+  /** @type {{ path: string, json: unknown }[]} */
+  const json = [];
   /** @type {Uint8Array | null} */
   let outputs = null;
   if (!Array.isArray(result.artifacts)) {
     problems.push("results.json /artifacts is not an array");
-    return { outputs, list };
+    return { outputs, list, json };
   }
   const seen = new Set();
   let outputsCount = 0;
@@ -343,7 +397,12 @@ async function checkArtifacts(result, read, problems, checks) {
       problems.push(`artifact ${path} has SHA-256 ${actual}, but results.json records ${sha256}: its bytes changed`);
       continue;
     }
+    const weight = weightReason(path, bytes);
+    if (weight !== null) problems.push(`artifact ${weight}`);
     list.push({ kind: String(kind), path, sha256, size: bytes.length });
+    const text = path.endsWith(".json") ? decodeUtf8(bytes) : null;
+    const parsed = text === null ? null : parseStrictJson(text);
+    if (parsed !== null && parsed.ok) json.push({ path, json: parsed.value });
     if (kind === "outputs") {
       outputsCount++;
       outputs = bytes;
@@ -361,5 +420,5 @@ async function checkArtifacts(result, read, problems, checks) {
   if (problems.length === 0) {
     checks.push(`${list.length} artifacts match their SHA-256 (${list.map((a) => a.path).join(", ")})`);
   }
-  return { outputs, list };
+  return { outputs, list, json };
 }

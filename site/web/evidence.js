@@ -28,6 +28,7 @@ import { JsonNumber, parseStrictJson, Repeated } from "./strict_json.js";
  *   dispatchedAtEpochMs: number | null,
  *   dispatchOffsetS: number | null,
  *   body: Record<string, unknown> | null,
+ *   slotParams: Record<string, unknown> | null,
  *   concurrency: unknown,
  * }} RebuiltRequest
  */
@@ -133,6 +134,7 @@ export function rebuildRequest(line) {
       dispatchedAtEpochMs: null,
       dispatchOffsetS: null,
       body: null,
+      slotParams: null,
       concurrency: null,
     };
   }
@@ -186,6 +188,9 @@ export function rebuildRequest(line) {
     dispatchedAtEpochMs: finite(line.dispatched_at_epoch_ms),
     dispatchOffsetS: typeof line.dispatch_offset_s === "number" ? line.dispatch_offset_s : null,
     body: isObject(line.request) ? line.request : null,
+    slotParams: isObject(line.slot_reading) && line.slot_reading.kind === "slot" && isObject(line.slot_reading.params)
+      ? line.slot_reading.params
+      : null,
     concurrency: line.concurrency,
   };
 }

@@ -7,6 +7,7 @@
 import { isObject } from "./evidence.js";
 import { BURST_CASE, PERFORMANCE_CASES } from "./protocol.js";
 import { medianOfSorted } from "./check_derived.js";
+import { SIMULATED_WORDS } from "./check_status.js";
 
 /** @typedef {import("./check_records.js").CheckedRequest} CheckedRequest */
 /** @typedef {import("./check_derived.js").Summary} Summary */
@@ -124,7 +125,7 @@ export function resultFacts(input) {
     status: String(run.status),
     protocolId: input.protocol.id,
     stage: input.protocol.stage,
-    simulated: extensions.simulated_engine === true,
+    simulated: extensions.simulated_engine === true || input.nonconformities.some((n) => n.includes(SIMULATED_WORDS)),
     identity: {
       gpu: gpuName(result),
       model: text(model.id),

@@ -28,10 +28,25 @@ export const ENTRY_FIELDS = /** @type {const} */ ([
 ]);
 
 /**
+ * An entry replaced after a new review (`approved add --replace`) stays, marked with the entry that superseded it:
+ * the same run id, the new results' hash and its review ("preserve old records or mark their replacement").
+ * @typedef {{ results_sha256: string, review_pr: string, reviewed_at: string }} Supersession
+ */
+
+/**
  * @typedef {{ run_id: string, protocol_id: string, results_path: string, results_sha256: string,
  *   evidence_commit: string, review_pr: string, reviewed_by: string, reviewed_at: string,
- *   verification: string, reproduction_run_ids: string[] }} ManifestEntry
+ *   verification: string, reproduction_run_ids: string[], superseded_by?: Supersession }} ManifestEntry
  */
+
+/**
+ * A result withdrawn from the list: it leaves `entries`, and the top-level `withdrawn` array keeps its run id, the
+ * hash that was approved, the reason and the review that withdrew it (git history keeps the entry itself).
+ * @typedef {{ run_id: string, results_sha256: string, reason: string, review_pr: string, withdrawn_at: string }}
+ *   WithdrawnEntry
+ */
+export const WITHDRAWN_FIELDS =
+  /** @type {const} */ (["run_id", "results_sha256", "reason", "review_pr", "withdrawn_at"]);
 
 /**
  * One entry as read: its fields when well-formed (`entry`), else null; `problems` names what is wrong.
@@ -41,7 +56,8 @@ export const ENTRY_FIELDS = /** @type {const} */ ([
  */
 
 /**
- * @typedef {{ ok: true, entries: ReadEntry[] } | { ok: false, problem: string }} ReadManifest
+ * @typedef {{ ok: true, entries: ReadEntry[], withdrawn: WithdrawnEntry[] } | { ok: false, problem: string }}
+ *   ReadManifest
  */
 
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
@@ -102,9 +118,15 @@ function readEntry(raw, index) {
   if (!isObject(raw)) return { index, label: `entry ${index}`, entry: null, raw, problems: ["is not a JSON object"] };
   const label = typeof raw.run_id === "string" && raw.run_id !== "" ? raw.run_id : `entry ${index}`;
   for (const key of Object.keys(raw)) {
-    if (!ENTRY_FIELDS.includes(/** @type {typeof ENTRY_FIELDS[number]} */ (key))) {
+    if (!ENTRY_FIELDS.includes(/** @type {typeof ENTRY_FIELDS[number]} */ (key)) && key !== "superseded_by") {
       problems.push(`${key}: unknown field`);
     }
+  }
+  if (Object.hasOwn(raw, "superseded_by")) {
+    const by = raw.superseded_by;
+    const fine = isObject(by) && Object.keys(by).length === 3 && isSha256Hex(by.results_sha256) &&
+      isReviewUrl(by.review_pr) && isUtcTimestamp(by.reviewed_at);
+    if (!fine) problems.push("superseded_by: expected { results_sha256, review_pr, reviewed_at } of the new review");
   }
   for (const key of ENTRY_FIELDS) if (!Object.hasOwn(raw, key)) problems.push(`${key}: missing`);
   /** @type {[string, (v: unknown) => boolean, string][]} */
@@ -166,34 +188,67 @@ export function readManifest(text) {
       } is unknown; this tool reads ${MANIFEST_SCHEMA_VERSION}`,
     };
   }
-  const unknown = Object.keys(file).filter((k) => !["format", "schema_version", "entries"].includes(k));
+  const unknown = Object.keys(file).filter((k) => !["format", "schema_version", "entries", "withdrawn"].includes(k));
   if (unknown.length > 0) return { ok: false, problem: `unknown top-level field(s) ${unknown.join(", ")}` };
   if (!Array.isArray(file.entries)) return { ok: false, problem: "entries is not an array" };
+  const withdrawn = readWithdrawn(file.withdrawn);
+  if (typeof withdrawn === "string") return { ok: false, problem: withdrawn };
   const entries = file.entries.map(readEntry);
   /** @type {Map<string, number>} */
   const runIds = new Map();
+  /** @type {Map<string, string>} run id -> the results hash of its current (not superseded) entry */
+  const current = new Map();
   for (const read of entries) {
-    const id = isObject(read.raw) ? read.raw.run_id : undefined;
-    if (typeof id === "string") runIds.set(id, (runIds.get(id) ?? 0) + 1);
+    const raw = isObject(read.raw) ? read.raw : {};
+    if (typeof raw.run_id !== "string" || Object.hasOwn(raw, "superseded_by")) continue;
+    runIds.set(raw.run_id, (runIds.get(raw.run_id) ?? 0) + 1);
+    current.set(raw.run_id, String(raw.results_sha256));
   }
   for (const read of entries) {
-    const id = isObject(read.raw) ? read.raw.run_id : undefined;
+    const raw = isObject(read.raw) ? read.raw : {};
+    const id = raw.run_id;
     if (typeof id === "string" && (runIds.get(id) ?? 0) > 1) read.problems.push(`run_id: ${id} appears more than once`);
+    const by = isObject(raw.superseded_by) ? raw.superseded_by : null;
+    if (by !== null && typeof id === "string" && current.get(id) !== by.results_sha256) {
+      read.problems.push(`superseded_by: no current entry of ${id} has results_sha256 ${String(by.results_sha256)}`);
+    }
+    if (typeof id === "string" && by === null && withdrawn.some((w) => w.run_id === id)) {
+      read.problems.push(`run_id: ${id} is listed as withdrawn`);
+    }
     for (const other of read.entry?.reproduction_run_ids ?? []) {
       if (!runIds.has(other)) read.problems.push(`reproduction_run_ids: ${other} is not an entry of this manifest`);
     }
     if (read.problems.length > 0) read.entry = null;
   }
-  return { ok: true, entries };
+  return { ok: true, entries, withdrawn };
+}
+
+/**
+ * The top-level `withdrawn` list (absent: empty), or the problem that fails the file.
+ * @param {unknown} raw @returns {WithdrawnEntry[] | string}
+ */
+function readWithdrawn(raw) {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return "withdrawn is not an array";
+  for (const [i, w] of raw.entries()) {
+    const fine = isObject(w) && Object.keys(w).length === WITHDRAWN_FIELDS.length &&
+      typeof w.run_id === "string" && w.run_id !== "" && isSha256Hex(w.results_sha256) &&
+      typeof w.reason === "string" && w.reason.trim() !== "" && w.reason.length <= 2000 && isReviewUrl(w.review_pr) &&
+      isUtcTimestamp(w.withdrawn_at);
+    if (!fine) return `withdrawn[${i}]: expected { ${WITHDRAWN_FIELDS.join(", ")} } with a reason and an https review`;
+  }
+  return /** @type {WithdrawnEntry[]} */ (raw);
 }
 
 /**
  * Serializes a manifest the way `approved add` writes it: two-space indentation and a final newline.
- * @param {readonly ManifestEntry[]} entries
+ * @param {readonly ManifestEntry[]} entries @param {readonly WithdrawnEntry[]} [withdrawn]
  */
-export function manifestText(entries) {
-  const ordered = entries.map((e) => Object.fromEntries(ENTRY_FIELDS.map((key) => [key, e[key]])));
-  return `${
-    JSON.stringify({ format: MANIFEST_FORMAT, schema_version: MANIFEST_SCHEMA_VERSION, entries: ordered }, null, 2)
-  }\n`;
+export function manifestText(entries, withdrawn = []) {
+  const ordered = entries.map((e) => ({
+    ...Object.fromEntries(ENTRY_FIELDS.map((key) => [key, e[key]])),
+    ...(e.superseded_by === undefined ? {} : { superseded_by: e.superseded_by }),
+  }));
+  const file = { format: MANIFEST_FORMAT, schema_version: MANIFEST_SCHEMA_VERSION, entries: ordered };
+  return `${JSON.stringify(withdrawn.length === 0 ? file : { ...file, withdrawn }, null, 2)}\n`;
 }

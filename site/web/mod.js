@@ -17,6 +17,8 @@ export {
   RESULT_SCHEMA_VERSION,
 } from "./check_result.js";
 export { JsonNumber, parseStrictJson } from "./strict_json.js";
+export { SIMULATED_WORDS, STATUS_RULES_WORDS } from "./check_status.js";
+export { folderProblems, weightMagic, weightReason } from "./check_folder.js";
 export { jsonEqual, judgeSanity, stripAsciiSpace } from "./sanity.js";
 export { isSha256Hex, sha256Hex } from "./sha256.js";
 export { KNOWN_PROTOCOLS, PROTOCOLS_FORMAT, protocolsWithDeclarations, SANITY_CASES } from "./protocol.js";
@@ -40,3 +42,4 @@ export {
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
 /** @typedef {import("./manifest.js").ManifestEntry} ManifestEntry */
 /** @typedef {import("./manifest.js").ReadEntry} ReadEntry */
+/** @typedef {import("./manifest.js").WithdrawnEntry} WithdrawnEntry */

@@ -6,8 +6,9 @@
  * carries `record_overrides` (a JSON Pointer into the request record -> the value scored on the text as the
  * engine sent it), and results.json lists every such pointer in `extensions.record_overrides`.
  *
- * The site cannot check such a value against the evidence; it does not pretend to. It takes the stated value in
- * place of its own for that field only (so the counts, quality and summaries built on it agree with results.json),
+ * The site cannot check such a value against the evidence; it does not pretend to. It accepts one only where the
+ * line's text it was computed from carries a placeholder the runner's sanitizer writes (the evidence shows why it
+ * had to be stated), and takes the stated value in place of its own for that field only (so the counts, quality and summaries built on it agree with results.json),
  * checks that the value has the field's type and that results.json lists exactly these pointers, and the page
  * names each one as stated by the runner, not recomputed.
  */
@@ -42,8 +43,37 @@ export function statedOf(line, id, problems) {
       problems.push(`${id}: record_overrides has "${pointer}", which is not a JSON Pointer into the record`);
       return null;
     }
+    const source = sourceOf(pointer);
+    if (!PLACEHOLDER.test(JSON.stringify(source.fields.map((f) => line[f]) ?? null))) {
+      problems.push(
+        `${id}: its evidence line states ${pointer === "" ? "the whole record" : pointer}, but ${
+          source.fields.join(", ")
+        } ` +
+          "of that line holds no redaction placeholder: a stated value is accepted only where redaction changed " +
+          "the text it was computed from",
+      );
+      return null;
+    }
   }
   return stated;
+}
+
+/** The placeholders the runner's sanitizer writes in place of what it redacts (spec: "Inspect redaction"). */
+const PLACEHOLDER = /<(?:home|abs-path|user|host|secret|email|mac|gpu-uuid|private-ip-[0-9]+)>/;
+
+/**
+ * The line fields a record value at `pointer` is computed from: the verdict from the answer and tool calls, the
+ * outcome from the error and finish reason, the numbers from the engine's usage and timings chunks.
+ * @param {string} pointer @returns {{ fields: string[] }}
+ */
+function sourceOf(pointer) {
+  const top = pointer.split("/")[1] ?? "";
+  if (top === "evaluation") return { fields: ["final_answer", "tool_calls"] };
+  if (top === "tokens" || top === "timings" || top === "metrics") return { fields: ["usage_chunk", "timings_chunk"] };
+  if (top === "status" || top === "finish_reason" || top === "error") {
+    return { fields: ["error", "finish_reason", "skip_reason"] };
+  }
+  return { fields: ["final_answer", "tool_calls", "error", "usage_chunk", "timings_chunk", "skip_reason"] };
 }
 
 /** @param {string} pointer @returns {string[]} */

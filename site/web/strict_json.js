@@ -63,15 +63,21 @@ class Failure extends Error {
   }
 }
 
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * Parses `text` as exactly one strict JSON value; never throws.
  * @param {string} text
- * @param {{ lexemes?: boolean, asSent?: boolean }} [options]
+ * `integersAsWritten` (without lexemes): an integer value written with a fraction or an exponent (1e0, 1.0) is
+ * refused, for the texts whose counts are judged by their value alone (results.json, the evidence lines).
+ * @param {{ lexemes?: boolean, asSent?: boolean, integersAsWritten?: boolean }} [options]
  * @returns {JsonParse}
  */
 export function parseStrictJson(text, options = {}) {
   const lexemes = options.lexemes === true;
   const parser = new Parser(text, lexemes, lexemes && options.asSent === true);
+  parser.integersAsWritten = !lexemes && options.integersAsWritten === true;
   try {
     parser.skipSpace();
     const value = parser.value(0);
@@ -90,6 +96,8 @@ class Parser {
     this.text = text;
     this.lexemes = lexemes;
     this.asSent = asSent;
+    /** Refuse an integer written with a fraction or an exponent (see parseStrictJson). */
+    this.integersAsWritten = false;
     this.at = 0;
   }
 
@@ -136,6 +144,17 @@ class Parser {
     }
     const value = Number(lexeme);
     if (!Number.isFinite(value) && !this.asSent) throw new Failure(`number ${lexeme} does not fit a double`, this.at);
+    // 1e-400 is not 0: a nonzero number too small for a double is refused, never read as zero.
+    if (value === 0 && /[1-9]/.test(lexeme.split(/[eE]/)[0] ?? "") && !this.asSent) {
+      throw new Failure(`number ${lexeme} is too small for a double (it would read as 0)`, this.at);
+    }
+    // Where a number is only its value (a count is judged by it), an integer must be written as one: not 1e0 or 1.0.
+    if (
+      this.integersAsWritten && Number.isInteger(value) && Math.abs(value) < 1e21 &&
+      !/^-?(?:0|[1-9][0-9]*)$/.test(lexeme)
+    ) {
+      throw new Failure(`number ${lexeme} is an integer written with a fraction or an exponent`, this.at);
+    }
     this.at += lexeme.length;
     return this.lexemes ? new JsonNumber(lexeme) : value;
   }
@@ -154,8 +173,17 @@ class Parser {
       const index = stop.index;
       const c = text.charCodeAt(index);
       if (c === 0x22) {
+        if (!escaped) {
+          this.at = index + 1;
+          return text.slice(start, index);
+        }
+        const value = out + text.slice(at, index);
+        // An escaped half of a surrogate pair names no character; it is refused, as the runner's parser does.
+        if (!this.asSent && LONE_SURROGATE.test(value)) {
+          throw new Failure("unpaired surrogate escape in a string", this.at);
+        }
         this.at = index + 1;
-        return escaped ? out + text.slice(at, index) : text.slice(start, index);
+        return value;
       }
       if (c < 0x20) throw new Failure("control character inside a string", index);
       escaped = true;

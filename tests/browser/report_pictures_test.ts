@@ -10,9 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockEngine } from "../../mock/mod.ts";
-import { renderResultPictures } from "../../report/mod.ts";
-import { compareLoad, realLoadDeps, renderCompareHtml, runLoadTest } from "../../load/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
+import { compareResults, comparisonSpec, renderChartSvg, renderResultPictures } from "../../report/mod.ts";
 import { buildRealisticResult } from "../unit/report/_realistic_result.ts";
 import { launchChromium } from "./_chromium.ts";
 
@@ -106,6 +104,32 @@ Deno.test({
         });
       }
 
+      await t.step("report A B: A and B on one axis per case, with the delta and runs that disagree", async () => {
+        const more = [];
+        for (const [runId, decode, ttft] of [["a2", 1, 2], ["b1", 1.25, 0.8], ["b2", 1.22, 0.82]] as const) {
+          const built = await buildRealisticResult({ runId, startedAt: `2026-11-29T1${more.length + 7}:00:00.000Z` });
+          await built.cleanup();
+          if (runId.startsWith("b")) built.result.configuration.server_capacity = 2;
+          for (const r of built.result.requests) {
+            if (r.metrics.decode_tps !== null) r.metrics.decode_tps *= decode;
+            if (r.timings.ttft_s !== null) r.timings.ttft_s *= ttft;
+          }
+          more.push({ folder: runId, result: built.result });
+        }
+        const a1 = await buildRealisticResult({ runId: "a1", startedAt: "2026-11-29T16:00:00.000Z" });
+        await a1.cleanup();
+        const svg = await renderChartSvg(
+          comparisonSpec(compareResults([{ folder: "a1", result: a1.result }, ...more])),
+        );
+        const file = join(work, "comparison-ab.svg");
+        await Deno.writeTextFile(file, svg);
+        await Deno.writeTextFile(join(work, "ab.html"), `<!doctype html><body style="margin:0"><img src="${file}">`);
+        await page.goto(`file://${join(work, "ab.html")}`);
+        await page.screenshot({ path: join(shots, "report-comparison-ab.png"), fullPage: true });
+        assert.match(svg, /B vs A: \+2[0-9.]+% \(95% \+[0-9.]+% to \+[0-9.]+%\): B better/);
+        assert.match(svg, /A: runs [0-9.]+; [0-9.]+, not pooled/);
+      });
+
       await t.step("load --html and compare --html pages open offline with their pictures", async () => {
         const engine = await startMockEngine({
           timeScale: 0.02,
@@ -113,7 +137,6 @@ Deno.test({
           script: { "*": { answer: { kind: "text", text: "one two three four five six" }, reasoningTokens: 4 } },
         });
         const other = await startMockEngine({ timeScale: 0.02, slots: 4 });
-        let compareRuns;
         try {
           const load = await command(
             "run",
@@ -137,21 +160,46 @@ Deno.test({
           assert.equal(load.code, 0, load.stderr);
           const loadPage = /page written to (\S+)/.exec(load.stderr)?.[1];
           assert.ok(loadPage !== undefined, load.stderr);
-          compareRuns = await runLoadTest(
-            parseLoadArgs(["--url", engine.url, "--url", other.url, "--concurrency", "2", "--requests", "16"]),
-            realLoadDeps(),
+          const compared = await command(
+            "run",
+            "-P=load",
+            `--allow-write=${work}`,
+            "--no-prompt",
+            "mod.ts",
+            "compare",
+            ...["--baseline", engine.url, "--candidate", other.url, "--concurrency", "1,2", "--rounds", "2"],
+            ...["--requests", "4", "--warmup-requests", "1", "--workload", "chat-short", "--sample", "8"],
+            ...["--tolerance", "0.5", "--html", "--out", work],
           );
-          const [a, b] = compareRuns.runs[0]!.summary.endpoints;
-          const gate = compareLoad([{ concurrency: 2, baseline: [a!, a!], candidate: [b!, b!] }], {
-            seed: 1,
-            expectedConcurrency: [2],
-          });
-          const comparePage = join(work, "compare.html");
-          await Deno.writeTextFile(comparePage, await renderCompareHtml(gate, "Release gate (test)"));
-          for (const [name, file] of [["load", loadPage], ["compare", comparePage]]) {
+          assert.ok(compared.code === 0 || compared.code === 1, compared.stderr);
+          const comparePage = /page written to (\S+)/.exec(compared.stderr)?.[1];
+          assert.ok(comparePage !== undefined, compared.stderr);
+          // The same comparison after the fact: report FILE.jsonl writes its page and its curve.
+          const saved = comparePage.replace(/\.html$/, ".jsonl");
+          const again = await command(
+            "run",
+            "-P=test",
+            "--no-prompt",
+            "mod.ts",
+            "report",
+            saved,
+            "--out",
+            join(work, "s"),
+          );
+          assert.ok(again.code === 0 || again.code === 1, again.stderr);
+          const curve = /wrote (\S+-curve\.svg)/.exec(again.stderr)?.[1];
+          assert.ok(curve !== undefined, again.stderr);
+          await Deno.writeTextFile(
+            join(work, "curve.html"),
+            `<!doctype html><body style="margin:0"><img src="${curve}">`,
+          );
+          for (
+            const [name, file] of [["load", loadPage], ["compare", comparePage], ["curve", join(work, "curve.html")]]
+          ) {
             await page.goto(`file://${file}`);
-            const svgCount = await page.locator("svg").count();
+            const svgCount = await page.locator(name === "curve" ? "img" : "svg").count();
             assert.ok(svgCount >= 1, `${name}: ${svgCount} pictures`);
+            if (name !== "curve") assert.ok(await page.locator("dl.config").count() === 1, `${name}: what was run`);
             await page.screenshot({ path: join(shots, `report-${name}-page.png`), fullPage: true });
           }
         } finally {

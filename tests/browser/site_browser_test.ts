@@ -111,6 +111,7 @@ Deno.test({
           "results.json",
           "outputs.jsonl",
           "config.json",
+          "template_check.json",
           "template.jinja",
           "rates.svg",
           "latency.svg",

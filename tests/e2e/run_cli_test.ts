@@ -59,6 +59,7 @@ Deno.test("run against the scripted engine writes a labelled simulated result un
       "rates.svg",
       "results.json",
       "template.jinja",
+      "template_check.json",
     ]);
     const result = JSON.parse(await Deno.readTextFile(join(folder, "results.json")));
     assert.equal(result.run.status, "nonconforming");

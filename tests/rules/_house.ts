@@ -26,6 +26,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   engine: 2,
   runner: 3,
   load: 3,
+  review: 3,
   cli: 4,
   "mod.ts": 5,
   benchmarks: 5,

@@ -151,7 +151,7 @@ Deno.test("answers, tool calls, errors and usage full of every kind of private d
 
 /** A sanitizer that is neither idempotent nor length-preserving: every pass wraps its words again. */
 function wrappingSanitizer(): Sanitizers {
-  const text = (value: string) => value.replaceAll("READY", "[hidden READY]").replaceAll("secret", "secret-secret");
+  const text = (value: string) => value.replaceAll("READY", "<host>READY").replaceAll("secret", "<secret>-secret");
   const json = (value: unknown): unknown => {
     if (typeof value === "string") return text(value);
     if (Array.isArray(value)) return value.map(json);
@@ -178,13 +178,13 @@ Deno.test("with a sanitizer that is not idempotent and changes lengths, the resu
     });
     assert.deepEqual(run.problems, []);
     assert.deepEqual(run.report.validationProblems, []);
-    // I4's right answer "READY" is published as "[hidden READY]" but keeps its verdict, stated in the evidence.
+    // I4's right answer "READY" is published with a placeholder but keeps its verdict, stated in the evidence.
     assert.equal(run.byId.get("sanity-I4")!.evaluation?.passed, true);
     const overrides = run.result.extensions?.record_overrides as Record<string, string[]>;
     assert.ok(overrides["sanity-I4"]?.includes("/evaluation/passed"), JSON.stringify(overrides));
     const i1 = run.byId.get("sanity-I1")!.evaluation!;
     assert.equal(i1.passed, false);
-    assert.ok(i1.reason.includes("secret-secret") && !i1.reason.includes("secret-secret-secret"), "sanitized once");
+    assert.ok(i1.reason.includes("<secret>-secret") && !i1.reason.includes("<<secret>"), "sanitized once");
     const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
     assert.deepEqual(site.reasons, [], "the site applies the stated verdict too");
     assert.ok(site.facts?.verdicts.find((v) => v.id === "sanity-I4")?.stated, "and labels it stated");

@@ -44,7 +44,10 @@ Deno.test("a complete run with right answers is complete, 12/12, 22 records, one
       "provenance latency.svg",
       "provenance rates.svg",
       "provenance template.jinja",
+      "provenance template_check.json",
     ]);
+    const check = run.result.extensions?.template_check as Record<string, unknown>;
+    assert.deepEqual([check.ran, check.matched, check.mismatches, check.unchecked], [true, 22, 0, 0]);
     assert.equal(run.result.configuration.template?.path, "template.jinja");
     assert.equal(run.result.extensions?.dialect, "llama.cpp");
   } finally {

@@ -174,8 +174,34 @@ export async function relabel(folder: string, change: Relabel): Promise<void> {
     delete result.missing["/model/quantization"];
   }
   if (change.engine !== undefined) result.software.engine_version = change.engine;
+  if (change.status !== undefined && change.status !== "nonconforming") await standInIdentity(folder, result);
   change.edit?.(result);
   await Deno.writeTextFile(path, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+/**
+ * The identity a conforming run records and a demo lacks (the status rules require it): full engine and runner
+ * commits, a SHA-256 for every model file (one per model and quantization), and a config.json that no longer says
+ * the engine was simulated (re-hashed in results.json).
+ */
+async function standInIdentity(folder: string, result: Editable): Promise<void> {
+  result.software.strata_commit = "80fb11a0000000000000000000000000000000aa";
+  result.software.runner_commit ??= "0000000000000000000000000000000000000001";
+  delete result.missing["/software/strata_commit"];
+  delete result.missing["/software/runner_commit"];
+  const named = new TextEncoder().encode(`${result.model.id} ${result.model.quantization}`);
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", named))];
+  const sha = digest.map((b) => b.toString(16).padStart(2, "0")).join("");
+  result.model.files = result.model.files.map((file: Editable, i: number) => {
+    delete result.missing[`/model/files/${i}/sha256`];
+    return { ...file, sha256: sha };
+  });
+  const config = join(folder, "config.json");
+  const parsed: Editable = JSON.parse(await Deno.readTextFile(config));
+  parsed.simulated = false;
+  await Deno.writeTextFile(config, `${JSON.stringify(parsed, null, 2)}\n`);
+  const configSha = await sha256File(config);
+  for (const a of result.artifacts) if (a.path === "config.json") a.sha256 = configSha;
 }
 
 /** SHA-256 hex of a file. */

@@ -156,7 +156,7 @@ Deno.test("a conforming status is refused when the evidence shows changed settin
   await expectState(
     simulated,
     "failed",
-    /run\.status says complete, but the evidence makes it nonconforming: .*simulated/,
+    /run\.status says complete, but the status rules give nonconforming: .*simulated/,
   );
   const greedy = await changed(demo, async (f) => {
     await relabel(f, { status: "complete" });

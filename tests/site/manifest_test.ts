@@ -117,3 +117,47 @@ Deno.test("UTC timestamps: seconds and Z required, real calendar dates only", ()
   assert.ok(!isUtcTimestamp("2026-13-01T12:00:00Z"));
   assert.ok(!isUtcTimestamp("2026-05-01T12:00Z"));
 });
+
+Deno.test("a superseded entry stays beside its replacement; a withdrawn run keeps its reason in the manifest", () => {
+  const by = {
+    results_sha256: "c".repeat(64),
+    review_pr: "https://github.com/example/results/pull/13",
+    reviewed_at: "2026-05-03T09:00:00Z",
+  };
+  const kept = readManifest(file([entry({ superseded_by: by }), entry({ results_sha256: "c".repeat(64) })]));
+  assert.ok(kept.ok);
+  assert.deepEqual(kept.entries.map((e) => e.problems), [[], []]);
+  const text = manifestText(kept.entries.map((e) => e.entry!));
+  assert.deepEqual(JSON.parse(text).entries[0].superseded_by, by);
+  // The replacement must be there with the hash the old entry names; two current entries of one run are refused.
+  const orphan = readManifest(file([entry({ superseded_by: by })]));
+  assert.ok(orphan.ok);
+  assert.match(orphan.entries[0]!.problems.join(), /superseded_by: no current entry of .* has results_sha256 c{64}/);
+  const twice = readManifest(file([entry(), entry()]));
+  assert.ok(twice.ok);
+  assert.match(twice.entries[0]!.problems.join(), /appears more than once/);
+  const bad = readManifest(file([entry({ superseded_by: { results_sha256: "x" } })]));
+  assert.ok(bad.ok);
+  assert.match(bad.entries[0]!.problems.join(), /superseded_by: expected/);
+
+  const withdrawn = {
+    run_id: "20260401T000000Z-old",
+    results_sha256: "d".repeat(64),
+    reason: "the engine log showed a second workload on the GPU",
+    review_pr: "https://github.com/example/results/pull/14",
+    withdrawn_at: "2026-05-04T09:00:00Z",
+  };
+  const withReason = readManifest(JSON.stringify({ ...JSON.parse(file([entry()])), withdrawn: [withdrawn] }));
+  assert.ok(withReason.ok);
+  assert.deepEqual(withReason.withdrawn.map((w) => ({ ...w })), [withdrawn]);
+  assert.deepEqual(JSON.parse(manifestText([entry()], [withdrawn])).withdrawn, [withdrawn]);
+  const back = readManifest(
+    JSON.stringify({ ...JSON.parse(file([entry({ run_id: withdrawn.run_id })])), withdrawn: [withdrawn] }),
+  );
+  assert.ok(back.ok);
+  assert.match(back.entries[0]!.problems.join(), /is listed as withdrawn/);
+  const noReason = readManifest(
+    JSON.stringify({ ...JSON.parse(file([])), withdrawn: [{ ...withdrawn, reason: " " }] }),
+  );
+  assert.equal(noReason.ok, false);
+});

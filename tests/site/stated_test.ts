@@ -21,6 +21,7 @@ const rebuilt: RebuiltRequest = {
   dispatchedAtEpochMs: 1,
   dispatchOffsetS: 0,
   body: {},
+  slotParams: null,
   concurrency: 1,
 };
 const verdict = { passed: false, reason: "differs", category: "instruction", caseId: "I3" };

@@ -84,3 +84,24 @@ Deno.test("as sent (an engine's chunk): a repeated key keeps every value, 1e400 
   assert.equal(parseStrictJson('{"a":1,"a":2}', { lexemes: true }).ok, false);
   assert.equal(parseStrictJson("1e400", { asSent: true }).ok, false, "asSent needs lexemes");
 });
+
+Deno.test("1e-400 is refused, never read as 0; integersAsWritten refuses an integer written as 1e0 or 1.0", () => {
+  for (const text of ["1e-400", "[2.5e-400]", "-1e-999"]) {
+    const parsed = parseStrictJson(text);
+    assert.equal(parsed.ok, false, text);
+    assert.match(parsed.ok ? "" : parsed.message, /too small for a double \(it would read as 0\)/);
+  }
+  assert.deepEqual(parseStrictJson("[0, 0.0e5, 5e-324]"), { ok: true, value: [0, 0, 5e-324] });
+  for (const text of ["1e0", '{"completed":1.0}', "2E+1"]) {
+    assert.equal(parseStrictJson(text).ok, true, "any JSON number otherwise");
+    const parsed = parseStrictJson(text, { integersAsWritten: true });
+    assert.equal(parsed.ok, false, text);
+    assert.match(parsed.ok ? "" : parsed.message, /an integer written with a fraction or an exponent/);
+  }
+  assert.deepEqual(parseStrictJson("[1e21, 0.5, 1e-7]", { integersAsWritten: true }), {
+    ok: true,
+    value: [1e21, 0.5, 1e-7],
+  });
+  const kept = parseStrictJson("[1e0]", { lexemes: true });
+  assert.ok(kept.ok && kept.value instanceof Array && (kept.value[0] as JsonNumber).isInteger === false);
+});

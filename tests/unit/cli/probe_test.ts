@@ -76,3 +76,25 @@ Deno.test("probe rejects an unknown flag with the usage exit code", async () => 
   assert.equal(code, 2);
   assert.match(stderr, /Cannot run probe: .*bogus/);
 });
+
+Deno.test("probe --template prints the counts side by side and exits 1 on a mismatch", async () => {
+  const { loadBundle } = await import("../../../fixtures/mod.ts");
+  const { startMockEngine } = await import("../../../mock/mod.ts");
+  const { fixtures } = await loadBundle();
+  const counts = Object.fromEntries(fixtures.map((f) => [f.id, f.input_tokens]));
+  counts["sanity-R1"] = 3000;
+  const engine = await startMockEngine({ timeScale: 0, tokenCounts: counts });
+  try {
+    const { code, stdout } = await probe(["--allow-net=127.0.0.1", "--allow-read"], [
+      "--template",
+      "--url",
+      engine.url,
+    ]);
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, /: 33 match, 1 mismatch, 0 unchecked\n/);
+    assert.match(stdout, /\nsanity-R1 +4085 +3000 +\d+ +0 +mismatch: 3000 tokens, 1085 off the frozen 4085/);
+    assert.equal(engine.requests.length, 0, "nothing was generated");
+  } finally {
+    await engine.close();
+  }
+});

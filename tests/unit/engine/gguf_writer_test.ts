@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { encodeGguf, float16Bits, type GgufContent, readGguf } from "../../../engine/mod.ts";
+import { encodeGguf, float16Bits, type GgufContent } from "../../../engine/mod.ts";
+import { readGguf } from "../../../probe/mod.ts";
 
 function join(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import {
   buildTinyQwen3,
   encodeGguf,
-  readGguf,
   TINY_QWEN3_DEFAULTS,
   tinyQwen3FileName,
   type TinyQwen3Options,
   type TokenizerSource,
 } from "../../../engine/mod.ts";
+import { readGguf } from "../../../probe/mod.ts";
 
 /** A five-token byte-level BPE vocabulary plus the added tokens the model needs, in tokenizer.json shape. */
 function source(overrides: { addedThink?: boolean } = {}): TokenizerSource {

@@ -33,9 +33,12 @@ Deno.test(
     const sections = html.match(/<section>/g) ?? [];
     assert.equal(sections.length, 3, "two endpoints and the pooled mixture");
     assert.ok(html.includes("pooled_mixture"));
-    for (const title of ["E2E latency CDF", "TTFT CDF", "TPOT CDF", "ITL CDF", "Coordinated-omission latency CDF"]) {
-      assert.ok(html.includes(title), title);
-    }
+    for (const title of ["E2E latency CDF", "TTFT CDF", "TPOT CDF", "ITL CDF"]) assert.ok(html.includes(title), title);
+    // A closed loop measures no coordinated-omission latency: its table row says so, and no empty frame is drawn.
+    assert.ok(!html.includes("Coordinated-omission latency CDF"), "no empty CO latency picture");
+    assert.match(html, /<td>Coordinated-omission latency<\/td><td>0<\/td><td>not measured<\/td>/);
+    assert.match(html, /goodput not measured \(no SLO configured/);
+    assert.match(html, /errors: 0 failed, 0 dropped \(error rate 0\.00%\)/);
     assert.ok(html.includes("Requests in flight") && html.includes("Output tokens/s per 1 s bin"));
     const pooled = outcome.runs[0]!.summary.overall;
     assert.ok(html.includes(`${pooled.counts.succeeded} of ${pooled.counts.attempted} measured requests succeeded`));
@@ -56,8 +59,10 @@ Deno.test(
     }], { seed: 1, expectedConcurrency: [4, 8] });
     const html = await renderCompareHtml(result, "gate");
     assert.ok(html.includes('<span class="fail">the gate fails</span>'), "a missing point fails the gate");
-    assert.match(html, /<tr><td>8<\/td><td>output_tokens_per_s<\/td><td>not measured<\/td>/);
-    assert.ok(html.includes("gate band around the baseline"));
+    assert.match(html, /<tr><td>W1 c=8<\/td><td>Output tok\/s<\/td><td>not measured<\/td>/);
+    assert.match(html, /<td>TPOT p50 \(ms\)<\/td>/, "metric names and units as on the console");
+    assert.doesNotMatch(html, /tpot_p50_s|output_tokens_per_s/, "no raw keys");
+    assert.ok(html.includes("candidate against the gate band"));
     assert.equal((html.match(/<svg /g) ?? []).length, 1);
   },
 );

@@ -19,6 +19,8 @@ export interface FakeMachine {
   files?: Record<string, string | { refuse: "permission" }>;
   dirs?: Record<string, string[]>;
   links?: Record<string, string>;
+  /** Binary files, read through openReader (stat gives their size). */
+  binaries?: Record<string, Uint8Array>;
   commands?: Record<string, FakeCommand>;
   env?: Record<string, string>;
   osRelease?: string;
@@ -85,10 +87,10 @@ export function fakeDeps(machine: FakeMachine): ProbeDeps & { calls: string[] } 
     },
     stat: (path) => {
       const isDir = machine.dirs?.[path] !== undefined;
-      const file = files[path];
+      const file = files[path] ?? machine.binaries?.[path];
       if (!isDir && file === undefined) return Promise.resolve(notFound(`stat ${path}`));
       const facts: FileFacts = {
-        sizeBytes: typeof file === "string" ? file.length : 0,
+        sizeBytes: typeof file === "string" || file instanceof Uint8Array ? file.length : 0,
         mtimeMs: 0,
         ino: 1,
         isFile: !isDir,
@@ -103,7 +105,23 @@ export function fakeDeps(machine: FakeMachine): ProbeDeps & { calls: string[] } 
         files[path] !== undefined || machine.dirs?.[path] ? { ok: true, value: path } : notFound(`resolve ${path}`),
       );
     },
-    openReader: (path) => Promise.resolve(notFound(`open ${path}`)),
+    openReader: (path) => {
+      const bytes = machine.binaries?.[path];
+      if (bytes === undefined) return Promise.resolve(notFound(`open ${path}`));
+      let at = 0;
+      return Promise.resolve({
+        ok: true,
+        value: {
+          read: (buffer: Uint8Array) => {
+            const n = Math.min(buffer.length, bytes.length - at);
+            buffer.set(bytes.subarray(at, at + n));
+            at += n;
+            return Promise.resolve(n);
+          },
+          close: () => Promise.resolve(),
+        },
+      });
+    },
     writeText: () => Promise.resolve(refused("write", "--allow-write")),
     fetch: machine.fetch ?? (() => Promise.reject(new TypeError("no network in this fake"))),
     osRelease: () => sysValue("read the kernel release", machine.osRelease),

@@ -324,9 +324,9 @@ Deno.test("without fixtures the records are not rebuilt, but the lines and durat
 Deno.test("a record value a line states (record_overrides) is applied, and must be listed in /extensions", async () => {
   await withRealistic(false, async (r) => {
     const i = indexOf(r, "sanity-I1");
-    const override = (lines: Line[]) => {
+    const override = (lines: Line[], placeholder = "<host>") => {
       const line = lineOf(lines, "sanity-I1");
-      line["final_answer"] = '{"ok":true,"count":"<redacted>"}';
+      line["final_answer"] = `{"ok":true,"count":"${placeholder}"}`;
       line["record_overrides"] = {
         "/evaluation/passed": true,
         "/evaluation/reason": r.result.requests[i]!.evaluation!.reason,
@@ -351,6 +351,29 @@ Deno.test("a record value a line states (record_overrides) is applied, and must 
       },
     });
     assert.deepEqual(stale.map((p) => p.message), ['lists "sanity-I2", whose evidence line states no record value']);
+    // A stated value needs the redaction that made it necessary: a placeholder the sanitizer writes, in its text.
+    const listing = (result: Result) => {
+      result.extensions = {
+        ...result.extensions,
+        record_overrides: { "sanity-I1": ["/evaluation/passed", "/evaluation/reason"] },
+      };
+    };
+    const byHand = await validateEdited(r, { lines: (l) => override(l, "<redacted>"), result: listing });
+    assert.match(
+      byHand.map((p) => p.message).join("\n"),
+      /states \/evaluation\/passed, but the text it is computed from \(its answer\) holds no redaction placeholder/,
+    );
+    const wrongType = await validateEdited(r, {
+      lines: (l) => {
+        override(l);
+        lineOf(l, "sanity-I1")["record_overrides"] = { "/evaluation/passed": "yes", "/evaluation/reason": "ok" };
+      },
+      result: listing,
+    });
+    assert.match(
+      wrongType.map((p) => p.message).join("\n"),
+      /states \/evaluation\/passed as "yes", which is no value of that field/,
+    );
   });
 });
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { type ComparedInput, compareResults } from "../../../report/comparison.ts";
+import { comparisonSpec } from "../../../report/comparison_picture.ts";
 import {
-  comparisonSpec,
   renderComparisonCsv,
   renderComparisonJson,
   renderComparisonMarkdown,
@@ -95,11 +95,76 @@ Deno.test("a CSV cell that a spreadsheet would run as a formula is neutralized; 
   assert.ok(csv.includes(`"'=HYPERLINK(""x"")"`), csv.split("\n").slice(0, 3).join("\n"));
 });
 
-Deno.test("the comparison picture renders as one SVG with a panel per group and metric", async () => {
+Deno.test("the comparison picture renders as one SVG with a panel per group, case and metric", async () => {
   const svg = await renderChartSvg(comparisonSpec(compareResults(await inputs())));
   assert.match(svg, /^<svg /);
-  assert.match(svg, /Group 1: .*prompt tokens\/s/);
-  assert.match(svg, /Group 2: .*decode tokens\/s/);
+  assert.match(svg, /Group 1, prompt-4k: prompt tok\/s/);
+  assert.match(svg, /Group 2, short: decode tok\/s/);
+  assert.match(svg, /Group 1, short: TTFT s/);
+  assert.match(svg, /B vs A: \+0\.0% \(95% [-+0-9.%]+ to [-+0-9.%]+\): not resolved/, "the delta in the subtitle");
+});
+
+/** Scales every request's decode rate and TTFT of a result (a faster or slower configuration). */
+function scaled(r: Result, decode: number, ttft: number): void {
+  for (const request of r.requests) {
+    if (request.metrics.decode_tps !== null) request.metrics.decode_tps *= decode;
+    if (request.timings.ttft_s !== null) request.timings.ttft_s *= ttft;
+  }
+}
+
+Deno.test("B against A: a 25% faster decode is resolved with its interval; identical prompt rates are not", async () => {
+  const a = await result("run-a", "2026-11-29T14:03:07.123Z");
+  const b = await result("run-b", "2026-11-29T15:03:07.123Z", (r) => {
+    r.configuration.server_capacity = 2;
+    scaled(r, 1.25, 0.5);
+  });
+  const comparison = compareResults([{ folder: "a", result: a }, { folder: "b", result: b }]);
+  const deltas = comparison.groups[0]!.sections[0]!.deltas;
+  const decode = deltas.find((d) => d.caseId === "prompt-4k" && d.metric === "decode_tps")!;
+  assert.equal(decode.verdict, "better");
+  assert.ok(Math.abs(decode.delta!.estimate - 0.25) < 1e-9, String(decode.delta!.estimate));
+  assert.ok(decode.delta!.lower > 0 && decode.delta!.upper >= decode.delta!.estimate, JSON.stringify(decode.delta));
+  const ttft = deltas.find((d) => d.caseId === "prompt-4k" && d.metric === "ttft_s")!;
+  assert.equal(ttft.verdict, "better", "half the TTFT is better: lower is better for latencies");
+  const prompt = deltas.find((d) => d.caseId === "prompt-4k" && d.metric === "prompt_tps")!;
+  assert.deepEqual([prompt.verdict, prompt.why], ["not resolved", "the interval includes 0"]);
+  assert.deepEqual(compareResults([{ folder: "b", result: b }, { folder: "a", result: a }]).groups, comparison.groups);
+  const md = renderComparisonMarkdown(comparison);
+  const csv = renderComparisonCsv(comparison).trim().split("\n").map((line) => line.split(","));
+  const verdict = csv[0]!.indexOf("decode_tps_verdict");
+  const b4k = csv.find((cells) => cells[2] === "B" && cells[6] === "prompt-4k")!;
+  assert.equal(b4k[verdict], "B better", "the CSV carries the delta columns");
+  assert.equal(csv.find((cells) => cells[2] === "A")![verdict], "", "the baseline has no delta against itself");
+  assert.match(md, /#### B against A, case by case/);
+  assert.match(
+    md,
+    /\| prompt-4k \| decode tok\/s \| 42\.1 \| 52\.6 \| \+25\.0% \| \+[0-9.]+% to \+[0-9.]+% \| B better \|/,
+  );
+  assert.match(md, /\| prompt-4k \| prompt tok\/s \| 902\.0 \| 902\.0 \| \+0\.0% \| .* \| not resolved \(the interval/);
+});
+
+Deno.test("two runs of one configuration that disagree are never pooled into one figure", async () => {
+  const a1 = await result("run-a1", "2026-11-29T14:03:07.123Z");
+  const a2 = await result("run-a2", "2026-11-29T15:03:07.123Z", (r) => scaled(r, 1, 2));
+  const b = await result("run-b", "2026-11-29T16:03:07.123Z", (r) => (r.configuration.server_capacity = 2));
+  const comparison = compareResults([{ folder: "a1", result: a1 }, { folder: "a2", result: a2 }, {
+    folder: "b",
+    result: b,
+  }]);
+  const row = comparison.groups[0]!.sections[0]!.rows.find((r) => r.configuration === "A" && r.caseId === "prompt-4k")!;
+  assert.equal(row.metrics.ttft_s!.median, null, "no pooled TTFT median");
+  const medians = row.samples.ttft_s!.disagreeingRunMedians!;
+  assert.ok(Math.abs(medians[1]! - 2 * medians[0]!) < 1e-9, JSON.stringify(medians));
+  assert.notEqual(row.metrics.decode_tps!.median, null, "the decode rates agree: pooled");
+  const ttft = comparison.groups[0]!.sections[0]!.deltas.find((d) =>
+    d.caseId === "prompt-4k" && d.metric === "ttft_s"
+  )!;
+  assert.deepEqual([ttft.verdict, ttft.delta, ttft.why], ["not resolved", null, "the runs of A disagree"]);
+  const md = renderComparisonMarkdown(comparison);
+  assert.match(md, /\| A \| prompt-4k \|.*\| runs disagree: [0-9.]+; [0-9.]+ \(not pooled\) \|/);
+  const json = JSON.parse(renderComparisonJson(comparison));
+  assert.equal(json.groups[0].sections[0].rows[1].disagreeing_run_medians.ttft_s.length, 2);
+  assert.match(await renderChartSvg(comparisonSpec(comparison)), /A: runs [0-9.]+; [0-9.]+, not pooled/);
 });
 
 Deno.test("a simulated configuration is labelled SIMULATED in md (banner and rows), csv, json and the picture", async () => {
@@ -121,8 +186,8 @@ Deno.test("a simulated configuration is labelled SIMULATED in md (banner and row
   const configs = json.groups[0].configurations;
   assert.deepEqual(configs.map((c: { simulated: boolean }) => c.simulated), [false, true]);
   const svg = await renderChartSvg(comparisonSpec(comparison));
-  assert.match(svg, /SIMULATED: Comparison: prompt and decode tokens\/s/);
-  assert.match(svg, /short · B \(SIMULATED\)/);
+  assert.match(svg, /SIMULATED: Comparison: configurations side by side per case/);
+  assert.match(svg, />B \(SIMULATED\): /);
 });
 
 Deno.test("the heading counts every folder given, refused ones too; csv sanity cannot become a date", async () => {
@@ -140,7 +205,7 @@ Deno.test("the heading counts every folder given, refused ones too; csv sanity c
 Deno.test("the comparison JSON has a format and schema version, snake_case keys, and null for not measured", async () => {
   const json = JSON.parse(renderComparisonJson(compareResults(await inputs())));
   assert.equal(json.format, "strata-bench-comparison");
-  assert.equal(json.schema_version, 2);
+  assert.equal(json.schema_version, 3);
   const keys = new Set<string>();
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);

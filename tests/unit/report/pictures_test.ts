@@ -34,6 +34,17 @@ Deno.test("pictures are SVG drawn from the stored numbers, the same bytes every 
   assert.doesNotMatch(rates + latency, /SIMULATED/);
 });
 
+Deno.test("each row's label carries its numbers; equal values everywhere still get a readable axis", async () => {
+  const result = await realistic(false);
+  for (const s of result.summaries) {
+    if (s.metric === "prompt_tps") Object.assign(s, { median: 1500, min: 1500, max: 1500 });
+  }
+  const rates = (await renderResultPictures(result)).find((p) => p.file === "rates.svg")!.svg;
+  assert.match(rates, />prompt-4k: 1500\.0 \[1500\.0-1500\.0\] n=3</, "the numbers are in the row label");
+  assert.doesNotMatch(rates, />[0-9,]+\.000000</, "no zero-width domain labelled to six decimals");
+  assert.match(rates, />prompt tokens\/s</, "the axis is titled with its unit");
+});
+
 Deno.test("a simulated result says so in every picture's title", async () => {
   const result = await realistic(false);
   result.extensions = { ...result.extensions, simulated_engine: true };

@@ -48,15 +48,41 @@ Deno.test("the PR body links the report, names the stages and lists every failed
 Deno.test("the PR body says the folder was sealed only when results.json records a seal", async () => {
   const result = await realistic();
   const plain = prBody(result, { folderName: "x", readme: "as-written" });
-  assert.match(plain, /The folder is as the run wrote it: it was not redacted and sealed after the run/);
-  assert.doesNotMatch(plain, /then sealed/);
+  assert.match(plain, /The folder is as the run wrote it: no file was re-hashed after the run/);
+  assert.doesNotMatch(plain, /re-hashed them/);
   result.extensions = {
     ...result.extensions,
     sealed: [{ sealed_at: "2026-12-01T10:00:00.000Z", rehashed: [{ path: "engine.log" }], rederived: [] }],
   };
+  const sealed = prBody(result, { folderName: "x", readme: "as-written" });
+  // Only what the tool knows: which files differed from the run's digests, and that a person re-hashed them.
   assert.match(
-    prBody(result, { folderName: "x", readme: "as-written" }),
-    /redacted by hand, then sealed \(2026-12-01T10:00:00\.000Z: re-hashed engine\.log\)/,
+    sealed,
+    /these files differed from the run's own digests and a person re-hashed them .*\(2026-12-01T10:00:00\.000Z: re-hashed engine\.log\)/,
+  );
+  assert.doesNotMatch(sealed, /redacted by hand|read for private data and/);
+});
+
+Deno.test("a hostile seal record or folder name puts no Markdown or HTML into the PR body", async () => {
+  const result = await realistic();
+  result.extensions = {
+    ...result.extensions,
+    sealed: [{
+      sealed_at: "<script>alert(1)</script>",
+      rehashed: [{ path: "[x](javascript:alert(1))" }],
+      rederived: [],
+    }],
+  };
+  const body = prBody(result, {
+    folderName: "a](javascript:alert(1))<img src=x onerror=alert(1)>",
+    readme: "as-written",
+  });
+  // Every "<", "[" and "]" of the hostile text is backslash-escaped, so none of it opens a tag or a link.
+  assert.doesNotMatch(body, /(?<!\\)<(?:script|img)|(?<!\\)\]\(javascript:/);
+  assert.match(body, /\\<script\\>/);
+  assert.match(
+    body,
+    /\(bench\/results\/a%5D%28javascript%3Aalert%281%29%29%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E\/README\.md\)/,
   );
 });
 

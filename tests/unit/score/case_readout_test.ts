@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { pooledMetric, rangeOf, readCase, readCases } from "../../../score/case_readout.ts";
+import { includedMetricValues, rangeOf, readCase, readCases } from "../../../score/case_readout.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
 
 Deno.test("rangeOf gives median, min, max and n, and nulls with n 0 for an empty sample", () => {
@@ -38,11 +38,13 @@ Deno.test("a case readout counts capped, failed and skipped records and ranges t
   assert.deepEqual([withFailure.measured, withFailure.failed, withFailure.inputTokens.n], [2, 1, 2]);
 });
 
-Deno.test("pooledMetric reads only the included requests of each run and pools them", async () => {
+Deno.test("includedMetricValues reads only the included requests of each run; runs pool by concatenation", async () => {
   const built = await buildRealisticResult({});
   await built.cleanup();
   const { result } = built;
   const summary = result.summaries.find((s) => s.case_id === "prompt-4k" && s.metric === "decode_tps")!;
+  const pooledMetric = (runs: Parameters<typeof includedMetricValues>[0][], metric: "decode_tps" | "ttft_s") =>
+    rangeOf(runs.flatMap((run) => includedMetricValues(run, metric)));
   const one = pooledMetric(
     [{ requests: result.requests, includedRequestIds: summary.included_request_ids }],
     "decode_tps",

@@ -356,6 +356,12 @@ Deno.test("a normally ended 4K/16K request without usage cannot be length-checke
     "performance-prompt-4k-r1: the prompt length could not be checked against 4096 +/- 2%: the server sent no " +
     "usage.prompt_tokens although the request asked for usage (stream_options.include_usage)",
   ]);
+  // Sent but not an exact count: the reason says so, never that the server sent none.
+  const written = build(outcome({ ...CAPPED_4K, usage: { ...CAPPED_4K.usage, prompt_tokens: "4101" } }), fix);
+  assert.equal(written.flags.promptLengthUnverified, true);
+  const [why] = nonconformingReasonsOf(written, 14);
+  assert.doesNotMatch(why ?? "", /sent no usage\.prompt_tokens/);
+  assert.match(why ?? "", /: usage\.prompt_tokens is unusable \(.*prompt_tokens.*\)$/);
   // With usage the rule is checked; a short case has no length rule; a failed request is left to its failure.
   assert.equal(build(outcome(CAPPED_4K), fix).flags.promptLengthUnverified, false);
   const short = fixture({ id: "performance-short-r1", case_id: "short", max_shared_prefix_tokens: 14 });

@@ -157,7 +157,6 @@ Deno.test("strict JSON refuses numbers too large to represent instead of returni
   reject("1e400", /too large to represent/, 0);
   reject("[-1e400]", /too large/, 1);
   reject("1" + "0".repeat(400), /too large/);
-  assert.equal(plain("1e-400"), 0);
   const big = value("12345678901234567890");
   assert.ok(typeof big === "object" && big !== null && !Array.isArray(big) && big.kind === "number");
   assert.equal(big.lexeme, "12345678901234567890");
@@ -198,4 +197,20 @@ Deno.test("nonFiniteNumbers keep: 1e400 is read with its lexeme and Infinity", (
   assert.equal(big!.value, Infinity);
   assert.equal(small!.value, -Infinity);
   assert.equal(parseStrictJson("1e400").ok, false, "the default still fails");
+});
+
+Deno.test("1e-400 is refused, never read as 0; integersAsWritten refuses 1e0 and 1.0 where a count is read", () => {
+  reject("1e-400", /number 1e-400 is too small to represent \(it would read as 0\)/, 0);
+  reject("[0.5e-999]", /too small to represent/, 1);
+  assert.deepEqual(plain("[0, 0.0e9, 5e-324]"), [0, 0, 5e-324]);
+  assert.equal((value("1e0") as JsonNumber).isInteger, false, "the lexeme says 1e0 is no integer");
+  for (const text of ["1e0", '{"completed":1.0}', "[2E+1]"]) {
+    const result = parseStrictJsonPlain(text, { integersAsWritten: true });
+    assert.equal(result.ok, false, text);
+    assert.match(result.ok ? "" : result.reason, /is an integer written with a fraction or an exponent/);
+  }
+  assert.deepEqual(parseStrictJsonPlain("[1, 0.5, 1e21, 1e-7]", { integersAsWritten: true }), {
+    ok: true,
+    value: [1, 0.5, 1e21, 1e-7],
+  });
 });

@@ -1,0 +1,103 @@
+/**
+ * The throughput-versus-latency curve (AIPerf's and GuideLLM's sweep plot): one point per concurrency point or
+ * request rate, output tokens/s on the x axis against a latency percentile on the y axis, one line per series
+ * (a side of a comparison, a server of a load test), for TTFT and TPOT at p50, p90 and p99, in milliseconds as
+ * the console prints them. Going right is more throughput, going up is slower answers: the knee is where the
+ * server stops giving throughput for latency. The numbers are the summaries'; nothing is computed here.
+ */
+import { type ChartSpec, spreadScale } from "./charts.ts";
+
+/** A latency's percentiles in seconds (null where not measured). */
+export interface CurvePercentiles {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
+
+/** One load point of one series. */
+export interface CurvePoint {
+  /** "baseline", "candidate", a server's URL. */
+  series: string;
+  /** What the point loaded: "c=8" or "2 req/s". */
+  load: string;
+  outputTokensPerS: number | null;
+  ttftS: CurvePercentiles;
+  tpotS: CurvePercentiles;
+}
+
+const PERCENTILES = ["p50", "p90", "p99"] as const;
+
+function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object {
+  const name = metric === "ttftS" ? "TTFT" : "TPOT";
+  const values = points.flatMap((p) =>
+    PERCENTILES.flatMap((q) => {
+      const s = p[metric][q];
+      if (s === null || p.outputTokensPerS === null) return [];
+      return [{
+        series: p.series,
+        line: `${p.series} ${q}`,
+        percentile: q,
+        tps: p.outputTokensPerS,
+        ms: s * 1000,
+        load: p.load,
+      }];
+    })
+  );
+  const x = {
+    field: "tps",
+    type: "quantitative",
+    title: "output tokens/s (system)",
+    scale: spreadScale(values.map((v) => v.tps)),
+  };
+  const y = { field: "ms", type: "quantitative", title: `${name} ms`, scale: { zero: true, nice: true } };
+  return {
+    title: {
+      text: `${name} against throughput`,
+      subtitle: "each point: one load level (its label); solid p50, dashed p90, dotted p99",
+    },
+    width: 360,
+    height: 240,
+    data: { values },
+    layer: [
+      {
+        mark: { type: "line", point: { filled: true, size: 50 } },
+        encoding: {
+          x,
+          y,
+          color: {
+            field: "series",
+            type: "nominal",
+            title: "series",
+            legend: { orient: "bottom", symbolType: "stroke", symbolStrokeWidth: 3, symbolSize: 300 },
+          },
+          strokeDash: { field: "percentile", type: "nominal", legend: null },
+          shape: { field: "percentile", type: "nominal", legend: null },
+          detail: { field: "line" },
+          order: { field: "tps" },
+        },
+      },
+      {
+        transform: [{ filter: "datum.percentile === 'p50'" }],
+        mark: { type: "text", dy: -9, fontSize: 10, color: "#333" },
+        encoding: { x, y, text: { field: "load" } },
+      },
+    ],
+  };
+}
+
+/**
+ * The curve as a spec: TTFT and TPOT side by side, each with one line per series and percentile.
+ * Returns null below two load levels with a throughput (one level is a point, not a curve).
+ */
+export function latencyCurveSpec(title: string, points: readonly CurvePoint[]): ChartSpec | null {
+  if (new Set(points.filter((p) => p.outputTokensPerS !== null).map((p) => p.load)).size < 2) return null;
+  return {
+    title: {
+      text: title,
+      subtitle:
+        "output tokens/s against latency percentiles, per load level (several rounds or runs of a level: their mean)",
+    },
+    hconcat: [panel(points, "ttftS"), panel(points, "tpotS")],
+    resolve: { legend: { color: "shared", strokeDash: "shared" } },
+  } as unknown as ChartSpec;
+}

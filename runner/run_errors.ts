@@ -1,0 +1,82 @@
+/** Why a run could not start (nothing sent), and why it stopped when the result folder could not be written. */
+import type { TemplateCheck } from "./template_check.ts";
+
+/** Why a run could not start; nothing was sent to the server. */
+export class RunRefusedError extends Error {
+  readonly code: "bundle" | "unreachable" | "url" | "folder" | "template";
+  constructor(code: RunRefusedError["code"], message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "RunRefusedError";
+    this.code = code;
+  }
+}
+
+/**
+ * The result folder could not be written during the run (a full or read-only disk, an I/O error): the run stopped
+ * at once, the request in flight was cancelled, and the folder keeps `keptRequests` whole evidence lines (no
+ * results.json). `report` reads such a folder as an interrupted run.
+ */
+export class RunWriteError extends Error {
+  readonly folder: string;
+  readonly keptRequests: number;
+  /** The file system's error code (ENOSPC, EIO, EROFS, ...), or the error's name. */
+  readonly code: string;
+  constructor(folder: string, keptRequests: number, code: string, message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "RunWriteError";
+    this.folder = folder;
+    this.keptRequests = keptRequests;
+    this.code = code;
+  }
+}
+
+/** The file system's code of a write error ("ENOSPC"), or its name. */
+function writeErrorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.name : "unknown";
+}
+
+const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the disk",
+  EDQUOT: "the disk quota is used up",
+  EIO: "an input/output error on the disk",
+  EROFS: "the disk is read-only",
+  EFBIG: "the file grew past the largest size the disk allows",
+  EACCES: "permission to write was withdrawn",
+  EPERM: "permission to write was withdrawn",
+};
+
+export function writeError(folder: string, keptRequests: number, error: unknown, writing: string): RunWriteError {
+  const code = writeErrorCode(error);
+  const words = WRITE_ERROR_WORDS[code] ?? (error instanceof Error ? error.message.split("\n")[0] : String(error));
+  return new RunWriteError(
+    folder,
+    keptRequests,
+    code,
+    `Cannot write the result folder "${folder}" (${writing}): ${words} (${code}). The run stopped; ` +
+      `outputs.jsonl keeps the whole evidence of ${keptRequests} request(s) and there is no results.json. Free ` +
+      `space or fix the disk and run again; "report ${folder}" reads what was kept.`,
+    error,
+  );
+}
+
+/**
+ * The server renders or counts some fixture otherwise than the frozen bundle (the template check): the run would be
+ * nonconforming, so it stops before the warm-up. `check` holds the counts side by side.
+ */
+export class TemplateMismatchError extends RunRefusedError {
+  readonly check: TemplateCheck;
+  constructor(check: TemplateCheck) {
+    const first = check.rows.find((r) => r.verdict === "mismatch");
+    super(
+      "template",
+      `Cannot run the protocol: the server renders ${check.mismatches} of ${check.rows.length} requests otherwise ` +
+        `than the frozen bundle (${first?.id}: ${first?.reason}); its chat template or tokenizer is not the ` +
+        "bundle's, so the run would be nonconforming. Nothing was measured. Start llama-server with --jinja and " +
+        "the model's own template (check with: strata-bench probe --template), or pass --no-check-template to run " +
+        "anyway",
+    );
+    this.check = check;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The red team: every forgery of tests/review/_forgeries.ts, committed to a results repository, is refused by
+ * `approved add` (with the review conductor the command uses) with its named reason, and nothing in the
+ * repository changes; the genuine result of the scripted engine is approved. The test prints which judges caught
+ * each forgery (report validator, site check, status rules; "disagree" when the two scorers read it differently).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadBundle } from "../../fixtures/mod.ts";
+import { type FullVerdict, reviewFolder } from "../../review/mod.ts";
+import {
+  addApproved,
+  ApprovedAddError,
+  GitRepo,
+  gitRunner,
+  knownProtocols,
+  MANIFEST_PATH,
+  type ReviewedFolder,
+} from "../../site/mod.ts";
+import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
+import { copyFolder, git, PROTOCOLS_JSON, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
+import { forge, forgeries } from "./_forgeries.ts";
+
+const protocols = knownProtocols(new TextEncoder().encode(PROTOCOLS_JSON));
+const bundle = await loadBundle();
+
+interface Setup {
+  run: ScriptedRun;
+  repo: string;
+  gitRepo: GitRepo;
+  manifest: () => Promise<string | null>;
+}
+
+async function setUp(): Promise<Setup> {
+  const run = await runScripted();
+  const repo = join(run.dir, "results-repo");
+  await Deno.mkdir(join(repo, "bench/results"), { recursive: true });
+  await git(repo, "init", "-q", "-b", "main");
+  await copyFolder(run.report.folder, join(repo, "bench/results/genuine"));
+  await copyFolder(run.report.folder, join(repo, "bench/results/genuine-again"));
+  for (const forgery of forgeries({ activated: TEST_ACTIVATED, unknown: "strata-other-v9" })) {
+    await forge(run.report.folder, join(repo, `bench/results/${forgery.name}`), forgery);
+  }
+  await git(repo, "add", "-A");
+  await git(repo, "commit", "-q", "-m", "results");
+  const manifestPath = join(repo, MANIFEST_PATH);
+  const manifest = () => Deno.readTextFile(manifestPath).catch(() => null);
+  return { run, repo, gitRepo: new GitRepo(gitRunner(repo)), manifest };
+}
+
+/** `approved add` as the command runs it, the conductor's verdict kept. */
+function add(setup: Setup, name: string, replace = false) {
+  let verdict: FullVerdict | null = null;
+  const manifestPath = join(setup.repo, MANIFEST_PATH);
+  const attempt = addApproved(setup.gitRepo, {
+    readManifest: setup.manifest,
+    writeManifest: async (text) => {
+      await Deno.mkdir(join(setup.repo, "bench"), { recursive: true });
+      await Deno.writeTextFile(manifestPath, text);
+    },
+  }, {
+    folder: `bench/results/${name}`,
+    reviewPr: "https://github.com/example/results/pull/1",
+    reviewedBy: "maintainer-one",
+    now: new Date("2026-05-01T12:00:00Z"),
+    reproduces: [],
+    replace,
+    protocols,
+    review: async (folder: ReviewedFolder) => (verdict = await reviewFolder(folder, protocols, bundle)),
+  });
+  return { attempt, verdict: () => verdict };
+}
+
+function judgesOf(verdict: FullVerdict | null): string {
+  if (verdict === null) return "(refused before review)";
+  const caught: string[] = verdict.judgements.filter((j) => j.problems.length > 0).map((j) => j.judge);
+  if (verdict.refusals.some((r) => r.startsWith("the two scorers disagree"))) caught.push("disagree");
+  if (verdict.refusals.some((r) => r.startsWith("policy:"))) caught.push("policy (simulation)");
+  return caught.join(" + ");
+}
+
+Deno.test("every forgery is refused by approved add with its reason; the genuine result is approved", async () => {
+  const setup = await setUp();
+  try {
+    const rows: { kind: string; name: string; judges: string }[] = [];
+    const corpus = forgeries({ activated: TEST_ACTIVATED, unknown: "strata-other-v9" });
+    for (const forgery of corpus) {
+      const { attempt, verdict } = add(setup, forgery.name);
+      const error = await attempt.then(() => null, (e) => e);
+      assert.ok(error instanceof ApprovedAddError, `${forgery.name} was approved`);
+      // Refused by the review itself (or by approved verify's entry checks before it), never as a duplicate run.
+      assert.notEqual(verdict()?.approved, true, `${forgery.name} passed every judge`);
+      const folder = `bench/results/${forgery.name}`;
+      assert.ok(error.message.includes(folder), `${forgery.name}: the refusal names the folder`);
+      const why = error.message.replaceAll(folder, "<folder>");
+      assert.match(why, forgery.reason, `${forgery.name}: ${why}`);
+      assert.equal(await setup.manifest(), null, `${forgery.name}: a refused add wrote the manifest`);
+      rows.push({ kind: forgery.kind, name: forgery.name, judges: judgesOf(verdict()) });
+    }
+    const genuine = add(setup, "genuine");
+    await genuine.attempt;
+    assert.equal(genuine.verdict()?.approved, true, genuine.verdict()?.refusals.join("\n"));
+    const approvedManifest = await setup.manifest();
+    // Replaced entries: the genuine run id again, without and with --replace, from a forged copy.
+    const replaced = add(setup, "partial-claimed-nonconforming", true);
+    await assert.rejects(replaced.attempt, ApprovedAddError);
+    rows.push({ kind: "replaced entries", name: "replace-with-forgery", judges: judgesOf(replaced.verdict()) });
+    assert.equal(await setup.manifest(), approvedManifest);
+    assert.equal((await git(setup.repo, "status", "--porcelain", "bench/results")).stdout, "");
+
+    // A genuine replacement after a new review: the old entry stays, marked superseded by the new one.
+    const again = add(setup, "genuine-again", true);
+    await again.attempt;
+    const entries = JSON.parse((await setup.manifest())!).entries;
+    assert.equal(entries.length, 2);
+    assert.equal(entries[0].superseded_by.review_pr, "https://github.com/example/results/pull/1");
+    assert.equal(entries[0].superseded_by.results_sha256, entries[1].results_sha256);
+    assert.equal(entries[1].superseded_by, undefined);
+
+    assert.ok(rows.length >= 40, `${rows.length} forgeries`);
+    const table = rows.map((r) => `| ${r.kind} | ${r.name} | ${r.judges} |`).join("\n");
+    const tally = new Map<string, number>();
+    for (const r of rows) tally.set(r.judges, (tally.get(r.judges) ?? 0) + 1);
+    console.log(`\nred team: ${rows.length} forgeries, 0 approved; genuine scripted result approved\n`);
+    console.log(`| kind | forgery | caught by |\n| --- | --- | --- |\n${table}\n`);
+    console.log([...tally].map(([judges, n]) => `${n}\t${judges}`).join("\n"));
+  } finally {
+    await cleanup(setup.run);
+  }
+});
