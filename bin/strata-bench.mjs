@@ -22,6 +22,8 @@ export function taskFor(args) {
     case "site":
       return sub === "build" || sub === "serve" || sub === "verify" ? `site:${sub}` : "report";
     case "demo":
+      // --site makes a scratch git repository for its throwaway site.
+      return has("--site") ? "demo:site" : command;
     case "probe":
     case "mock":
     case "fixtures":
@@ -34,15 +36,17 @@ export function taskFor(args) {
 }
 
 /**
- * The folders the person named with --out (`--out DIR` or `--out=DIR`), absolute: the command may write there as
- * well as into the current folder's results. A comma would split Deno's permission list, so such a name is left
- * to the command's own permission error.
+ * The folders the person named with --out (`--out DIR` or `--out=DIR`; also demo's --site), absolute: the command
+ * may write there as well as into the current folder's results. A comma would split Deno's permission list, so
+ * such a name is left to the command's own permission error.
  */
 export function outFolders(args, cwd) {
   const named = [];
   args.forEach((a, i) => {
-    if (a === "--out" && i + 1 < args.length) named.push(args[i + 1]);
-    else if (a.startsWith("--out=")) named.push(a.slice("--out=".length));
+    for (const flag of ["--out", "--site"]) {
+      if (a === flag && i + 1 < args.length) named.push(args[i + 1]);
+      else if (a.startsWith(`${flag}=`)) named.push(a.slice(flag.length + 1));
+    }
   });
   return named.filter((p) => p !== "" && !p.includes(",")).map((p) => resolve(cwd, p));
 }

@@ -10,8 +10,10 @@ import { realRunDeps, runProtocol, RunRefusedError, RunWriteError } from "../run
 import { printReport } from "./run.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
+import { prepareDemoSite, showDemoSite } from "./_demo_site.ts";
 
 export const HELP = `Usage: strata-bench demo [--optional-concurrency] [--time-scale X] [--out DIR] [--quiet]
+       strata-bench demo --site DIR [--port N] [--optional-concurrency] [--time-scale X] [--quiet]
 
 Starts the scripted engine on loopback (no GPU, no model), runs the standard protocol against it, and writes a
 real result folder (same place as run). The result is labelled simulated and nonconforming: it shows what the
@@ -21,11 +23,16 @@ Options:
   --optional-concurrency    add the optional concurrency stage
   --time-scale X            real waiting as a fraction of the scripted speeds (default 0.02; 0 is instant)
   --out DIR                 put the result folder under DIR (default: bench/results or ./bench-results)
+  --site DIR                see the website without a GPU: a throwaway site of this simulated result, every page
+                            marked SIMULATED (never approvable), built into DIR/site (its scratch repository with
+                            the result folder in DIR/repo) and served on 127.0.0.1 until Ctrl-C. DIR must be new
+                            or empty.
+  --port N                  where --site serves (default 8000; 0 picks a free port)
 ${
   helpFooter([
     "strata-bench demo",
     "strata-bench demo --optional-concurrency --time-scale 0",
-    "strata-bench demo --out bench-results/demo --quiet",
+    "strata-bench demo --site demo-site",
   ], true)
 }
 Exit codes: ${EXIT.ok} the simulated result was written and validates; ${EXIT.resultNotOk} it does not validate;
@@ -38,22 +45,37 @@ export function parseCommandLine(argv: readonly string[]) {
     "optional-concurrency": { type: "boolean" },
     "time-scale": { type: "string" },
     out: { type: "string" },
+    site: { type: "string" },
+    port: { type: "string" },
     quiet: { type: "boolean" },
   });
   const timeScale = numberFlag("run the demo", values, "time-scale", { min: 0, max: 1 }) ?? 0.02;
-  return { values, timeScale };
+  const port = numberFlag("serve the demo site", values, "port", { min: 0, max: 65535, integer: true }) ?? 8000;
+  if (values.site !== undefined && values.out !== undefined) {
+    throw new UsageError("Cannot run the demo: --site DIR keeps the result folder in DIR/repo; drop --out");
+  }
+  if (values.port !== undefined && values.site === undefined) {
+    throw new UsageError("Cannot run the demo: --port is where --site serves; add --site DIR");
+  }
+  return { values, timeScale, port };
 }
 
 /** Entry point of `demo`. */
 export async function main(argv: string[]): Promise<number> {
-  let values, timeScale;
+  let values, timeScale, port;
   try {
-    ({ values, timeScale } = parseCommandLine(argv));
+    ({ values, timeScale, port } = parseCommandLine(argv));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     writeStderr(`${error.message}\n`);
     return EXIT.usage;
   }
+  const site = values.site === undefined ? null : await prepareDemoSite(values.site);
+  if (site !== null && "problem" in site) {
+    writeStderr(`${site.problem}\n`);
+    return EXIT.environment;
+  }
+  const outRoot = site?.resultsRoot ?? values.out;
   const bundle = await loadBundle();
   const engine = await startMockEngine({
     timeScale,
@@ -63,6 +85,7 @@ export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   const stopListening = onTerminationSignal((signal) => controller.abort(signal));
   const progress = openProgress(progressMode(values.quiet === true), { heartbeatS: 30 });
+  let folder = "";
   const view = runProgressView(progress);
   try {
     progress.line(`scripted engine listening on ${engine.url} (simulation)`);
@@ -83,7 +106,7 @@ export async function main(argv: string[]): Promise<number> {
         engineCommit: null,
       },
       simulated: true,
-      ...(values.out === undefined ? {} : { outRoot: values.out }),
+      ...(outRoot === undefined ? {} : { outRoot }),
       signal: controller.signal,
       command: sanitizeCommand(["strata-bench", "demo", ...argv]),
       ...view.hooks,
@@ -91,7 +114,8 @@ export async function main(argv: string[]): Promise<number> {
     view.finish();
     // A demo's result is always nonconforming (simulated): its exit code says whether it validates.
     const code = await printReport(report, "demo");
-    return code === EXIT.ok || report.validationProblems.length === 0 ? EXIT.ok : EXIT.resultNotOk;
+    if (code !== EXIT.ok && report.validationProblems.length > 0) return EXIT.resultNotOk;
+    folder = report.folder;
   } catch (error) {
     view.finish();
     if (error instanceof RunRefusedError || error instanceof RunWriteError) {
@@ -104,4 +128,5 @@ export async function main(argv: string[]): Promise<number> {
     stopListening();
     await engine.close();
   }
+  return site === null ? EXIT.ok : await showDemoSite(site, folder, port);
 }

@@ -1,6 +1,6 @@
 import { FileReadError, refusedPermissionFlag } from "../runtime/mod.ts";
 import { FixtureBundleError } from "../fixtures/mod.ts";
-import { ApprovedAddError, GitError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
+import { ApprovedAddError, GitError, ManifestMissingError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
 import { explainParseError, UsageError } from "./_args.ts";
 
 /** Named exit codes, documented in `--help` and the README. */
@@ -35,6 +35,7 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode]
   [GitError, EXIT.environment],
   [FileReadError, EXIT.environment],
   [SiteOutputError, EXIT.environment],
+  [ManifestMissingError, EXIT.environment],
   [FixtureBundleError, EXIT.environment],
 ];
 

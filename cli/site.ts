@@ -68,7 +68,8 @@ Exit codes:
   ${EXIT.ok}  built with every entry readable / served until stopped / verified
   ${EXIT.resultNotOk}  built, but some entries are unverifiable or contradict their review / verification failed
   ${EXIT.usage}  usage error
-  ${EXIT.environment}  git missing, not a repository, unreadable folder, or an --out folder holding other files
+  ${EXIT.environment}  git missing, not a repository, no manifest on the branch, unreadable folder, or an --out folder
+     holding other files
 `;
 
 function describe(error: unknown): string {
@@ -132,7 +133,10 @@ async function build(values: Record<string, unknown>): Promise<number> {
     for (const line of [...entry.problems, ...entry.contradictions]) writeStdout(`               ${line}\n`);
   }
   const mib = (report.evidenceBytes / 1048576).toFixed(1);
-  writeStdout(`wrote ${report.files.length} files (${mib} MiB of evidence) to ${outDir}\n`);
+  const packs = (report.packBytes / 1048576).toFixed(1);
+  writeStdout(
+    `wrote ${report.files.length} files (${mib} MiB of evidence, ${packs} MiB of per-entry packs) to ${outDir}\n`,
+  );
   return flagged === 0 && report.manifestProblem === null ? EXIT.ok : EXIT.resultNotOk;
 }
 
@@ -144,12 +148,20 @@ async function serve(values: Record<string, unknown>, positionals: string[]): Pr
   const portText = typeof values.port === "string" ? values.port : "8000";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be 0-65535, got "${portText}"`);
+  const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
+  return await serveFolder(dir, hostname, port);
+}
+
+/**
+ * Serves the built site in `dir` on loopback `hostname`:`port` until Ctrl-C (also for `demo --site`); prints
+ * its URL on stdout. Returns the exit code.
+ */
+export async function serveFolder(dir: string, hostname: string, port: number): Promise<number> {
   const read = folderReader(dir);
   if (await read("index.html") === null) {
     writeStderr(`Cannot serve "${dir}": it has no index.html; run "site build" first\n`);
     return EXIT.environment;
   }
-  const hostname = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host;
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
   let server: Awaited<ReturnType<typeof serveHttp>>;
   try {

@@ -26,6 +26,11 @@ export interface BuildSiteOptions {
   protocolDeclarations: Uint8Array | null;
   /** Reads one file of site/web/ (the browser code) by name. */
   readWebFile(name: string): Promise<Uint8Array>;
+  /**
+   * A throwaway site of the scripted engine's demo result: every page says SIMULATED, the data says so too.
+   * Nothing in buildSite makes an entry approvable; this only labels the pages.
+   */
+  simulated?: boolean;
   /** Called after each entry is resolved and written (`done` of `total`), for a progress line. */
   onProgress?(done: number, total: number): void;
 }
@@ -48,6 +53,8 @@ export interface BuildSiteReport {
   entries: BuiltEntry[];
   files: string[];
   evidenceBytes: number;
+  /** Bytes of the per-entry packs (the same files again, one request per entry for the browser). */
+  packBytes: number;
 }
 
 const encoder = new TextEncoder();
@@ -60,32 +67,104 @@ async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** The evidence store of a build: each file once under evidence/sha256/<hash>, with a gzip sibling where it pays. */
+/**
+ * Files stored or packed last whose bytes a pack may still take: an entry's own files are stored just before its
+ * pack, and a file many entries share (a template) is packed again each time, so it stays.
+ */
+const RECENT_FILES = 64;
+
+/** An entry's evidence files in one file: where it lies, and each file's location with its [offset, length]. */
+export interface EvidencePack {
+  location: string;
+  files: Record<string, [number, number]>;
+}
+
+/**
+ * The evidence store of a build: each file once under evidence/sha256/<hash>, with a gzip sibling where it pays,
+ * and per entry a pack (its files end to end, itself stored by its hash) that a browser fetches in one request
+ * instead of one per file. A pack is transport only: the browser hashes every file it cuts from it.
+ */
 function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>) {
   const stored = new Set<string>();
+  const recent = new Map<string, Uint8Array>();
+  const packs = new Map<string, EvidencePack>();
   let bytesStored = 0;
+  let packBytes = 0;
+  const keep = (sha256: string, bytes: Uint8Array) => {
+    recent.delete(sha256);
+    recent.set(sha256, bytes);
+    if (recent.size > RECENT_FILES) recent.delete(recent.keys().next().value as string);
+  };
+  /** Writes a file once; `compress`: with a gzip sibling (packs have none: a second copy of compressed bytes). */
+  const put = async (sha256: string, bytes: Uint8Array, compress = true): Promise<boolean> => {
+    const path = `evidence/sha256/${sha256}`;
+    if (stored.has(path)) return false;
+    stored.add(path);
+    await write(path, bytes);
+    if (!compress) return true;
+    // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
+    // receives after decoding, so the check is the same either way.
+    const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
+    if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
+    return true;
+  };
   return {
     async store(sha256: string, bytes: Uint8Array): Promise<void> {
-      const path = `evidence/sha256/${sha256}`;
-      if (stored.has(path)) return;
-      stored.add(path);
-      bytesStored += bytes.length;
-      await write(path, bytes);
-      // A gzip sibling for `site serve` (a static host compresses on its own); the browser hashes the bytes it
-      // receives after decoding, so the check is the same either way.
-      const packed = bytes.length >= GZIP_MIN_BYTES ? await gzip(bytes) : null;
-      if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
+      keep(sha256, bytes);
+      if (await put(sha256, bytes)) bytesStored += bytes.length;
+    },
+    /** A pack of the files among `sha256s` whose bytes are still at hand; null when fewer than two are. */
+    async pack(sha256s: readonly string[]): Promise<EvidencePack | null> {
+      // One result listed by many entries is packed once.
+      const key = [...new Set(sha256s)].join(" ");
+      const earlier = packs.get(key);
+      if (earlier !== undefined) return earlier;
+      const files: Record<string, [number, number]> = {};
+      const parts: Uint8Array[] = [];
+      let offset = 0;
+      for (const sha256 of new Set(sha256s)) {
+        const bytes = recent.get(sha256);
+        if (bytes === undefined) continue;
+        keep(sha256, bytes);
+        files[`evidence/sha256/${sha256}`] = [offset, bytes.length];
+        parts.push(bytes);
+        offset += bytes.length;
+      }
+      if (parts.length < 2) return null;
+      const joined = new Uint8Array(offset);
+      parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
+      const sha256 = await sha256Hex(joined);
+      if (await put(sha256, joined, false)) packBytes += joined.length;
+      const pack = { location: `evidence/sha256/${sha256}`, files };
+      packs.set(key, pack);
+      if (packs.size > RECENT_FILES) packs.delete(packs.keys().next().value as string);
+      return pack;
     },
     get bytes(): number {
       return bytesStored;
     },
+    get packBytes(): number {
+      return packBytes;
+    },
   };
 }
 
-/** The manifest's entries as read on the branch, or why none can be listed. */
+/** The branch has no manifest: there is nothing to build a site from. */
+export class ManifestMissingError extends Error {}
+
+/**
+ * The manifest's entries as read on the branch, or why none can be listed.
+ * @throws {ManifestMissingError} when the branch has no manifest.
+ */
 async function manifestEntries(repo: GitRepo, branch: { name: string; commit: string }) {
   const bytes = await repo.readBlob(branch.commit, MANIFEST_PATH);
-  if (bytes === null) return { bytes, problem: `${MANIFEST_PATH} does not exist on ${branch.name}`, entries: [] };
+  if (bytes === null) {
+    throw new ManifestMissingError(
+      `Cannot build the site: ${MANIFEST_PATH} does not exist on ${branch.name} (${branch.commit.slice(0, 12)}). ` +
+        `A site lists the entries of the approved manifest: add one with "strata-bench approved add", name the ` +
+        `results repository with --repo, or its default branch with --branch.`,
+    );
+  }
   const read = readManifest(new TextDecoder().decode(bytes));
   if (!read.ok) return { bytes, problem: `${MANIFEST_PATH} is malformed: ${read.problem}`, entries: [] };
   return { bytes, problem: null, entries: read.entries };
@@ -95,6 +174,7 @@ async function manifestEntries(repo: GitRepo, branch: { name: string; commit: st
  * Builds the site into `out`. Entries are resolved and written one at a time, and only their hashes and paths are
  * kept, so memory does not grow with the evidence; each distinct file is read, hashed and written once.
  * @throws {GitError} when the repository or its default branch cannot be read.
+ * @throws {ManifestMissingError} when the branch has no manifest (nothing is written).
  */
 export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSiteOptions): Promise<BuildSiteReport> {
   await repo.assertRepository();
@@ -107,42 +187,55 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
     files.push(path);
     await out.write(path, bytes);
   };
+  const manifest = await manifestEntries(repo, branch);
   const evidence = evidenceStore(write);
   const reader = new EvidenceReader(repo, (sha256, bytes) => evidence.store(sha256, bytes));
-  const manifest = await manifestEntries(repo, branch);
   const taken = new Set<string>();
   const entries: BuiltEntry[] = [];
   const siteEntries: unknown[] = [];
   for (const read of manifest.entries) {
-    const built = await buildEntry(repo, read, branch, options, reader, taken, write);
+    const built = await buildEntry(repo, read, branch, options, { reader, evidence }, taken, write);
     entries.push(built.entry);
     siteEntries.push(built.site);
     options.onProgress?.(entries.length, manifest.entries.length);
   }
+  const web = await Promise.all(WEB_FILES.map(async (name) => [name, await options.readWebFile(name)] as const));
   const site = {
     format: SITE_FORMAT,
     schema_version: SITE_SCHEMA_VERSION,
+    simulated: options.simulated === true,
+    // The browser remembers a verified verdict under the code that reached it: new code checks afresh.
+    checker_sha256: await sha256Hex(
+      encoder.encode(JSON.stringify(await Promise.all(web.map(async ([n, b]) => [n, await sha256Hex(b)])))),
+    ),
     built_from: {
       branch: branch.name,
       commit: branch.commit,
       manifest_path: MANIFEST_PATH,
-      manifest_sha256: manifest.bytes === null ? null : await sha256Hex(manifest.bytes),
+      manifest_sha256: await sha256Hex(manifest.bytes),
     },
     manifest_problem: manifest.problem,
     entries: siteEntries,
   };
   await write("data/site.json", encoder.encode(`${JSON.stringify(site, null, 1)}\n`));
-  await write("data/approved.json", manifest.bytes ?? encoder.encode("null\n"));
+  await write("data/approved.json", manifest.bytes);
   await write(
     "data/protocols.json",
     options.protocolDeclarations ??
       encoder.encode(`${JSON.stringify({ format: PROTOCOLS_FORMAT, schema_version: 1, protocols: [] })}\n`),
   );
-  for (const name of WEB_FILES) await write(`assets/${name}`, await options.readWebFile(name));
-  await write("index.html", encoder.encode(indexPage()));
+  for (const [name, bytes] of web) await write(`assets/${name}`, bytes);
+  await write("index.html", encoder.encode(indexPage(options.simulated)));
   // GitHub Pages runs Jekyll unless told not to, and Jekyll drops files it considers private.
   await write(".nojekyll", new Uint8Array());
-  return { branch, manifestProblem: manifest.problem, entries, files, evidenceBytes: evidence.bytes };
+  return {
+    branch,
+    manifestProblem: manifest.problem,
+    entries,
+    files,
+    evidenceBytes: evidence.bytes,
+    packBytes: evidence.packBytes,
+  };
 }
 
 /** Resolves one entry (its evidence written through `reader`), writes its page, and returns what the site keeps. */
@@ -151,7 +244,7 @@ async function buildEntry(
   read: ReadEntry,
   branch: { name: string; commit: string },
   options: BuildSiteOptions,
-  reader: EvidenceReader,
+  { reader, evidence }: { reader: EvidenceReader; evidence: ReturnType<typeof evidenceStore> },
   taken: Set<string>,
   write: (path: string, bytes: Uint8Array) => Promise<void>,
 ): Promise<{ entry: BuiltEntry; site: unknown }> {
@@ -163,7 +256,9 @@ async function buildEntry(
   for (const [path, sha256] of resolved.artifacts) {
     artifacts[path] = sha256 === null ? null : `evidence/sha256/${sha256}`;
   }
-  await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label)));
+  await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label, options.simulated)));
+  const shas = [resolved.results?.sha256, ...resolved.artifacts.values()].filter((h) => typeof h === "string");
+  const pack = resolved.problems.length === 0 ? await evidence.pack(shas) : null;
   return {
     entry: { label: read.label, slug, problems: resolved.problems, contradictions: resolved.contradictions },
     site: {
@@ -173,6 +268,7 @@ async function buildEntry(
       results_folder: read.entry === null ? null : folderOf(read.entry.results_path),
       results: resolved.results === null ? null : `evidence/sha256/${resolved.results.sha256}`,
       artifacts,
+      pack,
       build_problems: resolved.problems,
     },
   };

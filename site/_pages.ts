@@ -8,8 +8,8 @@
 /** The browser files copied from site/web/ into the site's assets/ folder, byte for byte. */
 export const WEB_FILES = [
   "app.js",
-  "app_render.js",
   "app_dom.js",
+  "app_state.js",
   "check_derived.js",
   "check_records.js",
   "check_folder.js",
@@ -20,7 +20,12 @@ export const WEB_FILES = [
   "favicon.svg",
   "manifest.js",
   "mod.js",
+  "page_common.js",
+  "page_index.js",
+  "page_record.js",
+  "page_result.js",
   "protocol.js",
+  "remembered.js",
   "sanity.js",
   "sha256.js",
   "stated.js",
@@ -46,7 +51,11 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function shell(title: string, root: string, attributes: Record<string, string>): string {
+const SIMULATED_BANNER = `<p class="simulated-site">SIMULATED: a throwaway site built from the scripted engine's demo
+result (no GPU, no model). Every number on it is simulated; it is no approved result and can never be approved.</p>
+`;
+
+function shell(title: string, root: string, attributes: Record<string, string>, simulated: boolean): string {
   const data = Object.entries(attributes).map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`).join("");
   return `<!doctype html>
 <html lang="en">
@@ -55,14 +64,14 @@ function shell(title: string, root: string, attributes: Record<string, string>):
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
+<title>${simulated ? "SIMULATED: " : ""}${escapeHtml(title)}</title>
 <link rel="icon" href="${root}assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${root}assets/style.css">
 <script type="module" src="${root}assets/app.js"></script>
 </head>
 <body data-root="${root}"${data}>
 <header class="site"><a href="${root}index.html">strata-bench approved results</a></header>
-<main id="main">
+${simulated ? SIMULATED_BANNER : ""}<main id="main">
 <p class="pending" id="pending">Verifying the evidence in your browser&hellip;</p>
 <noscript><p class="problem">This site checks every hash and recomputes every score in your browser before it
 shows a number. That needs JavaScript; without it nothing is shown.</p></noscript>
@@ -72,14 +81,14 @@ shows a number. That needs JavaScript; without it nothing is shown.</p></noscrip
 `;
 }
 
-/** The index page: the list of approved results, filled after verification. */
-export function indexPage(): string {
-  return shell("Approved standard benchmark results", "", { page: "index" });
+/** The index page: the list of approved results, filled after verification; `simulated` for a demo site. */
+export function indexPage(simulated = false): string {
+  return shell("Approved standard benchmark results", "", { page: "index" }, simulated);
 }
 
 /** The page of one manifest entry (`slug` from its run id), at r/<slug>/index.html. */
-export function resultPage(slug: string, runId: string): string {
-  return shell(`Result ${runId}`, "../../", { page: "result", entry: slug });
+export function resultPage(slug: string, runId: string, simulated = false): string {
+  return shell(`Result ${runId}`, "../../", { page: "result", entry: slug }, simulated);
 }
 
 /**

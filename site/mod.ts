@@ -6,7 +6,14 @@
  * The browser code lives in web/ as plain JavaScript modules; it shares no code with the runner, the scorer or the
  * result contract, because it is the check that they are right.
  */
-export { buildSite, type BuildSiteOptions, type BuildSiteReport, type BuiltEntry, type SiteWriter } from "./_build.ts";
+export {
+  buildSite,
+  type BuildSiteOptions,
+  type BuildSiteReport,
+  type BuiltEntry,
+  ManifestMissingError,
+  type SiteWriter,
+} from "./_build.ts";
 export {
   addApproved,
   type AddApprovedOptions,
@@ -20,6 +27,7 @@ export {
   verifyApproved,
   type VerifyApprovedReport,
 } from "./_approved.ts";
+export { buildDemoSite, type DemoSiteOptions } from "./_demo_site.ts";
 export { GitError, GitRepo, type GitRunner } from "./_git.ts";
 export { BUILD_MARKER, openSiteOutput, type OutputFiles, type SiteOutput, SiteOutputError } from "./_output.ts";
 export { type SiteFileReader, sitePathOf, siteRequestHandler } from "./_serve.ts";

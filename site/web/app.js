@@ -2,33 +2,33 @@
 /// <reference lib="dom" />
 /**
  * The site's page script. It loads the manifest and the build's map of evidence files, verifies every entry it
- * needs in this browser (checkResult: hashes by Web Crypto, the whole recomputation), and only then renders the
- * index or a result page. An entry that fails shows its reasons and none of its numbers.
+ * needs in this browser (checkResult in one worker per core: hashes by Web Crypto, the whole recomputation), and
+ * draws the index as entries pass, or a result page once its entry is checked. An entry that fails shows its
+ * reasons and none of its numbers. A verified verdict is remembered in this browser (remembered.js), and a page
+ * that shows a remembered one says so.
  */
 import { readManifest } from "./manifest.js";
 import { sha256Hex } from "./sha256.js";
-import { fetchBytes, siteProtocols, unverifiable, verifyEntry } from "./verify_entry.js";
+import { parseStrictJson } from "./strict_json.js";
+import { fetchBytes, unverifiable, verifyEntry } from "./verify_entry.js";
+import { siteProtocols } from "./verify_entry.js";
 import { h, show } from "./app_dom.js";
-import { renderIndex, renderResult } from "./app_render.js";
+import { kindOf } from "./app_state.js";
+import { openRemembered } from "./remembered.js";
+import { renderIndex } from "./page_index.js";
+import { renderResult } from "./page_result.js";
 
 /** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
 /** @typedef {import("./manifest.js").ReadEntry} ReadEntry */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
-
 /** @typedef {import("./verify_entry.js").SiteEntry} SiteEntry */
 /** @typedef {import("./verify_entry.js").EntryRead} EntryRead */
-
-/**
- * An entry with its verification.
- * @typedef {{ site: SiteEntry, read: ReadEntry | null, outcome: CheckOutcome,
- *   kind: "complete" | "partial" | "nonconforming" | "draft" | "failed" | "unverifiable" }} VerifiedEntry
- */
-
-/** @typedef {{ branch: string, commit: string, manifestProblem: string | null, entries: VerifiedEntry[],
- *   root: string, seconds: number }} SiteState */
+/** @typedef {import("./app_state.js").SiteState} SiteState */
 
 /** Entries each verifier works on at once (their fetches overlap). */
 const PER_VERIFIER = 3;
+/** Most workers started, whatever the core count. */
+const MAX_WORKERS = 8;
 
 /** @param {string} url */
 async function fetchText(url) {
@@ -37,23 +37,17 @@ async function fetchText(url) {
   return new TextDecoder().decode(bytes);
 }
 
-/** @param {CheckOutcome} outcome @returns {VerifiedEntry["kind"]} */
-function kindOf(outcome) {
-  if (outcome.state !== "verified" || outcome.facts === null) {
-    return outcome.state === "failed" ? "failed" : "unverifiable";
-  }
-  if (outcome.facts.stage !== "activated") return "draft";
-  if (outcome.facts.status === "nonconforming") return "nonconforming";
-  return outcome.facts.status === "partial" ? "partial" : "complete";
-}
+/** @param {unknown} error */
+const stopped = (error) =>
+  unverifiable([`the check stopped: ${error instanceof Error ? error.message : String(error)}`]);
 
 /**
- * Verifiers: module workers, one per core (at most 4), or the page itself where workers cannot start.
+ * Verifiers: module workers, one per core, or the page itself where workers cannot start.
  * @param {string} root @param {readonly KnownProtocol[]} protocols
  * @returns {{ verify: (site: SiteEntry, read: EntryRead) => Promise<CheckOutcome>, count: number, close: () => void }}
  */
 function verifiers(root, protocols) {
-  const cores = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2));
+  const cores = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2));
   /** @type {Worker[]} */
   const workers = [];
   try {
@@ -63,9 +57,7 @@ function verifiers(root, protocols) {
   } catch {
     for (const w of workers) w.terminate();
     const verify = (/** @type {SiteEntry} */ site, /** @type {EntryRead} */ read) =>
-      verifyEntry(root, site, read, protocols).catch((error) =>
-        unverifiable([`the check stopped: ${error instanceof Error ? error.message : String(error)}`])
-      );
+      verifyEntry(root, site, read, protocols).catch(stopped);
     return { verify, count: 1, close: () => {} };
   }
   /** @type {Map<number, (outcome: CheckOutcome) => void>} */
@@ -97,31 +89,22 @@ function verifiers(root, protocols) {
   };
 }
 
-/** Milliseconds between two updates of the progress line. */
-const PROGRESS_EVERY_MS = 200;
-let progressShownAt = 0;
-
 /**
- * Says on the page how far the verification is ("Verifying ...: 120 of 10000 entries checked"), so a large
- * manifest shows that it moves. @param {number} done @param {number} total
+ * Milliseconds between two drawings of a page that is still verifying, at least; and at least DRAW_SHARE times
+ * the last drawing's own time, so that drawing a large index takes no more than a small share of the page's time.
  */
-function progress(done, total) {
-  const now = performance.now();
-  if (now - progressShownAt < PROGRESS_EVERY_MS && done !== total) return;
-  progressShownAt = now;
-  const pending = document.getElementById("pending");
-  if (pending !== null) {
-    pending.textContent = `Verifying the evidence in your browser: ${done} of ${total} entries checked\u2026`;
-  }
-}
+const DRAW_EVERY_MS = 400;
+const DRAW_SHARE = 8;
 
 /**
- * Loads the manifest and the site data, verifies the entries `wanted` selects, and returns the state to render.
+ * Loads the manifest and the site data, verifies the entries `wanted` selects, and returns the state to render;
+ * `onProgress` sees the state as entries pass (at most every DRAW_EVERY_MS).
  * @param {string} root
  * @param {(site: SiteEntry, all: readonly SiteEntry[], readOf: (site: SiteEntry) => ReadEntry | null) => boolean} wanted
+ * @param {(state: SiteState) => void} onProgress
  * @returns {Promise<SiteState>}
  */
-async function load(root, wanted) {
+async function load(root, wanted, onProgress) {
   const started = performance.now();
   const siteData = JSON.parse(await fetchText(`${root}data/site.json`));
   const manifestBytes = await fetchBytes(`${root}data/approved.json`);
@@ -134,6 +117,8 @@ async function load(root, wanted) {
     entries: [],
     root,
     seconds: 0,
+    total: 0,
+    simulated: siteData.simulated === true,
   };
   if (state.manifestProblem !== null || manifestBytes === null) {
     state.manifestProblem ??= "the site has no copy of the manifest";
@@ -148,41 +133,91 @@ async function load(root, wanted) {
     state.manifestProblem = `bench/approved.json is malformed: ${manifest.problem}`;
     return state;
   }
+  const protocolsBytes = await fetchBytes(`${root}data/protocols.json`);
   const protocols = await siteProtocols(root);
   /** @type {SiteEntry[]} */
   const all = Array.isArray(siteData.entries) ? siteData.entries : [];
+  const byIndex = new Map(manifest.entries.map((e) => [e.index, e]));
   /** @param {SiteEntry} site */
-  const readOf = (site) => manifest.entries.find((e) => e.index === site.index) ?? null;
+  const readOf = (site) => byIndex.get(site.index) ?? null;
   const queue = all.filter((site) => wanted(site, all, readOf));
-  const total = queue.length;
-  /** @type {Map<SiteEntry, CheckOutcome>} */
-  const outcomes = new Map();
-  /** Entries with the same evidence and the same manifest entry get one check. @type {Map<string, Promise<CheckOutcome>>} */
+  state.total = queue.length;
+  const remembered = await openRemembered(
+    typeof siteData.checker_sha256 === "string" ? siteData.checker_sha256 : null,
+    protocolsBytes === null ? "" : new TextDecoder().decode(protocolsBytes),
+  );
+  /** @param {SiteEntry} site */
+  const keyOf = (site) => {
+    const read = readOf(site);
+    return JSON.stringify([
+      site.results,
+      site.artifacts,
+      site.build_problems,
+      site.run_id,
+      read?.entry ?? null,
+      read?.problems ?? null,
+    ]);
+  };
+  const kept = await remembered.getMany(queue.map(keyOf));
+  /** Verdicts checked now, remembered together at the end. @type {[string, CheckOutcome][]} */
+  const fresh = [];
+  /** Entries with the same evidence and the same manifest entry get one check. @type {Map<string, Promise<{ outcome: CheckOutcome, checkedAt: string | null }>>} */
   const same = new Map();
-  const pool = verifiers(root, protocols);
-  progress(0, total);
+  /** @type {ReturnType<typeof verifiers> | null} */
+  let pool = null;
+  let nextDraw = performance.now() + DRAW_EVERY_MS;
   const lane = async () => {
     for (let site = queue.shift(); site !== undefined; site = queue.shift()) {
       const read = readOf(site);
-      const key = JSON.stringify([site.results, site.artifacts, site.build_problems, site.run_id, read?.entry ?? null]);
+      const key = keyOf(site);
       let check = same.get(key);
       if (check === undefined) {
-        check = pool.verify(site, read);
+        const known = kept.get(key);
+        check = known !== undefined ? Promise.resolve(known) : (async () => {
+          pool ??= verifiers(root, protocols);
+          const outcome = await pool.verify(site, read);
+          fresh.push([key, outcome]);
+          return { outcome, checkedAt: null };
+        })();
         same.set(key, check);
       }
-      outcomes.set(site, await check);
-      progress(outcomes.size, total);
+      const { outcome, checkedAt } = await check;
+      state.entries.push({ site, read, outcome, kind: kindOf(outcome), checkedAt });
+      const now = performance.now();
+      if (now >= nextDraw && state.entries.length < state.total) {
+        state.seconds = (now - started) / 1000;
+        state.entries.sort((a, b) => a.site.index - b.site.index);
+        onProgress(state);
+        // Reading a layout figure makes the browser lay the drawing out now, so its cost is counted too.
+        void document.body.offsetHeight;
+        const end = performance.now();
+        nextDraw = end + Math.max(DRAW_EVERY_MS, DRAW_SHARE * (end - now));
+      }
     }
   };
-  await Promise.all(Array.from({ length: pool.count * PER_VERIFIER }, lane));
-  pool.close();
-  for (const site of all) {
-    const outcome = outcomes.get(site);
-    if (outcome === undefined) continue;
-    state.entries.push({ site, read: readOf(site), outcome, kind: kindOf(outcome) });
-  }
+  const lanes = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2)) * PER_VERIFIER;
+  await Promise.all(Array.from({ length: lanes }, lane));
+  /** @type {ReturnType<typeof verifiers> | null} */ (pool)?.close();
+  remembered.putMany(fresh);
+  state.entries.sort((a, b) => a.site.index - b.site.index);
   state.seconds = (performance.now() - started) / 1000;
   return state;
+}
+
+/**
+ * The result's results.json, read again for the facts the recomputation does not carry, only when its bytes
+ * still have the SHA-256 the check verified. @param {SiteState} state @param {string} slug
+ * @returns {Promise<Record<string, unknown> | null>}
+ */
+async function recordOf(state, slug) {
+  const entry = state.entries.find((e) => e.site.slug === slug);
+  if (entry === undefined || entry.outcome.state !== "verified" || entry.site.results === null) return null;
+  const bytes = await fetchBytes(state.root + entry.site.results);
+  if (bytes === null || await sha256Hex(bytes) !== entry.outcome.resultsSha256) return null;
+  const parsed = parseStrictJson(new TextDecoder().decode(bytes));
+  return parsed.ok && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value)
+    ? /** @type {Record<string, unknown>} */ (parsed.value)
+    : null;
 }
 
 async function main() {
@@ -198,10 +233,15 @@ async function main() {
         const self = all.find((s) => s.slug === slug);
         const links = self === undefined ? [] : readOf(self)?.entry?.reproduction_run_ids ?? [];
         return site.run_id !== null && links.includes(site.run_id);
-      });
-      renderResult(state, slug);
+      }, () => {});
+      renderResult(state, slug, await recordOf(state, slug));
     } else {
-      renderIndex(await load(root, () => true));
+      const drawn = (/** @type {SiteState} */ state) => {
+        // Milliseconds until the first verified numbers showed (read by benchmarks/site.ts).
+        if (state.entries.length > 0) document.documentElement.dataset.firstMs ??= performance.now().toFixed(1);
+        renderIndex(state);
+      };
+      drawn(await load(root, () => true, drawn));
     }
   } catch (error) {
     show(

@@ -68,6 +68,21 @@ export function statText(stat, digits) {
   return `${num(stat.median, digits)} [${num(stat.min, digits)}-${num(stat.max, digits)}] n=${stat.n}`;
 }
 
+/**
+ * A statistic for a table cell: the median first, the range and count after it in smaller type (the cell may wrap
+ * between them; its text reads as statText's).
+ * @param {{ median: number | null, min: number | null, max: number | null, n: number } | undefined | null} stat
+ * @param {number} digits
+ */
+export function statCell(stat, digits) {
+  if (stat === undefined || stat === null || stat.median === null) return statText(stat ?? undefined, digits);
+  return [
+    h("span", { class: "median" }, num(stat.median, digits)),
+    " ",
+    h("span", { class: "range" }, `[${num(stat.min, digits)}-${num(stat.max, digits)}] n=${stat.n}`),
+  ];
+}
+
 /** @param {{ min: number, max: number } | null} range */
 export function rangeText(range) {
   if (range === null) return "not measured";

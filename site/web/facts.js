@@ -26,11 +26,8 @@ import { SIMULATED_WORDS } from "./check_status.js";
 
 /**
  * @typedef {{
- *   runId: string, startedAt: string, status: string, protocolId: string, stage: string, simulated: boolean,
- *   command: string,
- *   identity: { gpu: string, model: string, quant: string, track: string, trackNotes: string, engine: string,
- *     engineCommit: string, runnerCommit: string, os: string, cpu: string, contextTokens: string,
- *     serverCapacity: string },
+ *   runId: string, status: string, protocolId: string, stage: string, simulated: boolean,
+ *   identity: { gpu: string, model: string, quant: string, track: string, engine: string },
  *   requiredDurationS: number | null, optionalDurationS: number | null, optionalConcurrency: boolean,
  *   counts: Record<string, Record<string, number>>,
  *   quality: { passed: number, total: number, categories: Record<string, { passed: number, total: number }> },
@@ -94,8 +91,6 @@ export function resultFacts(input) {
   const software = isObject(result.software) ? result.software : {};
   const model = isObject(result.model) ? result.model : {};
   const configuration = isObject(result.configuration) ? result.configuration : {};
-  const hardware = isObject(result.hardware) ? result.hardware : {};
-  const os = isObject(software.os) ? software.os : {};
   const extensions = isObject(result.extensions) ? result.extensions : {};
   const optional = run.optional_concurrency === true;
 
@@ -127,31 +122,16 @@ export function resultFacts(input) {
   const reasons = Array.isArray(extensions.status_reasons) ? extensions.status_reasons : [];
   return {
     runId: String(run.id),
-    startedAt: text(run.started_at),
     status: String(run.status),
     protocolId: input.protocol.id,
     stage: input.protocol.stage,
     simulated: extensions.simulated_engine === true || input.nonconformities.some((n) => n.includes(SIMULATED_WORDS)),
-    command: text(run.command),
     identity: {
       gpu: gpuName(result),
       model: text(model.id),
       quant: text(model.quantization),
       track: text(configuration.track),
-      trackNotes: text(configuration.track_notes),
       engine: text(software.engine_version),
-      engineCommit: text(software.strata_commit),
-      runnerCommit: text(software.runner_commit),
-      os: os.name === undefined
-        ? NOT_MEASURED
-        : `${text(os.name)} ${typeof os.version === "string" ? os.version : ""}`.trim(),
-      cpu: text(hardware.cpu),
-      contextTokens: typeof configuration.context_tokens === "number"
-        ? String(configuration.context_tokens)
-        : NOT_MEASURED,
-      serverCapacity: typeof configuration.server_capacity === "number"
-        ? String(configuration.server_capacity)
-        : NOT_MEASURED,
     },
     requiredDurationS: typeof run.required_duration_s === "number" ? run.required_duration_s : null,
     optionalDurationS: typeof run.optional_duration_s === "number" ? run.optional_duration_s : null,

@@ -16,7 +16,8 @@ import { parseStrictJson } from "./strict_json.js";
 /**
  * One entry of the build's data/site.json.
  * @typedef {{ index: number, slug: string, run_id: string | null, results_folder: string | null,
- *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[] }} SiteEntry
+ *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[],
+ *   pack?: { location: string, files: Record<string, [number, number]> } | null }} SiteEntry
  */
 
 /**
@@ -57,6 +58,30 @@ const KEPT_CHECKS = 32;
 const checked = new Map();
 
 /**
+ * Reads the files of one entry: from its pack (one request for all; the build's transport, not evidence: every
+ * file cut from it is hashed by the check like any other) where the pack holds the location, else file by file.
+ * @param {string} root @param {SiteEntry} site @returns {(location: string) => Promise<Uint8Array | null>}
+ */
+function entryFiles(root, site) {
+  const pack = site.pack ?? null;
+  /** @type {Promise<Uint8Array | null> | null} */
+  let packed = null;
+  return async (location) => {
+    const at = pack !== null && Object.hasOwn(pack.files, location) ? pack.files[location] : undefined;
+    if (pack !== null && Array.isArray(at)) {
+      packed ??= fetchBytes(root + pack.location);
+      const bytes = await packed;
+      const [offset, length] = at;
+      if (
+        bytes !== null && Number.isSafeInteger(offset) && Number.isSafeInteger(length) && offset >= 0 &&
+        length >= 0 && offset + length <= bytes.length
+      ) return bytes.subarray(offset, offset + length);
+    }
+    return fetchBytes(root + location);
+  };
+}
+
+/**
  * The evidence of `site`, checked once per distinct set of files: the build stores each file under its SHA-256,
  * so equal locations are equal bytes, and the check of the evidence alone does not depend on the entry.
  * @param {string} root @param {SiteEntry} site @param {string} missingReason @param {readonly KnownProtocol[]} protocols
@@ -66,13 +91,14 @@ function evidenceOf(root, site, missingReason, protocols) {
   const key = JSON.stringify([site.results, site.artifacts, missingReason]);
   let check = checked.get(key);
   if (check === undefined) {
+    const read = entryFiles(root, site);
     check = (async () =>
       checkEvidence({
-        resultsBytes: site.results === null ? null : await fetchBytes(root + site.results),
+        resultsBytes: site.results === null ? null : await read(site.results),
         missingReason,
         readArtifact: (path) => {
           const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
-          return typeof location === "string" ? fetchBytes(root + location) : Promise.resolve(null);
+          return typeof location === "string" ? read(location) : Promise.resolve(null);
         },
         protocols,
       }))();

@@ -7,19 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serveHttp } from "../../runtime/mod.ts";
-import {
-  buildSite,
-  folderReader,
-  GitRepo,
-  gitRunner,
-  knownProtocols,
-  openSiteOutput,
-  outputFiles,
-  readWebFile,
-  siteRequestHandler,
-} from "../../site/mod.ts";
 import { buildResultsRepository } from "../site/_results_repo.ts";
+import { buildAndServe } from "./_served_site.ts";
 import { launchChromium } from "./_chromium.ts";
 const PAGE_DEADLINE_MS = 20_000;
 
@@ -35,20 +24,8 @@ Deno.test({
     await Deno.mkdir(shots, { recursive: true });
     console.log(`site screenshots: ${shots}`);
     const fixture = await buildResultsRepository(root);
-    const out = join(root, "site");
-    const writer = await openSiteOutput(outputFiles, out);
-    const report = await buildSite(new GitRepo(gitRunner(fixture.repo)), writer, {
-      protocols: knownProtocols(await Deno.readFile(fixture.protocolsFile)),
-      protocolDeclarations: await Deno.readFile(fixture.protocolsFile),
-      readWebFile,
-    });
-    await writer.finish(report.files);
-    const server = await serveHttp({
-      hostname: "127.0.0.1",
-      port: 0,
-      onRequest: siteRequestHandler(folderReader(out)),
-    });
-    const base = `http://127.0.0.1:${server.port}/`;
+    const server = await buildAndServe(root, fixture.repo, await Deno.readFile(fixture.protocolsFile));
+    const base = server.base;
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
@@ -134,6 +111,7 @@ Deno.test({
           "results.json",
           "outputs.jsonl",
           "config.json",
+          "template_check.json",
           "template.jinja",
           "rates.svg",
           "latency.svg",
