@@ -100,14 +100,7 @@ export {
   type RunnerCommitOptions,
 } from "./commit.ts";
 export {
-  type GpuPowerOptions,
   type GpuPowerSampler,
-  type GpuProcess,
-  type GpuReading,
-  parseAmdMetric,
-  parseComputeApps,
-  parseNvidiaPower,
-  type PowerSample,
   type PowerTrace,
   startGpuPowerSampler,
   type WindowPower,

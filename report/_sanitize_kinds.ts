@@ -183,7 +183,9 @@ export function redactShortHomes(text: string): string {
  * encoded again when that changed it (placeholders stay readable: "<home>%2Fmodels").
  */
 export function redactPercentEncoded(text: string, inner: (decoded: string) => string): string {
-  return text.replace(/[A-Za-z0-9%._~+-]*%(?:2F|5C)[A-Za-z0-9%._~+-]*/gi, (run) => {
+  // A run is matched only from its first character (the lookbehind): linear in the text, not quadratic on a long
+  // run without an encoded separator (a 4 MiB answer of one letter).
+  return text.replace(/(?<![A-Za-z0-9%._~+-])[A-Za-z0-9%._~+-]*%(?:2F|5C)[A-Za-z0-9%._~+-]*/gi, (run) => {
     let decoded: string;
     try {
       decoded = decodeURIComponent(run);

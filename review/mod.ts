@@ -2,4 +2,4 @@
  * The review conductor: the verdict `approved add` and `approved verify` act on, the conjunction of report's strict
  * validator, the site's independent check and the protocol's status rules (review.ts).
  */
-export { type FullVerdict, type Judge, type Judgement, JUDGES, type ReviewBundle, reviewFolder } from "./review.ts";
+export { reviewFolder } from "./review.ts";

@@ -19,12 +19,4 @@ export { RunRefusedError, RunWriteError, TemplateMismatchError } from "./run_err
 export { compareTemplateProbe, type TemplateCheck, type TemplateCheckRow } from "./template_check.ts";
 export { type ConformingFix, conformingFixes } from "./conforming_fixes.ts";
 export { realRunDeps, type RealRunSettings } from "./real_deps.ts";
-export {
-  checkEngineLog,
-  type EngineLogCheck,
-  engineLogFile,
-  type EngineLogSource,
-  type ParsedEngineLog,
-  parseEngineLog,
-  startedEngineLog,
-} from "./engine_log.ts";
+export { engineLogFile } from "./engine_log.ts";

@@ -27,7 +27,7 @@ export {
   verifyApproved,
   type VerifyApprovedReport,
 } from "./_approved.ts";
-export { buildDemoSite, type DemoSiteOptions } from "./_demo_site.ts";
+export { buildDemoSite } from "./_demo_site.ts";
 export { GitError, GitRepo, type GitRunner } from "./_git.ts";
 export { BUILD_MARKER, openSiteOutput, type OutputFiles, type SiteOutput, SiteOutputError } from "./_output.ts";
 export { type SiteFileReader, sitePathOf, siteRequestHandler } from "./_serve.ts";

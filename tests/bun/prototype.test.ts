@@ -38,6 +38,7 @@ describe("record_overrides pointers through __proto__", () => {
       dispatchOffsetS: 0,
       body: {},
       concurrency: 1,
+      slotParams: null,
     };
     for (const pointer of POINTERS) {
       const out = withStated(rebuilt, null, { [pointer]: "yes" }, []);

@@ -9,7 +9,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { closeIdleConnections, streamChat } from "../../client/mod.ts";
 import type { ExecutedRequest, Fixture } from "../../contract/mod.ts";
-import { buildChatBody, checkEngineLog, engineLogFile, parseEngineLog } from "../../runner/mod.ts";
+import { buildChatBody, engineLogFile } from "../../runner/mod.ts";
+import { checkEngineLog, parseEngineLog } from "../../runner/engine_log.ts";
 import { recordOf } from "../../score/mod.ts";
 import { prepareEngine, sharedBundle, startTinyEngine, tempDir } from "./_engine.ts";
 

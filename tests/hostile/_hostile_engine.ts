@@ -322,6 +322,11 @@ export function startHostileEngine(options: HostileEngineOptions = {}): HostileE
         } else await json(404, { error: { code: 404, message: "File Not Found" } });
         return;
       }
+      if (request.path !== "/v1/chat/completions") {
+        // No /apply-template or /tokenize here: the runner's template check records them as not supported.
+        await json(404, { error: { code: 404, message: "File Not Found" } });
+        return;
+      }
       const id = requestIdOf(request.body);
       chats.push(id);
       const usageAsked = /"include_usage"\s*:\s*true/.test(request.body);

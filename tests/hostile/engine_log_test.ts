@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { StreamOutcome } from "../../contract/mod.ts";
 import { sha256Hex } from "../../contract/mod.ts";
 import { streamChat } from "../../client/mod.ts";
-import { engineLogFile, type EngineLogSource } from "../../runner/mod.ts";
+import { engineLogFile } from "../../runner/mod.ts";
+import type { EngineLogSource } from "../../runner/engine_log.ts";
 import { runHostile } from "./_run.ts";
 
 /** The log llama-server would print for these responses (print_timings' three lines per task). */

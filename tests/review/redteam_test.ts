@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadBundle } from "../../fixtures/mod.ts";
-import { type FullVerdict, reviewFolder } from "../../review/mod.ts";
+import { reviewFolder } from "../../review/mod.ts";
+import type { FullVerdict } from "../../review/review.ts";
 import {
   addApproved,
   ApprovedAddError,

@@ -11,7 +11,7 @@ import {
   type PowerTrace,
   startGpuPowerSampler,
   windowPower,
-} from "../../../probe/mod.ts";
+} from "../../../probe/gpu_power.ts";
 import { runCommand } from "../../../runtime/mod.ts";
 import { installGpuTools, type ToolMode, withPath } from "./_gpu_tools.ts";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { ExecutedRequest } from "../../../contract/mod.ts";
-import { checkEngineLog, engineLogFile, parseEngineLog, startedEngineLog } from "../../../runner/mod.ts";
+import { checkEngineLog, engineLogFile, parseEngineLog, startedEngineLog } from "../../../runner/engine_log.ts";
 import { fakeFixtures, outcome } from "./_fakes.ts";
 
 /** The three lines llama-server prints for a finished task (format of tools/server print_timings). */
