@@ -189,7 +189,7 @@ Deno.test("site verify prints every check and exits 0 on a genuine folder, 1 wit
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(
     ok.stdout,
-    /ok {2}6 artifacts match their SHA-256 \(outputs\.jsonl, config\.json, template\.jinja, rates\.svg, latency\.svg, caps\.svg\)/,
+    /ok {2}7 artifacts match their SHA-256 \(outputs\.jsonl, config\.json, template_check\.json, template\.jinja, rates\.svg, latency\.svg, caps\.svg\)/,
   );
   assert.match(ok.stdout, /ok {2}sanity 12\/12 recomputed from the saved outputs equals quality/);
   assert.match(ok.stdout, /verified: every recomputed value equals results\.json/);
