@@ -84,7 +84,10 @@ Deno.test("mod.ts report prints the summary on stdout and each problem with its 
     const stdout = new TextDecoder().decode(output.stdout);
     const stderr = new TextDecoder().decode(output.stderr);
     assert.equal(output.code, EXIT.resultNotOk, stderr);
-    assert.match(stdout, /^Standard benchmark: NVIDIA GeForce RTX 3060/);
+    assert.match(
+      stdout,
+      /^INVALID: results\.json has \d+ problem\(s\)[^\n]*\nStandard benchmark: NVIDIA GeForce RTX 3060/,
+    );
     assert.match(stdout, /Capped/);
     assert.match(stderr, /results\.json is invalid: 2 problem\(s\)/);
     assert.match(stderr, /\/artifacts\/2\/sha256: does not match the bytes of "outputs\.jsonl"/);
@@ -209,7 +212,7 @@ Deno.test("report --pr prints the title and body; report --seal re-hashes a reda
       /^Title: benchmark: NVIDIA GeForce RTX 3060 \/ Qwen\/Qwen3\.8-Flash-Next \/ IQ3_XXS \/ strata-/,
     );
     assert.match(pr.stdout, /- README\.md: as the run wrote it/);
-    assert.match(pr.stdout, /The folder is as the run wrote it: it was not redacted and sealed/);
+    assert.match(pr.stdout, /The folder is as the run wrote it: no file was re-hashed after the run/);
 
     const log = join(r.dir, "engine.log");
     await writeFile(log, (await Deno.readTextFile(log)).replace("127.0.0.1", "<redacted>"));
@@ -225,9 +228,12 @@ Deno.test("report --pr prints the title and body; report --seal re-hashes a reda
     assert.match(sealed.stdout, /re-hashed engine\.log \(engine_log\): [0-9a-f]{64} -> [0-9a-f]{64}/);
     const after = await runReport([r.dir]);
     assert.equal(after.code, EXIT.ok, after.stderr);
-    assert.match(after.stderr, /sealed at .*: re-hashed after a redaction: engine\.log/);
+    assert.match(after.stderr, /sealed at .*: re-hashed by a person, nothing measured changed: engine\.log/);
     const sealedPr = await runReport([r.dir, "--pr"]);
-    assert.match(sealedPr.stdout, /redacted by hand, then sealed \([^)]*re-hashed engine\.log\)/);
+    assert.match(
+      sealedPr.stdout,
+      /a person re-hashed them with `strata-bench report DIR --seal`, which found nothing measured changed \([^)]*re-hashed engine\.log\)/,
+    );
     // A README a person deleted is named missing, by report and in the body, not "unknown".
     await Deno.remove(join(r.dir, "README.md"));
     const missing = await runReport([r.dir]);
