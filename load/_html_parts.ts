@@ -116,7 +116,9 @@ export function configurationRows(context: PageContext): [string, string][] {
       : `${String(plan.requests ?? "?")} requests`;
     rows.push([
       "duration",
-      `${stop} measured after ${String(plan.warmupRequests ?? 0)} warm-up, ${String(c.repeat ?? 1)} run(s)`,
+      `${stop} measured after ${points("warmupRequests", plan.warmupRequests ?? 0)} warm-up, ${
+        String(c.repeat ?? 1)
+      } run(s)`,
     ]);
   }
   rows.push(["SLOs", sloText((c.slo ?? first?.slo) as Fields | undefined)]);

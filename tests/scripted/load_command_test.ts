@@ -202,6 +202,7 @@ Deno.test("a sweep loads each point once into one JSONL, ends with a line per po
     assert.ok(ending.length <= ENDING_MAX_LINES && ending.every((l) => l.length <= ENDING_MAX_COLUMNS));
     const html = await renderLoadHtml(outcome.runs, "sweep", await livePageContext({ path: options.out }));
     assert.match(html, /concurrency 1, 2, 4 \(a sweep: one run per point\)/);
+    assert.match(html, /8 requests measured after 1, 2, 4 warm-up, 3 run\(s\)/, "each point warms up at its level");
     assert.match(html, /TTFT against throughput/);
     assert.match(html, />c=4</, "each point is labelled on the curve");
   } finally {
