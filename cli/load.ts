@@ -420,12 +420,13 @@ export async function main(argv: string[]): Promise<number> {
     controller.abort(signal);
   });
   const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
-  const view = loadProgressView(progress, {
+  const shown = {
     requests: options.plan.requests ?? null,
     durationS: options.plan.durationS ?? null,
     warmupRequests: options.plan.warmupRequests,
     warmupS: options.plan.warmupS ?? null,
-  });
+  };
+  const view = loadProgressView(progress, shown);
   let engine: import("../engine/mod.ts").EngineHandle | null = null;
   try {
     const deps = realLoadDeps(controller.signal, { stream: options.workload.stream !== false });
@@ -465,6 +466,8 @@ export async function main(argv: string[]): Promise<number> {
       ...printed,
       ...view.hooks,
       onRunStart: (run, runs, urls) => {
+        // A sweep's point warms up at its own level: the progress line counts that run's warm-up.
+        shown.warmupRequests = options.sweep?.[run]?.warmupRequests ?? options.plan.warmupRequests;
         printed.onRunStart?.(run, runs, urls);
         view.hooks.onRunStart?.(run, runs, urls);
       },
