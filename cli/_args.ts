@@ -125,6 +125,28 @@ export function numberFlag(
   return n;
 }
 
+/** The most points one sweep loads (each is a whole measured run). */
+const MAX_SWEEP_POINTS = 8;
+
+/**
+ * `--concurrency 1,4,16` or `--rate 1,2,4`: the points of a sweep, in increasing order, each checked as one value
+ * is. @throws {UsageError} for a bad or repeated point, or more than MAX_SWEEP_POINTS.
+ */
+export function pointsFlag(
+  action: string,
+  values: Readonly<Record<string, unknown>>,
+  name: string,
+  check: NumberCheck,
+): number[] | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const points = String(text).split(",").map((part) => numberFlag(action, { [name]: part.trim() }, name, check)!);
+  if (new Set(points).size !== points.length || points.length > MAX_SWEEP_POINTS) {
+    throw new UsageError(`Cannot sweep --${name} ${String(text)}: at most ${MAX_SWEEP_POINTS} points, each once`);
+  }
+  return points.sort((a, b) => a - b);
+}
+
 /**
  * Refuses an old spelling that now means something else, before parsing: each `flag` in `switches` takes no value
  * any more, so `--flag VALUE` or `--flag=VALUE` is an error that says what to write instead (never read as a

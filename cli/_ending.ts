@@ -31,7 +31,7 @@ export interface EndingMissing {
 export interface Ending {
   /** "run: nonconforming (exit 1)" and the like: one line. */
   status: string;
-  /** The headline numbers, one line each (the first few are kept). */
+  /** The headline numbers, one line each (up to eight are kept: a sweep's points). */
   numbers: readonly string[];
   problems: readonly EndingProblem[];
   /** The line above the problems (default "kept from conforming:"). */
@@ -92,7 +92,7 @@ export function renderEnding(ending: Ending, width = ENDING_MAX_COLUMNS, maxLine
   const room = maxLines - 1 - tail.length;
   // Problems first (the header, up to three, and a count of the rest), then the numbers, then more problems.
   const wanted = ending.problems.length === 0 ? 0 : 1 + Math.min(ending.problems.length, 3);
-  const numbers = ending.numbers.slice(0, Math.max(0, Math.min(ending.numbers.length, 5, room - wanted)));
+  const numbers = ending.numbers.slice(0, Math.max(0, Math.min(ending.numbers.length, 8, room - wanted)));
   const problemRoom = room - numbers.length;
   const problems: string[] = [];
   if (ending.problems.length > 0 && problemRoom >= 2) {

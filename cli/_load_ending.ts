@@ -3,7 +3,13 @@
  * percentiles (Hyndman-Fan type 7, as computed by load/), what kept the result from passing with the flag that
  * changes it, the values a summary lacks, the next command and the file. No statistic is computed here.
  */
-import type { CompareResult, LoadRunResult, LoadTestOptions, LoadTestOutcome } from "../load/mod.ts";
+import {
+  type CompareResult,
+  loadLevel,
+  type LoadRunResult,
+  type LoadTestOptions,
+  type LoadTestOutcome,
+} from "../load/mod.ts";
 import { missingGroup } from "../report/mod.ts";
 import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
 
@@ -46,7 +52,10 @@ function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
   return reasons.map((problem) => ({ problem, fix }));
 }
 
-/** The ending of `load`: the last run's overall summary (each run's table is printed above it). */
+/**
+ * The ending of `load`: the last run's overall summary (each run's table is printed above it); for a sweep, one line
+ * per point (output tok/s, TTFT and TPOT p50 and p99) and the requests of every point.
+ */
 export function loadEnding(
   outcome: LoadTestOutcome,
   file: string | null,
@@ -56,14 +65,29 @@ export function loadEnding(
 ): Ending {
   const run: LoadRunResult | undefined = outcome.runs.at(-1);
   const s = run?.summary.overall;
-  const c = s?.counts;
-  const runs = outcome.runs.length > 1 ? ` (run ${outcome.runs.length} of ${outcome.runs.length})` : "";
+  const levels = outcome.runs.length > 1 ? outcome.runs.map((r) => loadLevel(r.summary)) : [];
+  const sweep = new Set(levels).size > 1;
+  const counted = (sweep ? outcome.runs : outcome.runs.slice(-1)).map((r) => r.summary.overall.counts);
+  const sum = (key: "attempted" | "succeeded" | "failed" | "dropped" | "late") =>
+    counted.reduce((n, c) => n + c[key], 0);
+  const runs = sweep
+    ? ` (sweep of ${levels.length} points)`
+    : outcome.runs.length > 1
+    ? ` (run ${outcome.runs.length} of ${outcome.runs.length})`
+    : "";
   const word = sloMissed !== null && outcome.status === "ok" ? "SLO MISSED" : outcome.status.toUpperCase();
   const status = `load: ${outcome.status === "ok" && sloMissed === null ? "ok" : word}${runs} (exit ${code})` +
-    (c === undefined
+    (s === undefined
       ? "; nothing was measured"
-      : `; ${c.attempted} requests: ${c.succeeded} ok, ${c.failed} failed, ${c.dropped} dropped, ${c.late} late`);
-  const numbers = s === undefined ? [] : [
+      : `; ${sum("attempted")} requests: ${sum("succeeded")} ok, ${sum("failed")} failed, ${sum("dropped")} ` +
+        `dropped, ${sum("late")} late`);
+  const points = () =>
+    outcome.runs.map(({ summary: { overall: o } }, i) =>
+      `${levels[i]!.padEnd(11)}${per(o.output_tokens_per_s, 1).padStart(8)} output tok/s  TTFT ms p50 ` +
+      `${ms(o.distributions.ttft_s.p50)} p99 ${ms(o.distributions.ttft_s.p99)}  TPOT ms p50 ` +
+      `${ms(o.distributions.tpot_s.p50)} p99 ${ms(o.distributions.tpot_s.p99)}`
+    );
+  const numbers = s === undefined ? [] : sweep ? points() : [
     `throughput  ${per(s.requests_per_s, 2)} req/s  ${per(s.output_tokens_per_s, 1)} output tok/s  goodput ` +
     `${s.goodput_requests_per_s === null ? "- (no SLO)" : `${per(s.goodput_requests_per_s, 2)} req/s`}`,
     `TTFT ms     ${percentiles(s.distributions.ttft_s)}`,
@@ -77,7 +101,9 @@ export function loadEnding(
     problemsHeading: "kept from passing:",
     missing: s === undefined ? { notGiven: [], notMeasurable: [], failed: [] } : summaryMissing(s.missing),
     next: [
-      html === null ? "add --html for an offline page" : `open ${html}`,
+      html === null
+        ? `add --html for an offline page${sweep ? " with the throughput-latency curve" : ""}`
+        : `open ${html}`,
       "compare gates a candidate against a baseline",
     ],
     folder: file,
@@ -137,32 +163,34 @@ export function sloMiss(outcome: LoadTestOutcome, least: number | null): EndingP
 
 /**
  * The few lines `load --plan` opens with (on stderr, before its JSON on stdout): the load's shape, how many
- * requests, and a bound on the wall time where the plan has one.
+ * requests, and a bound on the wall time where the plan has one (every run's, a sweep's points included).
  */
 export function loadPlanLines(options: LoadTestOptions): string[] {
   const p = options.plan;
   const targets = options.selfCheck ? "the in-process scripted engine" : options.urls.join(", ");
-  const warmup = p.warmupS !== undefined ? `${p.warmupS} s of warm-up` : `${p.warmupRequests} warm-up requests`;
-  const shape = p.mode === "open"
-    ? `open loop, ${p.arrival ?? "poisson"} arrivals at ${p.ratePerS} req/s` +
+  const levels = options.sweep?.map((x) => (p.mode === "open" ? x.ratePerS : x.concurrency)).join(", ");
+  const warmups = options.sweep?.map((x) => x.warmupRequests).join(", ") ?? p.warmupRequests;
+  const warmup = p.warmupS !== undefined ? `${p.warmupS} s of warm-up` : `${warmups} warm-up requests`;
+  const shape = (p.mode === "open"
+    ? `open loop, ${p.arrival ?? "poisson"} arrivals at ${levels ?? p.ratePerS} req/s` +
       (p.maxConcurrency === undefined ? "" : `, at most ${p.maxConcurrency} in flight`)
-    : `closed loop, ${p.concurrency} concurrent streams`;
+    : `closed loop, ${levels ?? p.concurrency} concurrent streams`) + (levels ? " (a sweep: a run per point)" : "");
   const amount = p.requests !== undefined
     ? `${p.requests} measured requests`
-    : p.mode === "open" && p.ratePerS !== undefined && p.durationS !== undefined
+    : p.mode === "open" && p.ratePerS !== undefined && p.durationS !== undefined && levels === undefined
     ? `${p.durationS} s of measured issuance (about ${Math.round(p.ratePerS * p.durationS)} requests)`
     : `${p.durationS} s of measured issuance`;
   const drain = p.drainLimitS ?? 0;
+  const runs = options.repeat ?? 1;
   const bound = p.durationS !== undefined
-    ? `wall time at most about ${(p.warmupS ?? 0) + p.durationS + drain} s${
+    ? `wall time at most about ${((p.warmupS ?? 0) + p.durationS + drain) * runs} s${
       p.warmupS === undefined ? " + warm-up" : ""
     }` +
-      ` (${drain} s drain limit included)`
+      ` (${drain} s drain limit${runs > 1 ? " a run" : ""} included)`
     : `wall time: no fixed bound (a request may take up to ${p.requestDeadlineS ?? "-"} s)`;
-  const runs = options.repeat !== undefined && options.repeat > 1 ? `, ${options.repeat} runs` : "";
   return [
     `load --plan (nothing is sent): ${shape} against ${targets}`,
-    `  ${warmup}, then ${amount}${runs}`,
+    `  ${warmup}, then ${amount}${runs > 1 ? ` a run, ${runs} runs` : ""}`,
     `  ${bound}; the JSON plan follows on stdout`,
   ];
 }

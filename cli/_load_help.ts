@@ -31,6 +31,9 @@ Target:
 Load:
   --concurrency N           closed loop: N requests outstanding at all times
   --rate R                  open loop: R arrivals/s on an absolute schedule from --seed
+  --concurrency 1,4,16      a sweep (or --rate 1,2,4; at most 8 points): one measured run per point, each with its
+                            own warm-up, in increasing order, into one JSONL; --html draws output tok/s against
+                            TTFT and TPOT percentiles across the points; no cross-run aggregate
   --arrival poisson|constant  open-loop arrival process (default poisson)
   --max-concurrency N       open loop: cap on outstanding requests (default: none, an internal limit of 4096); an
                             arrival at the cap is sent late (lateness recorded; coordinated-omission latency
@@ -101,7 +104,7 @@ Common:
 Examples:
   strata-bench load --url http://127.0.0.1:8080 --concurrency 8 --duration 60
   strata-bench load --url http://127.0.0.1:8080 --rate 4 --max-concurrency 32 --requests 200 --workload rag-medium --html
-  strata-bench load --self-check
+  strata-bench load --url http://127.0.0.1:8080 --concurrency 1,4,16 --duration 30 --html
 
 Exit codes:
   ${EXIT.ok}  the run completed

@@ -21,7 +21,15 @@ import {
   type Slo,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
-import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
+import {
+  numberFlag,
+  outFolderFlag,
+  parseFlags,
+  pointsFlag,
+  refuseInert,
+  refuseSwitchValues,
+  UsageError,
+} from "./_args.ts";
 import { parseShardFlags, SHARD_OPTIONS } from "./_shard_args.ts";
 import {
   isWorkloadName,
@@ -154,8 +162,10 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   if (!selfCheck && urls.length === 0 && profile === undefined) {
     throw new UsageError("Cannot load: no --url; pass --url http://127.0.0.1:8080 (or --profile NAME)");
   }
-  const concurrency = numberFlag("load", values, "concurrency", { integer: true, min: 1, max: 4096 });
-  const rate = numberFlag("load", values, "rate", { min: 0.001, max: 10_000 });
+  const concurrencies = pointsFlag("load", values, "concurrency", { integer: true, min: 1, max: 4096 });
+  const rates = pointsFlag("load", values, "rate", { min: 0.001, max: 10_000 });
+  // The plan is the sweep's largest point (the headroom check measures its shape); each run sets its own.
+  const concurrency = concurrencies?.at(-1), rate = rates?.at(-1);
   if (concurrency !== undefined && rate !== undefined) {
     throw new UsageError("Cannot load: --concurrency (closed loop) and --rate (open loop) exclude each other");
   }
@@ -184,10 +194,11 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   if (warmupS !== undefined && warmupFlag !== undefined) {
     throw new UsageError("Cannot load: pass --warmup-requests N or --warmup-s S, not both");
   }
-  const openDefault = maxConcurrency ?? Math.min(256, Math.max(4, Math.ceil(rate ?? 0)));
+  const openDefault = (r: number) => maxConcurrency ?? Math.min(256, Math.max(4, Math.ceil(r)));
+  const warmupOf = (point: number) => (warmupS !== undefined ? 0 : warmupFlag ?? (open ? openDefault(point) : point));
   const plan: LoadTestOptions["plan"] = {
     mode: open ? "open" : "closed",
-    warmupRequests: warmupS !== undefined ? 0 : warmupFlag ?? (open ? openDefault : closedConcurrency as number),
+    warmupRequests: warmupOf(rate ?? closedConcurrency as number),
   };
   if (warmupS !== undefined) plan.warmupS = warmupS;
   plan.warmupLimitS = numberFlag("load", values, "warmup-limit-s", { min: 0, max: 3600 }) ?? WARMUP_LIMIT_S;
@@ -259,11 +270,22 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
   ]);
   const headroomS = numberFlag("load", values, "headroom-s", { min: 0.1, max: 60 }) ?? 2;
-  const repeat = numberFlag("load", values, "repeat", { integer: true, min: 1, max: 100 }) ?? 1;
+  const points = concurrencies ?? rates ?? [];
+  const sweep = points.length < 2
+    ? undefined
+    : points.map((point) => ({ [open ? "ratePerS" : "concurrency"]: point, warmupRequests: warmupOf(point) }));
+  for (const flag of ["repeat", "fail-on-slo"]) {
+    if (sweep && values[flag] !== undefined) {
+      throw new UsageError(
+        `Cannot use --${flag} with a sweep: each point is one measured run; sweep again, or load one`,
+      );
+    }
+  }
+  const repeat = sweep?.length ?? numberFlag("load", values, "repeat", { integer: true, min: 1, max: 100 }) ?? 1;
   const host = sys.hostname();
   const shard = parseShardFlags(values, { env, hostname: host.ok ? host.value : null, wallMs: Date.now() });
   if (shard !== undefined && repeat > 1) {
-    throw new UsageError("Cannot use --repeat with --shard: every shard starts once, at --start-at");
+    throw new UsageError("Cannot use --repeat or a sweep with --shard: every shard starts once, at --start-at");
   }
   if (shard !== undefined && selfCheck) throw new UsageError("Cannot shard the self-check");
   if (values["print-schedule"] === true && !planOnly) {
@@ -289,6 +311,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     headroom: { mode: values["no-headroom-check"] === true ? "off" : "auto", durationS: headroomS },
   };
   if (shard !== undefined) options.shard = shard;
+  if (sweep !== undefined) options.sweep = sweep;
   return {
     options,
     files: {
@@ -397,12 +420,13 @@ export async function main(argv: string[]): Promise<number> {
     controller.abort(signal);
   });
   const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
-  const view = loadProgressView(progress, {
+  const shown = {
     requests: options.plan.requests ?? null,
     durationS: options.plan.durationS ?? null,
     warmupRequests: options.plan.warmupRequests,
     warmupS: options.plan.warmupS ?? null,
-  });
+  };
+  const view = loadProgressView(progress, shown);
   let engine: import("../engine/mod.ts").EngineHandle | null = null;
   try {
     const deps = realLoadDeps(controller.signal, { stream: options.workload.stream !== false });
@@ -442,6 +466,8 @@ export async function main(argv: string[]): Promise<number> {
       ...printed,
       ...view.hooks,
       onRunStart: (run, runs, urls) => {
+        // A sweep's point warms up at its own level: the progress line counts that run's warm-up.
+        shown.warmupRequests = options.sweep?.[run]?.warmupRequests ?? options.plan.warmupRequests;
         printed.onRunStart?.(run, runs, urls);
         view.hooks.onRunStart?.(run, runs, urls);
       },

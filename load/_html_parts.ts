@@ -100,20 +100,25 @@ export function configurationRows(context: PageContext): [string, string][] {
   } else {
     rows.push(["target", ((c.urls ?? []) as string[]).join(", ") || "not recorded"]);
     const mode = String(plan.mode ?? first?.mode ?? "?");
+    // A sweep's points, or the one level of the plan.
+    const sweep = Array.isArray(c.sweep) ? (c.sweep as Fields[]) : null;
+    const points = (key: string, level: unknown) => sweep?.map((p) => String(p[key])).join(", ") ?? String(level);
     const level = mode === "open"
-      ? `${String(plan.ratePerS ?? cfg.requested_rate_per_s ?? "?")} requests/s (${
+      ? `${points("ratePerS", plan.ratePerS ?? cfg.requested_rate_per_s ?? "?")} requests/s (${
         String(plan.arrival ?? "poisson")
       })` +
         (plan.maxConcurrency === undefined ? "" : `, at most ${String(plan.maxConcurrency)} in flight`)
-      : `concurrency ${String(plan.concurrency ?? first?.effective_max_concurrency ?? "?")}`;
-    rows.push(["mode", `${mode} loop, ${level}`]);
+      : `concurrency ${points("concurrency", plan.concurrency ?? first?.effective_max_concurrency ?? "?")}`;
+    rows.push(["mode", `${mode} loop, ${level}${sweep === null ? "" : " (a sweep: one run per point)"}`]);
     rows.push(["workload", workloadText(c.workload as Fields | undefined)]);
     const stop = typeof plan.durationS === "number"
       ? `${plan.durationS} s`
       : `${String(plan.requests ?? "?")} requests`;
     rows.push([
       "duration",
-      `${stop} measured after ${String(plan.warmupRequests ?? 0)} warm-up, ${String(c.repeat ?? 1)} run(s)`,
+      `${stop} measured after ${points("warmupRequests", plan.warmupRequests ?? 0)} warm-up, ${
+        String(c.repeat ?? 1)
+      } run(s)`,
     ]);
   }
   rows.push(["SLOs", sloText((c.slo ?? first?.slo) as Fields | undefined)]);

@@ -134,7 +134,7 @@ export async function measureRun(context: RunContext, r: number): Promise<LoadRu
   const { options, deps, hooks, workload, osl, out } = context;
   const isl = options.isl;
   hooks.onRunStart?.(r, options.repeat, context.urls);
-  const plan = { ...options.plan };
+  const plan = { ...options.plan, ...options.sweep?.[r] };
   let clock: Record<string, unknown> | null = null;
   let startAtS: number | null = null;
   if (options.shard !== undefined) plan.shard = { index: options.shard.index, count: options.shard.count };

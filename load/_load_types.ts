@@ -20,7 +20,13 @@ export interface LoadTestOptions {
   plan: Omit<LoadPlan, "endpoints" | "requestFor" | "seed">;
   workload: WorkloadOptions;
   lateAfterS: number;
+  /** Measured runs: with `sweep`, one per point. */
   repeat: number;
+  /**
+   * A sweep (`--concurrency 1,4,16`, `--rate 1,2,4`): what each run sets in `plan` (its concurrency or rate and its
+   * warm-up), `plan` being the largest point. Its runs load different levels: no aggregate is made across them.
+   */
+  sweep?: Partial<LoadTestOptions["plan"]>[];
   isl: LengthTarget | undefined;
   osl: LengthTarget | undefined;
   failOnOslMismatch: boolean;

@@ -81,6 +81,7 @@ export async function describeLoadPlan(
       urls: options.selfCheck ? ["(the in-process scripted engine)"] : options.urls,
       mode: p.mode,
       plan: p,
+      sweep: options.sweep ?? null,
       this_shard: options.shard === undefined ? null : {
         index: options.shard.index,
         count: options.shard.count,

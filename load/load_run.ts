@@ -1,9 +1,10 @@
 /**
  * The conductor of `load`: prepares the workload once (pin, selection, feasibility: all before traffic), opens the
- * JSONL, measures the client's headroom for the run's shape, runs the generator `repeat` times (against the given
- * URLs, or against the scripted engine it starts for the self-check), writes every row as its request ends and each
- * run's summary with its audits, prompt mix and headroom stamp, adds the cross-run aggregate, and says how the test
- * ended. Every line is sanitized. What a person sees is rendered by the caller from the hooks' plain data.
+ * JSONL, measures the client's headroom for the run's shape, runs the generator `repeat` times (each run a point of
+ * a sweep, or the same plan again; against the given URLs, or against the scripted engine it starts for the
+ * self-check), writes every row as its request ends and each run's summary with its audits, prompt mix and headroom
+ * stamp, adds the cross-run aggregate (never across a sweep's points), and says how the test ended. Every line is
+ * sanitized. What a person sees is rendered by the caller from the hooks' plain data.
  */
 import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
 import { aggregateRuns, type LoadAggregate } from "./aggregate.ts";
@@ -141,6 +142,7 @@ export async function runLoadTest(
       plan: options.plan,
       workload: workload.stamp,
       repeat: options.repeat,
+      sweep: options.sweep ?? null,
       slo: options.slo,
       isl: options.isl ?? null,
       osl: osl ?? null,
@@ -210,7 +212,7 @@ async function finish(
   out: OutputLines,
 ): Promise<LoadTestOutcome> {
   let aggregate: LoadAggregate | null = null;
-  if (runs.length > 1) {
+  if (runs.length > 1 && options.sweep === undefined) {
     aggregate = aggregateRuns(runs.map((r) => r.summary.overall), { seed: options.workload.seed });
     out.emit(aggregate);
     hooks.onAggregate?.(aggregate);

@@ -15,21 +15,54 @@ function fmt(value: number | null, unit: "s" | "ms" | "" = "", digits = 2): stri
   return value.toFixed(digits);
 }
 
+/** The widest line of the per-run text: the one-screen ending's width (no line over 100 columns). */
+const WIDTH = 100;
+
+/** Each line of `text` broken at spaces into lines of at most WIDTH columns, the later ones indented by two. */
+function wrap(text: string): string {
+  return text.split("\n").map((line) => {
+    const out: string[] = [];
+    let rest = line;
+    while (rest.length > WIDTH) {
+      const cut = rest.lastIndexOf(" ", WIDTH);
+      if (cut <= 2) break;
+      out.push(rest.slice(0, cut));
+      rest = `  ${rest.slice(cut + 1)}`;
+    }
+    return [...out, rest].join("\n");
+  }).join("\n");
+}
+
+/**
+ * The table's columns: name, n, mean, sd, mad, p50, p90, p95, p99, max. One space apart they take 98 columns for
+ * values below 100,000 (ms or tokens) and counts below ten million; a value at or above 100,000 drops its decimals.
+ */
+const COLUMNS = [15, 7, 8, 8, 8, 8, 9, 9, 9, 8];
+
+/** Cells set in the table's columns, the name left-aligned, the numbers right-aligned. */
+function tableRow(cells: readonly string[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[0]!) : c.padStart(COLUMNS[i]!))).join(" ");
+}
+
 function distRow(name: string, d: DistSummary, unit: "ms" | ""): string {
-  const flag = (x: number | null, unreliable: boolean) => `${fmt(x, unit)}${unreliable && x !== null ? "*" : ""}`;
-  const cells = [
-    name.padEnd(22),
-    String(d.n).padStart(6),
-    fmt(d.mean, unit).padStart(10),
-    fmt(d.sd, unit).padStart(9),
-    fmt(d.mad, unit).padStart(9),
-    fmt(d.p50, unit).padStart(10),
-    flag(d.p90, d.unreliable.p90).padStart(10),
-    flag(d.p95, d.unreliable.p95).padStart(10),
-    flag(d.p99, d.unreliable.p99).padStart(10),
-    fmt(d.max, unit).padStart(10),
-  ];
-  return cells.join(" ");
+  const cell = (x: number | null, unreliable = false): string => {
+    if (x === null) return "-";
+    const v = unit === "ms" ? x * 1000 : x;
+    return `${v.toFixed(Math.abs(v) >= 100_000 ? 0 : 2)}${unreliable ? "*" : ""}`;
+  };
+  const u = d.unreliable;
+  return tableRow([
+    name,
+    String(d.n),
+    cell(d.mean),
+    cell(d.sd),
+    cell(d.mad),
+    cell(d.p50),
+    cell(d.p90, u.p90),
+    cell(d.p95, u.p95),
+    cell(d.p99, u.p99),
+    cell(d.max),
+  ]);
 }
 
 /** Console text of one endpoint summary. */
@@ -37,23 +70,21 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
   const c = s.counts;
   const lines = [
     `== ${s.label}`,
-    `requests: ${c.attempted} sent, ${c.succeeded} ok (${c.answered} answered, ${c.reasoning_truncated} reasoning_truncated, ` +
-    `${c.no_output_token} no_output_token), ${c.failed} failed` +
+    `requests: ${c.attempted} sent, ${c.succeeded} ok, ${c.failed} failed` +
     (c.cancelled_at_drain > 0 ? ` (${c.cancelled_at_drain} cancelled at the drain limit)` : "") +
     `, ${c.dropped} dropped, ${c.late} late` +
     (c.cancelled > 0 ? `, ${c.cancelled} cancelled by the interruption (not failures)` : ""),
+    `ok: ${c.answered} answered, ${c.reasoning_truncated} reasoning_truncated, ${c.no_output_token} no_output_token`,
     `window ${fmt(s.window_s, "s", 3)} s | ${fmt(s.requests_per_s)} req/s | ${
       fmt(s.output_tokens_per_s, "", 1)
     } output tok/s` +
-    ` | goodput ${fmt(s.goodput_requests_per_s)} req/s | error rate ${fmt(s.error_rate, "", 4)}` +
-    (s.achieved_send_rate_per_s !== null ? ` | achieved send rate ${fmt(s.achieved_send_rate_per_s, "", 3)}/s` : ""),
+    ` | goodput ${fmt(s.goodput_requests_per_s)} req/s | error rate ${fmt(s.error_rate, "", 4)}`,
     `in flight: mean ${fmt(s.concurrency.mean)} p50 ${fmt(s.concurrency.p50, "", 0)} max ${s.concurrency.max}` +
     (s.concurrency.cap_engaged_fraction !== null
       ? ` | at cap ${fmt(s.concurrency.cap_engaged_fraction * 100, "", 1)}%`
-      : ""),
-    `${"metric (ms; tokens)".padEnd(22)} ${"n".padStart(6)} ${"mean".padStart(10)} ${"sd".padStart(9)} ${
-      "mad".padStart(9)
-    } ${"p50".padStart(10)} ${"p90".padStart(10)} ${"p95".padStart(10)} ${"p99".padStart(10)} ${"max".padStart(10)}`,
+      : "") +
+    (s.achieved_send_rate_per_s !== null ? ` | achieved send rate ${fmt(s.achieved_send_rate_per_s, "", 3)}/s` : ""),
+    tableRow(["metric (ms)", "n", "mean", "sd", "mad", "p50", "p90", "p95", "p99", "max"]),
   ];
   const d = s.distributions;
   for (
@@ -86,7 +117,7 @@ export function renderEndpointSummary(s: EndpointLoadSummary): string {
         }) | ${check.mismatches}/${check.checked} requests outside`,
     );
   }
-  return lines.join("\n") + "\n";
+  return lines.map(wrap).join("\n") + "\n";
 }
 
 /** Console text of a run summary: per endpoint, then the pooled mixture when there are several. */
@@ -95,11 +126,11 @@ export function renderLoadSummary(summary: LoadSummary): string {
   const stopped = summary.interrupted === undefined
     ? ""
     : `load: INTERRUPTED by ${summary.interrupted.by}: NOT A COMPLETE RESULT; ${summary.interrupted.note}\n`;
-  const head = `${stopped}load: ${summary.mode} loop, effective max concurrency ${cap}, ` +
-    "percentiles Hyndman-Fan type 7 (* = unreliable at this n)\n";
+  const head = `${stopped}load: ${summary.mode} loop, effective max concurrency ${cap}\n` +
+    "percentiles: Hyndman-Fan type 7 (* = unreliable at this n)\n";
   const parts = summary.endpoints.map(renderEndpointSummary);
   if (summary.endpoints.length > 1) parts.push(renderEndpointSummary(summary.overall));
-  return head + parts.join("") + renderRunNotes(summary);
+  return wrap(head) + parts.join("") + renderRunNotes(summary);
 }
 
 /** One line: how the warm-up, measured issuance and drain of a run ended. */
@@ -159,7 +190,7 @@ function renderRunNotes(summary: LoadSummary): string {
           `(${fmt(h.ceiling.events_per_s, "", 0)} events/s, ${h.ceiling.source})`,
     );
   }
-  return lines.length === 0 ? "" : lines.join("\n") + "\n";
+  return lines.length === 0 ? "" : lines.map(wrap).join("\n") + "\n";
 }
 
 /** Console text of a cross-run aggregate. */
@@ -173,18 +204,20 @@ export function renderAggregate(agg: LoadAggregate): string {
       `  ${m.metric.padEnd(24)} mean ${m.mean?.toPrecision(4)} sd ${m.sd?.toPrecision(3) ?? "-"} 95% ${iv}${flag}`,
     );
   }
-  return lines.join("\n") + "\n";
+  return wrap(lines.join("\n")) + "\n";
 }
 
 /** Self-check figures: the client's own ceiling against a zero-service-time engine. */
 export function renderSelfCheck(run: LoadRunResult): string {
   const s = run.summary.overall;
   const eventsPerS = s.window_s !== null && s.window_s > 0 ? run.measuredEvents / s.window_s : null;
-  return `self-check (scripted engine in-process, zero service time; client and engine share these cores):\n` +
-    `  client ceiling: ${fmt(s.requests_per_s, "", 1)} req/s, ${fmt(s.output_tokens_per_s, "", 0)} output tok/s, ` +
-    `${fmt(eventsPerS, "", 0)} SSE events/s at ${run.facts.effective_max_concurrency} concurrent streams; ` +
-    `TTFT p50 ${fmt(s.distributions.ttft_s.p50, "ms")} ms p99 ${fmt(s.distributions.ttft_s.p99, "ms")} ms\n` +
-    "  a real target's throughput must stay well below this ceiling for its numbers to describe the server\n";
+  return wrap(
+    `self-check (scripted engine in-process, zero service time; client and engine share these cores):\n` +
+      `  client ceiling: ${fmt(s.requests_per_s, "", 1)} req/s, ${fmt(s.output_tokens_per_s, "", 0)} output tok/s, ` +
+      `${fmt(eventsPerS, "", 0)} SSE events/s at ${run.facts.effective_max_concurrency} concurrent streams;\n` +
+      `  TTFT p50 ${fmt(s.distributions.ttft_s.p50, "ms")} ms p99 ${fmt(s.distributions.ttft_s.p99, "ms")} ms; ` +
+      "a real target's throughput must stay well below this ceiling for its numbers to describe the server\n",
+  );
 }
 
 function pct(x: number | null): string {

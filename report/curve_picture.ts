@@ -27,9 +27,13 @@ export interface CurvePoint {
 
 const PERCENTILES = ["p50", "p90", "p99"] as const;
 
+/** The percentiles' line styles (solid, dashed, dotted), drawn in the legend as they are on the lines. */
+const DASHES = [[1, 0], [6, 3], [2, 2]];
+
 function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object {
   const name = metric === "ttftS" ? "TTFT" : "TPOT";
-  const values = points.flatMap((p) =>
+  // `step`: the points' order (load levels as given), along which each line runs, whatever their throughput.
+  const values = points.flatMap((p, step) =>
     PERCENTILES.flatMap((q) => {
       const s = p[metric][q];
       if (s === null || p.outputTokensPerS === null) return [];
@@ -40,6 +44,7 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
         tps: p.outputTokensPerS,
         ms: s * 1000,
         load: p.load,
+        step,
       }];
     })
   );
@@ -53,7 +58,7 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
   return {
     title: {
       text: `${name} against throughput`,
-      subtitle: "each point: one load level (its label); solid p50, dashed p90, dotted p99",
+      subtitle: "each point: one load level (its label), joined in load order",
     },
     width: 360,
     height: 240,
@@ -68,12 +73,31 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
             field: "series",
             type: "nominal",
             title: "series",
-            legend: { orient: "bottom", symbolType: "stroke", symbolStrokeWidth: 3, symbolSize: 300 },
+            legend: { orient: "bottom", symbolType: "stroke", symbolStrokeWidth: 3, symbolSize: 300, labelLimit: 360 },
           },
-          strokeDash: { field: "percentile", type: "nominal", legend: null },
-          shape: { field: "percentile", type: "nominal", legend: null },
+          strokeDash: {
+            field: "percentile",
+            type: "nominal",
+            title: "percentile",
+            scale: { domain: PERCENTILES, range: DASHES },
+            // vega-lite strokes a filled mark's legend symbols "transparent": a dash drawn so shows nothing.
+            legend: {
+              orient: "bottom",
+              symbolType: "stroke",
+              symbolStrokeWidth: 2,
+              symbolSize: 400,
+              encoding: {
+                symbols: {
+                  stroke: { value: "#333" },
+                  fill: { value: "black" },
+                  fillOpacity: { value: 1 },
+                  opacity: { value: 1 },
+                },
+              },
+            },
+          },
           detail: { field: "line" },
-          order: { field: "tps" },
+          order: { field: "step" },
         },
       },
       {

@@ -26,6 +26,7 @@ export const WEB_FILES = [
   "page_result.js",
   "protocol.js",
   "remembered.js",
+  "reproduction_delta.js",
   "sanity.js",
   "sha256.js",
   "stated.js",

@@ -14,7 +14,8 @@ import { BURST_CASE, CATEGORIES, PERFORMANCE_CASES, PHASES, SUMMARY_METRICS } fr
 /**
  * A recomputed summary.
  * @typedef {{ phase: string, case_id: string, concurrency: number, metric: SummaryMetric, median: number | null,
- *   min: number | null, max: number | null, n: number, included: string[], excluded: string[] }} Summary
+ *   min: number | null, max: number | null, n: number, values: number[], included: string[], excluded: string[] }}
+ *   Summary (`values`: the included values, sorted)
  */
 
 /** @typedef {{ round: number, request_ids: string[], wall_s: number | null, output_tokens: number | null,
@@ -160,6 +161,7 @@ export function checkSummaries(claimed, checked, optional, reused, problems) {
         min: sorted[0] ?? null,
         max: sorted[sorted.length - 1] ?? null,
         n: sorted.length,
+        values: sorted,
         included: valid.map((v) => v.id),
         excluded,
       });

@@ -14,7 +14,7 @@ import { SIMULATED_WORDS } from "./check_status.js";
 /** @typedef {import("./check_derived.js").Round} Round */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
 
-/** @typedef {{ median: number | null, min: number | null, max: number | null, n: number }} Stat */
+/** @typedef {{ median: number | null, min: number | null, max: number | null, n: number, values: number[] }} Stat */
 /** @typedef {{ min: number, max: number } | null} Range */
 
 /**
@@ -76,6 +76,7 @@ function stat(values) {
     min: sorted[0] ?? null,
     max: sorted[sorted.length - 1] ?? null,
     n: sorted.length,
+    values: sorted,
   };
 }
 
@@ -104,7 +105,7 @@ export function resultFacts(input) {
     const metrics = {};
     for (const s of summaries) {
       if (s.phase === group.phase && s.case_id === group.caseId) {
-        metrics[s.metric] = { median: s.median, min: s.min, max: s.max, n: s.n };
+        metrics[s.metric] = { median: s.median, min: s.min, max: s.max, n: s.n, values: s.values };
       }
     }
     const aggregates = /** @type {number[]} */ (input.rounds.map((r) => r.aggregate_tps).filter((v) => v !== null));

@@ -149,10 +149,11 @@ Deno.test({
             engine.url,
             "--url",
             other.url,
+            // A sweep: the page draws its throughput-latency curve.
             "--concurrency",
-            "4",
+            "1,4",
             "--requests",
-            "40",
+            "20",
             "--html",
             "--out",
             work,
@@ -200,6 +201,20 @@ Deno.test({
             const svgCount = await page.locator(name === "curve" ? "img" : "svg").count();
             assert.ok(svgCount >= 1, `${name}: ${svgCount} pictures`);
             if (name !== "curve") assert.ok(await page.locator("dl.config").count() === 1, `${name}: what was run`);
+            if (name !== "curve") {
+              // The curve's percentile legend as chromium draws it: a solid, a dashed and a dotted line, each stroked.
+              const legend = await page.evaluate(
+                `[...document.querySelectorAll(".role-legend-symbol path[stroke-dasharray]")].map((p) => ` +
+                  "[p.getAttribute('stroke-dasharray'), getComputedStyle(p).stroke, p.getBBox().width])",
+              ) as [string, string, number][];
+              for (const dash of ["1,0", "6,3", "2,2"]) {
+                const drawn = legend.filter(([d, stroke, width]) => d === dash && stroke !== "none" && width > 0);
+                assert.ok(
+                  drawn.length > 0,
+                  `${name}: the ${dash} percentile symbol is drawn: ${JSON.stringify(legend)}`,
+                );
+              }
+            }
             await page.screenshot({ path: join(shots, `report-${name}-page.png`), fullPage: true });
           }
         } finally {

@@ -106,6 +106,19 @@ Deno.test({
         assert.match(await page.locator("main").innerText(), /Sanity checks: 12\/12/);
         assert.match(await page.locator("main").innerText(), /independently-reproduced/);
         assert.match(await page.locator("#reproductions").innerText(), /NVIDIA RTX A4000/);
+        // The entry against its reproduction, per case, with report A B's rules: the same scripted engine on both
+        // machines (equal rates, TTFTs of a few ms apart), so every interval holds 0: not resolved, never "better".
+        const delta = page.locator("table.reproduction-delta");
+        assert.equal(await delta.count(), 1);
+        assert.match(await delta.locator("thead").innerText(), /Delta\s+95% interval\s+Verdict/);
+        const verdicts = await delta.locator("tbody tr td:last-child").allInnerTexts();
+        assert.ok(verdicts.length >= 6, verdicts.join("; "));
+        assert.ok(verdicts.every((v) => v === "not resolved: the interval includes 0"), verdicts.join("; "));
+        assert.doesNotMatch(await delta.innerText(), /-0\.0%/, "a rounding error around 0 is +0.0%");
+        assert.match(
+          await delta.innerText(),
+          /short @ 1\s+Decode tok\/s\s+(50\.\d+)\s+\1\s+\+0\.0%\s+\+0\.0% to \+0\.0%\s/,
+        );
         const files = await page.locator("#evidence a").allInnerTexts();
         assert.deepEqual(files, [
           "results.json",

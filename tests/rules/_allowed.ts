@@ -169,7 +169,6 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "corpusManifestSha256",
     "headroomStamp",
     "interruptedStamp",
-    "loadLevel",
     "measureCeiling",
     "meetsSlo",
     "mergeShards",

@@ -12,8 +12,12 @@ import {
   type LoadTestOptions,
   type LoadTestOutcome,
   realLoadDeps,
+  renderLoadHtml,
   runLoadTest,
 } from "../../load/mod.ts";
+import { ENDING_MAX_COLUMNS, ENDING_MAX_LINES, renderEnding } from "../../cli/_ending.ts";
+import { loadEnding } from "../../cli/_load_ending.ts";
+import { livePageContext } from "../../cli/_saved_results.ts";
 
 /** Runs a load test with the real parts, its console text captured. */
 async function captured(options: LoadTestOptions): Promise<{ outcome: LoadTestOutcome; out: string[]; err: string[] }> {
@@ -166,6 +170,41 @@ Deno.test("load --out sanitizes server error text: a home path in an error messa
     const rows = text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.format === "strata-load-request");
     assert.equal(rows.length, 2);
     for (const row of rows) assert.match(row.error?.message ?? "", /cannot open <home>/, JSON.stringify(row.error));
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a sweep loads each point once into one JSONL, ends with a line per point and draws the curve", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({ timeScale: 0.01, slots: 4 });
+  try {
+    const prompts = ["one", "two", "three", "four", "five"].map((p) => JSON.stringify({ prompt: `say ${p}` }));
+    await writeFile(join(dir, "p.jsonl"), prompts.join("\n"));
+    const options = parseLoadArgs([
+      ...["--url", engine.url, "--concurrency", "4,1,2", "--requests", "8", "--prompts", join(dir, "p.jsonl")],
+      ...["--max-tokens", "16", "--no-headroom-check"],
+    ]);
+    options.out = join(dir, "sweep.jsonl");
+    const { outcome } = await captured(options);
+    assert.equal(outcome.status, "ok");
+    const lines = (await readFile(options.out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(lines[0].sweep.map((p: { concurrency: number }) => p.concurrency), [1, 2, 4]);
+    const summaries = lines.filter((l) => l.format === "strata-load-summary");
+    assert.deepEqual(summaries.map((s) => s.effective_max_concurrency), [1, 2, 4], "one run per point, in order");
+    assert.deepEqual(summaries.map((s) => s.overall.counts.succeeded), [8, 8, 8]);
+    assert.ok(!lines.some((l) => l.format === "strata-load-aggregate"), "no aggregate pools different levels");
+    const ending = renderEnding(loadEnding(outcome, options.out, 0, null)).trimEnd().split("\n");
+    assert.match(ending[0]!, /^load: ok \(sweep of 3 points\) \(exit 0\); 24 requests: 24 ok/);
+    assert.deepEqual(ending.slice(1, 4).map((l) => l.trim().split(" ")[0]), ["c=1", "c=2", "c=4"]);
+    assert.match(ending[3]!, /output tok\/s {2}TTFT ms p50 [\d.]+ p99 [\d.]+ {2}TPOT ms p50 [\d.]+ p99 [\d.]+$/);
+    assert.ok(ending.length <= ENDING_MAX_LINES && ending.every((l) => l.length <= ENDING_MAX_COLUMNS));
+    const html = await renderLoadHtml(outcome.runs, "sweep", await livePageContext({ path: options.out }));
+    assert.match(html, /concurrency 1, 2, 4 \(a sweep: one run per point\)/);
+    assert.match(html, /8 requests measured after 1, 2, 4 warm-up, 3 run\(s\)/, "each point warms up at its level");
+    assert.match(html, /TTFT against throughput/);
+    assert.match(html, />c=4</, "each point is labelled on the curve");
   } finally {
     await engine.close();
     await rm(dir, { recursive: true, force: true });

@@ -129,3 +129,21 @@ Deno.test("load --plan opens with its shape, its request count and a bound on th
   assert.match(closed[1]!, /2 warm-up requests, then 30 measured requests/);
   assert.match(closed[2]!, /no fixed bound \(a request may take up to 600 s\)/);
 });
+
+Deno.test("load --plan of a sweep names its points and bounds the whole sweep, every run included", () => {
+  const lines = loadPlanLines({
+    urls: ["http://127.0.0.1:8080"],
+    repeat: 3,
+    sweep: [{ concurrency: 1, warmupRequests: 1 }, { concurrency: 4, warmupRequests: 4 }, {
+      concurrency: 16,
+      warmupRequests: 16,
+    }],
+    plan: { mode: "closed", concurrency: 16, durationS: 30, drainLimitS: 30, warmupRequests: 16 },
+  } as unknown as LoadTestOptions);
+  assert.deepEqual(lines, [
+    "load --plan (nothing is sent): closed loop, 1, 4, 16 concurrent streams (a sweep: a run per point) against " +
+    "http://127.0.0.1:8080",
+    "  1, 4, 16 warm-up requests, then 30 s of measured issuance a run, 3 runs",
+    "  wall time at most about 180 s + warm-up (30 s drain limit a run included); the JSON plan follows on stdout",
+  ]);
+});

@@ -220,3 +220,28 @@ Deno.test("a flag with no effect in its combination is a usage error that says w
     /Cannot combine --profile with --url/,
   );
 });
+
+Deno.test("a comma list is a sweep: one run per point in increasing order, each with its own warm-up", () => {
+  const closed = parseLoadArgs([...URL, "--concurrency", "16,1,4", "--requests", "20"]);
+  assert.deepEqual(closed.sweep, [
+    { concurrency: 1, warmupRequests: 1 },
+    { concurrency: 4, warmupRequests: 4 },
+    { concurrency: 16, warmupRequests: 16 },
+  ]);
+  assert.equal(closed.repeat, 3);
+  assert.equal(closed.plan.concurrency, 16, "the plan is the largest point (the headroom check's shape)");
+  const open = parseLoadArgs([...URL, "--rate", "1,2", "--duration", "5", "--warmup-requests", "3"]);
+  assert.deepEqual(open.sweep, [{ ratePerS: 1, warmupRequests: 3 }, { ratePerS: 2, warmupRequests: 3 }]);
+  assert.equal(parseLoadArgs([...URL, "--concurrency", "4", "--requests", "2"]).sweep, undefined, "one point");
+  for (
+    const [argv, why] of [
+      [["--concurrency", "1,1"], /each once/],
+      [["--concurrency", "1,2,3,4,5,6,7,8,9"], /at most 8 points/],
+      [["--concurrency", "1,x"], /--concurrency must be an integer/],
+      [["--concurrency", "1,4", "--repeat", "2"], /--repeat with a sweep/],
+      [["--concurrency", "1,4", "--slo-ttft-ms", "500", "--fail-on-slo", "0.9"], /--fail-on-slo with a sweep/],
+    ] as const
+  ) {
+    assert.throws(() => parseLoadArgs([...URL, ...argv, "--requests", "2"]), why);
+  }
+});

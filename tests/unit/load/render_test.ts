@@ -4,6 +4,7 @@ import { buildLoadRow } from "../../../load/metrics.ts";
 import { summarizeLoad } from "../../../load/summary.ts";
 import { compareLoad } from "../../../load/gate.ts";
 import { outcome } from "./_fakes.ts";
+import { ENDING_MAX_COLUMNS } from "../../../cli/_ending.ts";
 
 function rows(n: number, endpointIndex = 0) {
   return Array.from({ length: n }, (_, i) =>
@@ -55,4 +56,42 @@ Deno.test("compare table shows each point's deltas, intervals and the gate verdi
   assert.match(text, /W1@8\s+output tok\/s .*FAIL \(missing\)/);
   assert.match(text, /TTFT p50 ms .* info/);
   assert.match(text, /gate: FAIL/);
+});
+
+Deno.test("the per-run table keeps to the ending's 100 columns: long latencies, huge counts, every note line", () => {
+  const slow = Array.from({ length: 300 }, (_, i) =>
+    buildLoadRow({
+      phase: "measure",
+      index: i,
+      endpoint: "http://127.0.0.1:8080",
+      endpoint_index: 0,
+      prompt_index: i,
+      scheduled_offset_s: i * 0.1,
+      send_offset_s: i * 0.1,
+      in_flight_at_send: 0,
+      dropped: false,
+      drop_reason: null,
+      cancelled_at_drain: false,
+      // E2E up to 400 s, TTFT of seconds, 2000 output tokens: five and six digits of milliseconds.
+      outcome: outcome({ endS: 100 + i, firstDeltaS: 1.1 + i / 100, completionTokens: 2000, promptTokens: 131072 }),
+    }));
+  const summary = summarizeLoad(slow, { mode: "open", effectiveMaxConcurrency: null });
+  summary.overall.counts.cancelled_at_drain = 123456;
+  summary.overall.counts.cancelled = 654321;
+  summary.overall.distributions.itl_s = { ...summary.overall.distributions.ttft_s, n: 98_765_432 };
+  summary.endpoints = [summary.overall];
+  summary.interrupted = { by: "SIGINT", note: "stopped before its plan was done: ".repeat(6) };
+  summary.phases = {
+    warmup: { ended: "completed", seconds: 12.345, limit_s: 120 },
+    measure: { ended: "duration", seconds: 1234.5 },
+    drain: { limit_s: 30, cancelled: 123456 },
+  };
+  const text = renderLoadSummary(summary);
+  const lines = text.trimEnd().split("\n");
+  for (const line of lines) assert.ok(line.length <= ENDING_MAX_COLUMNS, `${line.length} columns: ${line}`);
+  assert.match(text, /^e2e latency +300 +\d{6} /m, "a value at or above 100,000 ms drops its decimals");
+  assert.match(text, /^itl \(chunks\) +98765432 /m);
+  assert.match(text, /^load: INTERRUPTED by SIGINT: NOT A COMPLETE RESULT; /);
+  assert.match(text, /123456 cancelled at the drain limit/);
+  assert.ok(lines.length > 15, "the per-run table is the full audit, not the ending");
 });
