@@ -56,7 +56,6 @@ Options:
 ${
   helpFooter([
     "strata-bench approved verify",
-    "strata-bench approved verify --repo ../results --branch main",
     "strata-bench approved add bench/results/run-a --review-pr https://github.com/OWNER/REPO/pull/7 --reviewed-by maintainer",
     'strata-bench approved withdraw RUN_ID --reason "the GPU was throttling" --review-pr https://github.com/OWNER/REPO/pull/9',
   ])
