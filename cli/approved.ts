@@ -10,16 +10,13 @@ import {
   knownProtocols,
   MANIFEST_PATH,
   type ManifestFiles,
-  type Reviewer,
   verifyApproved,
   withdrawApproved,
 } from "../site/mod.ts";
-import { loadBundle } from "../fixtures/mod.ts";
-import { reviewFolder } from "../review/mod.ts";
 import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
-import { progressLine } from "./site.ts";
+import { progressLine, reviewer } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
@@ -66,12 +63,6 @@ Exit codes:
   ${EXIT.usage}  usage error
   ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
 `;
-
-/** The review conductor (review/): report's validator, the site's check and the status rules, all on one folder. */
-function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
-  let bundle: ReturnType<typeof loadBundle> | null = null;
-  return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
-}
 
 async function readOptional(path: string): Promise<Uint8Array | null> {
   try {
