@@ -304,6 +304,11 @@ async function buildEntry(
   await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label, options.simulated)));
   const shas = [resolved.results?.sha256, ...resolved.artifacts.values()].filter((h) => typeof h === "string");
   const pack = resolved.problems.length === 0 ? await evidence.pack(shas) : null;
+  // The folder's files at the commit, so the browser holds the folder to "its listed files plus README.md".
+  const folder = read.entry === null ? null : folderOf(read.entry.results_path);
+  const listing = folder === null || resolved.problems.length > 0
+    ? null
+    : [...(await repo.blobIds(read.entry!.evidence_commit, folder)).keys()].map((p) => p.slice(folder.length + 1));
   return {
     entry: {
       label: read.label,
@@ -316,7 +321,8 @@ async function buildEntry(
       index: read.index,
       slug,
       run_id: runId,
-      results_folder: read.entry === null ? null : folderOf(read.entry.results_path),
+      results_folder: folder,
+      folder_files: listing,
       results: resolved.results === null ? null : `evidence/sha256/${resolved.results.sha256}`,
       artifacts,
       pack,

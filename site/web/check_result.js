@@ -12,7 +12,8 @@ import { checkRecords, evidenceLines } from "./check_records.js";
 import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
 import { checkStatus } from "./check_status.js";
-import { folderProblems, weightReason } from "./check_folder.js";
+import { activePicture, folderProblems, weightReason } from "./check_folder.js";
+import { measuredProblems } from "./check_measured.js";
 import { isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
@@ -230,6 +231,7 @@ export async function checkEvidence(input) {
     problems.push(...extra);
     if (extra.length === 0) checks.push(`the folder holds only its listed files (${files.length})`);
   }
+  problems.push(...await measuredProblems(result, input.readArtifact));
   const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
   if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
   if (outputsText === null) return evidence("failed", problems, checks, sha, protocolLabel, ids);
@@ -399,6 +401,8 @@ async function checkArtifacts(result, read, problems, checks) {
     }
     const weight = weightReason(path, bytes);
     if (weight !== null) problems.push(`artifact ${weight}`);
+    const active = activePicture(path, bytes);
+    if (active !== null) problems.push(active);
     list.push({ kind: String(kind), path, sha256, size: bytes.length });
     const text = path.endsWith(".json") ? decodeUtf8(bytes) : null;
     const parsed = text === null ? null : parseStrictJson(text);

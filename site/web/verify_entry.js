@@ -17,6 +17,7 @@ import { parseStrictJson } from "./strict_json.js";
  * One entry of the build's data/site.json.
  * @typedef {{ index: number, slug: string, run_id: string | null, results_folder: string | null,
  *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[],
+ *   folder_files?: string[] | null,
  *   pack?: { location: string, files: Record<string, [number, number]> } | null }} SiteEntry
  */
 
@@ -88,7 +89,7 @@ function entryFiles(root, site) {
  * @returns {Promise<EvidenceOutcome>}
  */
 function evidenceOf(root, site, missingReason, protocols) {
-  const key = JSON.stringify([site.results, site.artifacts, missingReason]);
+  const key = JSON.stringify([site.results, site.artifacts, site.folder_files, missingReason]);
   let check = checked.get(key);
   if (check === undefined) {
     const read = entryFiles(root, site);
@@ -100,6 +101,8 @@ function evidenceOf(root, site, missingReason, protocols) {
           const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
           return typeof location === "string" ? read(location) : Promise.resolve(null);
         },
+        // The build's listing of the folder at the evidence commit (none: the folder rule is not checked here).
+        ...(Array.isArray(site.folder_files) ? { listFolder: () => Promise.resolve(site.folder_files ?? null) } : {}),
         protocols,
       }))();
     if (checked.size >= KEPT_CHECKS) checked.delete(/** @type {string} */ (checked.keys().next().value));

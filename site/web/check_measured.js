@@ -1,0 +1,126 @@
+// @ts-check
+/**
+ * The measured digest, recomputed in the browser: a run records in `extensions.measured_digest` SHA-256
+ * fingerprints of everything it measured or identified (method "strata-bench measured projection 2": per top-level
+ * section of results.json, and per line of its outputs evidence), with the text a person may redact blanked out.
+ * Written from the method's definition in the result's documentation, not from the runner's code:
+ *
+ * - a value is projected with its object keys sorted and every redactable string replaced by "<text>", then
+ *   written as compact JSON and hashed;
+ * - redactable in results.json: run.command, hardware.background_workloads[*], configuration.track_notes, every
+ *   missing[*] reason, requests[*].error.message, requests[*].evaluation.reason, summaries[*].excluded[*].reason,
+ *   and the explanations and quotes of extensions (the keys below); extensions leaves out the digest itself, the
+ *   README hash and the seal; each artifact's sha256 reads "<hash>";
+ * - redactable in an evidence line: reasoning_text, error.message, skip_reason; a line that is not JSON is hashed
+ *   as written.
+ *
+ * An edit after the run that changed a measured value shows here even when every file hash was updated with it.
+ */
+import { isObject } from "./evidence.js";
+import { sha256Hex } from "./sha256.js";
+import { parseStrictJson } from "./strict_json.js";
+
+const METHOD = "strata-bench measured projection 2";
+const TEXT = "<text>";
+const HASH = "<hash>";
+const UNRECORDED = ["measured_digest", "readme_sha256", "sealed"];
+
+const RESULT_TEXT = [
+  "run.command",
+  "hardware.background_workloads.*",
+  "configuration.track_notes",
+  "missing.*",
+  "requests.*.error.message",
+  "requests.*.evaluation.reason",
+  "summaries.*.excluded.*.reason",
+  ...[
+    "dialect_evidence",
+    "reasoning_budget_why",
+    "server_endpoint_problems.*",
+    "server_prior_requests.evidence.*",
+    "server_prior_requests.reason",
+    "model_hashing.cache_problem",
+    "engine_load.reason",
+    "nonconforming_reasons.*",
+    "status_reasons.*",
+    "stop_reason",
+    "health_checks.*.message",
+    "pictures_problem",
+  ].map((p) => `extensions.${p}`),
+].map((p) => p.split("."));
+const LINE_TEXT = ["reasoning_text", "error.message", "skip_reason"].map((p) => p.split("."));
+
+/** @param {readonly string[]} path @param {readonly string[][]} patterns */
+function redactable(path, patterns) {
+  return patterns.some((p) => p.length === path.length && p.every((s, i) => s === "*" || s === path[i]));
+}
+
+/** @param {unknown} value @param {string[]} path @param {readonly string[][]} patterns @returns {unknown} */
+function project(value, path, patterns) {
+  if (typeof value === "string") return redactable(path, patterns) ? TEXT : value;
+  if (Array.isArray(value)) return value.map((item, i) => project(item, [...path, String(i)], patterns));
+  if (!isObject(value)) return value;
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const key of Object.keys(value).sort()) out[key] = project(value[key], [...path, key], patterns);
+  return out;
+}
+
+/** @param {unknown} value */
+const digestOf = (value) => sha256Hex(new TextEncoder().encode(JSON.stringify(value)));
+
+/** @param {string} key @param {unknown} value */
+function section(key, value) {
+  if (key === "extensions" && isObject(value)) {
+    value = Object.fromEntries(Object.entries(value).filter(([k]) => !UNRECORDED.includes(k)));
+  }
+  if (key === "artifacts" && Array.isArray(value)) value = value.map((a) => (isObject(a) ? { ...a, sha256: HASH } : a));
+  return digestOf(project(value, [key], RESULT_TEXT));
+}
+
+/**
+ * Every measured section or evidence line that differs from the digest the run recorded; empty when the result
+ * records none (or one of another method) or only redactable text changed.
+ * @param {Record<string, unknown>} result @param {(path: string) => Promise<Uint8Array | null>} read
+ * @returns {Promise<string[]>}
+ */
+export async function measuredProblems(result, read) {
+  const recorded = isObject(result.extensions) ? result.extensions.measured_digest : null;
+  if (!isObject(recorded) || recorded.method !== METHOD) return [];
+  const sections = isObject(recorded.results) ? recorded.results : {};
+  const outputs = isObject(recorded.outputs) ? recorded.outputs : {};
+  const lines = Array.isArray(outputs.lines) ? outputs.lines : [];
+  const changed = (/** @type {string} */ what) => `changed after the run (the measured digest): ${what}`;
+  /** @type {string[]} */
+  const problems = [];
+  for (const key of new Set([...Object.keys(sections), ...Object.keys(result)])) {
+    if (!Object.hasOwn(result, key)) problems.push(changed(`results.json lost the section "${key}"`));
+    else if (sections[key] !== await section(key, result[key])) {
+      problems.push(changed(`results.json "${key}" differs in a measured value`));
+    }
+  }
+  const path = typeof outputs.path === "string" ? outputs.path : "";
+  const bytes = await read(path);
+  let text = null;
+  try {
+    text = bytes === null ? null : new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    text = null;
+  }
+  if (text === null) return [...problems, changed(`${JSON.stringify(path)} is not in the evidence`)];
+  const now = text.split("\n");
+  if (now.at(-1) === "") now.pop();
+  if (now.length !== lines.length) {
+    problems.push(changed(`${path} has ${now.length} lines; the run wrote ${lines.length}`));
+  }
+  for (const [i, line] of now.entries()) {
+    const parsed = parseStrictJson(line);
+    const digest = parsed.ok
+      ? await digestOf(project(parsed.value, [], LINE_TEXT))
+      : await sha256Hex(new TextEncoder().encode(line));
+    if (i < lines.length && lines[i] !== digest) {
+      problems.push(changed(`${path} line ${i + 1} differs in a measured value`));
+    }
+  }
+  return problems;
+}
