@@ -124,3 +124,20 @@ export async function measuredProblems(result, read) {
   }
   return problems;
 }
+
+/**
+ * The measured digest's problems of a results.json text that the check reads no further (a schema or protocol this
+ * site does not know): a result that changed after the run fails, whatever else it is.
+ * @param {Uint8Array} bytes @param {(path: string) => Promise<Uint8Array | null>} read
+ * @returns {Promise<string[]>}
+ */
+export async function changedAfterRun(bytes, read) {
+  let text = null;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return [];
+  }
+  const parsed = parseStrictJson(text, { integersAsWritten: true });
+  return parsed.ok && isObject(parsed.value) ? await measuredProblems(parsed.value, read) : [];
+}

@@ -13,7 +13,7 @@ import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
 import { checkStatus } from "./check_status.js";
 import { activePicture, folderProblems, weightReason } from "./check_folder.js";
-import { measuredProblems } from "./check_measured.js";
+import { changedAfterRun, measuredProblems } from "./check_measured.js";
 import { isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
@@ -200,7 +200,10 @@ export async function checkEvidence(input) {
   }
   const sha = await sha256Hex(input.resultsBytes);
   const read = readResult(input.resultsBytes, sha, input.protocols);
-  if (!("result" in read)) return read;
+  if (!("result" in read)) {
+    const changed = read.state === "unverifiable" ? await changedAfterRun(input.resultsBytes, input.readArtifact) : [];
+    return changed.length === 0 ? read : evidence("failed", [...changed, ...read.problems], [], sha, null);
+  }
   const { result, protocol } = read;
   const protocolField = isObject(result.protocol) ? result.protocol : {};
   const protocolLabel = { id: protocol.id, stage: protocol.stage };

@@ -121,12 +121,13 @@ export async function verifyEntry(root, site, read, protocols) {
   if (read === null) return unverifiable(["the site's data names an entry the manifest does not have"]);
   if (read.entry === null) return unverifiable(read.problems.map((p) => `manifest entry: ${p}`));
   if (site.run_id !== read.entry.run_id) return unverifiable(["the site's data does not match the manifest entry"]);
-  if (site.build_problems.length > 0) return unverifiable(site.build_problems);
   const entry = read.entry;
+  const expected = { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id };
+  if (site.build_problems.length > 0) {
+    // Evidence the build lists for an entry it could not resolve still fails when it contradicts itself.
+    const found = site.results === null ? null : await evidenceOf(root, site, "", protocols);
+    return found?.state === "failed" ? judgeAgainstEntry(found, expected) : unverifiable(site.build_problems);
+  }
   const found = await evidenceOf(root, site, `${entry.results_path} is not part of this site`, protocols);
-  return judgeAgainstEntry(found, {
-    resultsSha256: entry.results_sha256,
-    runId: entry.run_id,
-    protocolId: entry.protocol_id,
-  });
+  return judgeAgainstEntry(found, expected);
 }
