@@ -11,7 +11,7 @@
 import { checkRecords, evidenceLines } from "./check_records.js";
 import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
-import { checkStatus } from "./check_status.js";
+import { checkStatus, simulationMarked } from "./check_status.js";
 import { activePicture, folderProblems, weightReason } from "./check_folder.js";
 import { changedAfterRun, measuredProblems } from "./check_measured.js";
 import { isObject } from "./evidence.js";
@@ -68,6 +68,7 @@ const MAX_REASONS = 40;
  *   resultsSha256: string | null,
  *   protocol: { id: string, stage: string } | null,
  *   facts: ResultFacts | null,
+ *   simulated?: boolean,
  * }} CheckOutcome
  */
 
@@ -114,6 +115,7 @@ function outcome(state, reasons, checks, sha, protocol) {
  * @typedef {{
  *   state: CheckOutcome["state"], problems: string[], checks: string[], resultsSha256: string | null,
  *   protocol: CheckOutcome["protocol"], facts: ResultFacts | null, ids: { runId: unknown, protocolId: unknown } | null,
+ *   simulated?: boolean,
  * }} EvidenceOutcome
  */
 
@@ -237,10 +239,12 @@ export async function checkEvidence(input) {
   problems.push(...await measuredProblems(result, input.readArtifact));
   const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
   if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
-  if (outputsText === null) return evidence("failed", problems, checks, sha, protocolLabel, ids);
+  // Known even when the check fails: the review never approves a simulation, whatever else it finds.
+  const simulated = simulationMarked(result, artifacts.json);
+  if (outputsText === null) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
   const facts = recompute(result, protocol, outputsText, artifacts, problems, checks);
-  if (problems.length > 0) return evidence("failed", problems, checks, sha, protocolLabel, ids);
-  return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts };
+  if (problems.length > 0) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
+  return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts, simulated };
 }
 
 /**
@@ -348,7 +352,8 @@ export function judgeAgainstEntry(found, expected) {
  * @returns {Promise<CheckOutcome>}
  */
 export async function checkResult(input) {
-  return judgeAgainstEntry(await checkEvidence(input), input.expected ?? null);
+  const found = await checkEvidence(input);
+  return { ...judgeAgainstEntry(found, input.expected ?? null), simulated: found.simulated === true };
 }
 
 /**
