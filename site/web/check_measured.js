@@ -79,6 +79,19 @@ function section(key, value) {
 }
 
 /**
+ * One evidence line's digest. The check reads every line as strict JSON and fails the result on one that is not, so
+ * the platform's JSON parser gives the same value here for every line that matters, faster.
+ * @param {string} line
+ */
+function lineDigest(line) {
+  try {
+    return digestOf(project(JSON.parse(line), [], LINE_TEXT));
+  } catch {
+    return sha256Hex(new TextEncoder().encode(line));
+  }
+}
+
+/**
  * Every measured section or evidence line that differs from the digest the run recorded; empty when the result
  * records none (or one of another method) or only redactable text changed.
  * @param {Record<string, unknown>} result @param {(path: string) => Promise<Uint8Array | null>} read
@@ -93,12 +106,12 @@ export async function measuredProblems(result, read) {
   const changed = (/** @type {string} */ what) => `changed after the run (the measured digest): ${what}`;
   /** @type {string[]} */
   const problems = [];
-  for (const key of new Set([...Object.keys(sections), ...Object.keys(result)])) {
-    if (!Object.hasOwn(result, key)) problems.push(changed(`results.json lost the section "${key}"`));
-    else if (sections[key] !== await section(key, result[key])) {
-      problems.push(changed(`results.json "${key}" differs in a measured value`));
-    }
-  }
+  const keys = [...new Set([...Object.keys(sections), ...Object.keys(result)])];
+  const now = await Promise.all(keys.map((key) => Object.hasOwn(result, key) ? section(key, result[key]) : null));
+  keys.forEach((key, i) => {
+    if (now[i] === null) problems.push(changed(`results.json lost the section "${key}"`));
+    else if (sections[key] !== now[i]) problems.push(changed(`results.json "${key}" differs in a measured value`));
+  });
   const path = typeof outputs.path === "string" ? outputs.path : "";
   const bytes = await read(path);
   let text = null;
@@ -108,20 +121,17 @@ export async function measuredProblems(result, read) {
     text = null;
   }
   if (text === null) return [...problems, changed(`${JSON.stringify(path)} is not in the evidence`)];
-  const now = text.split("\n");
-  if (now.at(-1) === "") now.pop();
-  if (now.length !== lines.length) {
-    problems.push(changed(`${path} has ${now.length} lines; the run wrote ${lines.length}`));
+  const texts = text.split("\n");
+  if (texts.at(-1) === "") texts.pop();
+  if (texts.length !== lines.length) {
+    problems.push(changed(`${path} has ${texts.length} lines; the run wrote ${lines.length}`));
   }
-  for (const [i, line] of now.entries()) {
-    const parsed = parseStrictJson(line);
-    const digest = parsed.ok
-      ? await digestOf(project(parsed.value, [], LINE_TEXT))
-      : await sha256Hex(new TextEncoder().encode(line));
+  const digests = await Promise.all(texts.map(lineDigest));
+  digests.forEach((digest, i) => {
     if (i < lines.length && lines[i] !== digest) {
       problems.push(changed(`${path} line ${i + 1} differs in a measured value`));
     }
-  }
+  });
   return problems;
 }
 
