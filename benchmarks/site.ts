@@ -7,7 +7,7 @@
  * checked. Prints medians; asserts nothing about time.
  *
  * The results repository (200 `mod.ts demo --optional-concurrency` folders, labelled as activated complete runs the
- * way tests/site/_fixture_repo.ts describes) is made once into .bench/site-200 and reused.
+ * way tests/site/_fixture_repo.ts describes) is made once into .bench/site-200-2 and reused.
  *
  *   deno task bench:site [--entries 200] [--loads 5]
  */
@@ -37,7 +37,8 @@ const { values } = parseArgs({
 });
 const ENTRIES = Number(values.entries);
 const LOADS = Number(values.loads);
-const BENCH = join(resultFiles.cwd(), ".bench", `site-${ENTRIES}`);
+// "-2": the relabelled folders record their measured digest (the browser checks it); an older cache would fail.
+const BENCH = join(resultFiles.cwd(), ".bench", `site-${ENTRIES}-2`);
 const REPO = join(BENCH, "repo");
 const GPUS = ["NVIDIA GeForce RTX 3060", "NVIDIA RTX A4000", "NVIDIA GeForce RTX 4090", "AMD Radeon RX 7900 XTX"];
 const QUANTS = ["IQ3_XXS", "Q4_K_M", "Q8_0"];

@@ -9,19 +9,19 @@ import {
   type KnownProtocol,
   knownProtocols,
   MANIFEST_PATH,
-  type Reviewer,
+  type ManifestFiles,
   verifyApproved,
+  withdrawApproved,
 } from "../site/mod.ts";
-import { loadBundle } from "../fixtures/mod.ts";
-import { reviewFolder } from "../review/mod.ts";
 import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
-import { progressLine } from "./site.ts";
+import { progressLine, reviewer } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
                                  [--evidence-commit COMMIT] [--reproduces RUN_ID]... [--replace]
+       strata-bench approved withdraw RUN_ID --reason TEXT --review-pr URL [--repo DIR]
 
 The approved manifest ${MANIFEST_PATH} lists the results a maintainer reviewed (format
 strata-approved-benchmarks, schema version 1). The website reads it on the default branch.
@@ -40,6 +40,9 @@ add     appends the entry for the report folder DIR after its review: the SHA-25
         independently reproduced (another person ran the protocol): the same protocol, model and quantization,
         neither simulated, the hardware and setup may differ (it says what differs); --replace keeps the
         entry of the same run id, marked superseded_by the new review, and adds the new one.
+withdraw  moves every entry of RUN_ID out of entries into the manifest's withdrawn list, with the approved hash,
+        the reason and the review that withdrew it (git history keeps the entry); an entry it reproduced is no
+        longer marked reproduced by it. It refuses an unknown or already withdrawn run id and changes nothing then.
 
 Options:
   --repo DIR            the results repository (default: the current folder)
@@ -50,22 +53,16 @@ Options:
 ${
   helpFooter([
     "strata-bench approved verify",
-    "strata-bench approved verify --repo ../results --branch main",
     "strata-bench approved add bench/results/run-a --review-pr https://github.com/OWNER/REPO/pull/7 --reviewed-by maintainer",
+    'strata-bench approved withdraw RUN_ID --reason "the GPU was throttling" --review-pr https://github.com/OWNER/REPO/pull/9',
   ])
 }
 Exit codes:
-  ${EXIT.ok}  the manifest is valid (verify) or the entry was written (add)
-  ${EXIT.resultNotOk}  problems were found (verify) or the entry was refused (add)
+  ${EXIT.ok}  the manifest is valid (verify) or the entry was written (add) or withdrawn (withdraw)
+  ${EXIT.resultNotOk}  problems were found (verify) or the entry was refused (add, withdraw)
   ${EXIT.usage}  usage error
   ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
 `;
-
-/** The review conductor (review/): report's validator, the site's check and the status rules, all on one folder. */
-function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
-  let bundle: ReturnType<typeof loadBundle> | null = null;
-  return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
-}
 
 async function readOptional(path: string): Promise<Uint8Array | null> {
   try {
@@ -125,6 +122,39 @@ async function verify(values: Record<string, unknown>): Promise<number> {
   return bad === 0 ? EXIT.ok : EXIT.resultNotOk;
 }
 
+/** The manifest in the working tree of the repository `repoDir`. */
+function manifestFiles(repoDir: string): ManifestFiles {
+  const manifestPath = join(repoDir, MANIFEST_PATH);
+  return {
+    readManifest: async () => {
+      const bytes = await readOptional(manifestPath);
+      return bytes === null ? null : new TextDecoder().decode(bytes);
+    },
+    writeManifest: async (text) => {
+      await resultFiles.makeDirectory(join(repoDir, "bench"));
+      await resultFiles.writeAtomic(manifestPath, new TextEncoder().encode(text));
+    },
+  };
+}
+
+async function withdraw(values: Record<string, unknown>, positionals: string[]): Promise<number> {
+  if (positionals.length !== 1) throw new UsageError(`approved withdraw needs one run id, got ${positionals.length}`);
+  if (typeof values.reason !== "string") throw new UsageError("approved withdraw needs --reason TEXT");
+  if (typeof values["review-pr"] !== "string") throw new UsageError("approved withdraw needs --review-pr URL");
+  const repoDir = repoOf(values);
+  const record = await withdrawApproved(manifestFiles(repoDir), {
+    runId: positionals[0] as string,
+    reason: values.reason,
+    reviewPr: values["review-pr"],
+    now: new Date(),
+  });
+  writeStdout(`${JSON.stringify(record, null, 2)}\n`);
+  writeStderr(
+    `withdrew ${record.run_id} from ${join(repoDir, MANIFEST_PATH)}; commit it in a maintainer-reviewed change\n`,
+  );
+  return EXIT.ok;
+}
+
 async function add(values: Record<string, unknown>, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`approved add needs one report folder, got ${positionals.length}`);
   if (typeof values["review-pr"] !== "string") throw new UsageError("approved add needs --review-pr URL");
@@ -138,17 +168,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
   const protocols = await protocolsFrom(values.protocols as string | undefined);
   const repo = new GitRepo(gitRunner(repoDir));
   await repo.assertRepository();
-  const manifestPath = join(repoDir, MANIFEST_PATH);
-  const result = await addApproved(repo, {
-    readManifest: async () => {
-      const bytes = await readOptional(manifestPath);
-      return bytes === null ? null : new TextDecoder().decode(bytes);
-    },
-    writeManifest: async (text) => {
-      await resultFiles.makeDirectory(join(repoDir, "bench"));
-      await resultFiles.writeAtomic(manifestPath, new TextEncoder().encode(text));
-    },
-  }, {
+  const result = await addApproved(repo, manifestFiles(repoDir), {
     folder,
     reviewPr: values["review-pr"],
     reviewedBy: values["reviewed-by"],
@@ -169,21 +189,28 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     );
   }
   writeStderr(
-    `added ${result.entry.run_id} to ${manifestPath}; commit it in a maintainer-reviewed change\n`,
+    `added ${result.entry.run_id} to ${join(repoDir, MANIFEST_PATH)}; commit it in a maintainer-reviewed change\n`,
   );
   return EXIT.ok;
 }
 
-/** Parses `approved verify|add ...`. @throws {UsageError} or node:util's TypeError with a code. */
+/** The flags each subcommand takes besides --repo. */
+const FLAGS = {
+  verify: ["branch", "protocols"],
+  add: ["branch", "protocols", "review-pr", "reviewed-by", "evidence-commit", "reproduces", "replace"],
+  withdraw: ["reason", "review-pr"],
+} as const;
+
+/** Parses `approved verify|add|withdraw ...`. @throws {UsageError} or node:util's TypeError with a code. */
 export function parseCommandLine(argv: readonly string[]) {
   const [sub, ...rest] = argv;
-  if (sub !== "verify" && sub !== "add") {
-    throw new UsageError(`expected "verify" or "add", got ${JSON.stringify(sub ?? "")}`);
+  if (sub !== "verify" && sub !== "add" && sub !== "withdraw") {
+    throw new UsageError(`expected "verify", "add" or "withdraw", got ${JSON.stringify(sub ?? "")}`);
   }
   const { values, positionals } = parseArgs({
     args: rest,
     strict: true,
-    allowPositionals: sub === "add",
+    allowPositionals: sub !== "verify",
     options: {
       repo: { type: "string" },
       branch: { type: "string" },
@@ -193,13 +220,12 @@ export function parseCommandLine(argv: readonly string[]) {
       "evidence-commit": { type: "string" },
       reproduces: { type: "string", multiple: true },
       replace: { type: "boolean" },
+      reason: { type: "string" },
     },
   });
-  if (sub === "verify") {
-    for (const flag of ["review-pr", "reviewed-by", "evidence-commit", "reproduces", "replace"]) {
-      if (values[flag as keyof typeof values] !== undefined) {
-        throw new UsageError(`--${flag} belongs to approved add`);
-      }
+  for (const flag of Object.keys(values)) {
+    if (flag !== "repo" && !(FLAGS[sub] as readonly string[]).includes(flag)) {
+      throw new UsageError(`--${flag} does not belong to approved ${sub}`);
     }
   }
   return { sub, values, positionals };
@@ -210,6 +236,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { sub, values, positionals } = parseCommandLine(argv);
     if (sub === "verify") return await verify(values);
+    if (sub === "withdraw") return await withdraw(values, positionals);
     return await add(values, positionals);
   } catch (error) {
     const code = exitCodeOf(error);

@@ -17,14 +17,18 @@ import {
   folderReader,
   GitRepo,
   gitRunner,
+  type KnownProtocol,
   knownProtocols,
   MANIFEST_PATH,
   openSiteOutput,
   outputFiles,
   readWebFile,
+  type Reviewer,
   siteRequestHandler,
   verifyFolder,
 } from "../site/mod.ts";
+import { loadBundle } from "../fixtures/mod.ts";
+import { reviewFolder } from "../review/mod.ts";
 import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
@@ -40,8 +44,11 @@ build   reads ${MANIFEST_PATH} on the default branch of the results repository, 
         Before a page shows a result, the reader's browser checks the SHA-256 of results.json against the
         manifest and of every artifact against results.json, and recomputes the sanity verdicts, quality,
         request counts, rates and per-case statistics from the evidence; a difference shows "verification
-        failed" with its reason and no numbers. Entries that cannot be read are named here and shown as
-        unverifiable. --out must be new, empty, or an earlier site build.
+        failed" with its reason and no numbers. The build runs the review of "approved verify" on every entry
+        (report's strict validator with the measured digest and the folder's files, the site's check, the status
+        rules): an entry it refuses is published without its evidence, shown unverifiable with the refusal, and
+        the build fails (exit 1) naming the entry, the judge and the reason. Entries that cannot be read are
+        named here and shown as unverifiable. --out must be new, empty, or an earlier site build.
 serve   serves a built site (default site-dist) on loopback (default 127.0.0.1:8000) until Ctrl-C.
 verify  runs the same check on one result folder, e.g. a pull request's, before approval; --sha256 also
         compares results.json with a reviewed hash.
@@ -66,7 +73,8 @@ ${
 }
 Exit codes:
   ${EXIT.ok}  built with every entry readable / served until stopped / verified
-  ${EXIT.resultNotOk}  built, but some entries are unverifiable or contradict their review / verification failed
+  ${EXIT.resultNotOk}  built, but the review refused some entries, or they are unverifiable or contradict their review /
+     verification failed
   ${EXIT.usage}  usage error
   ${EXIT.environment}  git missing, not a repository, no manifest on the branch, unreadable folder, or an --out folder
      holding other files
@@ -84,6 +92,15 @@ function typed(path: string): string {
 async function protocolsFrom(path: unknown) {
   const bytes = typeof path === "string" ? await readFile(typed(path)) : null;
   return { bytes, protocols: knownProtocols(bytes) };
+}
+
+/**
+ * The review conductor (review/) that `approved add`, `approved verify` and `site build` run on every entry:
+ * report's validator, the site's check and the status rules, all on one folder.
+ */
+export function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
+  let bundle: ReturnType<typeof loadBundle> | null = null;
+  return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
 }
 
 /** Seconds between two progress lines on stderr. */
@@ -115,7 +132,8 @@ async function build(values: Record<string, unknown>): Promise<number> {
     protocols,
     protocolDeclarations: bytes,
     readWebFile,
-    onProgress: progressLine("site build: resolved"),
+    review: reviewer(protocols),
+    onProgress: progressLine("site build: reviewed"),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
   });
   await out.finish(report.files);
@@ -127,10 +145,18 @@ async function build(values: Record<string, unknown>): Promise<number> {
   }
   let flagged = 0;
   for (const entry of report.entries) {
-    const state = entry.problems.length > 0 ? "unverifiable" : entry.contradictions.length > 0 ? "will fail" : "ok";
+    const state = entry.refusals.length > 0
+      ? "refused"
+      : entry.problems.length > 0
+      ? "unverifiable"
+      : entry.contradictions.length > 0
+      ? "will fail"
+      : "ok";
     if (state !== "ok") flagged++;
     writeStdout(`  ${state.padEnd(12)} ${entry.label}  r/${entry.slug}/\n`);
-    for (const line of [...entry.problems, ...entry.contradictions]) writeStdout(`               ${line}\n`);
+    for (const line of [...entry.refusals, ...entry.problems, ...entry.contradictions]) {
+      writeStdout(`               ${line}\n`);
+    }
   }
   const mib = (report.evidenceBytes / 1048576).toFixed(1);
   const packs = (report.packBytes / 1048576).toFixed(1);

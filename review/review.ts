@@ -105,7 +105,7 @@ export async function reviewFolder(
       }; the site's check ${siteOk ? "verifies it" : `says ${check.state} (${reading(siteReasons)})`}`,
     );
   }
-  if (check.facts?.simulated) {
+  if (check.facts?.simulated || check.simulated) {
     refusals.push(
       `policy: ${folder.folder} is a simulation (the scripted engine: a file of the folder says the engine was ` +
         "simulated); it measures no hardware and is never approved",

@@ -56,7 +56,7 @@ export interface ReviewVerdict {
 export type Reviewer = (folder: ReviewedFolder) => Promise<ReviewVerdict>;
 
 /** The folder of `resultsPath` at `commit`, read from git. */
-function gitFolder(
+export function gitFolder(
   repo: GitRepo,
   commit: string,
   resultsPath: string,

@@ -6,7 +6,15 @@
  * reviewed bytes and checks them itself. Nothing runs on the server at view time.
  */
 import type { GitRepo } from "./_git.ts";
-import { EvidenceReader, folderOf, type KnownProtocol, type ReadEntry, resolveEntry } from "./_entries.ts";
+import { gitFolder, type Reviewer } from "./_approved.ts";
+import {
+  EvidenceReader,
+  folderOf,
+  type KnownProtocol,
+  type ReadEntry,
+  type ResolvedEntry,
+  resolveEntry,
+} from "./_entries.ts";
 import { indexPage, resultPage, slugFor, WEB_FILES } from "./_pages.ts";
 import { MANIFEST_PATH, PROTOCOLS_FORMAT, readManifest, sha256Hex } from "./web/mod.js";
 
@@ -33,6 +41,11 @@ export interface BuildSiteOptions {
   simulated?: boolean;
   /** Called after each entry is resolved and written (`done` of `total`), for a progress line. */
   onProgress?(done: number, total: number): void;
+  /**
+   * The review every entry must pass (review/'s conductor, as `approved verify` runs it). A refused entry is
+   * published without its evidence, listed with the refusals (judge and reason) as unverifiable.
+   */
+  review?: Reviewer;
 }
 
 /** What the build found for one entry. */
@@ -43,6 +56,8 @@ export interface BuiltEntry {
   problems: string[];
   /** Evidence that contradicts the review; the browser shows the entry as verification failed. */
   contradictions: string[];
+  /** What the review refused (each names the judge, the folder and the rule); the entry's evidence is left out. */
+  refusals: string[];
 }
 
 /** The outcome of `site build`. */
@@ -190,11 +205,12 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
   const manifest = await manifestEntries(repo, branch);
   const evidence = evidenceStore(write);
   const reader = new EvidenceReader(repo, (sha256, bytes) => evidence.store(sha256, bytes));
+  const unpublished = new EvidenceReader(repo);
   const taken = new Set<string>();
   const entries: BuiltEntry[] = [];
   const siteEntries: unknown[] = [];
   for (const read of manifest.entries) {
-    const built = await buildEntry(repo, read, branch, options, { reader, evidence }, taken, write);
+    const built = await buildEntry(repo, read, branch, options, { reader, unpublished, evidence }, taken, write);
     entries.push(built.entry);
     siteEntries.push(built.site);
     options.onProgress?.(entries.length, manifest.entries.length);
@@ -238,17 +254,46 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
   };
 }
 
-/** Resolves one entry (its evidence written through `reader`), writes its page, and returns what the site keeps. */
+/**
+ * What the review refuses of a resolved entry (each refusal names the judge); nothing for an entry the build cannot
+ * read or whose evidence contradicts the manifest (the browser shows those), as `approved verify` does.
+ */
+async function refusalsOf(repo: GitRepo, resolved: ResolvedEntry, review: Reviewer): Promise<string[]> {
+  const e = resolved.read.entry;
+  if (e === null || resolved.results === null || resolved.problems.length + resolved.contradictions.length > 0) {
+    return [];
+  }
+  const expected = { resultsSha256: e.results_sha256, runId: e.run_id, protocolId: e.protocol_id };
+  const folder = gitFolder(repo, e.evidence_commit, e.results_path, resolved.results.bytes, expected);
+  return (await review(folder)).refusals;
+}
+
+/**
+ * Resolves one entry, writes its page, and returns what the site keeps. Its evidence is written through `reader`
+ * once the review (when there is one) accepts it; a refused entry is read through `unpublished`, which writes nothing.
+ */
 async function buildEntry(
   repo: GitRepo,
   read: ReadEntry,
   branch: { name: string; commit: string },
   options: BuildSiteOptions,
-  { reader, evidence }: { reader: EvidenceReader; evidence: ReturnType<typeof evidenceStore> },
+  { reader, unpublished, evidence }: {
+    reader: EvidenceReader;
+    unpublished: EvidenceReader;
+    evidence: ReturnType<typeof evidenceStore>;
+  },
   taken: Set<string>,
   write: (path: string, bytes: Uint8Array) => Promise<void>,
 ): Promise<{ entry: BuiltEntry; site: unknown }> {
-  const resolved = await resolveEntry(repo, read, branch, options.protocols, reader);
+  const reviewed = options.review === undefined
+    ? null
+    : await resolveEntry(repo, read, branch, options.protocols, unpublished);
+  const refusals = reviewed === null || options.review === undefined
+    ? []
+    : await refusalsOf(repo, reviewed, options.review);
+  const resolved: ResolvedEntry = reviewed !== null && refusals.length > 0
+    ? { ...reviewed, results: null, artifacts: new Map(), problems: refusals.map((r) => `refused by the review: ${r}`) }
+    : await resolveEntry(repo, read, branch, options.protocols, reader);
   const raw = read.raw as { run_id?: unknown } | null;
   const runId = read.entry?.run_id ?? (typeof raw?.run_id === "string" ? raw.run_id : null);
   const slug = slugFor(runId, read.index, taken);
@@ -259,13 +304,25 @@ async function buildEntry(
   await write(`r/${slug}/index.html`, encoder.encode(resultPage(slug, runId ?? read.label, options.simulated)));
   const shas = [resolved.results?.sha256, ...resolved.artifacts.values()].filter((h) => typeof h === "string");
   const pack = resolved.problems.length === 0 ? await evidence.pack(shas) : null;
+  // The folder's files at the commit, so the browser holds the folder to "its listed files plus README.md".
+  const folder = read.entry === null ? null : folderOf(read.entry.results_path);
+  const listing = folder === null || resolved.problems.length > 0
+    ? null
+    : [...(await repo.blobIds(read.entry!.evidence_commit, folder)).keys()].map((p) => p.slice(folder.length + 1));
   return {
-    entry: { label: read.label, slug, problems: resolved.problems, contradictions: resolved.contradictions },
+    entry: {
+      label: read.label,
+      slug,
+      problems: refusals.length > 0 ? [] : resolved.problems,
+      contradictions: resolved.contradictions,
+      refusals,
+    },
     site: {
       index: read.index,
       slug,
       run_id: runId,
-      results_folder: read.entry === null ? null : folderOf(read.entry.results_path),
+      results_folder: folder,
+      folder_files: listing,
       results: resolved.results === null ? null : `evidence/sha256/${resolved.results.sha256}`,
       artifacts,
       pack,

@@ -13,6 +13,7 @@ export const WEB_FILES = [
   "check_derived.js",
   "check_records.js",
   "check_folder.js",
+  "check_measured.js",
   "check_result.js",
   "check_status.js",
   "evidence.js",

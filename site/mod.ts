@@ -1,7 +1,7 @@
 /**
  * The approved-results website and its manifest: `site build` (a static site from bench/approved.json on the
  * default branch, evidence read from git at each entry's evidence_commit), `site serve` (loopback static server),
- * `site verify` (the independent check on one folder), and `approved verify` / `approved add` (the manifest).
+ * `site verify` (the independent check on one folder), and `approved verify` / `add` / `withdraw` (the manifest).
  *
  * The browser code lives in web/ as plain JavaScript modules; it shares no code with the runner, the scorer or the
  * result contract, because it is the check that they are right.
@@ -28,6 +28,7 @@ export {
   type VerifyApprovedReport,
 } from "./_approved.ts";
 export { buildDemoSite } from "./_demo_site.ts";
+export { withdrawApproved } from "./_withdraw.ts";
 export { GitError, GitRepo, type GitRunner } from "./_git.ts";
 export { BUILD_MARKER, openSiteOutput, type OutputFiles, type SiteOutput, SiteOutputError } from "./_output.ts";
 export { type SiteFileReader, sitePathOf, siteRequestHandler } from "./_serve.ts";

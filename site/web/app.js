@@ -119,6 +119,7 @@ async function load(root, wanted, onProgress) {
     seconds: 0,
     total: 0,
     simulated: siteData.simulated === true,
+    withdrawn: [],
   };
   if (state.manifestProblem !== null || manifestBytes === null) {
     state.manifestProblem ??= "the site has no copy of the manifest";
@@ -133,6 +134,7 @@ async function load(root, wanted, onProgress) {
     state.manifestProblem = `bench/approved.json is malformed: ${manifest.problem}`;
     return state;
   }
+  state.withdrawn = manifest.withdrawn;
   const protocolsBytes = await fetchBytes(`${root}data/protocols.json`);
   const protocols = await siteProtocols(root);
   /** @type {SiteEntry[]} */
@@ -229,8 +231,10 @@ async function main() {
       const slug = body.dataset.entry ?? "";
       const state = await load(root, (site, all, readOf) => {
         if (site.slug === slug) return true;
-        // The reproductions this entry links to are verified too, to show how their setups differ.
+        // The reproductions this entry links to are verified too, to show how their setups differ, and the entries
+        // of its run id, to link the record it replaced or that replaced it.
         const self = all.find((s) => s.slug === slug);
+        if (self !== undefined && site.run_id !== null && site.run_id === self.run_id) return true;
         const links = self === undefined ? [] : readOf(self)?.entry?.reproduction_run_ids ?? [];
         return site.run_id !== null && links.includes(site.run_id);
       }, () => {});

@@ -18,9 +18,11 @@
  */
 
 /**
- * What the pages draw: the build's data, the entries verified so far, and how far the verification is.
+ * What the pages draw: the build's data, the entries verified so far, how far the verification is, and the results
+ * the manifest withdrew.
  * @typedef {{ branch: string, commit: string, manifestProblem: string | null, entries: VerifiedEntry[],
- *   root: string, seconds: number, total: number, simulated: boolean }} SiteState
+ *   root: string, seconds: number, total: number, simulated: boolean,
+ *   withdrawn: import("./manifest.js").WithdrawnEntry[] }} SiteState
  */
 
 /** @param {CheckOutcome} outcome @returns {EntryKind} */

@@ -84,3 +84,19 @@ export async function folderProblems(files, listed, read) {
   }
   return problems;
 }
+
+/**
+ * The reason an SVG artifact holds active content (a script element, an event handler attribute, a javascript:
+ * link, a foreignObject), or null: the runner's drawings are static pictures, so one that can run code was not
+ * drawn by it, whatever its hash says.
+ * @param {string} path @param {Uint8Array} bytes
+ */
+export function activePicture(path, bytes) {
+  if (!path.toLowerCase().endsWith(".svg")) return null;
+  const text = new TextDecoder().decode(bytes).toLowerCase();
+  const found = /<script|<foreignobject|\son[a-z]+\s*=|javascript:/.exec(text);
+  return found === null
+    ? null
+    : `artifact ${JSON.stringify(path)} holds active content (${JSON.stringify(found[0].trim())}): the runner's ` +
+      "pictures are static drawings";
+}

@@ -11,8 +11,9 @@
 import { checkRecords, evidenceLines } from "./check_records.js";
 import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
-import { checkStatus } from "./check_status.js";
-import { folderProblems, weightReason } from "./check_folder.js";
+import { checkStatus, simulationMarked } from "./check_status.js";
+import { activePicture, folderProblems, weightReason } from "./check_folder.js";
+import { changedAfterRun, measuredProblems } from "./check_measured.js";
 import { isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
@@ -67,6 +68,7 @@ const MAX_REASONS = 40;
  *   resultsSha256: string | null,
  *   protocol: { id: string, stage: string } | null,
  *   facts: ResultFacts | null,
+ *   simulated?: boolean,
  * }} CheckOutcome
  */
 
@@ -113,6 +115,7 @@ function outcome(state, reasons, checks, sha, protocol) {
  * @typedef {{
  *   state: CheckOutcome["state"], problems: string[], checks: string[], resultsSha256: string | null,
  *   protocol: CheckOutcome["protocol"], facts: ResultFacts | null, ids: { runId: unknown, protocolId: unknown } | null,
+ *   simulated?: boolean,
  * }} EvidenceOutcome
  */
 
@@ -199,7 +202,10 @@ export async function checkEvidence(input) {
   }
   const sha = await sha256Hex(input.resultsBytes);
   const read = readResult(input.resultsBytes, sha, input.protocols);
-  if (!("result" in read)) return read;
+  if (!("result" in read)) {
+    const changed = read.state === "unverifiable" ? await changedAfterRun(input.resultsBytes, input.readArtifact) : [];
+    return changed.length === 0 ? read : evidence("failed", [...changed, ...read.problems], [], sha, null);
+  }
   const { result, protocol } = read;
   const protocolField = isObject(result.protocol) ? result.protocol : {};
   const protocolLabel = { id: protocol.id, stage: protocol.stage };
@@ -230,12 +236,15 @@ export async function checkEvidence(input) {
     problems.push(...extra);
     if (extra.length === 0) checks.push(`the folder holds only its listed files (${files.length})`);
   }
+  problems.push(...await measuredProblems(result, input.readArtifact));
   const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
   if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
-  if (outputsText === null) return evidence("failed", problems, checks, sha, protocolLabel, ids);
+  // Known even when the check fails: the review never approves a simulation, whatever else it finds.
+  const simulated = simulationMarked(result, artifacts.json);
+  if (outputsText === null) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
   const facts = recompute(result, protocol, outputsText, artifacts, problems, checks);
-  if (problems.length > 0) return evidence("failed", problems, checks, sha, protocolLabel, ids);
-  return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts };
+  if (problems.length > 0) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
+  return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts, simulated };
 }
 
 /**
@@ -343,7 +352,8 @@ export function judgeAgainstEntry(found, expected) {
  * @returns {Promise<CheckOutcome>}
  */
 export async function checkResult(input) {
-  return judgeAgainstEntry(await checkEvidence(input), input.expected ?? null);
+  const found = await checkEvidence(input);
+  return { ...judgeAgainstEntry(found, input.expected ?? null), simulated: found.simulated === true };
 }
 
 /**
@@ -399,6 +409,8 @@ async function checkArtifacts(result, read, problems, checks) {
     }
     const weight = weightReason(path, bytes);
     if (weight !== null) problems.push(`artifact ${weight}`);
+    const active = activePicture(path, bytes);
+    if (active !== null) problems.push(active);
     list.push({ kind: String(kind), path, sha256, size: bytes.length });
     const text = path.endsWith(".json") ? decodeUtf8(bytes) : null;
     const parsed = text === null ? null : parseStrictJson(text);

@@ -183,6 +183,14 @@ export function nonconformities(result, checked, protocol, reused, files) {
 }
 
 /**
+ * Whether results.json or a JSON file of the folder says the engine was simulated (known even when the check fails).
+ * @param {Record<string, unknown>} result @param {readonly { path: string, json: unknown }[]} files
+ */
+export function simulationMarked(result, files) {
+  return [result, ...files.map((f) => f.json)].some((json) => simulatedMark(json) !== null);
+}
+
+/**
  * The status the rules give, and a problem when results.json states a better one (or an unknown one).
  * @param {Record<string, unknown>} result @param {readonly CheckedRequest[]} checked @param {KnownProtocol} protocol
  * @param {Set<string>} reused @param {readonly { path: string, json: unknown }[]} files @param {string[]} problems

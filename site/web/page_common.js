@@ -124,3 +124,45 @@ export function rangeChart(title, rows, unit) {
     ),
   );
 }
+
+/**
+ * Records replaced after a new review (kept in the manifest, marked superseded: never ranked) and results the
+ * manifest withdrew (run id, reason, review; no numbers).
+ * @param {SiteState} state @param {VerifiedEntry[]} superseded
+ */
+export function historySection(state, superseded) {
+  return h(
+    "section",
+    { id: "history" },
+    h("h2", {}, "Replaced and withdrawn: never ranked, no numbers"),
+    superseded.length === 0 ? null : h(
+      "ul",
+      { class: "entries", id: "superseded" },
+      superseded.map((e) =>
+        h(
+          "li",
+          { "data-run": e.site.run_id ?? "", "data-kind": "superseded" },
+          pageLink(state, e),
+          " superseded after ",
+          h("a", { href: e.read?.entry?.superseded_by?.review_pr ?? "", rel: "noopener noreferrer" }, "a new review"),
+          ` (${e.read?.entry?.superseded_by?.reviewed_at})`,
+        )
+      ),
+    ),
+    h(
+      "ul",
+      { class: "entries", id: "withdrawn" },
+      state.withdrawn.length === 0
+        ? h("li", { class: "empty" }, "No result was withdrawn.")
+        : state.withdrawn.map((w) =>
+          h(
+            "li",
+            { "data-run": w.run_id },
+            h("code", {}, w.run_id),
+            ` withdrawn at ${w.withdrawn_at}: ${w.reason} `,
+            h("a", { href: w.review_pr, rel: "noopener noreferrer" }, "review"),
+          )
+        ),
+    ),
+  );
+}

@@ -5,10 +5,12 @@
  * results are ranked in separate rankings, one per protocol, track, model, quantization, case and concurrency (by
  * one chosen metric, never a combined score, never one rank sequence across them); partial runs are listed, never
  * ranked; draft-protocol results show their numbers as labelled pilot data; nonconforming results stay outside the
- * standard list with their pages reachable; entries that failed or could not be verified show reasons, no numbers.
+ * standard list with their pages reachable; entries that failed or could not be verified show reasons, no numbers;
+ * records replaced after a new review and withdrawn results are listed last, never ranked, without numbers.
  */
 import { h, rangeText, show, statCell } from "./app_dom.js";
 import {
+  historySection,
   kindBadge,
   pageLink,
   qualityCell,
@@ -375,7 +377,9 @@ export function renderIndex(state) {
     show(header, h("p", { class: "problem" }, `Nothing is listed: ${state.manifestProblem}`));
     return;
   }
-  const by = (/** @type {VerifiedEntry["kind"][]} */ ...kinds) => state.entries.filter((e) => kinds.includes(e.kind));
+  const superseded = state.entries.filter((e) => e.read?.entry?.superseded_by !== undefined);
+  const by = (/** @type {VerifiedEntry["kind"][]} */ ...kinds) =>
+    state.entries.filter((e) => kinds.includes(e.kind) && !superseded.includes(e));
   const standardRows = by("complete").flatMap(rowsOf);
   const partialRows = by("partial").flatMap(rowsOf);
   const pilotRows = by("draft").flatMap(rowsOf);
@@ -404,5 +408,6 @@ export function renderIndex(state) {
     pilotFirst ? null : pilot,
     outsideSection(state, by("nonconforming", "draft")),
     rejectedSection(state, by("failed", "unverifiable")),
+    historySection(state, superseded),
   );
 }

@@ -75,6 +75,54 @@ function reviewFacts(entry) {
 }
 
 /**
+ * What a replacement says (`approved add --replace`): on a superseded record, the entry and review that replaced it;
+ * on the replacing entry, the record it replaced. Null for an entry of neither kind.
+ * @param {SiteState} state @param {VerifiedEntry} entry
+ */
+function replacement(state, entry) {
+  const self = entry.read?.entry ?? null;
+  if (self === null) return null;
+  const same = state.entries.filter((e) => e !== entry && e.read?.entry?.run_id === self.run_id);
+  const by = self.superseded_by;
+  if (by !== undefined) {
+    const newer = same.find((e) => e.read?.entry?.results_sha256 === by.results_sha256 && !e.read.entry.superseded_by);
+    return h(
+      "section",
+      { class: "note", id: "superseded" },
+      h("h2", {}, "Superseded: not ranked"),
+      h(
+        "p",
+        {},
+        "This record was replaced after a new review (",
+        h("a", { href: by.review_pr, rel: "noopener noreferrer" }, "the review that replaced it"),
+        `, ${by.reviewed_at}) by `,
+        newer === undefined
+          ? `the entry with results SHA-256 ${by.results_sha256}`
+          : pageLink(state, newer, "the new entry"),
+        ` of run ${self.run_id}. It stays in the manifest as the record of what was approved before.`,
+      ),
+    );
+  }
+  const older = same.filter((e) => e.read?.entry?.superseded_by?.results_sha256 === self.results_sha256);
+  return older.length === 0 ? null : h(
+    "section",
+    { class: "note", id: "replaces" },
+    h("h2", {}, "Replaces an earlier record"),
+    ...older.map((e) =>
+      h(
+        "p",
+        {},
+        "This entry replaced ",
+        pageLink(state, e, "the record"),
+        ` of run ${self.run_id} reviewed at ${e.read?.entry?.reviewed_at} (`,
+        reviewLink(e),
+        "), which stays in the manifest marked superseded.",
+      )
+    ),
+  );
+}
+
+/**
  * The reproductions an entry links to, with what differs (another person's hardware may differ).
  * @param {SiteState} state @param {VerifiedEntry} entry
  */
@@ -377,6 +425,7 @@ export function renderResult(state, slug, result) {
   if (outcome.state !== "verified" || outcome.facts === null) {
     show(
       title,
+      replacement(state, entry),
       h(
         "section",
         { class: "verdict verdict-bad", id: "verdict" },
@@ -392,6 +441,7 @@ export function renderResult(state, slug, result) {
   const f = outcome.facts;
   show(
     title,
+    replacement(state, entry),
     h("p", {}, statusBadges(f), " ", verificationBadge(entry), ` protocol ${f.protocolId} (${f.stage})`),
     headline(f),
     h(

@@ -17,6 +17,7 @@ import { parseStrictJson } from "./strict_json.js";
  * One entry of the build's data/site.json.
  * @typedef {{ index: number, slug: string, run_id: string | null, results_folder: string | null,
  *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[],
+ *   folder_files?: string[] | null,
  *   pack?: { location: string, files: Record<string, [number, number]> } | null }} SiteEntry
  */
 
@@ -88,7 +89,7 @@ function entryFiles(root, site) {
  * @returns {Promise<EvidenceOutcome>}
  */
 function evidenceOf(root, site, missingReason, protocols) {
-  const key = JSON.stringify([site.results, site.artifacts, missingReason]);
+  const key = JSON.stringify([site.results, site.artifacts, site.folder_files, missingReason]);
   let check = checked.get(key);
   if (check === undefined) {
     const read = entryFiles(root, site);
@@ -100,6 +101,8 @@ function evidenceOf(root, site, missingReason, protocols) {
           const location = Object.hasOwn(site.artifacts, path) ? site.artifacts[path] : null;
           return typeof location === "string" ? read(location) : Promise.resolve(null);
         },
+        // The build's listing of the folder at the evidence commit (none: the folder rule is not checked here).
+        ...(Array.isArray(site.folder_files) ? { listFolder: () => Promise.resolve(site.folder_files ?? null) } : {}),
         protocols,
       }))();
     if (checked.size >= KEPT_CHECKS) checked.delete(/** @type {string} */ (checked.keys().next().value));
@@ -118,12 +121,13 @@ export async function verifyEntry(root, site, read, protocols) {
   if (read === null) return unverifiable(["the site's data names an entry the manifest does not have"]);
   if (read.entry === null) return unverifiable(read.problems.map((p) => `manifest entry: ${p}`));
   if (site.run_id !== read.entry.run_id) return unverifiable(["the site's data does not match the manifest entry"]);
-  if (site.build_problems.length > 0) return unverifiable(site.build_problems);
   const entry = read.entry;
+  const expected = { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id };
+  if (site.build_problems.length > 0) {
+    // Evidence the build lists for an entry it could not resolve still fails when it contradicts itself.
+    const found = site.results === null ? null : await evidenceOf(root, site, "", protocols);
+    return found?.state === "failed" ? judgeAgainstEntry(found, expected) : unverifiable(site.build_problems);
+  }
   const found = await evidenceOf(root, site, `${entry.results_path} is not part of this site`, protocols);
-  return judgeAgainstEntry(found, {
-    resultsSha256: entry.results_sha256,
-    runId: entry.run_id,
-    protocolId: entry.protocol_id,
-  });
+  return judgeAgainstEntry(found, expected);
 }

@@ -7,7 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { addApproved, GitRepo, gitRunner, KNOWN_PROTOCOLS, MANIFEST_PATH, withdrawApproved } from "../../site/mod.ts";
 import { buildResultsRepository } from "../site/_results_repo.ts";
+import { copyFolder, git, PROTOCOLS_JSON, relabel } from "../site/_fixture_repo.ts";
+import { cleanup, runScripted } from "../scripted/_harness.ts";
 import { buildAndServe } from "./_served_site.ts";
 import { launchChromium } from "./_chromium.ts";
 const PAGE_DEADLINE_MS = 20_000;
@@ -163,6 +166,96 @@ Deno.test({
       await browser.close();
       await server.close();
       await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a replaced record is not ranked and names its replacement; the index lists withdrawn runs with their reason",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const run = await runScripted();
+    const repo = join(run.dir, "results-repo");
+    const pr = (n: number) => `https://github.com/example/results/pull/${n}`;
+    try {
+      await Deno.mkdir(join(repo, "bench/results"), { recursive: true });
+      await git(repo, "init", "-q", "-b", "main");
+      for (const name of ["genuine", "genuine-again", "other"]) {
+        await copyFolder(run.report.folder, join(repo, "bench/results", name));
+      }
+      const otherId = `${run.result.run.id}-other`;
+      await relabel(join(repo, "bench/results/other"), { runId: otherId });
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "-q", "-m", "results");
+      const manifestPath = join(repo, MANIFEST_PATH);
+      const files = {
+        readManifest: () => Deno.readTextFile(manifestPath).catch(() => null),
+        writeManifest: (text: string) => Deno.writeTextFile(manifestPath, text),
+      };
+      await Deno.mkdir(join(repo, "bench"), { recursive: true });
+      for (
+        const [name, n, replace] of [["genuine", 1, false], ["other", 3, false], ["genuine-again", 2, true]] as const
+      ) {
+        await addApproved(new GitRepo(gitRunner(repo)), files, {
+          folder: `bench/results/${name}`,
+          reviewPr: pr(n),
+          reviewedBy: "maintainer-one",
+          now: new Date("2026-06-01T12:00:00Z"),
+          reproduces: [],
+          replace,
+          protocols: KNOWN_PROTOCOLS,
+        });
+      }
+      await withdrawApproved(files, {
+        runId: otherId,
+        reason: "the GPU was throttling",
+        reviewPr: pr(4),
+        now: new Date(),
+      });
+      await git(repo, "add", "-A");
+      await git(repo, "commit", "-q", "-m", "approve, replace and withdraw");
+      const server = await buildAndServe(run.dir, repo, new TextEncoder().encode(PROTOCOLS_JSON));
+      const site = JSON.parse(await Deno.readTextFile(join(server.out, "data/site.json")));
+      const [oldSlug, newSlug] = site.entries.map((e: { slug: string }) => e.slug);
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        const open = async (path: string) => {
+          await page.goto(server.base + path);
+          await page.waitForSelector('html[data-state="done"]', { timeout: PAGE_DEADLINE_MS });
+        };
+        await open("");
+        const old = `a[href$="r/${oldSlug}/"]`;
+        assert.equal(await page.locator(`#pilot ${old}, #standard ${old}, #outside ${old}`).count(), 0, "ranked");
+        assert.ok(await page.locator(`#pilot a[href$="r/${newSlug}/"]`).count() > 0, "the replacement is listed");
+        const superseded = page.locator(`#history li[data-kind="superseded"]`);
+        assert.equal(await superseded.locator(old).count(), 1);
+        assert.equal(await superseded.locator("a[href]").nth(1).getAttribute("href"), pr(2));
+        const withdrawn = await page.locator(`#withdrawn li[data-run="${otherId}"]`).innerText();
+        assert.match(withdrawn, new RegExp(`${otherId} withdrawn at .*: the GPU was throttling review`));
+        assert.equal(await page.locator(`[data-run="${otherId}"]`).count(), 1, "listed once, in the withdrawn list");
+        assert.doesNotMatch(await page.locator("#history").innerText(), /tok\/s|\d+\/12/);
+
+        await open(`r/${oldSlug}/`);
+        const note = page.locator("#superseded");
+        assert.match(await note.innerText(), /replaced after a new review .*by the new entry of run/);
+        assert.equal(await note.locator(`a[href$="r/${newSlug}/"]`).count(), 1);
+        assert.equal(await note.locator(`a[href="${pr(2)}"]`).count(), 1);
+        await open(`r/${newSlug}/`);
+        const replaces = page.locator("#replaces");
+        assert.match(
+          await replaces.innerText(),
+          /This entry replaced the record of run .* which stays in the manifest/,
+        );
+        assert.equal(await replaces.locator(`a[href$="r/${oldSlug}/"]`).count(), 1);
+        assert.equal(await replaces.locator(`a[href="${pr(1)}"]`).count(), 1);
+      } finally {
+        await browser.close();
+        await server.close();
+      }
+    } finally {
+      await cleanup(run);
     }
   },
 });

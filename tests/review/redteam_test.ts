@@ -12,14 +12,18 @@ import type { FullVerdict } from "../../review/review.ts";
 import {
   addApproved,
   ApprovedAddError,
+  buildSite,
   GitRepo,
   gitRunner,
   knownProtocols,
   MANIFEST_PATH,
+  type ManifestEntry,
+  readWebFile,
   type ReviewedFolder,
 } from "../../site/mod.ts";
+import { manifestText } from "../../site/web/mod.js";
 import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
-import { copyFolder, git, PROTOCOLS_JSON, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
+import { copyFolder, git, PROTOCOLS_JSON, sha256File, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
 import { forge, forgeries } from "./_forgeries.ts";
 
 const protocols = knownProtocols(new TextEncoder().encode(PROTOCOLS_JSON));
@@ -72,6 +76,34 @@ function add(setup: Setup, name: string, replace = false) {
   return { attempt, verdict: () => verdict };
 }
 
+/**
+ * Lists `entries` in the manifest by hand, the last one's results.json given its run id (a copy needs its own) and
+ * committed, and builds the site with the review; says whether the last entry's results.json was published.
+ */
+async function builtWithReview(setup: Setup, entries: Record<string, unknown>[]) {
+  const last = entries.at(-1)!;
+  const results = join(setup.repo, last.results_path as string);
+  const edited = JSON.parse(await Deno.readTextFile(results));
+  edited.run.id = last.run_id;
+  await Deno.writeTextFile(results, `${JSON.stringify(edited, null, 2)}\n`);
+  await git(setup.repo, "commit", "-q", "-am", "a copy with its own run id");
+  last.evidence_commit = (await git(setup.repo, "rev-parse", "HEAD")).stdout.trim();
+  last.results_sha256 = await sha256File(results);
+  await Deno.writeTextFile(join(setup.repo, MANIFEST_PATH), manifestText(entries as unknown as ManifestEntry[]));
+  await git(setup.repo, "add", "-A");
+  await git(setup.repo, "commit", "-q", "-m", "an entry listed by hand");
+  const written = new Set<string>();
+  const report = await buildSite(new GitRepo(gitRunner(setup.repo)), {
+    write: (path) => Promise.resolve(void written.add(path)),
+  }, {
+    protocols,
+    protocolDeclarations: null,
+    readWebFile,
+    review: (folder) => reviewFolder(folder, protocols, bundle),
+  });
+  return { entries: report.entries, refusedEvidence: written.has(`evidence/sha256/${last.results_sha256}`) };
+}
+
 function judgesOf(verdict: FullVerdict | null): string {
   if (verdict === null) return "(refused before review)";
   const caught: string[] = verdict.judgements.filter((j) => j.problems.length > 0).map((j) => j.judge);
@@ -117,6 +149,14 @@ Deno.test("every forgery is refused by approved add with its reason; the genuine
     assert.equal(entries[0].superseded_by.review_pr, "https://github.com/example/results/pull/1");
     assert.equal(entries[0].superseded_by.results_sha256, entries[1].results_sha256);
     assert.equal(entries[1].superseded_by, undefined);
+
+    // site build runs the same review per entry: a forgery listed by hand is refused, named with its judge, and
+    // published without its evidence; the genuine entries (the superseded one too) pass.
+    const byHand = { ...entries[1], run_id: "cpu-name-by-hand", results_path: "bench/results/cpu-name/results.json" };
+    const site = await builtWithReview(setup, [...entries, byHand]);
+    assert.deepEqual(site.entries.map((e) => e.refusals.length === 0), [true, true, false]);
+    assert.match(site.entries[2]!.refusals.join("\n"), /^report validator \(bench\/results\/cpu-name\): .*hardware/m);
+    assert.equal(site.refusedEvidence, false, "a refused entry's results.json was published");
 
     assert.ok(rows.length >= 40, `${rows.length} forgeries`);
     const table = rows.map((r) => `| ${r.kind} | ${r.name} | ${r.judges} |`).join("\n");

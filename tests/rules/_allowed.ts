@@ -302,7 +302,6 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "EntryReport",
     "GitRunner",
     "ManifestEntry",
-    "ManifestFiles",
     "OutputFiles",
     "ResultFacts",
     "SiteFileReader",

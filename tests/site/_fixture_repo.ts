@@ -6,11 +6,12 @@
  * The demo's results are labelled simulations and nonconforming, and no activated protocol id exists yet. To stand
  * in for approved standard results, `relabel` rewrites only results.json's labels: the protocol id (to TEST_ACTIVATED,
  * declared by PROTOCOLS_FILE as an activated id sharing the draft's workload), run.status, the simulation marks, and
- * identity fields (GPU, model, quantization). The evidence files stay exactly as the tool wrote them, so every hash
- * and every recomputed number is still the tool's own.
+ * identity fields (GPU, model, quantization), and records the measured digest of the relabelled result. The evidence
+ * files stay exactly as the tool wrote them, so every hash and every recomputed number is still the tool's own.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { measuredDigest } from "../../report/measured.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const MOD = join(REPO_ROOT, "mod.ts");
@@ -176,7 +177,19 @@ export async function relabel(folder: string, change: Relabel): Promise<void> {
   if (change.engine !== undefined) result.software.engine_version = change.engine;
   if (change.status !== undefined && change.status !== "nonconforming") await standInIdentity(folder, result);
   change.edit?.(result);
+  await recordMeasured(folder, result);
   await Deno.writeTextFile(path, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+/**
+ * Records the measured digest of the relabelled result as a run would (report/measured.ts), so that the site's and
+ * report's digest checks read the stand-in as the tool's own; a forgery that edits after this is caught by them.
+ */
+async function recordMeasured(folder: string, result: Editable): Promise<void> {
+  const recorded = result.extensions?.measured_digest;
+  if (recorded === undefined) return;
+  const outputs = await Deno.readTextFile(join(folder, recorded.outputs.path)).catch(() => "");
+  result.extensions.measured_digest = measuredDigest(result, recorded.outputs.path, outputs);
 }
 
 /**

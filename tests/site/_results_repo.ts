@@ -316,9 +316,9 @@ async function falsifyAnswer(folder: string): Promise<void> {
   lines[index] = (lines[index] as string).replace('"final_answer":"[-4,1,2,9]"', '"final_answer":"[9,2,1]"');
   await Deno.writeTextFile(path, lines.join("\n"));
   const sha = await sha256File(path);
-  await relabel(folder, {
-    edit: (r) => {
-      for (const a of r.artifacts) if (a.path === "outputs.jsonl") a.sha256 = sha;
-    },
-  });
+  // Edited by hand, not relabelled: the measured digest the run recorded still names the old answer.
+  const results = join(folder, "results.json");
+  const r = JSON.parse(await Deno.readTextFile(results));
+  for (const a of r.artifacts) if (a.path === "outputs.jsonl") a.sha256 = sha;
+  await Deno.writeTextFile(results, `${JSON.stringify(r, null, 2)}\n`);
 }

@@ -31,10 +31,16 @@ Deno.test("approved verify names every entry whose commit, path, hash, format or
     // review catches (report's validator reads the measured digest; the site's check recomputes everything).
     assert.match(out.stdout, new RegExp(`  BAD  ${scenario.runId}\\n`), scenario.name);
   }
+  // The relabelled fixtures record their digest again; the false verdict was edited after it, and both scorers say so.
   assert.match(
     out.stdout,
-    /report validator \(bench\/results\/clean-3060\): results\.json \/extensions\/measured_digest: changed after the run/,
+    /report validator \(bench\/results\/false-verdict\): results\.json \/extensions\/measured_digest: changed after the run/,
   );
+  assert.match(
+    out.stdout,
+    /site check \(bench\/results\/false-verdict\): changed after the run \(the measured digest\): outputs\.jsonl line \d+/,
+  );
+  assert.match(out.stdout, /report validator \(bench\/results\/clean-3060\): results\.json \/protocol\/id: expected/);
   // The hashes of false-verdict match: the recomputation catches it; the simulation is named as one.
   assert.match(out.stdout, /site check \(bench\/results\/false-verdict\): sanity-I2: results\.json says passed/);
   assert.match(out.stdout, /policy: bench\/results\/nonconforming-sim is a simulation/);
@@ -255,15 +261,22 @@ Deno.test("site build writes every evidence file once under its SHA-256, a page 
   );
   assert.equal(built.code, 1, built.stderr);
   assert.match(built.stdout, /site: 15 entries from bench\/approved\.json on main [0-9a-f]{40}/);
+  // The build runs approved verify's review on every entry it can read: the relabelled fixtures are refused (see
+  // the approved verify test), each named with its judge, and published without their evidence.
   for (const scenario of fixture.scenarios) {
     const state = scenario.expected === "unverifiable"
       ? "unverifiable"
       : scenario.expected === "failed" && scenario.name !== "false-verdict"
       ? "will fail"
-      : "ok";
+      : "refused";
     if (scenario.expected === "absent") assert.doesNotMatch(built.stdout, new RegExp(scenario.runId));
     else assert.match(built.stdout, new RegExp(`  ${state} +${scenario.runId} `), scenario.name);
   }
+  assert.match(
+    built.stdout,
+    /\n {15}site check \(bench\/results\/false-verdict\): sanity-I2: results\.json says passed/,
+  );
+  assert.match(built.stdout, /\n {15}policy: bench\/results\/nonconforming-sim is a simulation/);
   let packed = 0;
   for await (const file of Deno.readDir(join(out, "evidence/sha256"))) {
     const path = join(out, "evidence/sha256", file.name);
@@ -281,6 +294,16 @@ Deno.test("site build writes every evidence file once under its SHA-256, a page 
   assert.ok(packed > 0);
   const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
   assert.equal(site.entries.length, 15);
+  const clean = fixture.byName("clean-3060");
+  const refused = site.entries.find((e: { run_id: string }) => e.run_id === clean.runId);
+  assert.equal(refused.results, null);
+  assert.match(
+    refused.build_problems.join("\n"),
+    /^refused by the review: report validator \(bench\/results\/clean-3060\)/m,
+  );
+  await assert.rejects(
+    Deno.stat(join(out, "evidence/sha256", await sha256File(join(repo, clean.folder, "results.json")))),
+  );
   for (const entry of site.entries) await Deno.stat(join(out, "r", entry.slug, "index.html"));
   const withdrawn = fixture.byName("withdrawn");
   await assert.rejects(Deno.stat(join(out, "r", withdrawn.runId)));
