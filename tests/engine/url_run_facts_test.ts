@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { cacheDir, enginePaths, LLAMA_CPP_COMMIT } from "../../engine/mod.ts";
-import { CONFIGURATION_OBJECTS } from "../../probe/mod.ts";
+import { CONFIGURATION_OBJECTS } from "../../probe/configuration.ts";
 import { writeStderr } from "../../runtime/mod.ts";
 import { runAgainst, startTinyEngine, tempDir } from "./_engine.ts";
 

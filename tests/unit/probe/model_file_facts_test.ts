@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { encodeGguf, type GgufValue } from "../../../engine/mod.ts";
-import { readModelFileFacts, sha256Text } from "../../../probe/mod.ts";
+import { encodeGguf, type GgufValue } from "../../../engine/gguf_writer.ts";
+import { readModelFileFacts } from "../../../probe/model_file_facts.ts";
+import { sha256Text } from "../../../probe/server.ts";
 import { fakeDeps } from "./_fake.ts";
 
 function gguf(metadata: [string, GgufValue][], tensors: { name: string; dims: number[] }[]): Uint8Array {
