@@ -45,17 +45,20 @@ export async function readFile(path: string, options: { maxBytes?: number } = {}
   const refuse = (code: FileProblem, detail: string, cause?: unknown): never => {
     throw new FileReadError(path, code, `Cannot read "${path}": ${detail}`, cause);
   };
-  let handle;
-  try {
-    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one (0 where unknown).
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
+  const failed = (error: unknown): never => {
     const code = classify(error);
     return refuse(
       code,
       `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
       error,
     );
+  };
+  let handle;
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one (0 where unknown).
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return failed(error);
   }
   try {
     const facts = await handle.stat();
@@ -80,12 +83,7 @@ export async function readFile(path: string, options: { maxBytes?: number } = {}
     return bytes;
   } catch (error) {
     if (error instanceof FileReadError) throw error;
-    const code = classify(error);
-    return refuse(
-      code,
-      `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
-      error,
-    );
+    return failed(error);
   } finally {
     await handle.close();
   }
