@@ -8,6 +8,7 @@ import { errorBodyMessage } from "./_error_body.ts";
 import { type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
 import type { StreamEnd, StreamOutcome, ToolCallRecord } from "../contract/mod.ts";
+import { concatBytes } from "../runtime/mod.ts";
 
 /** Options of one non-streaming request. */
 export interface ChatOnceOptions {
@@ -194,10 +195,10 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
           parts.push(chunk.slice());
         },
         end: (end: ExchangeEnd, tMs) => {
-          const text = new TextDecoder().decode(concat(parts, bytes));
+          const text = new TextDecoder().decode(concatBytes(parts));
           if (end.kind === "complete") {
             if (status !== null && (status < 200 || status > 299)) {
-              return finish("http_error", tMs, errorBodyMessage(status, contentType, concat(parts, bytes)));
+              return finish("http_error", tMs, errorBodyMessage(status, contentType, concatBytes(parts)));
             }
             return finish("finished", tMs, null, false, text);
           }
@@ -210,15 +211,4 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
       finish("connect_error", now(), (error as Error).message);
     }
   });
-}
-
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p.subarray(0, Math.min(p.length, total - at)), at);
-    at += p.length;
-    if (at >= total) break;
-  }
-  return out;
 }

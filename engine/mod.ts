@@ -8,7 +8,7 @@ import { type EngineHandle, startEngine, type StartEngineOptions } from "./engin
 import { loadProfile } from "./load_profile.ts";
 
 export { ensureTinyQwen3 } from "./tiny_model_file.ts";
-export { cacheDir, enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
+export { enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
 export { type EngineHandle, startEngine } from "./engine_process.ts";
 
 /**

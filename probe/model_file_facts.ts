@@ -4,11 +4,10 @@
  * and the SHA-256 of its chat template. Only the header is read (at most HEADER_MAX_BYTES per shard). A file that
  * cannot be read, or whose header is truncated or hostile, gives null facts with a reason; nothing here throws.
  */
-import type { ModelFileFacts } from "../contract/mod.ts";
+import { type ModelFileFacts, sha256Hex } from "../contract/mod.ts";
 import type { ProbeDeps } from "./_deps.ts";
 import { type GgufFile, readGguf } from "./gguf_reader.ts";
 import { packRelativeName } from "./model_files.ts";
-import { sha256Text } from "./server.ts";
 
 /** The most header bytes read per file: a large vocabulary (250k tokens with merges) takes some tens of MiB. */
 export const HEADER_MAX_BYTES = 256 * 1024 * 1024;
@@ -160,7 +159,7 @@ export async function readModelFileFacts(
     tensor_types: tensorTypes,
     context_length: typeof contextLength === "number" && Number.isSafeInteger(contextLength) ? contextLength : null,
     parameter_count: parameters <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(parameters) : null,
-    chat_template_sha256: typeof template === "string" ? sha256Text(template) : null,
+    chat_template_sha256: typeof template === "string" ? sha256Hex(template) : null,
     effective_template_matches: null,
     warnings: [],
   };

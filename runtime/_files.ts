@@ -77,16 +77,24 @@ export async function readFile(path: string, options: { maxBytes?: number } = {}
       total += bytesRead;
       if (total > maxBytes) refuse("too_large", `it grew past the ${maxBytes} bytes this input may hold while read`);
     }
-    const bytes = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) bytes.set(c, at), at += c.length;
-    return bytes;
+    return concatBytes(chunks);
   } catch (error) {
     if (error instanceof FileReadError) throw error;
     return failed(error);
   } finally {
     await handle.close();
   }
+}
+
+/** The chunks joined into one array of bytes. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /**

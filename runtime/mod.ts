@@ -16,7 +16,7 @@ export { type StyledText } from "./_status_line.ts";
 export { everyMs } from "./_timers.ts";
 export { escapeTerminalText } from "./_terminal_text.ts";
 export { env, invocationFolder } from "./_env.ts";
-export { FileReadError, readFile, readTextFile } from "./_files.ts";
+export { concatBytes, FileReadError, readFile, readTextFile } from "./_files.ts";
 export { FolderFileError, openSafeFolder, type SafeFolder } from "./_folder_files.ts";
 export { type FolderWriter, openFolderWriter } from "./_folder_writer.ts";
 export { type Outcome, refusalFrom, refusedPermissionFlag } from "./_refusal.ts";
