@@ -183,11 +183,8 @@ function denortFor(target: ReleaseTarget, options: CompileOptions, host: Release
 }
 
 async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
+  const facts = await statOutcome(path);
+  return facts.ok && facts.value.isFile;
 }
 
 async function artifactOf(path: string): Promise<Artifact> {
