@@ -7,19 +7,12 @@
 import { errorBodyMessage } from "./_error_body.ts";
 import { type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
+import type { StreamChatOptions } from "./stream_client.ts";
 import type { StreamEnd, StreamOutcome, ToolCallRecord } from "../contract/mod.ts";
 import { concatBytes } from "../runtime/mod.ts";
 
-/** Options of one non-streaming request. */
-export interface ChatOnceOptions {
-  baseUrl: string;
-  body: Record<string, unknown> | string;
-  /** Deadline in seconds from the call (default 1800). */
-  deadlineS?: number;
-  signal?: AbortSignal;
-  /** Monotonic clock in milliseconds; default performance.now. */
-  now?: () => number;
-}
+/** Options of one non-streaming request: a streamed one's, its deadline counted from the call. */
+export type ChatOnceOptions = Pick<StreamChatOptions, "baseUrl" | "body" | "deadlineS" | "signal" | "now">;
 
 /** A response body larger than this is not read further (the request fails as malformed). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
