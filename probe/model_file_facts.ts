@@ -5,7 +5,7 @@
  * cannot be read, or whose header is truncated or hostile, gives null facts with a reason; nothing here throws.
  */
 import { type ModelFileFacts, sha256Hex } from "../contract/mod.ts";
-import type { ProbeDeps } from "./_deps.ts";
+import { type ProbeDeps, readPrefix } from "./_deps.ts";
 import { type GgufFile, readGguf } from "./gguf_reader.ts";
 import { packRelativeName } from "./model_files.ts";
 
@@ -71,29 +71,6 @@ export interface ModelFileFactsReading {
   /** Pointers below /model/file_facts -> why that fact is null. */
   missing: Record<string, string>;
   templateText: string | null;
-}
-
-/** Reads up to `maxBytes` leading bytes of a file. */
-async function readPrefix(deps: ProbeDeps, path: string, maxBytes: number): Promise<Uint8Array | string> {
-  const facts = await deps.stat(path);
-  if (!facts.ok) return facts.reason;
-  const opened = await deps.openReader(path);
-  if (!opened.ok) return opened.reason;
-  const reader = opened.value;
-  const bytes = new Uint8Array(Math.min(maxBytes, facts.value.sizeBytes));
-  let filled = 0;
-  try {
-    while (filled < bytes.length) {
-      const n = await reader.read(bytes.subarray(filled));
-      if (n === 0) break;
-      filled += n;
-    }
-  } catch (error) {
-    return `reading failed: ${error instanceof Error ? error.message : String(error)}`;
-  } finally {
-    await reader.close().catch(() => undefined);
-  }
-  return bytes.subarray(0, filled);
 }
 
 /** Decodes a file's header, reading more when the first 16 MiB do not hold it. */
