@@ -4,6 +4,7 @@
  * test records both alike, but it carries no delta stamps: first_delta_s and first_answer_s are null (TTFT is absent
  * for non-streaming requests; a caller may approximate it by the HTTP first byte only when asked to, and says so).
  */
+import { isObject, type Json } from "./_chunk_reader.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
@@ -17,11 +18,6 @@ export type ChatOnceOptions = Pick<StreamChatOptions, "baseUrl" | "body" | "dead
 /** A response body larger than this is not read further (the request fails as malformed). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const encoder = new TextEncoder();
-
-type Json = Record<string, unknown>;
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** What a completed body says: the fields of choice 0, or why it cannot be read. */
 function readCompletion(text: string): {
