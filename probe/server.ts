@@ -242,18 +242,16 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
       : "the server reports no engine commit; pass the engine commit explicitly";
   }
 
+  /** Why a fact /props should hold is null: what /props lacks, or why there is no /props. */
+  const notInProps = (lack: string) => props ? lack : `unknown: ${endpointProblems["/props"]}`;
   const settings = props?.default_generation_settings as Record<string, unknown> | undefined;
   const contextTokens = positiveInteger(settings?.n_ctx);
   if (contextTokens === null) {
-    missing["/configuration/context_tokens"] = props
-      ? "/props has no default_generation_settings.n_ctx"
-      : `unknown: ${endpointProblems["/props"]}`;
+    missing["/configuration/context_tokens"] = notInProps("/props has no default_generation_settings.n_ctx");
   }
   const serverCapacity = positiveInteger(props?.total_slots) ?? (slots && slots.length > 0 ? slots.length : null);
   if (serverCapacity === null) {
-    missing["/configuration/server_capacity"] = props
-      ? "/props has no total_slots and /slots listed no slot"
-      : `unknown: ${endpointProblems["/props"]}`;
+    missing["/configuration/server_capacity"] = notInProps("/props has no total_slots and /slots listed no slot");
   }
   const templateText = typeof props?.chat_template === "string" && props.chat_template !== ""
     ? props.chat_template
@@ -265,9 +263,7 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
     missing["/configuration/template"] = `the server's chat template is ${templateBytes} bytes, more than the ` +
       `${TEMPLATE_MAX_BYTES} bytes the runner copies; it is not attached (its SHA-256 is ${sha256Hex(templateText)})`;
   } else if (!chatTemplate) {
-    missing["/configuration/template"] = props
-      ? "/props reports no chat_template"
-      : `unknown: ${endpointProblems["/props"]}`;
+    missing["/configuration/template"] = notInProps("/props reports no chat_template");
   }
   const params = settings?.params;
   const defaultGenerationParams = typeof params === "object" && params !== null && !Array.isArray(params)
