@@ -24,11 +24,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { rm } from "node:fs/promises";
-import { args, readFile, type SpawnedProcess, spawnProcess, writeStdout } from "../runtime/mod.ts";
+import { args, readFile, type SpawnedProcess, spawnProcess, toolkitCacheDir, writeStdout } from "../runtime/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { closeIdleConnections } from "../client/mod.ts";
 import { type EngineHandle, enginePaths, ensureTinyQwen3, LLAMA_CPP_COMMIT, startEngine } from "../engine/mod.ts";
-import { cacheDir } from "../engine/mod.ts";
 import { validateResultText } from "../report/mod.ts";
 import { realRunDeps, runProtocol } from "../runner/mod.ts";
 import { startMockEngine, tokenCountsFrom } from "../mock/mod.ts";
@@ -174,7 +173,7 @@ async function startInProcess(): Promise<Server> {
 
 /** llama-server with the tiny model on one slot, as the real-engine tests start it. */
 async function startLlama(): Promise<Server> {
-  const cache = cacheDir();
+  const cache = toolkitCacheDir();
   if (!cache.ok) throw new Error(`Cannot find the engine cache: ${cache.reason}`);
   const llamaServer = enginePaths(cache.value).llamaServer;
   try {

@@ -12,9 +12,10 @@ export type ChunkVerdict =
   | "error_event"
   | "malformed";
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+/** Whether a parsed JSON value is an object (not null, not an array). */
+export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

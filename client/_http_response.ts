@@ -3,6 +3,7 @@
  * coding, Content-Length, or the connection's close. Body bytes of one network read are handed over together
  * (chunk framing removed), so the consumer sees one call per read however many HTTP chunks it held.
  */
+import { roomFor } from "./sse.ts";
 
 /** Status and headers of a response. Header names are lower case; repeated headers are joined with ", ". */
 export interface ResponseHead {
@@ -149,11 +150,7 @@ export class ResponseDecoder {
     // The blank line may straddle reads: search the carried tail too.
     const from = Math.max(0, this.#headLength - 3);
     const need = this.#headLength + (end - pos);
-    if (need > this.#head.length) {
-      const grown = new Uint8Array(Math.max(need, 1024, this.#head.length * 2));
-      grown.set(this.#head.subarray(0, this.#headLength));
-      this.#head = grown;
-    }
+    this.#head = roomFor(this.#head, this.#headLength, need);
     this.#head.set(buf.subarray(pos, end), this.#headLength);
     const all = this.#head.subarray(0, need);
     let stop = -1;
@@ -310,11 +307,7 @@ export class ResponseDecoder {
 
   #append(buf: Uint8Array, s: number, e: number): void {
     const need = this.#scratchLength + (e - s);
-    if (need > this.#scratch.length) {
-      const grown = new Uint8Array(Math.max(need, this.#scratch.length * 2));
-      grown.set(this.#scratch.subarray(0, this.#scratchLength));
-      this.#scratch = grown;
-    }
+    this.#scratch = roomFor(this.#scratch, this.#scratchLength, need);
     this.#scratch.set(buf.subarray(s, e), this.#scratchLength);
     this.#scratchLength = need;
   }

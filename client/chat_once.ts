@@ -4,30 +4,20 @@
  * test records both alike, but it carries no delta stamps: first_delta_s and first_answer_s are null (TTFT is absent
  * for non-streaming requests; a caller may approximate it by the HTTP first byte only when asked to, and says so).
  */
+import { isObject, type Json } from "./_chunk_reader.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
+import type { StreamChatOptions } from "./stream_client.ts";
 import type { StreamEnd, StreamOutcome, ToolCallRecord } from "../contract/mod.ts";
+import { concatBytes } from "../runtime/mod.ts";
 
-/** Options of one non-streaming request. */
-export interface ChatOnceOptions {
-  baseUrl: string;
-  body: Record<string, unknown> | string;
-  /** Deadline in seconds from the call (default 1800). */
-  deadlineS?: number;
-  signal?: AbortSignal;
-  /** Monotonic clock in milliseconds; default performance.now. */
-  now?: () => number;
-}
+/** Options of one non-streaming request: a streamed one's, its deadline counted from the call. */
+export type ChatOnceOptions = Pick<StreamChatOptions, "baseUrl" | "body" | "deadlineS" | "signal" | "now">;
 
 /** A response body larger than this is not read further (the request fails as malformed). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const encoder = new TextEncoder();
-
-type Json = Record<string, unknown>;
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** What a completed body says: the fields of choice 0, or why it cannot be read. */
 function readCompletion(text: string): {
@@ -194,10 +184,10 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
           parts.push(chunk.slice());
         },
         end: (end: ExchangeEnd, tMs) => {
-          const text = new TextDecoder().decode(concat(parts, bytes));
+          const text = new TextDecoder().decode(concatBytes(parts));
           if (end.kind === "complete") {
             if (status !== null && (status < 200 || status > 299)) {
-              return finish("http_error", tMs, errorBodyMessage(status, contentType, concat(parts, bytes)));
+              return finish("http_error", tMs, errorBodyMessage(status, contentType, concatBytes(parts)));
             }
             return finish("finished", tMs, null, false, text);
           }
@@ -210,15 +200,4 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
       finish("connect_error", now(), (error as Error).message);
     }
   });
-}
-
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p.subarray(0, Math.min(p.length, total - at)), at);
-    at += p.length;
-    if (at >= total) break;
-  }
-  return out;
 }

@@ -1,4 +1,5 @@
 /** One question to the server's /health endpoint, as the run asks after a failed request. */
+import { concatBytes } from "../runtime/mod.ts";
 import { startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
 import { errorBodyMessage } from "./_error_body.ts";
@@ -68,13 +69,7 @@ export function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCh
         if (status === null) {
           return finish({ ok: false, status: null, message: "message" in end ? end.message : "no answer" });
         }
-        const all = new Uint8Array(size);
-        let at = 0;
-        for (const part of parts) {
-          all.set(part, at);
-          at += part.length;
-        }
-        finish({ ok: status === 200, status, message: messageOf(status, contentType, all) });
+        finish({ ok: status === 200, status, message: messageOf(status, contentType, concatBytes(parts)) });
       },
     });
     const timer = setTimeout(() => {

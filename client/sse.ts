@@ -42,6 +42,14 @@ function isKnownField(buf: Uint8Array, s: number, e: number): boolean {
   });
 }
 
+/** `buffer`, or a larger copy of its first `length` bytes when `need` bytes do not fit (doubling, at least 1 KiB). */
+export function roomFor(buffer: Uint8Array<ArrayBuffer>, length: number, need: number): Uint8Array<ArrayBuffer> {
+  if (need <= buffer.length) return buffer;
+  const grown = new Uint8Array(Math.max(need, buffer.length * 2, 1024));
+  grown.set(buffer.subarray(0, length));
+  return grown;
+}
+
 /** Incremental SSE parser: feed it bytes with `push`, in any split. */
 export class SseParser {
   #onEvent: (data: string, invalidUtf8?: readonly number[]) => void;
@@ -163,11 +171,7 @@ export class SseParser {
         `Cannot parse the event stream: a line is longer than ${this.#maxLineBytes} bytes; the stream is malformed`,
       );
     }
-    if (need > this.#carry.length) {
-      const grown = new Uint8Array(Math.max(need, this.#carry.length * 2, 1024));
-      grown.set(this.#carry.subarray(0, this.#carryLength));
-      this.#carry = grown;
-    }
+    this.#carry = roomFor(this.#carry, this.#carryLength, need);
     this.#carry.set(buf.subarray(from, to), this.#carryLength);
     this.#carryLength = need;
   }

@@ -54,8 +54,6 @@ export interface StartEngineOptions {
   signal?: AbortSignal;
   /** Called with each progress sentence (starting, waiting, ready). */
   progress?: (line: string) => void;
-  /** Bytes of log kept in memory (default 32 MiB; beyond that the middle is dropped with a marker). */
-  maxLogBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -173,7 +171,8 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
     );
   }
 
-  const log = logBuffer(options.maxLogBytes ?? 32 * 1024 * 1024);
+  // 32 MiB of log kept in memory; beyond that the middle is dropped with a marker.
+  const log = logBuffer(32 * 1024 * 1024);
   let listening: string | null = null;
   const argv = engineArgv(profile);
   progress(`starting ${profile.label}`);

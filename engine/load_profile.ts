@@ -1,7 +1,7 @@
 /** Finds a profile by name or path, reads it and resolves its placeholders against this machine's cache. */
 import { dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
-import { env, readTextOutcome } from "../runtime/mod.ts";
-import { cacheDir, enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
+import { env, readTextOutcome, toolkitCacheDir } from "../runtime/mod.ts";
+import { enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
 import { type EngineProfile, parseProfile } from "./profile.ts";
 import { defaultTinyQwen3Path } from "./tiny_model_file.ts";
 
@@ -38,7 +38,7 @@ export async function loadProfile(ref: string, options: LoadProfileOptions): Pro
       reasons.push(text.reason);
       continue;
     }
-    const cache = cacheDir();
+    const cache = toolkitCacheDir();
     const vars: Record<string, string | undefined> = {
       cache: cache.ok ? cache.value : undefined,
       llama_server: cache.ok ? enginePaths(cache.value).llamaServer : undefined,

@@ -7,27 +7,9 @@ import { resultFiles, toolkitDirFromModule } from "../runtime/mod.ts";
 import { type EngineHandle, startEngine, type StartEngineOptions } from "./engine_process.ts";
 import { loadProfile } from "./load_profile.ts";
 
-export { encodeGguf, GGML_TYPES, type GgufContent, type GgufTensor, type GgufValue } from "./gguf_writer.ts";
-export {
-  buildTinyQwen3,
-  float16Bits,
-  TINY_QWEN3_DEFAULTS,
-  tinyQwen3FileName,
-  type TinyQwen3Options,
-  type TokenizerSource,
-} from "./tiny_qwen3.ts";
-export { ensureTinyQwen3, loadTokenizerSource, type TinyModelFile, tinyQwen3Bytes } from "./tiny_model_file.ts";
-export { cacheDir, type EnginePaths, enginePaths, LLAMA_CPP_COMMIT, NODE_LLAMA_CPP } from "./paths.ts";
-export { buildLogState, ProvisionError, provisionLlamaServer, type ProvisionResult } from "./provision.ts";
-export { engineArgv, type EngineProfile, parseProfile, profileBaseUrl, type ProfileContext } from "./profile.ts";
-export { loadProfile, type LoadProfileOptions } from "./load_profile.ts";
-export {
-  type EngineHandle,
-  EngineStartError,
-  logTail,
-  startEngine,
-  type StartEngineOptions,
-} from "./engine_process.ts";
+export { ensureTinyQwen3 } from "./tiny_model_file.ts";
+export { enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
+export { type EngineHandle, startEngine } from "./engine_process.ts";
 
 /**
  * Loads profile `ref` (a name under profiles/ or a .jsonc path) and returns a ready server for it: one already

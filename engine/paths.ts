@@ -4,7 +4,6 @@
  * mix. Nothing here is ever committed.
  */
 import { join } from "node:path";
-import { type Outcome, toolkitCacheDir } from "../runtime/mod.ts";
 
 /** The npm package whose tarball carries llama.cpp's source as a git bundle. */
 export const NODE_LLAMA_CPP = { name: "node-llama-cpp", version: "3.21.1" } as const;
@@ -12,11 +11,6 @@ export const NODE_LLAMA_CPP = { name: "node-llama-cpp", version: "3.21.1" } as c
 export const BUNDLE_PATH_IN_PACKAGE = "package/llama/gitRelease.bundle";
 /** The llama.cpp commit that node-llama-cpp 3.21.1 ships (checked against the bundle when provisioning). */
 export const LLAMA_CPP_COMMIT = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
-
-/** The toolkit's cache folder (`$XDG_CACHE_HOME/strata-bench`, else `~/.cache/strata-bench`). */
-export function cacheDir(): Outcome<string> {
-  return toolkitCacheDir();
-}
 
 /** Cache paths of one llama.cpp commit. */
 export interface EnginePaths {

@@ -15,9 +15,10 @@ import {
   spawnProcess,
   statOutcome,
   sys,
+  toolkitCacheDir,
   writeStderr,
 } from "../runtime/mod.ts";
-import { cacheDir, type EnginePaths, enginePaths, LLAMA_CPP_COMMIT, NODE_LLAMA_CPP } from "./paths.ts";
+import { type EnginePaths, enginePaths, LLAMA_CPP_COMMIT, NODE_LLAMA_CPP } from "./paths.ts";
 
 /** Options of cmake's configure step: CPU only, Release, no curl, no tests or examples, static libraries. */
 export const CMAKE_CONFIGURE_FLAGS = [
@@ -152,7 +153,7 @@ export async function provisionLlamaServer(
   options: { jobs?: number; progress?: (line: string) => void } = {},
 ): Promise<ProvisionResult> {
   const progress = options.progress ?? (() => {});
-  const cache = need(cacheDir(), "set XDG_CACHE_HOME or HOME");
+  const cache = need(toolkitCacheDir(), "set XDG_CACHE_HOME or HOME");
   let paths = enginePaths(cache);
   if (await exists(paths.llamaServer)) {
     return { llamaServer: paths.llamaServer, commit: LLAMA_CPP_COMMIT, built: false, buildSeconds: null };

@@ -7,9 +7,18 @@
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { args, exit, readFile, resultFiles, statOutcome, writeStderr, writeStdout } from "../runtime/mod.ts";
+import {
+  args,
+  concatBytes,
+  exit,
+  readFile,
+  resultFiles,
+  statOutcome,
+  toolkitCacheDir,
+  writeStderr,
+  writeStdout,
+} from "../runtime/mod.ts";
 import { encodeGguf } from "./gguf_writer.ts";
-import { cacheDir } from "./paths.ts";
 import {
   buildTinyQwen3,
   TINY_QWEN3_DEFAULTS,
@@ -47,15 +56,7 @@ export async function loadTokenizerSource(): Promise<TokenizerSource> {
 
 /** The GGUF bytes of the tiny model (one buffer, tens of MB). */
 export function tinyQwen3Bytes(options: TinyQwen3Options, source: TokenizerSource): Uint8Array {
-  const chunks = encodeGguf(buildTinyQwen3(options, source));
-  const total = chunks.reduce((n, c) => n + c.length, 0);
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
+  return concatBytes(encodeGguf(buildTinyQwen3(options, source)));
 }
 
 /** Where the model for `options` is, and whether it was written now. */
@@ -77,7 +78,7 @@ export async function ensureTinyQwen3(
   const source = await loadTokenizerSource();
   let folder = dir;
   if (folder === undefined) {
-    const cache = cacheDir();
+    const cache = toolkitCacheDir();
     if (!cache.ok) throw new Error(`Cannot place the tiny model: ${cache.reason}; set XDG_CACHE_HOME or HOME`);
     folder = join(cache.value, "models");
   }

@@ -200,7 +200,7 @@ function checkFault(value: unknown, at: string, problems: string[]): void {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -87,7 +87,8 @@ export function createEngineState(options: MockEngineOptions): EngineState {
     identity: {
       modelAlias: options.modelAlias ?? "qwen3-mock",
       modelPath: options.modelPath ?? "models/qwen3-mock-Q4_K_M.gguf",
-      buildInfo: options.buildInfo ?? "b7000-80fb11a",
+      // /props build_info and the chunks' system_fingerprint, in llama.cpp's b<build>-<commit> form.
+      buildInfo: "b7000-80fb11a",
       chatTemplate: options.chatTemplate ?? DEFAULT_TEMPLATE,
       nCtx,
       createdUnix: Math.floor(Date.now() / 1000),

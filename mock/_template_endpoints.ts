@@ -5,6 +5,7 @@
  * distinct per request from the first one on, so two requests share no token prefix. `templateEndpoints`
  * "garbage" answers /tokenize with something that is not a token list, "absent" answers both with 404.
  */
+import { isObject } from "./_behaviour.ts";
 import { errorBody } from "./_chunks.ts";
 import { promptTokensOf, renderPrompt } from "./_prompt.ts";
 
@@ -14,9 +15,7 @@ export type TemplateEndpoints = "right" | "garbage" | "absent";
 function parsedObject(text: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(text) as unknown;
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : null;
+    return isObject(value) ? value : null;
   } catch {
     return null;
   }

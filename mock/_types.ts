@@ -36,8 +36,6 @@ export interface MockEngineOptions {
   modelAlias?: string;
   /** /props model_path. Default "models/qwen3-mock-Q4_K_M.gguf". */
   modelPath?: string;
-  /** /props build_info and the chunks' system_fingerprint. Default "b7000-80fb11a". */
-  buildInfo?: string;
   /** /props chat_template. Default: a short ChatML template. */
   chatTemplate?: string;
   /**

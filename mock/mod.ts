@@ -12,14 +12,6 @@
  * ```
  */
 export { type MockEngine, startMockEngine } from "./_engine.ts";
-export type { MockEngineOptions, MockEngineStats, MockRequestLog, MockRequestOutcome } from "./_types.ts";
-export {
-  type Answer,
-  type Behaviour,
-  type Fault,
-  type MockScript,
-  parseMockScript,
-  type ScriptedToolCall,
-} from "./_behaviour.ts";
-export { KNOWN_ANSWERS } from "./_plan.ts";
-export { type PromptTokenSource, tokenCountsFrom } from "./_prompt.ts";
+export type { MockEngineOptions, MockRequestLog } from "./_types.ts";
+export { type MockScript, parseMockScript } from "./_behaviour.ts";
+export { tokenCountsFrom } from "./_prompt.ts";

@@ -35,5 +35,28 @@ export interface ProbeDeps {
   startHashWorker?: StartHashWorker;
 }
 
+/** Reads up to `maxBytes` leading bytes of a file, or says why it cannot. */
+export async function readPrefix(deps: ProbeDeps, path: string, maxBytes: number): Promise<Uint8Array | string> {
+  const facts = await deps.stat(path);
+  if (!facts.ok) return facts.reason;
+  const opened = await deps.openReader(path);
+  if (!opened.ok) return opened.reason;
+  const reader = opened.value;
+  const bytes = new Uint8Array(Math.min(maxBytes, facts.value.sizeBytes));
+  let filled = 0;
+  try {
+    while (filled < bytes.length) {
+      const n = await reader.read(bytes.subarray(filled));
+      if (n === 0) break;
+      filled += n;
+    }
+  } catch (error) {
+    return `reading failed: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    await reader.close().catch(() => undefined);
+  }
+  return bytes.subarray(0, filled);
+}
+
 /** JSON Pointer (RFC 6901) -> why the value there is null. */
 export type MissingMap = Record<string, string>;

@@ -62,14 +62,17 @@ export async function startWorkerHasher(
   let failure: string | null = null;
   const waiters: Waiter[] = [];
   let ready: { resolve(): void; reject(error: Error): void } | null = null;
+  const terminate = () => {
+    try {
+      port.terminate();
+    } catch { /* already gone */ }
+  };
   const fail = (reason: string) => {
     if (failure !== null) return;
     failure = reason;
     ready?.reject(new Error(reason));
     for (const waiter of waiters.splice(0)) waiter.reject(new Error(reason));
-    try {
-      port.terminate();
-    } catch { /* already gone */ }
+    terminate();
   };
   port.onFailure((reason) => fail(`the hash worker failed: ${reason}`));
   port.onMessage((data) => {
@@ -104,24 +107,24 @@ export async function startWorkerHasher(
       }
     });
   let begun = false;
+  /** Tells the worker a file starts, unless it already did. */
+  const begin = () => {
+    if (begun) return;
+    if (failure !== null) throw new Error(failure);
+    port.post({ kind: "begin" }, []);
+    begun = true;
+  };
   return {
     ok: true,
     value: {
       update: async (buffer, length) => {
-        if (!begun) {
-          if (failure !== null) throw new Error(failure);
-          port.post({ kind: "begin" }, []);
-          begun = true;
-        }
+        begin();
         const reply = await request({ kind: "chunk", buffer: buffer.buffer, length }, [buffer.buffer as ArrayBuffer]);
         if (!(reply.buffer instanceof ArrayBuffer)) throw new Error("the hash worker returned no buffer");
         return new Uint8Array(reply.buffer);
       },
       digest: async () => {
-        if (!begun) {
-          if (failure !== null) throw new Error(failure);
-          port.post({ kind: "begin" }, []);
-        }
+        begin();
         begun = false;
         const reply = await request({ kind: "end" }, []);
         if (typeof reply.hex !== "string") throw new Error("the hash worker returned no digest");
@@ -133,9 +136,7 @@ export async function startWorkerHasher(
       close: () => {
         failure ??= "closed";
         for (const waiter of waiters.splice(0)) waiter.reject(new Error("the hash worker was closed"));
-        try {
-          port.terminate();
-        } catch { /* already gone */ }
+        terminate();
       },
     },
   };

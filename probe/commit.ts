@@ -71,8 +71,11 @@ async function resolveRef(
   };
 }
 
-/** Reads the commit of a source checkout whose root is `checkoutDir`. */
-export async function readGitHead(checkoutDir: string, deps: CommitDeps): Promise<Outcome<string>> {
+/** The git folder of a checkout (its .git folder, or a .git file's gitdir) and the common one its commondir names. */
+export async function gitFolders(
+  checkoutDir: string,
+  deps: CommitDeps,
+): Promise<Outcome<{ gitDir: string; commonDir: string }>> {
   const dotGit = join(checkoutDir, ".git");
   const facts = await deps.stat(dotGit);
   if (!facts.ok) return facts;
@@ -90,6 +93,14 @@ export async function readGitHead(checkoutDir: string, deps: CommitDeps): Promis
     const target = common.value.trim();
     commonDir = isAbsolute(target) ? target : join(gitDir, target);
   }
+  return { ok: true, value: { gitDir, commonDir } };
+}
+
+/** Reads the commit of a source checkout whose root is `checkoutDir`. */
+export async function readGitHead(checkoutDir: string, deps: CommitDeps): Promise<Outcome<string>> {
+  const folders = await gitFolders(checkoutDir, deps);
+  if (!folders.ok) return folders;
+  const { gitDir, commonDir } = folders.value;
   const head = await deps.readText(join(gitDir, "HEAD"));
   if (!head.ok) return head;
   const text = head.value.trim();

@@ -4,7 +4,8 @@
  * starts with it. Read without a git process (no hook or configuration of the checkout runs): loose objects
  * (objects/XX/...) and pack indexes (objects/pack/*.idx, version 2: a fan-out table, then the sorted ids).
  */
-import type { Outcome, ProbeDeps } from "./_deps.ts";
+import { type Outcome, type ProbeDeps, readPrefix } from "./_deps.ts";
+import { gitFolders } from "./commit.ts";
 
 /** The short commit in a llama.cpp build_info or version ("b7000-80fb11a" -> "80fb11a"), or null. */
 export function shortEngineCommit(version: string | null): string | null {
@@ -17,20 +18,8 @@ const MAX_IDX_BYTES = 1024 * 1024 * 1024;
 async function readBytes(deps: ProbeDeps, path: string): Promise<Uint8Array | null> {
   const facts = await deps.stat(path);
   if (!facts.ok || !facts.value.isFile || facts.value.sizeBytes > MAX_IDX_BYTES) return null;
-  const opened = await deps.openReader(path);
-  if (!opened.ok) return null;
-  const bytes = new Uint8Array(facts.value.sizeBytes);
-  let filled = 0;
-  try {
-    while (filled < bytes.length) {
-      const n = await opened.value.read(bytes.subarray(filled));
-      if (n === 0) break;
-      filled += n;
-    }
-  } finally {
-    await opened.value.close().catch(() => undefined);
-  }
-  return bytes.subarray(0, filled);
+  const bytes = await readPrefix(deps, path, MAX_IDX_BYTES);
+  return typeof bytes === "string" ? null : bytes;
 }
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -53,25 +42,12 @@ export function idsInPackIndex(bytes: Uint8Array, prefix: string): string[] | nu
   return found;
 }
 
-/** The checkout's git folder holding objects/ (a .git folder, a .git file's gitdir and its commondir, or bare). */
+/** The checkout's git folder holding objects/ (its .git's common folder; a folder without .git is taken as bare). */
 async function objectsDir(dir: string, deps: ProbeDeps): Promise<string | null> {
-  const dotGit = `${dir}/.git`;
-  const facts = await deps.stat(dotGit);
-  let gitDir = dir;
-  if (facts.ok && facts.value.isDirectory) gitDir = dotGit;
-  else if (facts.ok && facts.value.isFile) {
-    const text = await deps.readText(dotGit);
-    const target = text.ok ? /^gitdir:\s*(.+)$/m.exec(text.value)?.[1]?.trim() : undefined;
-    if (target === undefined) return null;
-    gitDir = target.startsWith("/") ? target : `${dir}/${target}`;
-  }
-  const common = await deps.readText(`${gitDir}/commondir`);
-  if (common.ok) {
-    const c = common.value.trim();
-    gitDir = c.startsWith("/") ? c : `${gitDir}/${c}`;
-  }
-  const objects = await deps.stat(`${gitDir}/objects`);
-  return objects.ok && objects.value.isDirectory ? `${gitDir}/objects` : null;
+  const folders = await gitFolders(dir, deps);
+  const objects = `${folders.ok ? folders.value.commonDir : dir}/objects`;
+  const facts = await deps.stat(objects);
+  return facts.ok && facts.value.isDirectory ? objects : null;
 }
 
 /**

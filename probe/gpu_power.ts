@@ -7,7 +7,7 @@
  * `windowPower` integrates the samples over one request's window (energy in joules, mean and peak watts, clocks,
  * throttle reasons seen).
  */
-import type { CommandOutput, Outcome } from "../runtime/mod.ts";
+import type { ProbeDeps } from "./_deps.ts";
 
 /** One GPU at one sample; null where the tool said "[N/A]", "[Not Supported]" or nothing readable. */
 export interface GpuReading {
@@ -43,11 +43,7 @@ export interface PowerTrace {
   processes: GpuProcess[];
 }
 
-export type RunTool = (
-  command: string,
-  args: readonly string[],
-  options?: { timeoutMs?: number },
-) => Promise<Outcome<CommandOutput>>;
+type RunTool = ProbeDeps["runCommand"];
 
 export const NVIDIA_POWER_QUERY = [
   "--query-gpu=timestamp,index,power.draw,clocks.sm,clocks.mem,clocks_throttle_reasons.active",
@@ -167,8 +163,6 @@ export interface GpuPowerOptions {
   nowMs(): number;
   /** At most one tool call every this many milliseconds (default 250; at least 20). */
   intervalMs?: number;
-  /** The most samples kept (default 200,000: 14 hours at 250 ms); sampling stops there, with a reason. */
-  maxSamples?: number;
 }
 
 /** A running sampler. */
@@ -180,6 +174,8 @@ export interface GpuPowerSampler {
 }
 
 const TOOL_TIMEOUT_MS = 5_000;
+/** The most samples kept (14 hours at 250 ms); sampling stops there, with a reason. */
+const MAX_SAMPLES = 200_000;
 /** A tool that fails this many calls in a row is given up (its last problem is the reason). */
 const MAX_FAILURES = 3;
 
@@ -204,7 +200,6 @@ async function sampleOnce(run: RunTool, tool: "nvidia-smi" | "amd-smi"): Promise
  */
 export function startGpuPowerSampler(options: GpuPowerOptions): GpuPowerSampler {
   const intervalMs = Math.max(20, options.intervalMs ?? 250);
-  const maxSamples = options.maxSamples ?? 200_000;
   const trace: PowerTrace = { tool: null, reason: null, intervalMs, samples: [], processes: [] };
   let stopped = false;
   let wake: (() => void) | null = null;
@@ -222,8 +217,8 @@ export function startGpuPowerSampler(options: GpuPowerOptions): GpuPowerSampler 
       trace.reason = `sampling stopped after ${MAX_FAILURES} failed calls in a row: ${sample.reason}`;
       return false;
     }
-    if (trace.samples.length >= maxSamples) {
-      trace.reason = `sampling stopped at ${maxSamples} samples`;
+    if (trace.samples.length >= MAX_SAMPLES) {
+      trace.reason = `sampling stopped at ${MAX_SAMPLES} samples`;
       return false;
     }
     return true;

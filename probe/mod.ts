@@ -26,79 +26,15 @@ import {
 import type { ProbeDeps } from "./_deps.ts";
 import { startModuleHashWorker } from "./_hash_pool.ts";
 
-export type { CommandOutput, FileFacts, FileReader, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
-export { type DeviceSelection, type HardwareFacts, probeHardware, type ProbeHardwareOptions } from "./hardware.ts";
-export {
-  engineCommitFromBuildInfo,
-  type PriorRequests,
-  priorRequestsFrom,
-  probeServer,
-  type ProbeServerDeps,
-  readSlots,
-  type ServerFacts,
-  sha256Text,
-  type SlotsAnswer,
-} from "./server.ts";
-export {
-  buildConfigurationObjects,
-  CONFIGURATION_OBJECTS,
-  type ConfigurationObjectName,
-  type ConfigurationObjects,
-  type EngineArgsReading,
-  readEngineArgs,
-} from "./configuration.ts";
-export {
-  declaredEngineArgs,
-  type EngineCommandLineReading,
-  observeEngineCommandLine,
-  splitCommandLine,
-} from "./engine_command_line.ts";
-export {
-  GGML_TYPE_NAMES,
-  GGUF_VALUE_TYPES,
-  type GgufFile,
-  type GgufScalarType,
-  type GgufTensorInfo,
-  type GgufValue,
-  readGguf,
-  type ReadGgufOptions,
-} from "./gguf_reader.ts";
-export {
-  renderAndCount,
-  type ServerTokens,
-  TEMPLATE_PROBE_SOURCE,
-  type TemplateProbe,
-  tokensOfAnswer,
-} from "./template_probe.ts";
-export { idsInPackIndex, resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
-export {
-  GGUF_FILE_TYPES,
-  HEADER_MAX_BYTES,
-  type ModelFileFactsOptions,
-  type ModelFileFactsReading,
-  readModelFileFacts,
-} from "./model_file_facts.ts";
-export {
-  expandShards,
-  findAndHashModelFiles,
-  type ModelFileDetail,
-  type ModelFileOptions,
-  type ModelFilesResult,
-  type ModelHashProgress,
-  packRelativeName,
-} from "./model_files.ts";
-export { hashFile, type HashFileDeps, type HashFileOptions, type HashProgress } from "./hash_file.ts";
-export type { HashWorkerPort, StartHashWorker } from "./_hash_pool.ts";
-export { type HashCache, hashCacheKey, openHashCache } from "./hash_cache.ts";
-export {
-  bakeRunnerCommit,
-  bakeToolkitVersion,
-  readGitHead,
-  readRunnerCommit,
-  readToolkitVersion,
-  type RunnerCommit,
-  type RunnerCommitOptions,
-} from "./commit.ts";
+export type { ProbeDeps } from "./_deps.ts";
+export { probeServer, readSlots, type ServerFacts } from "./server.ts";
+export { declaredEngineArgs } from "./engine_command_line.ts";
+export { GGUF_VALUE_TYPES, type GgufScalarType, type GgufValue } from "./gguf_reader.ts";
+export { renderAndCount, TEMPLATE_PROBE_SOURCE, type TemplateProbe } from "./template_probe.ts";
+export { shortEngineCommit } from "./engine_source.ts";
+export { findAndHashModelFiles, type ModelHashProgress } from "./model_files.ts";
+export { hashFile } from "./hash_file.ts";
+export { bakeRunnerCommit, bakeToolkitVersion, readGitHead, readRunnerCommit, readToolkitVersion } from "./commit.ts";
 export {
   type GpuPowerSampler,
   type PowerTrace,
@@ -106,7 +42,7 @@ export {
   type WindowPower,
   windowPower,
 } from "./gpu_power.ts";
-export { collectProvenance, type CollectProvenanceOptions, type OperatorFacts, type Provenance } from "./provenance.ts";
+export { collectProvenance, type Provenance } from "./provenance.ts";
 
 /** The real effects: runtime adapters that return refusals instead of throwing, and the global fetch. */
 export function defaultProbeDeps(): ProbeDeps {

@@ -4,11 +4,10 @@
  * and the SHA-256 of its chat template. Only the header is read (at most HEADER_MAX_BYTES per shard). A file that
  * cannot be read, or whose header is truncated or hostile, gives null facts with a reason; nothing here throws.
  */
-import type { ModelFileFacts } from "../contract/mod.ts";
-import type { ProbeDeps } from "./_deps.ts";
+import { type ModelFileFacts, sha256Hex } from "../contract/mod.ts";
+import { type ProbeDeps, readPrefix } from "./_deps.ts";
 import { type GgufFile, readGguf } from "./gguf_reader.ts";
 import { packRelativeName } from "./model_files.ts";
-import { sha256Text } from "./server.ts";
 
 /** The most header bytes read per file: a large vocabulary (250k tokens with merges) takes some tens of MiB. */
 export const HEADER_MAX_BYTES = 256 * 1024 * 1024;
@@ -74,29 +73,6 @@ export interface ModelFileFactsReading {
   templateText: string | null;
 }
 
-/** Reads up to `maxBytes` leading bytes of a file. */
-async function readPrefix(deps: ProbeDeps, path: string, maxBytes: number): Promise<Uint8Array | string> {
-  const facts = await deps.stat(path);
-  if (!facts.ok) return facts.reason;
-  const opened = await deps.openReader(path);
-  if (!opened.ok) return opened.reason;
-  const reader = opened.value;
-  const bytes = new Uint8Array(Math.min(maxBytes, facts.value.sizeBytes));
-  let filled = 0;
-  try {
-    while (filled < bytes.length) {
-      const n = await reader.read(bytes.subarray(filled));
-      if (n === 0) break;
-      filled += n;
-    }
-  } catch (error) {
-    return `reading failed: ${error instanceof Error ? error.message : String(error)}`;
-  } finally {
-    await reader.close().catch(() => undefined);
-  }
-  return bytes.subarray(0, filled);
-}
-
 /** Decodes a file's header, reading more when the first 16 MiB do not hold it. */
 async function readHeader(deps: ProbeDeps, path: string): Promise<GgufFile | string> {
   for (const size of [FIRST_READ_BYTES, HEADER_MAX_BYTES]) {
@@ -160,7 +136,7 @@ export async function readModelFileFacts(
     tensor_types: tensorTypes,
     context_length: typeof contextLength === "number" && Number.isSafeInteger(contextLength) ? contextLength : null,
     parameter_count: parameters <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(parameters) : null,
-    chat_template_sha256: typeof template === "string" ? sha256Text(template) : null,
+    chat_template_sha256: typeof template === "string" ? sha256Hex(template) : null,
     effective_template_matches: null,
     warnings: [],
   };

@@ -3,7 +3,7 @@
  * engine arguments) and hashes them with SHA-256, reusing the hash cache where the file is unchanged.
  */
 import type { ModelFile } from "../contract/mod.ts";
-import type { FileFacts, MissingMap, Outcome, ProbeDeps } from "./_deps.ts";
+import { type FileFacts, type MissingMap, type Outcome, type ProbeDeps, readPrefix } from "./_deps.ts";
 import { type HashCache, openHashCache } from "./hash_cache.ts";
 import { hashFile, type HashProgress, streamHash } from "./hash_file.ts";
 import { startWorkerHasher, type WorkerHasher } from "./_hash_pool.ts";
@@ -246,22 +246,9 @@ const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
  * that cannot be opened is left to the hash step, which records why.
  */
 async function ggufMagic(path: string, deps: ProbeDeps): Promise<"gguf" | "not_gguf" | "unknown"> {
-  const opened = await deps.openReader(path);
-  if (!opened.ok) return "unknown";
-  try {
-    const head = new Uint8Array(4);
-    let filled = 0;
-    while (filled < 4) {
-      const count = await opened.value.read(head.subarray(filled));
-      if (count === 0) break;
-      filled += count;
-    }
-    return filled === 4 && GGUF_MAGIC.every((byte, i) => head[i] === byte) ? "gguf" : "not_gguf";
-  } catch {
-    return "unknown";
-  } finally {
-    await opened.value.close().catch(() => undefined);
-  }
+  const head = await readPrefix(deps, path, 4);
+  if (typeof head === "string") return "unknown";
+  return head.length === 4 && GGUF_MAGIC.every((byte, i) => head[i] === byte) ? "gguf" : "not_gguf";
 }
 
 interface HashJob {

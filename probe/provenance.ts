@@ -209,34 +209,24 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     nonconformingReasons.push(`chat template unknown: ${reason}`);
   }
 
+  /** An operator's value of a model field, or null with the reason at its pointer. */
+  const stated = (value: string | undefined, field: string, reason: string): string | null => {
+    if (value !== undefined && value !== "") return value;
+    missing[`/model/${field}`] = reason;
+    return null;
+  };
   const model: Model = {
-    id: operatorValue(operator.modelId, "/model/id", "not given (pass the model id)", missing),
-    revision: operatorValue(operator.modelRevision, "/model/revision", "not given (pass --model-revision)", missing),
-    source_revision: operatorValue(
-      operator.sourceRevision,
-      "/model/source_revision",
-      "not given (pass --source-revision)",
-      missing,
-    ),
-    quantization: operatorValue(
-      operator.quantization,
-      "/model/quantization",
-      "not given (pass --quantization)",
-      missing,
-    ),
+    id: stated(operator.modelId, "id", "not given (pass the model id)"),
+    revision: stated(operator.modelRevision, "revision", "not given (pass --model-revision)"),
+    source_revision: stated(operator.sourceRevision, "source_revision", "not given (pass --source-revision)"),
+    quantization: stated(operator.quantization, "quantization", "not given (pass --quantization)"),
     files: modelFiles.files,
-    tokenizer_revision: operatorValue(
+    tokenizer_revision: stated(
       operator.tokenizerRevision,
-      "/model/tokenizer_revision",
+      "tokenizer_revision",
       "not given (pass --tokenizer-revision)",
-      missing,
     ),
-    custom_pack: operatorValue(
-      operator.customPack,
-      "/model/custom_pack",
-      "no custom pack declared (--custom-pack)",
-      missing,
-    ),
+    custom_pack: stated(operator.customPack, "custom_pack", "no custom pack declared (--custom-pack)"),
     file_facts: fileFacts.facts,
   };
 
@@ -301,10 +291,4 @@ async function engineCommandLineOf(
   if (observed.ok) return { ...observed, provenance: "observed" };
   if (options.declaredEngineArgs) return { ...declaredEngineArgs(options.declaredEngineArgs), provenance: "declared" };
   return { ok: false, reason: observed.reason };
-}
-
-function operatorValue(value: string | undefined, pointer: string, reason: string, missing: MissingMap): string | null {
-  if (value !== undefined && value !== "") return value;
-  missing[pointer] = reason;
-  return null;
 }

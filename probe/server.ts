@@ -1,5 +1,6 @@
 /** Facts a running server reports about itself: /props, /v1/status, /slots, /metrics. */
 import { type Dialect, sha256Hex } from "../contract/mod.ts";
+import { concatBytes } from "../runtime/mod.ts";
 import type { MissingMap } from "./_deps.ts";
 import { parsePrometheusText } from "./_prometheus.ts";
 
@@ -90,13 +91,7 @@ async function cappedText(response: Response, maxBytes: number): Promise<string 
   } finally {
     reader.releaseLock();
   }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concatBytes(parts));
 }
 
 /**
@@ -157,14 +152,23 @@ export async function readSlots(baseUrl: string, deps: ProbeServerDeps): Promise
     const hint = reply.status === 501 ? " (llama-server started with --no-slots)" : "";
     return { ok: false, reason: `${reply.reason}${hint}`, status: reply.status };
   }
-  try {
-    const parsed = JSON.parse(reply.body) as unknown;
-    if (Array.isArray(parsed)) return { ok: true, slots: parsed };
-  } catch { /* below */ }
-  return { ok: false, reason: "GET /slots answered something that is not a JSON array", status: 200 };
+  const slots = asArray(reply.body);
+  return slots === null ? { ok: false, reason: SLOTS_NOT_ARRAY, status: 200 } : { ok: true, slots };
 }
 
-function asObject(text: string): Record<string, unknown> | null {
+const SLOTS_NOT_ARRAY = "GET /slots answered something that is not a JSON array";
+
+function asArray(text: string): unknown[] | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The JSON object `text` holds, or null when it is not JSON or not an object. */
+export function asObject(text: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(text);
     return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
@@ -186,11 +190,6 @@ export function engineCommitFromBuildInfo(buildInfo: string): string | null {
   return FULL_COMMIT.exec(buildInfo)?.[1]?.toLowerCase() ?? null;
 }
 
-/** SHA-256 of a string's UTF-8 bytes, lowercase hex. */
-export function sha256Text(text: string): string {
-  return sha256Hex(text);
-}
-
 /**
  * Reads what a server says about itself. Never throws: an endpoint that is missing or fails leaves its facts
  * null with a reason in `missing` (contract pointers) and `endpointProblems`.
@@ -210,14 +209,9 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
   const status = statusReply.ok ? asObject(statusReply.body) : null;
   if (!statusReply.ok) endpointProblems["/v1/status"] = statusReply.reason;
   else if (!status) endpointProblems["/v1/status"] = "GET /v1/status answered something that is not a JSON object";
-  let slots: unknown[] | null = null;
-  if (slotsReply.ok) {
-    try {
-      const parsed = JSON.parse(slotsReply.body);
-      if (Array.isArray(parsed)) slots = parsed;
-    } catch { /* reported below */ }
-    if (!slots) endpointProblems["/slots"] = "GET /slots answered something that is not a JSON array";
-  } else endpointProblems["/slots"] = slotsReply.reason;
+  const slots = slotsReply.ok ? asArray(slotsReply.body) : null;
+  if (!slotsReply.ok) endpointProblems["/slots"] = slotsReply.reason;
+  else if (!slots) endpointProblems["/slots"] = SLOTS_NOT_ARRAY;
   let metrics: Record<string, number> | null = null;
   if (metricsReply.ok) metrics = Object.fromEntries(parsePrometheusText(metricsReply.body));
   else endpointProblems["/metrics"] = metricsReply.reason;
@@ -248,32 +242,28 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
       : "the server reports no engine commit; pass the engine commit explicitly";
   }
 
+  /** Why a fact /props should hold is null: what /props lacks, or why there is no /props. */
+  const notInProps = (lack: string) => props ? lack : `unknown: ${endpointProblems["/props"]}`;
   const settings = props?.default_generation_settings as Record<string, unknown> | undefined;
   const contextTokens = positiveInteger(settings?.n_ctx);
   if (contextTokens === null) {
-    missing["/configuration/context_tokens"] = props
-      ? "/props has no default_generation_settings.n_ctx"
-      : `unknown: ${endpointProblems["/props"]}`;
+    missing["/configuration/context_tokens"] = notInProps("/props has no default_generation_settings.n_ctx");
   }
   const serverCapacity = positiveInteger(props?.total_slots) ?? (slots && slots.length > 0 ? slots.length : null);
   if (serverCapacity === null) {
-    missing["/configuration/server_capacity"] = props
-      ? "/props has no total_slots and /slots listed no slot"
-      : `unknown: ${endpointProblems["/props"]}`;
+    missing["/configuration/server_capacity"] = notInProps("/props has no total_slots and /slots listed no slot");
   }
   const templateText = typeof props?.chat_template === "string" && props.chat_template !== ""
     ? props.chat_template
     : null;
   const templateBytes = templateText === null ? 0 : new TextEncoder().encode(templateText).length;
   const templateFits = templateText !== null && templateBytes <= TEMPLATE_MAX_BYTES;
-  const chatTemplate = templateFits ? { text: templateText, sha256: sha256Text(templateText) } : null;
+  const chatTemplate = templateFits ? { text: templateText, sha256: sha256Hex(templateText) } : null;
   if (templateText !== null && !templateFits) {
     missing["/configuration/template"] = `the server's chat template is ${templateBytes} bytes, more than the ` +
-      `${TEMPLATE_MAX_BYTES} bytes the runner copies; it is not attached (its SHA-256 is ${sha256Text(templateText)})`;
+      `${TEMPLATE_MAX_BYTES} bytes the runner copies; it is not attached (its SHA-256 is ${sha256Hex(templateText)})`;
   } else if (!chatTemplate) {
-    missing["/configuration/template"] = props
-      ? "/props reports no chat_template"
-      : `unknown: ${endpointProblems["/props"]}`;
+    missing["/configuration/template"] = notInProps("/props reports no chat_template");
   }
   const params = settings?.params;
   const defaultGenerationParams = typeof params === "object" && params !== null && !Array.isArray(params)

@@ -4,7 +4,7 @@
  * tokens the chat endpoint adds and parses ({"tokens": [ids]}). A server without these endpoints is "unsupported";
  * an answer that is not what llama-server says gives a null count with the reason, never a guessed one.
  */
-import { fetchEndpoint, type ProbeServerDeps } from "./server.ts";
+import { asObject, fetchEndpoint, type ProbeServerDeps } from "./server.ts";
 
 /** One request's rendering on the server: its token ids, or why there are none. */
 export interface ServerTokens {
@@ -26,20 +26,9 @@ export const TEMPLATE_PROBE_SOURCE = "POST /apply-template, then POST /tokenize 
 /** Largest answer read: a 16K-token prompt renders to some 100 KB and tokenizes to some 100 KB of ids. */
 const ANSWER_MAX_BYTES = 8 * 1024 * 1024;
 
-function parsed(text: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The token ids of a /tokenize answer (plain ids or {id, piece} objects), or null when it is anything else. */
 export function tokensOfAnswer(text: string): number[] | null {
-  const tokens = parsed(text)?.tokens;
+  const tokens = asObject(text)?.tokens;
   if (!Array.isArray(tokens)) return null;
   const ids: number[] = [];
   for (const token of tokens) {
@@ -69,7 +58,7 @@ export async function renderAndCount(
       out.push({ id: request.id, tokens: null, reason: rendered.reason });
       continue;
     }
-    const prompt = parsed(rendered.body)?.prompt;
+    const prompt = asObject(rendered.body)?.prompt;
     if (typeof prompt !== "string") {
       out.push({ id: request.id, tokens: null, reason: "POST /apply-template answered no prompt text" });
       continue;

@@ -1,15 +1,6 @@
 /**
- * `deno task compile`: builds the single-file strata-bench executables of a release into `dist/`.
- *
- * - `deno compile` for linux x64/arm64, macOS x64/arm64 and Windows x64, with the `run` permission set of
- *   deno.json baked in. It needs Deno's runtime base (denort) for each target, which it would download from a host
- *   this project's machines cannot reach: set DENORT_BIN (one target) or DENORT_DIR (a folder holding
- *   `denort-<triple>` or `denort-<triple>.exe` per target). A target without one is skipped with a plain message.
- * - `bun build --compile` for the host (or the targets named): Bun has no permission system, so that binary
- *   runs with the user's full rights.
- *
- * Every binary carries the fixture bundle and the source commit (the COMMIT file rule) inside it; `dist/COMMIT`
- * and `dist/SHA256SUMS` are written beside the binaries.
+ * `deno task compile`: builds the single-file strata-bench executables of a release into `dist/`, as HELP below
+ * says. A `bun build --compile` binary runs with the user's full rights: Bun has no permission system.
  */
 import { Buffer } from "node:buffer";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -183,11 +174,8 @@ function denortFor(target: ReleaseTarget, options: CompileOptions, host: Release
 }
 
 async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
+  const facts = await statOutcome(path);
+  return facts.ok && facts.value.isFile;
 }
 
 async function artifactOf(path: string): Promise<Artifact> {

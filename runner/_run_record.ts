@@ -6,9 +6,14 @@ import type { ChatTemplateKwargs, Sampling } from "../contract/mod.ts";
 import type { ConfigCheck } from "../score/mod.ts";
 import type { PreparedRun, RunOptions } from "./run_options.ts";
 
+/** The body of the run's first request, whose settings the run's records quote. */
+function firstBody(prepared: PreparedRun) {
+  return prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "");
+}
+
 /** What the runner sent for the dialect-dependent setting, as results.json's extensions and config.json say it. */
 export function sentSettings(prepared: PreparedRun) {
-  const first = prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "")?.settings ?? null;
+  const first = firstBody(prepared)?.settings ?? null;
   return {
     dialect: prepared.server.dialect,
     dialect_evidence: prepared.server.dialectEvidence,
@@ -19,8 +24,7 @@ export function sentSettings(prepared: PreparedRun) {
 
 /** config.json: the run's options as given, the operator's declarations, and the settings sent. */
 export function runConfig(options: RunOptions, prepared: PreparedRun): Record<string, unknown> {
-  const firstId = prepared.plan.fixtures[0]?.id;
-  const firstBody = firstId === undefined ? undefined : prepared.bodies.get(firstId);
+  const first = firstBody(prepared);
   const d = options.declared;
   return {
     command: options.command,
@@ -47,7 +51,7 @@ export function runConfig(options: RunOptions, prepared: PreparedRun): Record<st
     ...sentSettings(prepared),
     sampling: prepared.sampling,
     chat_template_kwargs: prepared.chatTemplateKwargs,
-    request_settings_example: firstBody === undefined ? null : withoutMessages(firstBody.body),
+    request_settings_example: first === undefined ? null : withoutMessages(first.body),
   };
 }
 
@@ -76,7 +80,7 @@ export function resolvedConfiguration(checks: Readonly<Record<string, ConfigChec
  */
 function serverDefaults(prepared: PreparedRun): Record<string, unknown> {
   const params = prepared.server.defaultGenerationParams;
-  const body = prepared.bodies.get(prepared.plan.fixtures[0]?.id ?? "")?.body ?? {};
+  const body = firstBody(prepared)?.body ?? {};
   if (params === null) {
     return {
       source: "GET /props default_generation_settings.params",

@@ -65,8 +65,6 @@ export interface ExecuteOptions {
   deadlineS?: number;
   /** Aborting it cancels the in-flight request(s) and skips everything after. */
   signal?: AbortSignal;
-  /** Timeout for the /health question after a failure, milliseconds. */
-  healthTimeoutMs?: number;
   /**
    * Why the engine's resolved configuration is not read at all (a server that is not llama.cpp has no /slots of
    * that shape); null or absent: it is read after every batch when deps.readSlots exists.
@@ -303,7 +301,7 @@ async function afterBatch(
   if (batch.phase === "warmup") return `the warm-up request failed (${describeFailure(firstFailed.outcome)})`;
   if (options.signal?.aborted) return null;
   const failedId = firstFailed.fixture.id;
-  const answer = await deps.checkHealth(options.baseUrl, options.healthTimeoutMs ?? 5000);
+  const answer = await deps.checkHealth(options.baseUrl, 5000);
   healthChecks.push({ afterRequestId: failedId, answer });
   return answer.ok ? null : `the engine did not answer /health after ${failedId} failed (${answer.message})`;
 }

@@ -1,4 +1,5 @@
 /** Why a run could not start (nothing sent), and why it stopped when the result folder could not be written. */
+import { errnoOf } from "../runtime/mod.ts";
 import type { TemplateCheck } from "./template_check.ts";
 
 /** Why a run could not start; nothing was sent to the server. */
@@ -30,13 +31,6 @@ export class RunWriteError extends Error {
   }
 }
 
-/** The file system's code of a write error ("ENOSPC"), or its name. */
-function writeErrorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.name : "unknown";
-}
-
 const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
   ENOSPC: "no space left on the disk",
   EDQUOT: "the disk quota is used up",
@@ -48,7 +42,8 @@ const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
 };
 
 export function writeError(folder: string, keptRequests: number, error: unknown, writing: string): RunWriteError {
-  const code = writeErrorCode(error);
+  // The file system's code of the error ("ENOSPC"), or its name.
+  const code = errnoOf(error) || "unknown";
   const words = WRITE_ERROR_WORDS[code] ?? (error instanceof Error ? error.message.split("\n")[0] : String(error));
   return new RunWriteError(
     folder,

@@ -5,14 +5,8 @@
  * wrote. Every effect comes in through `RunDeps`, so tests and the demo drive it against the scripted engine;
  * `cli/run.ts` binds the real parts and prints.
  */
-import { classifyServerUrl, type LoopbackVerdict } from "../client/mod.ts";
-import {
-  type Artifact,
-  type ExecutedRequest,
-  type Fixture,
-  type Result,
-  SCRIPTED_ENGINE_PROP,
-} from "../contract/mod.ts";
+import { classifyServerUrl } from "../client/mod.ts";
+import { type Artifact, type ExecutedRequest, type Result, SCRIPTED_ENGINE_PROP } from "../contract/mod.ts";
 import type { ServerFacts } from "../probe/mod.ts";
 import {
   assembleResult,
@@ -214,18 +208,8 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
 /** Bundle, URL, /health, server identity, provenance, plan and bodies: all before anything is sent. */
 async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedRun> {
   options.onStage?.("checking");
-  let bundle: { fixtures: Fixture[]; corpusSha256: string };
-  try {
-    bundle = await deps.loadBundle();
-  } catch (error) {
-    throw new RunRefusedError("bundle", error instanceof Error ? error.message : String(error), error);
-  }
-  let where: LoopbackVerdict;
-  try {
-    where = classifyServerUrl(options.baseUrl);
-  } catch (error) {
-    throw new RunRefusedError("url", error instanceof Error ? error.message : String(error), error);
-  }
+  const bundle = await refusing("bundle", () => deps.loadBundle());
+  const where = await refusing("url", () => classifyServerUrl(options.baseUrl));
   // Checked before the probe and the model hashing, which can take minutes: a folder that cannot take the result
   // (read-only, full, or a link out of the permitted area) refuses the run before anything is measured.
   const root = await chooseResultsRoot(deps.files, options.outRoot);
@@ -301,15 +285,16 @@ async function openFolder(
 ): Promise<ResultFolder> {
   const gpus = prepared.provenance.hardware.gpus;
   const root = await chooseResultsRoot(deps.files, options.outRoot);
+  const name = resultFolderName(startedAt, gpuSlug(gpus === null ? null : gpus.map((g) => g.name)), runId);
+  return await refusing("folder", () => openResultFolder(deps.files, root, name, deps.sanitizers));
+}
+
+/** What `work` gives, or a RunRefusedError of `code` carrying the error it threw (nothing was sent). */
+async function refusing<T>(code: RunRefusedError["code"], work: () => T | Promise<T>): Promise<T> {
   try {
-    return await openResultFolder(
-      deps.files,
-      root,
-      resultFolderName(startedAt, gpuSlug(gpus === null ? null : gpus.map((g) => g.name)), runId),
-      deps.sanitizers,
-    );
+    return await work();
   } catch (error) {
-    throw new RunRefusedError("folder", error instanceof Error ? error.message : String(error), error);
+    throw new RunRefusedError(code, error instanceof Error ? error.message : String(error), error);
   }
 }
 

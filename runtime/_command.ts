@@ -3,7 +3,7 @@
  * run permission, a timeout or a failure to start comes back as a Refusal naming the cause.
  */
 import { execFile } from "node:child_process";
-import { type Outcome, refusalFrom } from "./_refusal.ts";
+import { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
 
 /** Exit status and output of a finished program. A nonzero code is still ok: the caller decides. */
 export interface CommandOutput {
@@ -78,7 +78,8 @@ export async function runCommand(
   }
 }
 
-function spawnRefusal(error: unknown, command: string): Outcome<CommandOutput> {
+/** Why `command` could not be started: not found, or its run permission refused (naming the flag), or else. */
+export function spawnRefusal(error: unknown, command: string): Refusal {
   const refusal = refusalFrom(error, `run ${command}`, "run");
   if (refusal.kind === "not_found") return { ...refusal, reason: `${command} not found` };
   if (refusal.kind === "permission") {

@@ -3,8 +3,8 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import { lstat, mkdir, open, readdir, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { constants } from "node:fs";
+import { lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
 import { FileReadError, readFile } from "./_files.ts";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
@@ -43,20 +43,20 @@ export async function readTextOutcome(path: string, options: { maxBytes?: number
   }
 }
 
+function factsOf(s: Stats): FileFacts {
+  return {
+    sizeBytes: s.size,
+    mtimeMs: s.mtimeMs,
+    ino: typeof s.ino === "number" ? s.ino : 0,
+    isFile: s.isFile(),
+    isDirectory: s.isDirectory(),
+  };
+}
+
 /** Stats a path, following symbolic links. */
 export async function statOutcome(path: string): Promise<Outcome<FileFacts>> {
   try {
-    const s = await stat(path);
-    return {
-      ok: true,
-      value: {
-        sizeBytes: s.size,
-        mtimeMs: s.mtimeMs,
-        ino: typeof s.ino === "number" ? s.ino : 0,
-        isFile: s.isFile(),
-        isDirectory: s.isDirectory(),
-      },
-    };
+    return { ok: true, value: factsOf(await stat(path)) };
   } catch (error) {
     return refusalFrom(error, `stat ${path}`, "read");
   }
@@ -66,29 +66,9 @@ export async function statOutcome(path: string): Promise<Outcome<FileFacts>> {
 export async function lstatOutcome(path: string): Promise<Outcome<LinkFacts>> {
   try {
     const s = await lstat(path);
-    return {
-      ok: true,
-      value: {
-        sizeBytes: s.size,
-        mtimeMs: s.mtimeMs,
-        ino: typeof s.ino === "number" ? s.ino : 0,
-        isFile: s.isFile(),
-        isDirectory: s.isDirectory(),
-        isSymlink: s.isSymbolicLink(),
-      },
-    };
+    return { ok: true, value: { ...factsOf(s), isSymlink: s.isSymbolicLink() } };
   } catch (error) {
     return refusalFrom(error, `stat ${path}`, "read");
-  }
-}
-
-/** Removes one file (never a folder). */
-export async function removeFileOutcome(path: string): Promise<Outcome<true>> {
-  try {
-    await unlink(path);
-    return { ok: true, value: true };
-  } catch (error) {
-    return refusalFrom(error, `remove ${path}`, "write");
   }
 }
 

@@ -45,17 +45,20 @@ export async function readFile(path: string, options: { maxBytes?: number } = {}
   const refuse = (code: FileProblem, detail: string, cause?: unknown): never => {
     throw new FileReadError(path, code, `Cannot read "${path}": ${detail}`, cause);
   };
-  let handle;
-  try {
-    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one (0 where unknown).
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
+  const failed = (error: unknown): never => {
     const code = classify(error);
     return refuse(
       code,
       `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
       error,
     );
+  };
+  let handle;
+  try {
+    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one (0 where unknown).
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    return failed(error);
   }
   try {
     const facts = await handle.stat();
@@ -74,21 +77,24 @@ export async function readFile(path: string, options: { maxBytes?: number } = {}
       total += bytesRead;
       if (total > maxBytes) refuse("too_large", `it grew past the ${maxBytes} bytes this input may hold while read`);
     }
-    const bytes = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) bytes.set(c, at), at += c.length;
-    return bytes;
+    return concatBytes(chunks);
   } catch (error) {
     if (error instanceof FileReadError) throw error;
-    const code = classify(error);
-    return refuse(
-      code,
-      `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
-      error,
-    );
+    return failed(error);
   } finally {
     await handle.close();
   }
+}
+
+/** The chunks joined into one array of bytes. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /**

@@ -98,7 +98,7 @@ function failure(path: string, error: unknown, doing: string): FolderFileError {
 }
 
 /** The relative path's components, or a problem when it could leave the folder. */
-function components(relativePath: string): string[] {
+export function components(relativePath: string): string[] {
   const parts = relativePath.split("/");
   const unsafe = relativePath === "" || relativePath.startsWith("/") || relativePath.includes("\\") ||
     relativePath.includes("\0") || /^[A-Za-z]:/.test(relativePath) ||

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errnoKind, errnoOf } from "./_errno.ts";
-import { FolderFileError } from "./_folder_files.ts";
+import { components, FolderFileError } from "./_folder_files.ts";
 import { refusedPermissionFlag } from "./_refusal.ts";
 
 /** A folder opened for safe writing. */
@@ -38,17 +38,6 @@ export interface FolderWriter {
 }
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-
-function parts(relativePath: string): string[] {
-  const split = relativePath.split("/");
-  const unsafe = relativePath === "" || relativePath.startsWith("/") || relativePath.includes("\\") ||
-    relativePath.includes("\0") || /^[A-Za-z]:/.test(relativePath) ||
-    split.some((part) => part === "" || part === "." || part === "..");
-  if (unsafe) {
-    throw new FolderFileError(relativePath, "bad_path", `"${relativePath}" is not a plain path inside the folder`);
-  }
-  return split;
-}
 
 /** lstat, or null when the name does not exist. */
 async function lstatOrNull(path: string): Promise<fs.Stats | null> {
@@ -77,7 +66,7 @@ async function walk(
   relativePath: string,
   make: boolean,
 ): Promise<{ path: string; stats: fs.Stats | null }> {
-  const names = parts(relativePath);
+  const names = components(relativePath);
   let at = root;
   for (const [i, name] of names.entries()) {
     at = join(at, name);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { concatBytes } from "./_files.ts";
 
 /** One incoming HTTP request, body already read. */
 export interface HttpServerRequest {
@@ -108,7 +109,7 @@ async function handle(
     method: req.method ?? "GET",
     url: req.url ?? "/",
     headers,
-    bodyText: new TextDecoder().decode(concat(chunks)),
+    bodyText: new TextDecoder().decode(concatBytes(chunks)),
   };
   const response: HttpServerResponse = {
     writeHead(status, head) {
@@ -151,16 +152,4 @@ async function handle(
   } catch {
     response.destroy();
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }

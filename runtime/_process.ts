@@ -1,4 +1,5 @@
 import process from "node:process";
+import { env } from "./_env.ts";
 import { escapeTerminalText } from "./_terminal_text.ts";
 import { ERASE_LINE, renderStatusLine, type StyledText } from "./_status_line.ts";
 
@@ -140,25 +141,16 @@ export function terminalColumns(): number {
   return 80;
 }
 
-/** An environment variable, or undefined when unset or not permitted. */
-function envValue(name: string): string | undefined {
-  try {
-    return process.env[name];
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Whether stderr is a terminal that redraws a line in place: a TTY whose TERM is not "dumb" (a dumb terminal
  * ignores the erase-line sequence).
  */
 export function stderrRedraws(): boolean {
-  return stderrIsTerminal() && envValue("TERM") !== "dumb";
+  return stderrIsTerminal() && env("TERM") !== "dumb";
 }
 
 /** Whether colour may be shown on stderr: it redraws, and NO_COLOR (no-color.org) is unset or empty. */
 export function colorAllowed(): boolean {
-  const noColor = envValue("NO_COLOR");
+  const noColor = env("NO_COLOR");
   return stderrRedraws() && (noColor === undefined || noColor === "");
 }

@@ -2,6 +2,7 @@
  * Typed outcomes of runtime effects that may be refused or fail. Probes turn a refusal into `null` plus its
  * `reason` instead of crashing; the reason names the missing permission flag where one is the cause.
  */
+import { errnoKind } from "./_errno.ts";
 
 /** Why an effect produced no value. */
 export interface Refusal {
@@ -41,7 +42,6 @@ function flagFor(message: string, fallbackKind: string): string {
 export function refusalFrom(error: unknown, action: string, permissionKind: string): Refusal {
   const err = error as { name?: unknown; code?: unknown; message?: unknown } | null;
   const name = typeof err?.name === "string" ? err.name : "";
-  const code = typeof err?.code === "string" ? err.code : "";
   const message = typeof err?.message === "string" ? err.message : String(error);
   if (name === "NotCapable" || (name === "PermissionDenied" && /--allow-/.test(message))) {
     const flag = flagFor(message, permissionKind);
@@ -55,10 +55,9 @@ export function refusalFrom(error: unknown, action: string, permissionKind: stri
       : `add ${flag}`;
     return { ok: false, kind: "permission", reason: `permission to ${action} refused (${hint})`, flag };
   }
-  if (name === "NotFound" || code === "ENOENT") {
-    return { ok: false, kind: "not_found", reason: `cannot ${action}: not found` };
-  }
-  if (name === "PermissionDenied" || code === "EACCES" || code === "EPERM") {
+  const kind = errnoKind(error);
+  if (kind === "not_found") return { ok: false, kind: "not_found", reason: `cannot ${action}: not found` };
+  if (kind === "permission_denied") {
     return { ok: false, kind: "failed", reason: `cannot ${action}: the operating system denied access` };
   }
   const firstLine = message.split("\n")[0] ?? "";

@@ -8,6 +8,7 @@
  */
 import { spawn } from "node:child_process";
 import process from "node:process";
+import { spawnRefusal } from "./_command.ts";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** How a spawned program ended: an exit code, or the signal that ended it. */
@@ -179,13 +180,4 @@ function spawnWithNode(
       });
     });
   });
-}
-
-function spawnRefusal(error: unknown, command: string): Outcome<SpawnedProcess> {
-  const refusal = refusalFrom(error, `run ${command}`, "run");
-  if (refusal.kind === "not_found") return { ...refusal, reason: `${command} not found` };
-  if (refusal.kind === "permission") {
-    return { ...refusal, reason: `permission to run ${command} refused (add --allow-run for it)` };
-  }
-  return refusal;
 }

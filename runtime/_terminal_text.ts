@@ -21,11 +21,3 @@ function hex4(char: string): string {
 export function escapeTerminalText(text: string): string {
   return text.replace(UNSAFE, hex4);
 }
-
-/** Whether `text` holds a character that escapeTerminalText would rewrite. */
-export function hasTerminalControls(text: string): boolean {
-  UNSAFE.lastIndex = 0;
-  const found = UNSAFE.test(text);
-  UNSAFE.lastIndex = 0;
-  return found;
-}

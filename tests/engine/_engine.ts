@@ -5,14 +5,9 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type EngineHandle,
-  type EngineProfile,
-  ensureTinyQwen3,
-  LLAMA_CPP_COMMIT,
-  provisionLlamaServer,
-  startEngine,
-} from "../../engine/mod.ts";
+import { type EngineHandle, ensureTinyQwen3, LLAMA_CPP_COMMIT, startEngine } from "../../engine/mod.ts";
+import type { EngineProfile } from "../../engine/profile.ts";
+import { provisionLlamaServer } from "../../engine/provision.ts";
 import { realRunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
 import { loadBundle } from "../../fixtures/mod.ts";
 import type { Fixture, Result } from "../../contract/mod.ts";

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { ensureTinyQwen3, loadTokenizerSource, TINY_QWEN3_DEFAULTS, tinyQwen3Bytes } from "../../engine/mod.ts";
+import { ensureTinyQwen3 } from "../../engine/mod.ts";
+import { loadTokenizerSource, tinyQwen3Bytes } from "../../engine/tiny_model_file.ts";
+import { TINY_QWEN3_DEFAULTS } from "../../engine/tiny_qwen3.ts";
 
 Deno.test("the full tiny model is byte-for-byte reproducible from its seed and matches the cached file", async () => {
   const source = await loadTokenizerSource();

@@ -4,16 +4,16 @@
  * commit from the llama.cpp checkout the server was built from, and the template check runs before the warm-up.
  */
 import assert from "node:assert/strict";
-import { cacheDir, enginePaths, LLAMA_CPP_COMMIT } from "../../engine/mod.ts";
-import { CONFIGURATION_OBJECTS } from "../../probe/mod.ts";
-import { writeStderr } from "../../runtime/mod.ts";
+import { enginePaths, LLAMA_CPP_COMMIT } from "../../engine/mod.ts";
+import { CONFIGURATION_OBJECTS } from "../../probe/configuration.ts";
+import { toolkitCacheDir, writeStderr } from "../../runtime/mod.ts";
 import { runAgainst, startTinyEngine, tempDir } from "./_engine.ts";
 
 Deno.test("real engine: a --url run observes the seven configuration objects, the GGUF facts and the template check", {
   sanitizeResources: false,
   sanitizeOps: false,
 }, async () => {
-  const cache = cacheDir();
+  const cache = toolkitCacheDir();
   assert.ok(cache.ok, "the toolkit's cache folder is known");
   const engine = await startTinyEngine();
   const dir = await tempDir();

@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import { loadBundle } from "../../fixtures/mod.ts";
 import { type Fixture, type RequestRecord, type Result } from "../../contract/mod.ts";
-import { realRunDeps, type RunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
+import { realRunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
+import type { RunDeps } from "../../runner/run_options.ts";
 import { type HostileEngine, type HostileEngineOptions, startHostileEngine } from "./_hostile_engine.ts";
 
 let bundle: { fixtures: Fixture[]; corpusSha256: string } | null = null;

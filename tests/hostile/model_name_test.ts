@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { packRelativeName } from "../../probe/mod.ts";
+import { packRelativeName } from "../../probe/model_files.ts";
 import { runHostile } from "./_run.ts";
 
 Deno.test("packRelativeName percent-encodes control characters and a leading ~, and leaves other names alone", () => {

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { loadBundle } from "../../fixtures/mod.ts";
 import type { Fixture, RequestRecord, Result } from "../../contract/mod.ts";
 import { type MockEngine, type MockEngineOptions, startMockEngine } from "../../mock/mod.ts";
-import { realRunDeps, type RunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
+import { realRunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
+import type { RunDeps } from "../../runner/run_options.ts";
 import { validateResultText } from "../../report/validate.ts";
 
 /** A full 40-hex engine commit for runs that should be identity-complete. */

@@ -3,7 +3,7 @@ import { classifyServerUrl, isLoopbackHost } from "../../../client/mod.ts";
 import { requireLoopback } from "../../../cli/load.ts";
 import { runMockCommand } from "../../../cli/mock.ts";
 import { EXIT } from "../../../cli/exit_codes.ts";
-import { parseProfile } from "../../../engine/mod.ts";
+import { parseProfile } from "../../../engine/profile.ts";
 
 Deno.test("127.0.0.0/8, ::1 and localhost are loopback", () => {
   for (

@@ -3,7 +3,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:http";
-import { type EngineProfile, EngineStartError, startEngine } from "../../../engine/mod.ts";
+import { startEngine } from "../../../engine/mod.ts";
+import type { EngineProfile } from "../../../engine/profile.ts";
+import { EngineStartError } from "../../../engine/engine_process.ts";
 import { sys } from "../../../runtime/mod.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };

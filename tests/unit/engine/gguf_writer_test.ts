@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { encodeGguf, float16Bits, type GgufContent } from "../../../engine/mod.ts";
-import { readGguf } from "../../../probe/mod.ts";
+import { encodeGguf, type GgufContent } from "../../../engine/gguf_writer.ts";
+import { float16Bits } from "../../../engine/tiny_qwen3.ts";
+import { readGguf } from "../../../probe/gguf_reader.ts";
 
 function join(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));

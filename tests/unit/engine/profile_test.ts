@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { buildLogState, engineArgv, parseProfile, profileBaseUrl, type ProfileContext } from "../../../engine/mod.ts";
+import { buildLogState } from "../../../engine/provision.ts";
+import { engineArgv, parseProfile, profileBaseUrl, type ProfileContext } from "../../../engine/profile.ts";
 
 const context: ProfileContext = {
   vars: { cache: "/c", llama_server: "/c/llama-server", tiny_qwen3: "/c/models/tiny.gguf", profile_dir: "/p" },

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import {
   buildTinyQwen3,
-  encodeGguf,
   TINY_QWEN3_DEFAULTS,
   tinyQwen3FileName,
   type TinyQwen3Options,
   type TokenizerSource,
-} from "../../../engine/mod.ts";
-import { readGguf } from "../../../probe/mod.ts";
+} from "../../../engine/tiny_qwen3.ts";
+import { encodeGguf } from "../../../engine/gguf_writer.ts";
+import { readGguf } from "../../../probe/gguf_reader.ts";
 
 /** A five-token byte-level BPE vocabulary plus the added tokens the model needs, in tokenizer.json shape. */
 function source(overrides: { addedThink?: boolean } = {}): TokenizerSource {

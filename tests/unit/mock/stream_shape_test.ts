@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { KNOWN_ANSWERS, startMockEngine } from "../../../mock/mod.ts";
+import { startMockEngine } from "../../../mock/mod.ts";
+import { KNOWN_ANSWERS } from "../../../mock/_plan.ts";
 import { chatBody, deltaOf, finishReasonOf, joined, postChat, toolCallsOf } from "./_client.ts";
 
 type Timings = Record<string, number>;

@@ -1,6 +1,7 @@
 /** A fake machine for probe tests: files, folders, links and commands given as plain data. */
 import { readFileSync } from "node:fs";
-import type { CommandOutput, FileFacts, Outcome, ProbeDeps } from "../../../probe/mod.ts";
+import type { ProbeDeps } from "../../../probe/mod.ts";
+import type { CommandOutput, FileFacts, Outcome } from "../../../probe/_deps.ts";
 
 const DATA = new URL("../../data/probe/", import.meta.url);
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildConfigurationObjects, CONFIGURATION_OBJECTS, readEngineArgs } from "../../../probe/mod.ts";
+import { buildConfigurationObjects, CONFIGURATION_OBJECTS, readEngineArgs } from "../../../probe/configuration.ts";
 
 Deno.test("llama-server argv: options land in their objects under the long flag names, numbers as numbers", () => {
   const reading = readEngineArgs([

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  declaredEngineArgs,
-  idsInPackIndex,
-  observeEngineCommandLine,
-  resolveEngineCommit,
-  shortEngineCommit,
-  splitCommandLine,
-} from "../../../probe/mod.ts";
+import { declaredEngineArgs, shortEngineCommit } from "../../../probe/mod.ts";
+import { idsInPackIndex, resolveEngineCommit } from "../../../probe/engine_source.ts";
+import { observeEngineCommandLine, splitCommandLine } from "../../../probe/engine_command_line.ts";
 import { fakeDeps } from "./_fake.ts";
 
 const SS = 'LISTEN 0      512    127.0.0.1:8080 0.0.0.0:* users:(("llama-server",pid=77,fd=3))\n';

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { encodeGguf, type GgufContent } from "../../../engine/mod.ts";
-import { readGguf } from "../../../probe/mod.ts";
+import { encodeGguf, type GgufContent } from "../../../engine/gguf_writer.ts";
+import { readGguf } from "../../../probe/gguf_reader.ts";
 
 function join(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

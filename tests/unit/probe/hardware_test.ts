@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { probeHardware } from "../../../probe/mod.ts";
+import { probeHardware } from "../../../probe/hardware.ts";
 import { captured, fakeDeps, type FakeMachine, NVIDIA_QUERY, ROCM_QUERY } from "./_fake.ts";
 
 const LINUX_BASICS: FakeMachine = {

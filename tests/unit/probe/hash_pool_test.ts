@@ -3,13 +3,8 @@ import { createHash } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  defaultProbeDeps,
-  findAndHashModelFiles,
-  type HashWorkerPort,
-  type ModelHashProgress,
-  type ProbeDeps,
-} from "../../../probe/mod.ts";
+import { defaultProbeDeps, findAndHashModelFiles, type ModelHashProgress, type ProbeDeps } from "../../../probe/mod.ts";
+import type { HashWorkerPort } from "../../../probe/_hash_pool.ts";
 import { refusalFrom } from "../../../runtime/mod.ts";
 
 const SHARDS = 4;

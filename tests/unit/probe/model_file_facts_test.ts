@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { encodeGguf, type GgufValue } from "../../../engine/mod.ts";
-import { readModelFileFacts, sha256Text } from "../../../probe/mod.ts";
+import { encodeGguf, type GgufValue } from "../../../engine/gguf_writer.ts";
+import { sha256Hex } from "../../../contract/mod.ts";
+import { readModelFileFacts } from "../../../probe/model_file_facts.ts";
 import { fakeDeps } from "./_fake.ts";
 
 function gguf(metadata: [string, GgufValue][], tensors: { name: string; dims: number[] }[]): Uint8Array {
@@ -37,7 +38,7 @@ Deno.test("the GGUF header gives architecture, file type, tensor types, context,
     packDir: "/pack",
     declaredQuantization: "Q4_K_M",
     declaredModelId: "Qwen/Qwen3-8B-GGUF",
-    effectiveTemplateSha256: sha256Text(TEMPLATE),
+    effectiveTemplateSha256: sha256Hex(TEMPLATE),
   }, deps);
   assert.equal(read.reason, null);
   assert.deepEqual(read.facts, {
@@ -48,7 +49,7 @@ Deno.test("the GGUF header gives architecture, file type, tensor types, context,
     tensor_types: { F16: 2 },
     context_length: 40960,
     parameter_count: 48,
-    chat_template_sha256: sha256Text(TEMPLATE),
+    chat_template_sha256: sha256Hex(TEMPLATE),
     effective_template_matches: true,
     warnings: [],
   });
@@ -61,7 +62,7 @@ Deno.test("a declaration the file contradicts and another effective template are
     paths: ["/m.gguf"],
     declaredQuantization: "Q8_0",
     declaredModelId: "meta-llama/Llama-3.1-8B",
-    effectiveTemplateSha256: sha256Text("another"),
+    effectiveTemplateSha256: sha256Hex("another"),
   }, deps);
   assert.equal(read.facts?.effective_template_matches, false);
   assert.equal(read.facts?.warnings.length, 3);

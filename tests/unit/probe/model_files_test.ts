@@ -3,15 +3,9 @@ import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  defaultProbeDeps,
-  expandShards,
-  findAndHashModelFiles,
-  hashFile,
-  type HashProgress,
-  packRelativeName,
-  type ProbeDeps,
-} from "../../../probe/mod.ts";
+import { defaultProbeDeps, findAndHashModelFiles, hashFile, type ProbeDeps } from "../../../probe/mod.ts";
+import { expandShards, packRelativeName } from "../../../probe/model_files.ts";
+import type { HashProgress } from "../../../probe/hash_file.ts";
 
 function sha256(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");

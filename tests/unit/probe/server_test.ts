@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { engineCommitFromBuildInfo, priorRequestsFrom, probeServer } from "../../../probe/mod.ts";
+import { probeServer } from "../../../probe/mod.ts";
+import { engineCommitFromBuildInfo, priorRequestsFrom } from "../../../probe/server.ts";
 import { parsePrometheusText } from "../../../probe/_prometheus.ts";
 import { captured } from "./_fake.ts";
 

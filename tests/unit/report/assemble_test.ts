@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { loadBundle } from "../../../fixtures/mod.ts";
 import type { Fixture, StreamOutcome } from "../../../contract/mod.ts";
-import { KNOWN_ANSWERS } from "../../../mock/mod.ts";
+import { KNOWN_ANSWERS } from "../../../mock/_plan.ts";
 import { type AssembleInput, assembleResult } from "../../../report/assemble.ts";
 import { nullPointers } from "../../../report/_checks_missing.ts";
 import { validateResult } from "../../../report/validate.ts";
