@@ -265,18 +265,6 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "splitCommandLine",
     "tokensOfAnswer",
   ],
-  report: [
-    "COMPARED_METRICS",
-    "COMPARISON_FORMAT",
-    "COMPARISON_SCHEMA_VERSION",
-    "ComparedConfiguration",
-    "ComparedRun",
-    "Comparison",
-    "ComparisonGroup",
-    "ComparisonRow",
-    "CurvePercentiles",
-    "FactValue",
-  ],
   runner: [
     "BudgetSetting",
     "ChatBody",
