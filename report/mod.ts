@@ -14,12 +14,7 @@ export { type ChartSpec, renderChartSvg } from "./charts.ts";
 export { resultGlance } from "./glance.ts";
 export { missingGroup } from "./_missing_groups.ts";
 export { type ComparedInput, compareResults } from "./comparison.ts";
-export {
-  csvCell,
-  renderComparisonCsv,
-  renderComparisonJson,
-  renderComparisonMarkdown,
-} from "./comparison_render.ts";
+export { csvCell, renderComparisonCsv, renderComparisonJson, renderComparisonMarkdown } from "./comparison_render.ts";
 export { comparisonSpec } from "./comparison_picture.ts";
 export { type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
 export { PICTURES_RENDERER_KEY, renderResultPictures } from "./pictures.ts";

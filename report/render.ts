@@ -6,16 +6,10 @@
 import type { Result } from "../contract/mod.ts";
 import { escapeTerminalText } from "../runtime/mod.ts";
 import { markdownLine, markdownText } from "./_markdown.ts";
-import {
-  type Cell,
-  type ReportHead,
-  reportHead,
-  reportSections,
-  type Section,
-  SHORT_PROMPT_NOTE,
-  SIMULATED_LABEL,
-  skippedLines,
-} from "./_report_sections.ts";
+import { LEFT_OUT_NOTE } from "../score/mod.ts";
+import { type ReportHead, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
+import { reportSections, skippedLines } from "./_report_sections.ts";
+import type { Cell, Section } from "./_section.ts";
 import { energySection } from "./_energy_section.ts";
 
 /** The sections in reading order: the per-case table, then the energy table where power was sampled, then the rest. */
@@ -71,7 +65,7 @@ function markdownHead(head: ReportHead): string[] {
   if (head.simulated) out.push(`> **${markdownText(SIMULATED_LABEL)}**`, "");
   for (const [label, value] of head.facts) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
   out.push("", ...markdownTable(head.headline.head, head.headline.rows), "");
-  out.push(`${markdownText(SHORT_PROMPT_NOTE)} Details, pictures and every value not measured follow.`, "");
+  out.push(`${markdownText(LEFT_OUT_NOTE)} Details, pictures and every value not measured follow.`, "");
   return out;
 }
 

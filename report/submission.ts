@@ -7,7 +7,8 @@
 import { type Result, sha256Hex } from "../contract/mod.ts";
 import { DIGEST_KEYS } from "./measured.ts";
 import { gpuNames, isSimulated, modelTitle, nonconformingReasons, reportHead } from "./_report_head.ts";
-import { notMeasuredLines, skippedLines } from "./_report_sections.ts";
+import { notMeasuredLines } from "./_limitations_section.ts";
+import { skippedLines } from "./_report_sections.ts";
 import { markdownText, NOT_MEASURED, oneLine } from "./_format.ts";
 
 /**
