@@ -31,7 +31,7 @@ import {
 import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { outputStem } from "./_out_files.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
@@ -319,7 +319,6 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   return EXIT.ok;
 }
 
-/** Entry point of `report`. */
 /** Parses report's command line; `svgPath` is the new picture file --svg writes. @throws {UsageError}. */
 export function parseCommandLine(argv: readonly string[], now = new Date()) {
   for (let i = 0; i < argv.length; i++) {
@@ -359,6 +358,7 @@ export function parseCommandLine(argv: readonly string[], now = new Date()) {
   return { positionals, values, svgPath };
 }
 
+/** Entry point of `report`. */
 export async function main(argv: string[]): Promise<number> {
   if (namesSavedResults(argv)) return await reportSaved(argv);
   let positionals: string[];
@@ -367,9 +367,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     ({ positionals, values, svgPath } = parseCommandLine(argv));
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
-    return EXIT.usage;
+    return endWith(error, (message) => `${message}\nRun "strata-bench report --help" for usage.`);
   }
   let bundle: LoadedBundle;
   try {

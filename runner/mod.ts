@@ -15,7 +15,7 @@ export { type PlannedBatch, planRun, type RunPlan } from "./plan.ts";
 export { runProtocol, TEMPLATE_CHECK_FILE } from "./run_protocol.ts";
 export { profileSettingsOf } from "./_run_record.ts";
 export type { DeclaredProvenance, RunDeps, RunOptions, RunReport, RunStage } from "./run_options.ts";
-export { RunRefusedError, RunWriteError, TemplateMismatchError } from "./run_errors.ts";
+export { TemplateMismatchError } from "./run_errors.ts";
 export { compareTemplateProbe, type TemplateCheck, type TemplateCheckRow } from "./template_check.ts";
 export { type ConformingFix, conformingFixes } from "./conforming_fixes.ts";
 export { realRunDeps, type RealRunSettings } from "./real_deps.ts";
