@@ -5,7 +5,7 @@
  */
 import type { Result } from "../contract/mod.ts";
 import { escapeTerminalText } from "../runtime/mod.ts";
-import { markdownLine, markdownText } from "./_markdown.ts";
+import { markdownLine, markdownTable, markdownText } from "./_markdown.ts";
 import { LEFT_OUT_NOTE } from "../score/mod.ts";
 import { type ReportHead, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
 import { reportSections, skippedLines } from "./_report_sections.ts";
@@ -29,14 +29,6 @@ function markdownCell(cell: Cell): string {
   return `[${markdownText(cell.text)}](${href(cell.href)})`;
 }
 
-function markdownTable(head: readonly string[], rows: readonly (readonly Cell[])[]): string[] {
-  return [
-    `| ${head.map(markdownText).join(" | ")} |`,
-    `|${head.map(() => " --- |").join("")}`,
-    ...rows.map((row) => `| ${row.map(markdownCell).join(" | ")} |`),
-  ];
-}
-
 function markdownSection(section: Section): string {
   const out: string[] = [`## ${markdownText(section.title)}`, ""];
   for (const paragraph of section.paragraphs ?? []) out.push(markdownLine(paragraph), "");
@@ -44,7 +36,7 @@ function markdownSection(section: Section): string {
     for (const [label, value] of section.pairs) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
     out.push("");
   }
-  if (section.table) out.push(...markdownTable(section.table.head, section.table.rows), "");
+  if (section.table) out.push(...markdownTable(section.table.head, section.table.rows, markdownCell), "");
   if (section.items) {
     for (const item of section.items) out.push(`- ${markdownText(item)}`);
     out.push("");
@@ -64,7 +56,7 @@ function markdownHead(head: ReportHead): string[] {
   const out = [`# Standard benchmark: ${markdownText(head.title)}`, ""];
   if (head.simulated) out.push(`> **${markdownText(SIMULATED_LABEL)}**`, "");
   for (const [label, value] of head.facts) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
-  out.push("", ...markdownTable(head.headline.head, head.headline.rows), "");
+  out.push("", ...markdownTable(head.headline.head, head.headline.rows, markdownCell), "");
   out.push(`${markdownText(LEFT_OUT_NOTE)} Details, pictures and every value not measured follow.`, "");
   return out;
 }
