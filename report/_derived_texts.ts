@@ -21,7 +21,8 @@ import {
   type OutputsEvidence,
   parseEvidenceLines,
 } from "./_checks_evidence.ts";
-import { leafDifferences, rebuildRecord, recordInputOf, valueAt } from "./_evidence_line.ts";
+import { rebuildRecord, recordInputOf, valueAt } from "./_evidence_line.ts";
+import { leafDifferences } from "./_difference.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import { childPointer, ProblemCollector } from "./_pointer.ts";
 

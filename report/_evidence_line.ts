@@ -16,7 +16,7 @@ import {
 } from "../contract/mod.ts";
 import { buildRequestRecord, checkResolvedConfig, type ConfigCheck, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
-import { childPointer, pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
+import { pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 
 /** What a line says about its request: never sent (with why), or sent (with its raw outcome). */
@@ -108,18 +108,6 @@ function outcomeOf(line: SentLine): StreamOutcome {
     keepalives: line.keepalives,
     resent_on_fresh_connection: line.resent_on_fresh_connection,
   };
-}
-
-/** Every leaf where `actual` differs from `expected` (a whole subtree where their kinds differ). */
-export function leafDifferences(expected: unknown, actual: unknown, pointer = ""): string[] {
-  if (isJsonObject(expected) && isJsonObject(actual)) {
-    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
-    return keys.flatMap((key) => leafDifferences(expected[key], actual[key], childPointer(pointer, key)));
-  }
-  if (Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length) {
-    return expected.flatMap((item, i) => leafDifferences(item, actual[i], childPointer(pointer, i)));
-  }
-  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [pointer];
 }
 
 /** The value at `pointer` in `root` (own members only), or undefined where there is none. */
