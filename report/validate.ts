@@ -228,16 +228,15 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
 
   const optionalKnown = typeof value["run"] === "object" && sound("/run/optional_concurrency");
   const optional = optionalKnown && result.run.optional_concurrency;
+  // Each record's id where it is a string, and the records whose own shape is sound.
+  const requests: unknown[] = Array.isArray(value["requests"]) ? value["requests"] : [];
+  const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
+  const checked: CheckedRecord[] = [];
+  requests.forEach((record, index) => {
+    if (sound(childPointer("/requests", index))) checked.push({ index, record: record as Result["requests"][0] });
+  });
   if (Array.isArray(value["requests"])) {
-    const requests: unknown[] = value["requests"];
-    if (optionalKnown) {
-      const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
-      checkRequestIds(ids, optional, problems);
-    }
-    const checked: CheckedRecord[] = [];
-    requests.forEach((record, index) => {
-      if (sound(childPointer("/requests", index))) checked.push({ index, record: record as Result["requests"][0] });
-    });
+    if (optionalKnown) checkRequestIds(ids, optional, problems);
     checkScheduledFacts(checked, problems);
     checkStatuses(checked, problems);
     checkEvaluations(checked, problems);
@@ -286,7 +285,9 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
     if (outputs && Array.isArray(value["requests"])) {
       // Unreadable or absent bytes were reported by the hash check.
       const bytes = await read(outputs.artifact.path).catch(() => null);
-      if (bytes !== null) checkOutputsEvidence(value, result, { ...outputs, bytes }, options, sound, problems);
+      if (bytes !== null) {
+        checkOutputsEvidence(value, result, { ...outputs, bytes }, { ids, records: checked }, options, sound, problems);
+      }
     }
     await checkMeasuredDigest(value, read, problems);
   }
@@ -322,16 +323,11 @@ function checkOutputsEvidence(
   value: Record<string, unknown>,
   result: Result,
   evidence: { index: number; artifact: Artifact; bytes: Uint8Array },
+  { ids, records }: { ids: (string | null)[]; records: CheckedRecord[] },
   options: ValidateOptions,
   sound: (...pointers: string[]) => boolean,
   problems: ProblemSink,
 ): void {
-  const requests = value["requests"] as unknown[];
-  const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
-  const records: CheckedRecord[] = [];
-  requests.forEach((record, index) => {
-    if (sound(childPointer("/requests", index))) records.push({ index, record: record as Result["requests"][0] });
-  });
   const runSound = isJsonObject(value["run"]) &&
     sound("/run/required_duration_s", "/run/optional_duration_s", "/run/optional_concurrency");
   checkEvidence({
