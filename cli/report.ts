@@ -156,11 +156,14 @@ async function printInformation(dir: string, result: Result, valid: boolean): Pr
   }
 }
 
+/** A folder with no result to read: its message, and the exit code (an interrupted run is a result that is not ok). */
+function noResult(loaded: ReadResult & { kind: "unreadable" | "interrupted" }): number {
+  writeStderr(`${loaded.message}\n`);
+  return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
+}
+
 async function singleFolder(loaded: ReadResult): Promise<number> {
-  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
-    writeStderr(`${loaded.message}\n`);
-    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
-  }
+  if (loaded.kind !== "checked") return noResult(loaded);
   const summary = summaryOf(loaded.result);
   if (summary !== null && loaded.total > 0) {
     writeStdout(
@@ -201,7 +204,7 @@ async function comparison(
   let environment = false;
   loaded.forEach((l, i) => {
     const name = names[i]!;
-    if (l.kind === "unreadable" || l.kind === "interrupted") {
+    if (l.kind !== "checked") {
       if (l.kind === "unreadable") environment = true;
       refused.push(`${name}: ${l.message}`);
       writeStderr(`${l.message}\n`);
@@ -250,10 +253,7 @@ async function comparison(
 }
 
 async function pullRequest(loaded: ReadResult): Promise<number> {
-  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
-    writeStderr(`${loaded.message}\n`);
-    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
-  }
+  if (loaded.kind !== "checked") return noResult(loaded);
   if (loaded.total > 0 || loaded.result === null) {
     printProblems(null, loaded.problems, loaded.total);
     writeStderr("Cannot suggest a pull request for an invalid result: fix the folder (or run again) first.\n");
