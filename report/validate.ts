@@ -62,7 +62,11 @@ const CONTRACT_SCHEMA: SchemaNode = JSON.parse(JSON.stringify(RESULT_SCHEMA));
 export interface ValidateOptions {
   /** max_shared_prefix_tokens of every request ID of the fixture bundle (unexpected-reuse rule). */
   maxSharedPrefixTokens: Readonly<Record<string, number>>;
-  /** Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked. */
+  /**
+   * Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked.
+   * With it the pictures are drawn again from results.json and their bytes compared (under the renderer the run
+   * recorded; see _checks_pictures.ts).
+   */
   readArtifact?: ArtifactReader;
   /** corpus_sha256 of the fixture bundle the facts came from; when given, protocol.corpus_sha256 must equal it. */
   corpusSha256?: string;
@@ -71,11 +75,6 @@ export interface ValidateOptions {
    * compared field by field. Without them only the evidence's lines, order and durations are checked.
    */
   fixtures?: readonly Fixture[];
-  /**
-   * With `readArtifact`, draw the pictures again from results.json and compare their bytes (under the renderer the
-   * run recorded; see _checks_pictures.ts). Default true.
-   */
-  redrawPictures?: boolean;
   /**
    * With `readArtifact`, the names of the files in the result folder (a subfolder as "name/"): any file that is not
    * a listed artifact, results.json or README.md is a problem, a model weight file (by name or bytes) above all.
@@ -278,7 +277,7 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
       await checkFolderFiles(readable.map((r) => r.artifact), options.folderFiles, read, problems);
     }
     const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
-    if (options.redrawPictures !== false && sound(...drawnFrom, "/extensions", "/artifacts")) {
+    if (sound(...drawnFrom, "/extensions", "/artifacts")) {
       await checkPictures(result, readable, read, problems);
     }
     const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
