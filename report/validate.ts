@@ -50,7 +50,7 @@ import {
 } from "./_checks_requests.ts";
 import { childPointer, type Problem, ProblemCollector, type ProblemSink } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
-import { DIGEST_KEYS, measuredChanges, recordedDigest } from "./measured.ts";
+import { DIGEST_KEYS, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
 
 export type { Problem } from "./_pointer.ts";
 export type { ArtifactReader } from "./_checks_artifacts.ts";
@@ -300,15 +300,7 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
 async function checkMeasuredDigest(value: Record<string, unknown>, read: ArtifactReader, problems: ProblemSink) {
   const recorded = recordedDigest(value);
   if (recorded === null) return;
-  const bytes = await read(recorded.outputs.path).catch(() => null);
-  let text: string | null = null;
-  if (bytes !== null) {
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      text = null;
-    }
-  }
+  const text = utf8OrNull(await read(recorded.outputs.path).catch(() => null));
   for (const change of measuredChanges(recorded, value, text)) {
     problems.push({
       pointer: `/extensions/${DIGEST_KEYS.digest}`,
