@@ -11,8 +11,6 @@ import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
 import { renderEnding } from "./_ending.ts";
 
-export { progressLine } from "./_run_progress.ts";
-
 export const HELP = `Usage: strata-bench run [--url URL | --profile NAME|FILE] [options]
 
 Runs the standard benchmark protocol (warm-up, 9 performance requests, 12 sanity checks, and optionally 3 rounds

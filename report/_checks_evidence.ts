@@ -34,8 +34,6 @@ import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
 import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
 import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
 
-export type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
-
 /** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
 export const MAX_EVIDENCE_LINES = 1000;
 

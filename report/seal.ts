@@ -21,8 +21,6 @@ import { type DerivedText, derivedTexts } from "./_derived_texts.ts";
 import { pointerTokens } from "./_pointer.ts";
 import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
 
-export type { DerivedText } from "./_derived_texts.ts";
-
 /** Artifact kinds whose bytes are evidence text a person may redact (the others must stay as the run wrote them). */
 export const SEALABLE_KINDS: readonly ArtifactKind[] = ["outputs", "engine_log", "config"];
 

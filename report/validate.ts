@@ -53,7 +53,6 @@ import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts
 import { DIGEST_KEYS, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
 
 export type { Problem } from "./_pointer.ts";
-export type { ArtifactReader } from "./_checks_artifacts.ts";
 
 /** The contract's schema as plain JSON, the way result.schema.json publishes it. */
 const CONTRACT_SCHEMA: SchemaNode = JSON.parse(JSON.stringify(RESULT_SCHEMA));
