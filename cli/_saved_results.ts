@@ -23,7 +23,7 @@ import {
   SavedResultsRefusal,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, UsageError } from "./_args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { versionText } from "./_version.ts";
 
 /**
@@ -96,9 +96,7 @@ export async function reportSaved(argv: readonly string[]): Promise<number> {
     files = positionals;
     folder = outFolderFlag("run report", values, "bench-results");
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
-    return EXIT.usage;
+    return endWith(error, (message) => `${message}\nRun "strata-bench report --help" for usage.`);
   }
   const saved = await readOrSay(files[0]!);
   if (typeof saved === "number") return saved;

@@ -1,12 +1,12 @@
 /** `demo`: the standard protocol end to end against the scripted engine, written as a labelled simulation. */
 import { onTerminationSignal, writeStderr } from "../runtime/mod.ts";
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
-import { realRunDeps, runProtocol, RunRefusedError, RunWriteError } from "../runner/mod.ts";
+import { realRunDeps, runProtocol } from "../runner/mod.ts";
 import { printReport } from "./run.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
@@ -66,9 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     ({ values, timeScale, port } = parseCommandLine(argv));
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}\n`);
-    return EXIT.usage;
+    return endWith(error);
   }
   const site = values.site === undefined ? null : await prepareDemoSite(values.site);
   if (site !== null && "problem" in site) {
@@ -118,11 +116,7 @@ export async function main(argv: string[]): Promise<number> {
     folder = report.folder;
   } catch (error) {
     view.finish();
-    if (error instanceof RunRefusedError || error instanceof RunWriteError) {
-      writeStderr(`${error.message}\n`);
-      return EXIT.environment;
-    }
-    throw error;
+    return endWith(error);
   } finally {
     view.finish();
     stopListening();

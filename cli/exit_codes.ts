@@ -1,4 +1,4 @@
-import { FileReadError, refusedPermissionFlag } from "../runtime/mod.ts";
+import { FileReadError, refusedPermissionFlag, writeStderr } from "../runtime/mod.ts";
 import { FixtureBundleError } from "../fixtures/mod.ts";
 import { ApprovedAddError, GitError, ManifestMissingError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
 import { explainParseError, UsageError } from "./_args.ts";
@@ -21,10 +21,10 @@ export const EXIT = {
    */
   interrupted: 4,
 } as const;
-export type ExitCode = typeof EXIT[keyof typeof EXIT];
+type ExitCode = typeof EXIT[keyof typeof EXIT];
 
 /** A bad command line: a UsageError, or node:util's parseArgs refusing a flag (a TypeError with an ERR_ code). */
-export function isUsageError(error: unknown): boolean {
+function isUsageError(error: unknown): boolean {
   return error instanceof UsageError || (error instanceof TypeError && "code" in error);
 }
 
@@ -38,6 +38,12 @@ const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode]
   [ManifestMissingError, EXIT.environment],
   [FixtureBundleError, EXIT.environment],
 ];
+
+/**
+ * runner/'s errors, known by name: a run refused before anything was sent, a result folder that could not be
+ * written (importing runner/ here would load it, and all below it, for every command).
+ */
+const RUN_ERRORS = ["RunRefusedError", "RunWriteError"];
 
 /** The permission flag a refused permission names, where that (not one of the toolkit's own errors) is the error. */
 function refusedFlagOf(error: unknown): string | null {
@@ -66,12 +72,24 @@ export function failureText(command: string, sub: string | undefined, error: unk
 /**
  * The exit code of an error a command could not finish for, the one mapping of errors to codes: a bad command line
  * (or a protocols file the person named) is usage; a refused approval is resultNotOk; git, an unreadable file, a
- * site --out folder, the fixture bundle or a refused permission is environment. Null for an error that is a defect
- * (the caller rethrows it).
+ * site --out folder, the fixture bundle, a refused permission, a run refused before it began or one whose result
+ * folder could not be written is environment. Null for an error that is a defect (the caller rethrows it).
  */
 export function exitCodeOf(error: unknown): ExitCode | null {
   if (isUsageError(error)) return EXIT.usage;
   const known = ERROR_CODES.find(([kind]) => error instanceof kind);
   if (known !== undefined) return known[1];
+  if (error instanceof Error && RUN_ERRORS.includes(error.name)) return EXIT.environment;
   return refusedPermissionFlag(error) !== null ? EXIT.environment : null;
+}
+
+/**
+ * Ends a command with an error exitCodeOf maps: writes `say` of its message to stderr and returns the code. An error
+ * with no code is a defect and is thrown again.
+ */
+export function endWith(error: unknown, say: (message: string) => string = (message) => message): ExitCode {
+  const code = exitCodeOf(error);
+  if (code === null) throw error;
+  writeStderr(`${say(error instanceof Error ? error.message : String(error))}\n`);
+  return code;
 }

@@ -31,7 +31,7 @@ import {
 import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { outputStem } from "./_out_files.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
@@ -156,11 +156,14 @@ async function printInformation(dir: string, result: Result, valid: boolean): Pr
   }
 }
 
+/** A folder with no result to read: its message, and the exit code (an interrupted run is a result that is not ok). */
+function noResult(loaded: ReadResult & { kind: "unreadable" | "interrupted" }): number {
+  writeStderr(`${loaded.message}\n`);
+  return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
+}
+
 async function singleFolder(loaded: ReadResult): Promise<number> {
-  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
-    writeStderr(`${loaded.message}\n`);
-    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
-  }
+  if (loaded.kind !== "checked") return noResult(loaded);
   const summary = summaryOf(loaded.result);
   if (summary !== null && loaded.total > 0) {
     writeStdout(
@@ -201,7 +204,7 @@ async function comparison(
   let environment = false;
   loaded.forEach((l, i) => {
     const name = names[i]!;
-    if (l.kind === "unreadable" || l.kind === "interrupted") {
+    if (l.kind !== "checked") {
       if (l.kind === "unreadable") environment = true;
       refused.push(`${name}: ${l.message}`);
       writeStderr(`${l.message}\n`);
@@ -250,10 +253,7 @@ async function comparison(
 }
 
 async function pullRequest(loaded: ReadResult): Promise<number> {
-  if (loaded.kind === "unreadable" || loaded.kind === "interrupted") {
-    writeStderr(`${loaded.message}\n`);
-    return loaded.kind === "interrupted" ? EXIT.resultNotOk : EXIT.environment;
-  }
+  if (loaded.kind !== "checked") return noResult(loaded);
   if (loaded.total > 0 || loaded.result === null) {
     printProblems(null, loaded.problems, loaded.total);
     writeStderr("Cannot suggest a pull request for an invalid result: fix the folder (or run again) first.\n");
@@ -319,7 +319,6 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   return EXIT.ok;
 }
 
-/** Entry point of `report`. */
 /** Parses report's command line; `svgPath` is the new picture file --svg writes. @throws {UsageError}. */
 export function parseCommandLine(argv: readonly string[], now = new Date()) {
   for (let i = 0; i < argv.length; i++) {
@@ -359,6 +358,7 @@ export function parseCommandLine(argv: readonly string[], now = new Date()) {
   return { positionals, values, svgPath };
 }
 
+/** Entry point of `report`. */
 export async function main(argv: string[]): Promise<number> {
   if (namesSavedResults(argv)) return await reportSaved(argv);
   let positionals: string[];
@@ -367,9 +367,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     ({ positionals, values, svgPath } = parseCommandLine(argv));
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}\nRun "strata-bench report --help" for usage.\n`);
-    return EXIT.usage;
+    return endWith(error, (message) => `${message}\nRun "strata-bench report --help" for usage.`);
   }
   let bundle: LoadedBundle;
   try {

@@ -1,17 +1,8 @@
 /** `run`: the standard benchmark protocol against a local server, written to a result folder. */
-import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { EXIT } from "./exit_codes.ts";
-import { UsageError } from "./_args.ts";
+import { onTerminationSignal, refusedPermissionFlag, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
-import {
-  conformingFixes,
-  type RunOptions,
-  runProtocol,
-  RunRefusedError,
-  type RunReport,
-  RunWriteError,
-  TemplateMismatchError,
-} from "../runner/mod.ts";
+import { conformingFixes, type RunOptions, runProtocol, type RunReport, TemplateMismatchError } from "../runner/mod.ts";
 import { templateCheckLines } from "./_template_table.ts";
 import { errorLine } from "./_progress.ts";
 import type { Result } from "../contract/mod.ts";
@@ -19,8 +10,6 @@ import { sanitizeCommand } from "../report/mod.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
 import { renderEnding } from "./_ending.ts";
-
-export { progressLine } from "./_run_progress.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL | --profile NAME|FILE] [options]
 
@@ -107,11 +96,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     args = parseRunArgs(argv);
   } catch (error) {
-    if (error instanceof UsageError) {
-      writeStderr(`${error.message}\n`);
-      return EXIT.usage;
-    }
-    throw error;
+    return endWith(error);
   }
   const controller = new AbortController();
   const progress = openProgress(progressMode(args.quiet), { heartbeatS: 30 });
@@ -242,19 +227,12 @@ export async function printReport(report: RunReport, command = "run"): Promise<n
 }
 
 function environmentFailure(error: unknown): number {
-  const name = (error as { name?: unknown } | null)?.name;
   if (error instanceof TemplateMismatchError) writeStderr(`${templateCheckLines(error.check).join("\n")}\n`);
-  if (error instanceof RunRefusedError || error instanceof RunWriteError) {
-    writeStderr(`${error.message}\n`);
-    return EXIT.environment;
-  }
-  if (name === "NotCapable" || name === "PermissionDenied") {
-    const detail = error instanceof Error ? error.message : String(error);
-    writeStderr(
-      `Cannot run: a permission was refused (${detail}). Run through "deno task run" (or strata-bench run) or grant the flag the ` +
-        "message names (e.g. --allow-net=127.0.0.1, --allow-write=bench-results)\n",
-    );
-    return EXIT.environment;
-  }
-  throw error;
+  if (refusedPermissionFlag(error) === null) return endWith(error);
+  return endWith(
+    error,
+    (detail) =>
+      `Cannot run: a permission was refused (${detail}). Run through "deno task run" (or strata-bench run) or grant ` +
+      "the flag the message names (e.g. --allow-net=127.0.0.1, --allow-write=bench-results)",
+  );
 }

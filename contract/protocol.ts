@@ -17,7 +17,6 @@ export const SANITY_IDS = ["I1", "I2", "I3", "I4", "R1", "R2", "R3", "R4", "T1",
 export type SanityId = typeof SANITY_IDS[number];
 
 export const PERFORMANCE_CASES = ["short", "prompt-4k", "prompt-16k"] as const;
-type PerformanceCase = typeof PERFORMANCE_CASES[number];
 
 /** Case id of the optional concurrency stage in summaries and request records. */
 export const CONCURRENCY_CASE = "short-burst" as const;

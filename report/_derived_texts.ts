@@ -15,13 +15,10 @@
  */
 import type { Fixture, RequestRecord } from "../contract/mod.ts";
 import { buildRequestRecord, summarizeRequests } from "../score/mod.ts";
-import {
-  DERIVED_RECORD_TEXTS,
-  type EvidenceLine,
-  type OutputsEvidence,
-  parseEvidenceLines,
-} from "./_checks_evidence.ts";
-import { leafDifferences, rebuildRecord, recordInputOf, valueAt } from "./_evidence_line.ts";
+import { DERIVED_RECORD_TEXTS, parseEvidenceLines } from "./_checks_evidence.ts";
+import type { EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
+import { rebuildRecord, recordInputOf, valueAt } from "./_evidence_line.ts";
+import { leafDifferences } from "./_difference.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import { childPointer, ProblemCollector } from "./_pointer.ts";
 

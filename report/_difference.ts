@@ -1,4 +1,4 @@
-/** First difference between two plain JSON values, as a JSON Pointer plus both values (for "rebuild and compare"). */
+/** Differences between two plain JSON values, as JSON Pointers plus both values (for "rebuild and compare"). */
 import { childPointer } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 
@@ -10,37 +10,41 @@ export interface Difference {
 }
 
 /**
- * Depth-first, in the expected value's order: the first pointer where `actual` differs from `expected`, or null
- * when they are equal. Numbers compare with `===`; object key order is irrelevant.
+ * Every place where `actual` differs from `expected`, depth first in the expected value's key order (object key
+ * order is irrelevant; own members only, a key whose value is undefined counts as absent). `asWritten` compares
+ * as the JSON text that would be written: leaves by their JSON text, arrays of unequal length as a whole;
+ * otherwise leaves compare with `===` and such arrays item by item, then at the first index one of them lacks.
  */
-export function firstDifference(expected: unknown, actual: unknown, pointer = ""): Difference | null {
-  if (Array.isArray(expected) && Array.isArray(actual)) {
-    const shared = Math.min(expected.length, actual.length);
-    for (let i = 0; i < shared; i++) {
-      const inner = firstDifference(expected[i], actual[i], childPointer(pointer, i));
-      if (inner) return inner;
-    }
-    if (expected.length !== actual.length) {
-      return { pointer: childPointer(pointer, shared), expected: expected[shared], actual: actual[shared] };
-    }
-    return null;
-  }
+export function* differences(
+  expected: unknown,
+  actual: unknown,
+  pointer = "",
+  asWritten = false,
+): Generator<Difference, void, undefined> {
   if (isJsonObject(expected) && isJsonObject(actual)) {
-    for (const key of Object.keys(expected)) {
-      if (expected[key] === undefined) continue;
-      const at = childPointer(pointer, key);
-      if (!Object.hasOwn(actual, key)) return { pointer: at, expected: expected[key], actual: undefined };
-      const inner = firstDifference(expected[key], actual[key], at);
-      if (inner) return inner;
+    const own = (value: Record<string, unknown>, key: string) => Object.hasOwn(value, key) ? value[key] : undefined;
+    for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+      yield* differences(own(expected, key), own(actual, key), childPointer(pointer, key), asWritten);
     }
-    for (const key of Object.keys(actual)) {
-      if (!Object.hasOwn(expected, key) || expected[key] === undefined) {
-        return { pointer: childPointer(pointer, key), expected: undefined, actual: actual[key] };
-      }
+  } else if (Array.isArray(expected) && Array.isArray(actual) && (!asWritten || expected.length === actual.length)) {
+    const shared = Math.min(expected.length, actual.length);
+    for (let i = 0; i < shared; i++) yield* differences(expected[i], actual[i], childPointer(pointer, i), asWritten);
+    if (expected.length !== actual.length) {
+      yield { pointer: childPointer(pointer, shared), expected: expected[shared], actual: actual[shared] };
     }
-    return null;
+  } else if (asWritten ? JSON.stringify(expected) !== JSON.stringify(actual) : expected !== actual) {
+    yield { pointer, expected, actual };
   }
-  return expected === actual ? null : { pointer, expected, actual };
+}
+
+/** The first difference (see `differences`), or null when the two values are equal. */
+export function firstDifference(expected: unknown, actual: unknown, pointer = ""): Difference | null {
+  return differences(expected, actual, pointer).next().value ?? null;
+}
+
+/** The pointer of every leaf where `actual` differs from `expected` as written (a whole subtree where kinds differ). */
+export function leafDifferences(expected: unknown, actual: unknown): string[] {
+  return [...differences(expected, actual, "", true)].map((difference) => difference.pointer);
 }
 
 /** Short JSON rendering of a value for messages ("absent" for undefined). */

@@ -5,7 +5,7 @@
  * as stored; a run without samples gets one line saying why.
  */
 import type { Result } from "../contract/mod.ts";
-import type { Section } from "./_report_sections.ts";
+import type { Section } from "./_section.ts";
 
 type Row = Record<string, unknown>;
 

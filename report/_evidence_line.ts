@@ -16,7 +16,7 @@ import {
 } from "../contract/mod.ts";
 import { buildRequestRecord, checkResolvedConfig, type ConfigCheck, type RecordInput } from "../score/mod.ts";
 import { brief } from "./_difference.ts";
-import { childPointer, pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
+import { pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 
 /** What a line says about its request: never sent (with why), or sent (with its raw outcome). */
@@ -110,18 +110,6 @@ function outcomeOf(line: SentLine): StreamOutcome {
   };
 }
 
-/** Every leaf where `actual` differs from `expected` (a whole subtree where their kinds differ). */
-export function leafDifferences(expected: unknown, actual: unknown, pointer = ""): string[] {
-  if (isJsonObject(expected) && isJsonObject(actual)) {
-    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
-    return keys.flatMap((key) => leafDifferences(expected[key], actual[key], childPointer(pointer, key)));
-  }
-  if (Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length) {
-    return expected.flatMap((item, i) => leafDifferences(item, actual[i], childPointer(pointer, i)));
-  }
-  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [pointer];
-}
-
 /** The value at `pointer` in `root` (own members only), or undefined where there is none. */
 export function valueAt(root: unknown, pointer: string): unknown {
   const resolved = resolvePointer(root, pointer);
@@ -151,11 +139,12 @@ export function lineFacts(fields: Fields): LineFacts | string {
   };
 }
 
-/** Values the line states for record fields (JSON Pointer into the record -> value), or why they are unreadable. */
+/**
+ * Values the line states for record fields (JSON Pointer into the record -> value), or why they are unreadable; for
+ * a line lineFacts read (its schema makes record_overrides an object where present).
+ */
 export function overridesOf(fields: Fields): Record<string, unknown> | string {
-  const value = fields["record_overrides"];
-  if (value === undefined) return {};
-  if (!isJsonObject(value)) return `record_overrides must be an object of record pointers, found ${brief(value)}`;
+  const value = (fields["record_overrides"] ?? {}) as Record<string, unknown>;
   for (const pointer of Object.keys(value)) {
     if (pointer !== "" && !pointer.startsWith("/")) {
       return `record_overrides has "${pointer}", which is not a JSON Pointer into the record`;

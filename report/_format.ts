@@ -76,6 +76,3 @@ export function options(value: Record<string, unknown> | null): string {
 export function oneLine(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
-
-/** Literal Markdown text on one line: the one implementation, in _markdown.ts (terminal escapes included). */
-export { markdownText } from "./_markdown.ts";

@@ -22,3 +22,16 @@ export function markdownText(value: string): string {
 export function markdownLine(value: string): string {
   return markdownText(value).replace(BLOCK_START, (marker) => `${marker.slice(0, -1)}\\${marker.slice(-1)}`);
 }
+
+/** A Markdown table: the head as literal text, each row's cells as `cell` writes them (literal text by default). */
+export function markdownTable<C = string>(
+  head: readonly string[],
+  rows: readonly (readonly C[])[],
+  cell: (value: C) => string = markdownText as (value: C) => string,
+): string[] {
+  return [
+    `| ${head.map(markdownText).join(" | ")} |`,
+    `|${head.map(() => " --- |").join("")}`,
+    ...rows.map((row) => `| ${row.map((value) => cell(value)).join(" | ")} |`),
+  ];
+}

@@ -23,7 +23,8 @@ import {
   type MetricSample,
   RUN_DISAGREEMENT,
 } from "./comparison_delta.ts";
-import { fixed, markdownText, metricDecimals, NOT_MEASURED, tokenRange } from "./_format.ts";
+import { fixed, metricDecimals, NOT_MEASURED, tokenRange } from "./_format.ts";
+import { markdownTable, markdownText } from "./_markdown.ts";
 
 /** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
@@ -197,9 +198,7 @@ function deltaTables(deltas: readonly CaseDelta[]): string[] {
       "Verdict",
     ];
     out.push(`#### ${candidate} against ${mine[0]!.baseline}, case by case`, "");
-    out.push(`| ${head.map(markdownText).join(" | ")} |`, `|${head.map(() => " --- |").join("")}`);
-    for (const d of mine) out.push(`| ${deltaCells(d).map(markdownText).join(" | ")} |`);
-    out.push("");
+    out.push(...markdownTable(head, mine.map(deltaCells)), "");
   }
   return out;
 }
@@ -227,9 +226,7 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
     out.push("");
     for (const section of group.sections) {
       out.push(`### ${SECTION_TITLES[section.status]}`, "");
-      out.push(`| ${TABLE_HEAD.join(" | ")} |`, `|${TABLE_HEAD.map(() => " --- |").join("")}`);
-      for (const row of section.rows) out.push(`| ${tableRow(row).map(markdownText).join(" | ")} |`);
-      out.push("", ...deltaTables(section.deltas));
+      out.push(...markdownTable(TABLE_HEAD, section.rows.map(tableRow)), "", ...deltaTables(section.deltas));
     }
   });
   out.push(

@@ -42,15 +42,11 @@ export function fixFor(reason: string): string {
   return FIXES.find(([pattern]) => pattern.test(reason))?.[1] ?? "see Status in README.md";
 }
 
-const HEADLINE = [["prompt_tps", "prompt tok/s", 1], ["decode_tps", "decode tok/s", 1], [
-  "ttft_s",
-  "TTFT s",
-  3,
-]] as const;
+const HEADLINE = [["prompt_tps", "prompt tok/s"], ["decode_tps", "decode tok/s"], ["ttft_s", "TTFT s"]] as const;
 
-function headlineLine(result: Result, metric: typeof HEADLINE[number][0], label: string, decimals: number): string {
+function headlineLine(result: Result, metric: typeof HEADLINE[number][0], label: string): string {
   const cells = PERFORMANCE_CASES.filter((caseId) => !leftOutOfReadout(metric, caseId)).map((caseId) =>
-    `${caseId} ${f.fixed(findSummary(result, "performance", caseId, metric)?.median, decimals)}`
+    `${caseId} ${f.fixed(findSummary(result, "performance", caseId, metric)?.median, f.metricDecimals(metric))}`
   );
   return `${label.padEnd(13)} ${cells.join("   ")}`;
 }
@@ -95,7 +91,7 @@ export function resultGlance(result: Result): ResultGlance {
     status: `${result.run.status}${isSimulated(result) ? " (simulated engine)" : ""}; sanity ` +
       `${result.quality.passed}/${result.quality.total}; ${sum("planned")} requests: ${sum("failed")} failed, ` +
       `${sum("skipped")} skipped`,
-    numbers: HEADLINE.map(([metric, label, decimals]) => headlineLine(result, metric, label, decimals)),
+    numbers: HEADLINE.map(([metric, label]) => headlineLine(result, metric, label)),
     problems: reasons.map((reason) => ({ problem: f.oneLine(reason), fix: fixFor(reason) })),
     missing: missingOf(result),
   };

@@ -165,6 +165,16 @@ export function recordedDigest(result: unknown): MeasuredDigest | null {
   return raw as MeasuredDigest;
 }
 
+/** Bytes as strict UTF-8 text (a BOM kept), or null for no bytes or bytes that are not UTF-8: no outputs text. */
+export function utf8OrNull(bytes: Uint8Array | null): string | null {
+  if (bytes === null) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * What differs between a recorded digest and the folder's present content: one sentence per section of
  * results.json or line of outputs.jsonl whose measured content changed. Empty when only redactable text changed.

@@ -13,27 +13,10 @@ export { prBody, prTitle } from "./submission.ts";
 export { type ChartSpec, renderChartSvg } from "./charts.ts";
 export { resultGlance } from "./glance.ts";
 export { missingGroup } from "./_missing_groups.ts";
-export {
-  COMPARED_METRICS,
-  type ComparedConfiguration,
-  type ComparedInput,
-  type ComparedRun,
-  compareResults,
-  type Comparison,
-  type ComparisonGroup,
-  type ComparisonRow,
-  type FactValue,
-} from "./comparison.ts";
-export {
-  COMPARISON_FORMAT,
-  COMPARISON_SCHEMA_VERSION,
-  csvCell,
-  renderComparisonCsv,
-  renderComparisonJson,
-  renderComparisonMarkdown,
-} from "./comparison_render.ts";
+export { type ComparedInput, compareResults } from "./comparison.ts";
+export { csvCell, renderComparisonCsv, renderComparisonJson, renderComparisonMarkdown } from "./comparison_render.ts";
 export { comparisonSpec } from "./comparison_picture.ts";
-export { type CurvePercentiles, type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
+export { type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
 export { PICTURES_RENDERER_KEY, renderResultPictures } from "./pictures.ts";
 export { picturesNote } from "./_checks_pictures.ts";
 export { DIGEST_KEYS, measuredDigest } from "./measured.ts";

@@ -22,7 +22,8 @@ import {
 } from "../contract/mod.ts";
 import type { SchemaNode } from "./_contract_check.ts";
 import type { BuiltRecord, ConfigCheck } from "../score/mod.ts";
-import { configCheckOf, leafDifferences, lineFacts, rebuildRecord, valueAt } from "./_evidence_line.ts";
+import { configCheckOf, lineFacts, rebuildRecord, valueAt } from "./_evidence_line.ts";
+import { leafDifferences } from "./_difference.ts";
 import { outputLine, type Sanitizers } from "./result_folder.ts";
 
 /** What one request contributes to the folder: its evidence line as written, and its record as published. */

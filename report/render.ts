@@ -5,17 +5,11 @@
  */
 import type { Result } from "../contract/mod.ts";
 import { escapeTerminalText } from "../runtime/mod.ts";
-import { markdownLine, markdownText } from "./_markdown.ts";
-import {
-  type Cell,
-  type ReportHead,
-  reportHead,
-  reportSections,
-  type Section,
-  SHORT_PROMPT_NOTE,
-  SIMULATED_LABEL,
-  skippedLines,
-} from "./_report_sections.ts";
+import { markdownLine, markdownTable, markdownText } from "./_markdown.ts";
+import { LEFT_OUT_NOTE } from "../score/mod.ts";
+import { type ReportHead, reportHead, SIMULATED_LABEL } from "./_report_head.ts";
+import { reportSections, skippedLines } from "./_report_sections.ts";
+import type { Cell, Section } from "./_section.ts";
 import { energySection } from "./_energy_section.ts";
 
 /** The sections in reading order: the per-case table, then the energy table where power was sampled, then the rest. */
@@ -35,14 +29,6 @@ function markdownCell(cell: Cell): string {
   return `[${markdownText(cell.text)}](${href(cell.href)})`;
 }
 
-function markdownTable(head: readonly string[], rows: readonly (readonly Cell[])[]): string[] {
-  return [
-    `| ${head.map(markdownText).join(" | ")} |`,
-    `|${head.map(() => " --- |").join("")}`,
-    ...rows.map((row) => `| ${row.map(markdownCell).join(" | ")} |`),
-  ];
-}
-
 function markdownSection(section: Section): string {
   const out: string[] = [`## ${markdownText(section.title)}`, ""];
   for (const paragraph of section.paragraphs ?? []) out.push(markdownLine(paragraph), "");
@@ -50,7 +36,7 @@ function markdownSection(section: Section): string {
     for (const [label, value] of section.pairs) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
     out.push("");
   }
-  if (section.table) out.push(...markdownTable(section.table.head, section.table.rows), "");
+  if (section.table) out.push(...markdownTable(section.table.head, section.table.rows, markdownCell), "");
   if (section.items) {
     for (const item of section.items) out.push(`- ${markdownText(item)}`);
     out.push("");
@@ -70,8 +56,8 @@ function markdownHead(head: ReportHead): string[] {
   const out = [`# Standard benchmark: ${markdownText(head.title)}`, ""];
   if (head.simulated) out.push(`> **${markdownText(SIMULATED_LABEL)}**`, "");
   for (const [label, value] of head.facts) out.push(`- **${markdownText(label)}:** ${markdownText(value)}`);
-  out.push("", ...markdownTable(head.headline.head, head.headline.rows), "");
-  out.push(`${markdownText(SHORT_PROMPT_NOTE)} Details, pictures and every value not measured follow.`, "");
+  out.push("", ...markdownTable(head.headline.head, head.headline.rows, markdownCell), "");
+  out.push(`${markdownText(LEFT_OUT_NOTE)} Details, pictures and every value not measured follow.`, "");
   return out;
 }
 

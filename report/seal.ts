@@ -19,9 +19,7 @@ import { type ArtifactKind, type Fixture, type Result, sha256Hex } from "../cont
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { type DerivedText, derivedTexts } from "./_derived_texts.ts";
 import { pointerTokens } from "./_pointer.ts";
-import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest } from "./measured.ts";
-
-export type { DerivedText } from "./_derived_texts.ts";
+import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
 
 /** Artifact kinds whose bytes are evidence text a person may redact (the others must stay as the run wrote them). */
 export const SEALABLE_KINDS: readonly ArtifactKind[] = ["outputs", "engine_log", "config"];
@@ -64,15 +62,6 @@ export interface SealDeps {
   renderReadme(result: Result): string;
   /** The time the seal record carries. */
   now(): Date;
-}
-
-function decode(bytes: Uint8Array | null): string | null {
-  if (bytes === null) return null;
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 /** Sets the value at an existing pointer of a parsed results.json. */
@@ -206,7 +195,7 @@ export async function sealResult(resultsText: string, deps: SealDeps): Promise<S
   const derived = await rederive(value, artifacts, deps);
   if (derived.refusals.length > 0) return { ok: false, reasons: derived.refusals };
   for (const text of derived.texts) setAt(value, text.pointer, text.after);
-  const reasons = measuredChanges(recorded, value, decode(await deps.read(recorded.outputs.path)));
+  const reasons = measuredChanges(recorded, value, utf8OrNull(await deps.read(recorded.outputs.path)));
   const rehashed = await rehash(artifacts, deps, reasons);
   if (reasons.length > 0) return { ok: false, reasons };
   const refused = (problems: { pointer: string; message: string }[]): SealOutcome => ({

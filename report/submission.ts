@@ -7,8 +7,10 @@
 import { type Result, sha256Hex } from "../contract/mod.ts";
 import { DIGEST_KEYS } from "./measured.ts";
 import { gpuNames, isSimulated, modelTitle, nonconformingReasons, reportHead } from "./_report_head.ts";
-import { notMeasuredLines, skippedLines } from "./_report_sections.ts";
-import { markdownText, NOT_MEASURED, oneLine } from "./_format.ts";
+import { notMeasuredLines } from "./_limitations_section.ts";
+import { skippedLines } from "./_report_sections.ts";
+import { NOT_MEASURED, oneLine } from "./_format.ts";
+import { markdownText } from "./_markdown.ts";
 
 /**
  * README.md against the hash the run (or the last seal) recorded: as written, edited by hand, missing from the

@@ -50,10 +50,9 @@ import {
 } from "./_checks_requests.ts";
 import { childPointer, type Problem, ProblemCollector, type ProblemSink } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
-import { DIGEST_KEYS, measuredChanges, recordedDigest } from "./measured.ts";
+import { DIGEST_KEYS, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
 
 export type { Problem } from "./_pointer.ts";
-export type { ArtifactReader } from "./_checks_artifacts.ts";
 
 /** The contract's schema as plain JSON, the way result.schema.json publishes it. */
 const CONTRACT_SCHEMA: SchemaNode = JSON.parse(JSON.stringify(RESULT_SCHEMA));
@@ -62,7 +61,11 @@ const CONTRACT_SCHEMA: SchemaNode = JSON.parse(JSON.stringify(RESULT_SCHEMA));
 export interface ValidateOptions {
   /** max_shared_prefix_tokens of every request ID of the fixture bundle (unexpected-reuse rule). */
   maxSharedPrefixTokens: Readonly<Record<string, number>>;
-  /** Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked. */
+  /**
+   * Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked.
+   * With it the pictures are drawn again from results.json and their bytes compared (under the renderer the run
+   * recorded; see _checks_pictures.ts).
+   */
   readArtifact?: ArtifactReader;
   /** corpus_sha256 of the fixture bundle the facts came from; when given, protocol.corpus_sha256 must equal it. */
   corpusSha256?: string;
@@ -71,11 +74,6 @@ export interface ValidateOptions {
    * compared field by field. Without them only the evidence's lines, order and durations are checked.
    */
   fixtures?: readonly Fixture[];
-  /**
-   * With `readArtifact`, draw the pictures again from results.json and compare their bytes (under the renderer the
-   * run recorded; see _checks_pictures.ts). Default true.
-   */
-  redrawPictures?: boolean;
   /**
    * With `readArtifact`, the names of the files in the result folder (a subfolder as "name/"): any file that is not
    * a listed artifact, results.json or README.md is a problem, a model weight file (by name or bytes) above all.
@@ -228,16 +226,15 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
 
   const optionalKnown = typeof value["run"] === "object" && sound("/run/optional_concurrency");
   const optional = optionalKnown && result.run.optional_concurrency;
+  // Each record's id where it is a string, and the records whose own shape is sound.
+  const requests: unknown[] = Array.isArray(value["requests"]) ? value["requests"] : [];
+  const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
+  const checked: CheckedRecord[] = [];
+  requests.forEach((record, index) => {
+    if (sound(childPointer("/requests", index))) checked.push({ index, record: record as Result["requests"][0] });
+  });
   if (Array.isArray(value["requests"])) {
-    const requests: unknown[] = value["requests"];
-    if (optionalKnown) {
-      const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
-      checkRequestIds(ids, optional, problems);
-    }
-    const checked: CheckedRecord[] = [];
-    requests.forEach((record, index) => {
-      if (sound(childPointer("/requests", index))) checked.push({ index, record: record as Result["requests"][0] });
-    });
+    if (optionalKnown) checkRequestIds(ids, optional, problems);
     checkScheduledFacts(checked, problems);
     checkStatuses(checked, problems);
     checkEvaluations(checked, problems);
@@ -279,14 +276,16 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
       await checkFolderFiles(readable.map((r) => r.artifact), options.folderFiles, read, problems);
     }
     const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
-    if (options.redrawPictures !== false && sound(...drawnFrom, "/extensions", "/artifacts")) {
+    if (sound(...drawnFrom, "/extensions", "/artifacts")) {
       await checkPictures(result, readable, read, problems);
     }
     const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
     if (outputs && Array.isArray(value["requests"])) {
       // Unreadable or absent bytes were reported by the hash check.
       const bytes = await read(outputs.artifact.path).catch(() => null);
-      if (bytes !== null) checkOutputsEvidence(value, result, { ...outputs, bytes }, options, sound, problems);
+      if (bytes !== null) {
+        checkOutputsEvidence(value, result, { ...outputs, bytes }, { ids, records: checked }, options, sound, problems);
+      }
     }
     await checkMeasuredDigest(value, read, problems);
   }
@@ -300,15 +299,7 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
 async function checkMeasuredDigest(value: Record<string, unknown>, read: ArtifactReader, problems: ProblemSink) {
   const recorded = recordedDigest(value);
   if (recorded === null) return;
-  const bytes = await read(recorded.outputs.path).catch(() => null);
-  let text: string | null = null;
-  if (bytes !== null) {
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      text = null;
-    }
-  }
+  const text = utf8OrNull(await read(recorded.outputs.path).catch(() => null));
   for (const change of measuredChanges(recorded, value, text)) {
     problems.push({
       pointer: `/extensions/${DIGEST_KEYS.digest}`,
@@ -322,16 +313,11 @@ function checkOutputsEvidence(
   value: Record<string, unknown>,
   result: Result,
   evidence: { index: number; artifact: Artifact; bytes: Uint8Array },
+  { ids, records }: { ids: (string | null)[]; records: CheckedRecord[] },
   options: ValidateOptions,
   sound: (...pointers: string[]) => boolean,
   problems: ProblemSink,
 ): void {
-  const requests = value["requests"] as unknown[];
-  const ids = requests.map((r) => (isJsonObject(r) && typeof r["id"] === "string" ? r["id"] : null));
-  const records: CheckedRecord[] = [];
-  requests.forEach((record, index) => {
-    if (sound(childPointer("/requests", index))) records.push({ index, record: record as Result["requests"][0] });
-  });
   const runSound = isJsonObject(value["run"]) &&
     sound("/run/required_duration_s", "/run/optional_duration_s", "/run/optional_concurrency");
   checkEvidence({

@@ -8,7 +8,7 @@ export { type SchedulePosition } from "./executor.ts";
 export { planRun } from "./plan.ts";
 export { runProtocol } from "./run_protocol.ts";
 export type { DeclaredProvenance, RunOptions, RunReport, RunStage } from "./run_options.ts";
-export { RunRefusedError, RunWriteError, TemplateMismatchError } from "./run_errors.ts";
+export { TemplateMismatchError } from "./run_errors.ts";
 export { compareTemplateProbe, type TemplateCheck } from "./template_check.ts";
 export { conformingFixes } from "./conforming_fixes.ts";
 export { realRunDeps } from "./real_deps.ts";

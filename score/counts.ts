@@ -28,12 +28,3 @@ export function countRequests(requests: readonly RequestRecord[], optionalConcur
   }
   return counts;
 }
-
-/** How many of a case's requests reached the cap (status truncated), for the Capped column. */
-export function countCapped(
-  requests: readonly RequestRecord[],
-  phase: "performance" | "concurrency",
-  caseId: string,
-): number {
-  return requests.filter((r) => r.phase === phase && r.case_id === caseId && r.status === "truncated").length;
-}

@@ -37,12 +37,9 @@ export function percentileType7(sortedValues: ArrayLike<number>, p: number): num
   const n = sortedValues.length;
   if (n === 0) throw new RangeError("Cannot compute a percentile: no values");
   if (!(p >= 0 && p <= 1)) throw new RangeError(`Cannot compute a percentile: p "${p}" is outside [0, 1]`);
-  const h = (n - 1) * p;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, n - 1);
-  const a = sortedValues[lo] as number;
-  const b = sortedValues[hi] as number;
-  return a + (h - lo) * (b - a);
+  const { lo, hi, frac } = ranksFor(n, p);
+  const a = sortedValues[lo] as number, b = sortedValues[hi] as number;
+  return a + frac * (b - a);
 }
 
 /** Whether percentile p (fraction) is unreliable at n samples: n < 1 / (1 - p), with a little float slack. */

@@ -15,7 +15,7 @@ import {
 import { type Accounting, accountTokens, type Sourced } from "./_accounting.ts";
 import { classifyOutcome } from "./_outcome.ts";
 import { explainNullMetric } from "./_null_reasons.ts";
-import { scoreSanityRequest } from "./sanity.ts";
+import { scoreSanity } from "./sanity.ts";
 
 /** What a record is built from: a finished stream, or work that was never dispatched. */
 export type RecordInput =
@@ -138,7 +138,7 @@ function skippedRecord(
     },
     first_delta_kind: null,
     token_accounting_note: null,
-    evaluation: fixture.phase === "sanity" ? scoreSanityRequest(fixture, "skipped", null, reason) : null,
+    evaluation: fixture.phase === "sanity" ? scoreSanity(fixture, "skipped", null, reason) : null,
   };
   fillMissing(record, missing, `request was skipped: ${reason}`);
   const flags = { unexpectedReuse: false, promptLengthOutOfRange: false, promptLengthUnverified: false };
@@ -233,7 +233,7 @@ function sentRecord(
     },
     first_delta_kind: firstDeltaKind,
     token_accounting_note: notes.length > 0 ? notes.join("; ") : null,
-    evaluation: fixture.phase === "sanity" ? scoreSanityRequest(fixture, status, outcome, null) : null,
+    evaluation: fixture.phase === "sanity" ? scoreSanity(fixture, status, outcome) : null,
   };
   explainOutcomeNulls(record, accounting, outcome, error, missing);
   fillMissing(record, missing, "no value was recorded");

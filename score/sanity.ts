@@ -51,20 +51,15 @@ function categoryOf(fixture: Fixture): SanityCategory {
 
 /**
  * Scores one sanity request. Failed, truncated and skipped requests fail with a reason; a completed request
- * passes only with a correct final answer or tool call.
+ * passes only with a correct final answer or tool call; a skip's reason is written into the verdict.
  * @throws {TypeError} when the fixture is not a sanity case with an expected result, or a completed request
  * comes without its outcome.
  */
-export function scoreSanity(fixture: Fixture, status: RequestStatus, outcome: StreamOutcome | null): Evaluation {
-  return scoreSanityRequest(fixture, status, outcome, null);
-}
-
-/** `scoreSanity` with the skip reason written into the verdict. */
-export function scoreSanityRequest(
+export function scoreSanity(
   fixture: Fixture,
   status: RequestStatus,
   outcome: StreamOutcome | null,
-  skipReason: string | null,
+  skipReason: string | null = null,
 ): Evaluation {
   if (fixture.phase !== "sanity" || fixture.expected === null) {
     throw new TypeError(

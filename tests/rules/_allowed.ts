@@ -148,18 +148,6 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "throughputBins",
     "validateLoadPlan",
   ],
-  report: [
-    "COMPARED_METRICS",
-    "COMPARISON_FORMAT",
-    "COMPARISON_SCHEMA_VERSION",
-    "ComparedConfiguration",
-    "ComparedRun",
-    "Comparison",
-    "ComparisonGroup",
-    "ComparisonRow",
-    "CurvePercentiles",
-    "FactValue",
-  ],
   site: [
     "AddApprovedOptions",
     "AddApprovedResult",
@@ -185,5 +173,4 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
 /** Product files over the size limit today (path -> the lines it had, which it may not exceed). */
 export const SIZE_ALLOWED: Readonly<Record<string, number>> = {
   "cli/load.ts": 549,
-  "report/_report_sections.ts": 531,
 };

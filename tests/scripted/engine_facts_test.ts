@@ -1,7 +1,8 @@
 /** The facts of a server the runner did not start: the template check, a declared command line, the fix list. */
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../mock/mod.ts";
-import { conformingFixes, RunRefusedError, TemplateMismatchError } from "../../runner/mod.ts";
+import { conformingFixes, TemplateMismatchError } from "../../runner/mod.ts";
+import { RunRefusedError } from "../../runner/run_errors.ts";
 import { cleanup, runScripted, type ScriptedRun, sharedBundle } from "./_harness.ts";
 
 Deno.test("a server that counts one request 10% off the frozen bundle stops the run before anything is measured", async () => {

@@ -300,7 +300,8 @@ Deno.test("a bundle that differs from its manifest refuses the run before anythi
   const engine = await startMockEngine({ timeScale: 0 });
   try {
     const { realRunDeps } = await import("../../runner/mod.ts");
-    const { runProtocol, RunRefusedError } = await import("../../runner/mod.ts");
+    const { runProtocol } = await import("../../runner/mod.ts");
+    const { RunRefusedError } = await import("../../runner/run_errors.ts");
     const deps = realRunDeps({
       loadBundle: () => Promise.reject(new Error("Cannot load the fixture bundle: warmup.json differs")),
     }, { hashCacheDir: null });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResultFiles, resultFiles } from "../../runtime/mod.ts";
-import { RunRefusedError, RunWriteError } from "../../runner/mod.ts";
+import { RunRefusedError, RunWriteError } from "../../runner/run_errors.ts";
 import { RESULT_FILES } from "../../report/mod.ts";
 import { runScripted } from "./_harness.ts";
 

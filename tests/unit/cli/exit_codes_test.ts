@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
-import { EXIT, exitCodeOf, failureText } from "../../../cli/exit_codes.ts";
+import { endWith, EXIT, exitCodeOf, failureText } from "../../../cli/exit_codes.ts";
+import { RunRefusedError, RunWriteError, TemplateMismatchError } from "../../../runner/run_errors.ts";
 import { UsageError } from "../../../cli/_args.ts";
 import { FixtureBundleError } from "../../../fixtures/mod.ts";
 
@@ -38,4 +39,19 @@ Deno.test("an error that is a defect has no exit code (the command rethrows it)"
   assert.equal(exitCodeOf(new Error("a bug")), null);
   assert.equal(exitCodeOf(new TypeError("a bug")), null);
   assert.equal(exitCodeOf("thrown text"), null);
+});
+
+Deno.test("a run refused before it began, or one whose folder could not be written, exits with the environment code", () => {
+  assert.equal(exitCodeOf(new RunRefusedError("unreachable", "Cannot reach the server")), EXIT.environment);
+  assert.equal(exitCodeOf(new RunWriteError("f", 3, "ENOSPC", "the disk is full")), EXIT.environment);
+  const check = { mismatches: 1, rows: [{ id: "short", verdict: "mismatch", reason: "x" }] };
+  assert.equal(exitCodeOf(new TemplateMismatchError(check as never)), EXIT.environment);
+  // An error of another name is a defect.
+  assert.equal(exitCodeOf(Object.assign(new Error("x"), { name: "RunRefused" })), null);
+});
+
+Deno.test("endWith returns an error's code after its text, and throws a defect again", () => {
+  assert.equal(endWith(new UsageError("Cannot run x: no"), (m) => `${m} (said)`), EXIT.usage);
+  const defect = new Error("a bug");
+  assert.throws(() => endWith(defect), (error) => error === defect);
 });

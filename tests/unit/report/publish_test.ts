@@ -3,7 +3,8 @@ import { publishRequest, sanitizeResult } from "../../../report/publish.ts";
 import { createSanitizer } from "../../../report/sanitize.ts";
 import type { ExecutedRequest, Result } from "../../../contract/mod.ts";
 import { recordOf } from "../../../score/mod.ts";
-import { leafDifferences, lineFacts, overridesOf, rebuildRecord } from "../../../report/_evidence_line.ts";
+import { lineFacts, overridesOf, rebuildRecord } from "../../../report/_evidence_line.ts";
+import { leafDifferences } from "../../../report/_difference.ts";
 import { fixture, outcome, sanityFixture } from "../score/_helpers.ts";
 
 const sanitizers = createSanitizer({ username: "alice", hostname: "orion.lab.example" });

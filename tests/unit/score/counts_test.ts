@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { countRequests } from "../../../score/mod.ts";
-import { countCapped } from "../../../score/counts.ts";
 import type { PhaseCounts, RequestRecord } from "../../../contract/mod.ts";
 import { rec } from "./_helpers.ts";
 
@@ -61,12 +60,4 @@ Deno.test("the optional stage plans 12 concurrency requests", () => {
 Deno.test("counting refuses a phase whose records do not match its plan", () => {
   assert.throws(() => countRequests(required().slice(1), false), /phase warmup has 0 records, expected 1/);
   assert.throws(() => countRequests(required(), true), /phase concurrency has 0 records, expected 12/);
-});
-
-Deno.test("countCapped counts the truncated requests of one case", () => {
-  const records = required();
-  assert.equal(countCapped(records, "performance", "prompt-4k"), 2);
-  assert.equal(countCapped(records, "performance", "prompt-16k"), 2);
-  assert.equal(countCapped(records, "performance", "short"), 0);
-  assert.equal(countCapped(records, "concurrency", "short-burst"), 0);
 });
