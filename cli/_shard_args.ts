@@ -18,6 +18,9 @@ export const SHARD_HELP = `Fleet (one generator per serving host, see docs/scali
                             milliseconds; warm-up runs before it. Refused in the past or more than 24 h ahead
   --max-start-late-ms MS    flag a shard whose epoch began more than MS after T (default 500)
   --host-label NAME         a readable name for this host in merged summaries (default: a hash of the host name)
+  --workers N               run the plan as N shards in N processes on this host (2-64; the same runtime and
+                            permissions), started together a few seconds ahead, and merge them into one result:
+                            the shards' JSONL in --out's <stem>-workers/, the merge as <UTC-date>-merge-<run-id>.json
   load merge FILE... [--out FILE] [--max-clock-spread-ms MS]   merge the shards' JSONL (see load merge --help)`;
 
 export const SHARD_OPTIONS = {
