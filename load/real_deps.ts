@@ -42,7 +42,7 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
     },
     openLines: async (path) => {
       // A new file: never over an earlier result of the same name.
-      const opened = await openLineWriter(path, { exclusive: true });
+      const opened = await openLineWriter(path);
       if (!opened.ok) return { ok: false, reason: opened.reason };
       const writer = opened.value;
       return {
