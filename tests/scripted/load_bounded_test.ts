@@ -146,6 +146,23 @@ Deno.test("a FIFO, a device or a link to one as a prompt or ShareGPT file is ref
   }
 });
 
+Deno.test("a FIFO as a profile, a compare spec or a noise-floor file is refused at once, never waited on", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
+  try {
+    const fifo = join(dir, "pipe.jsonc");
+    execFileSync("mkfifo", [fifo]);
+    const { loadProfile } = await import("../../engine/mod.ts");
+    await assert.rejects(loadProfile(fifo, { toolkitDir: null, cwd: dir }), /not a regular file/);
+    const { main } = await import("../../cli/compare.ts");
+    const base = ["--baseline", "http://127.0.0.1:9", "--candidate", "http://127.0.0.1:10"];
+    // Exit 3 (environment) with the reader's refusal, before any server is asked (the ports are closed).
+    assert.equal(await main(["--spec", fifo, ...base]), 3);
+    assert.equal(await main([...base, "--requests", "1", "--noise-floor-from", fifo]), 3);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Deno.test("load --publishable refuses zero warm-up and the self-check before any traffic", async () => {
   const engine = await startMockEngine({ timeScale: 0 });
   try {
