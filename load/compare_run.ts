@@ -109,6 +109,7 @@ export async function planCompare(
  * overran --warmup-limit-s; {Error} "Cannot write ..." when options.out cannot be opened (before any traffic).
  */
 export async function runCompare(options: CompareRunOptions, deps: CompareDeps): Promise<CompareOutcome> {
+  const startedAt = new Date(deps.wallMs?.() ?? Date.now()).toISOString();
   const prepared = await prepareAll(options, deps);
   const points = pointsOf(options);
   const targets = { baseline: options.baseline, candidate: options.candidate };
@@ -140,7 +141,8 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
   };
   const closed = async () => options.out === undefined ? null : await out.close();
   try {
-    context.emit(configLine(options, sessions, prepared, [...checkedUrls.values()]));
+    const toolkit = (await deps.toolkit?.()) ?? null;
+    context.emit(configLine(options, sessions, prepared, [...checkedUrls.values()], { startedAt, toolkit }));
     await runCompareSessions(targets, sessions, {
       ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),

@@ -96,6 +96,7 @@ export async function runLoadTest(
   hooks: LoadTestHooks = {},
 ): Promise<LoadTestOutcome> {
   let engine: MockEngine | null = null;
+  const startedAt = new Date(deps.wallMs?.() ?? Date.now()).toISOString();
   const runs: LoadRunResult[] = [];
   const out = new OutputLines(deps.sanitizer);
   const ended = (status: "unreachable" | "interrupted" | "warmup-limit", reasons: string[]): LoadTestOutcome => ({
@@ -136,6 +137,7 @@ export async function runLoadTest(
     if (warmupWarning !== null) hooks.onWarning?.(warmupWarning);
     out.emit({
       ...lineHead("config"),
+      started_at: startedAt,
       urls,
       self_check: options.selfCheck,
       plan: options.plan,

@@ -156,3 +156,46 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("the config line of load and of compare says when the test started and which toolkit ran it", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  const stamped = () => {
+    const deps = realLoadDeps();
+    deps.wallMs = () => Date.parse("2026-01-31T12:00:00Z");
+    deps.toolkit = () => Promise.resolve({ version: "9.9.9", commit: "c".repeat(40) });
+    return deps;
+  };
+  const expected = { started_at: "2026-01-31T12:00:00.000Z", toolkit: { version: "9.9.9", commit: "c".repeat(40) } };
+  try {
+    const options = parseLoadArgs([
+      "--no-headroom-check",
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "1",
+    ]);
+    options.out = join(dir, "load.jsonl");
+    assert.equal((await runLoadTest(options, stamped())).status, "ok");
+    const config = JSON.parse((await readFile(options.out, "utf8")).split("\n")[0]!);
+    assert.equal(config.kind, "config");
+    assert.deepEqual({ started_at: config.started_at, toolkit: config.toolkit }, expected);
+    const { parseCompareArgs } = await import("../../cli/compare.ts");
+    const { runCompare } = await import("../../load/mod.ts");
+    const compared = await runCompare(
+      parseCompareArgs([
+        ...["--baseline", engine.url, "--candidate", engine.url, "--concurrency", "1", "--rounds", "1"],
+        ...["--requests", "1", "--warmup-requests", "0", "--workload", "chat-short", "--sample", "4"],
+      ]),
+      stamped(),
+    );
+    const compareConfig = JSON.parse(compared.lines[0]!);
+    assert.equal(compareConfig.kind, "config");
+    assert.deepEqual({ started_at: compareConfig.started_at, toolkit: compareConfig.toolkit }, expected);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
