@@ -10,7 +10,13 @@ import { parseStrictJsonPlain } from "../score/mod.ts";
 import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
 import { isProfileTarget, runCompareSessions } from "./compare_sessions.ts";
 import { pointKey } from "./gate.ts";
-import { interruptedStamp, OutputLines, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
+import {
+  ignoredFieldWarnings,
+  interruptedStamp,
+  OutputLines,
+  PREFLIGHT_DEADLINE_S,
+  WARMUP_LIMIT_S,
+} from "./_load_stages.ts";
 import type { LoadTestDeps } from "./_load_types.ts";
 import {
   configLine,
@@ -142,7 +148,12 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
   const closed = async () => options.out === undefined ? null : await out.close();
   try {
     const toolkit = (await deps.toolkit?.()) ?? null;
-    context.emit(configLine(options, sessions, prepared, [...checkedUrls.values()], { startedAt, toolkit }));
+    const warnings: string[] = [];
+    for (const w of prepared.values()) {
+      warnings.push(...await ignoredFieldWarnings(w.stamp, [...checkedUrls.keys()], deps));
+    }
+    for (const warning of warnings) deps.progress?.(`compare: warning: ${warning}`);
+    context.emit(configLine(options, sessions, prepared, [...checkedUrls.values()], { startedAt, toolkit, warnings }));
     await runCompareSessions(targets, sessions, {
       ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),

@@ -13,6 +13,7 @@ import { scheduleSha256, shardStamp } from "./shard.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
   headroomStage,
+  ignoredFieldWarnings,
   interruptedStamp,
   measureRun,
   OutputLines,
@@ -134,7 +135,11 @@ export async function runLoadTest(
       ? null
       : shardStamp({ ...scheduleInput, shard: options.shard }, workload, toolkit);
     const headroom = await headroomStage(options, workload, deps, hooks);
-    if (warmupWarning !== null) hooks.onWarning?.(warmupWarning);
+    const warnings = [
+      ...(warmupWarning === null ? [] : [warmupWarning]),
+      ...(options.selfCheck ? [] : await ignoredFieldWarnings(workload.stamp, urls, deps)),
+    ];
+    for (const warning of warnings) hooks.onWarning?.(warning);
     out.emit({
       ...lineHead("config"),
       started_at: startedAt,
@@ -158,7 +163,7 @@ export async function runLoadTest(
       shard,
       engine: options.engine ?? null,
       preflight: checked.preflight,
-      warnings: warmupWarning === null ? [] : [warmupWarning],
+      warnings,
     });
     const context: RunContext = { options, deps, hooks, urls, workload, osl, warmupWarning, headroom, shard, out };
     for (let r = 0; r < options.repeat && !deps.signal?.aborted; r++) {

@@ -32,6 +32,7 @@ export {
   engineCommitFromBuildInfo,
   type PriorRequests,
   priorRequestsFrom,
+  probeDialect,
   probeServer,
   type ProbeServerDeps,
   readSlots,
