@@ -1,8 +1,8 @@
 /**
  * `load --workers N` as a person runs it, against the scripted engine on loopback: N child processes of the same
  * runtime run the plan's shards and one merged result names N workers, its pooled distributions those of the union
- * of the children's rows; SIGTERM to the parent stops every child (exit 4), and a parent killed outright leaves no
- * child running. Bounded: a dozen requests, or a long plan cut short within seconds.
+ * of the children's rows; SIGTERM to the parent stops every child (exit 4), a worker that dies stops the others
+ * (exit 3, nothing merged), and a parent killed outright leaves no child running. Bounded: a dozen requests, or a long plan cut short within seconds.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -120,31 +120,46 @@ Deno.test("load --workers 2 runs two shards as child processes and merges them e
   }
 });
 
-Deno.test("SIGTERM to load --workers stops every child (exit 4); a parent killed outright leaves no child running", {
-  ignore: Deno.build.os === "windows",
-}, async () => {
-  const dir = await mkdtemp(join(tmpdir(), "strata-workers-"));
-  const server = await engine();
-  try {
-    const plan = ["--url", server.url, "--concurrency", "2", "--duration", "60", "--drain-s", "1"];
-    const terminated = startLoad(dir, plan);
-    const pids = await runningWorkers(terminated.child.pid, dir, 10_000);
-    terminated.child.kill("SIGTERM");
-    const status = await terminated.child.status;
-    assert.equal(status.code, 4, await terminated.stderrLines);
-    assert.match(await terminated.stderrLines, /SIGTERM: stopping the 2 workers/);
-    assert.ok(await gone(pids, 1000), "a worker outlived its parent's exit");
+Deno.test(
+  "SIGTERM to load --workers stops every child (exit 4), a failing worker stops the others, a killed parent leaves none",
+  {
+    ignore: Deno.build.os === "windows",
+  },
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), "strata-workers-"));
+    const server = await engine();
+    try {
+      const plan = ["--url", server.url, "--concurrency", "2", "--duration", "60", "--drain-s", "1"];
+      const terminated = startLoad(dir, plan);
+      const pids = await runningWorkers(terminated.child.pid, dir, 10_000);
+      terminated.child.kill("SIGTERM");
+      const status = await terminated.child.status;
+      assert.equal(status.code, 4, await terminated.stderrLines);
+      assert.match(await terminated.stderrLines, /SIGTERM: stopping the 2 workers/);
+      assert.ok(await gone(pids, 1000), "a worker outlived its parent's exit");
 
-    await rm(dir, { recursive: true });
-    await Deno.mkdir(dir);
-    const killed = startLoad(dir, plan);
-    const orphans = await runningWorkers(killed.child.pid, dir, 10_000);
-    killed.child.kill("SIGKILL");
-    await killed.child.status;
-    await killed.stderrLines;
-    assert.ok(await gone(orphans, 5000), "a worker ran on after its parent was killed");
-  } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+      // A worker that dies stops the other, and the parent fails (exit 3) without a merge.
+      await rm(dir, { recursive: true });
+      await Deno.mkdir(dir);
+      const crashing = startLoad(dir, plan);
+      const [first, second] = await runningWorkers(crashing.child.pid, dir, 10_000);
+      Deno.kill(first!, "SIGKILL");
+      assert.equal((await crashing.child.status).code, 3);
+      assert.match(await crashing.stderrLines, /load: worker \d\/2 failed .*: stopping the others/);
+      assert.ok(await gone([second!], 1000), "the other worker ran on after one failed");
+      assert.ok(!(await readdir(dir)).some((n) => n.includes("-merge-")), "a failed set of workers was merged");
+
+      await rm(dir, { recursive: true });
+      await Deno.mkdir(dir);
+      const killed = startLoad(dir, plan);
+      const orphans = await runningWorkers(killed.child.pid, dir, 10_000);
+      killed.child.kill("SIGKILL");
+      await killed.child.status;
+      await killed.stderrLines;
+      assert.ok(await gone(orphans, 5000), "a worker ran on after its parent was killed");
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
