@@ -120,6 +120,33 @@ Deno.test("load --workers 2 runs two shards as child processes and merges them e
   }
 });
 
+Deno.test("the npm launcher runs load --workers under the load task's narrow set, plus running its own Deno", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-workers-"));
+  const server = await engine();
+  try {
+    const output = await new Deno.Command("node", {
+      args: [
+        join(REPO, "bin", "strata-bench.mjs"),
+        ...["load", "--workers", "2", "--url", server.url, "--concurrency", "2", "--requests", "6"],
+        ...["--synthetic", "chat-short", "--no-headroom-check", "--quiet", "--out", dir],
+      ],
+      cwd: REPO,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 0, stderr);
+    const merged = (await readdir(dir)).filter((n) => /-merge-.*\.json$/.test(n));
+    assert.equal(merged.length, 1);
+    const result = JSON.parse(await readFile(join(dir, merged[0]!), "utf8"));
+    assert.equal(result.workers, 2);
+    assert.equal(result.pooled.counts.succeeded, 6);
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Deno.test(
   "SIGTERM to load --workers stops every child (exit 4), a failing worker stops the others, a killed parent leaves none",
   {
