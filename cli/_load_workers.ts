@@ -14,6 +14,7 @@ import {
   selfCommand,
   type SpawnedProcess,
   spawnProcess,
+  sys,
   toolkitCacheDir,
   writeStderr,
 } from "../runtime/mod.ts";
@@ -26,9 +27,9 @@ import { EXIT } from "./exit_codes.ts";
 export const WORKERS_LEAD_S = 5;
 
 /** The flags the parent sets for each worker itself (removed from the person's command line, with their values). */
-const PARENT_FLAGS = new Set(["--workers", "--out"]);
+const PARENT_FLAGS = new Set(["--workers", "--out", "--worker-of"]);
 
-/** The person's `load` arguments without --workers and --out (either spelling). */
+/** The person's `load` arguments without --workers, --out and --worker-of (either spelling). */
 export function workerArgv(argv: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -79,7 +80,11 @@ export async function runWorkers(
   const startAt = Date.now() + Math.round((WORKERS_LEAD_S + headroomS + (options.plan.warmupS ?? 0)) * 1000);
   const entry = fileURLToPath(new URL("../mod.ts", import.meta.url));
   const self = selfCommand(entry, join(dirname(entry), "deno.json"), needs(options, shardDir, dirname(entry)));
-  const base = [...self.args, "load", ...workerArgv(argv), "--quiet", "--out", shardDir, "--start-at", `${startAt}`];
+  const base = [
+    ...[...self.args, "load", ...workerArgv(argv), "--quiet", "--out", shardDir, "--start-at", `${startAt}`],
+    // A worker whose parent died before it set its watch still notices: it knows which parent it must have.
+    ...["--worker-of", `${sys.pid()}`],
+  ];
   const children: SpawnedProcess[] = [];
   let failed: { worker: number; code: number } | null = null;
   let interrupted: string | null = null;

@@ -127,6 +127,8 @@ export interface LoadCommand {
   quiet: boolean;
   /** --workers N: the plan as N shards in N child processes on this host, merged; null: one process. */
   workers: number | null;
+  /** --worker-of PID: the parent this worker must have (set by --workers); null otherwise. */
+  workerOf: number | null;
   /** --fail-on-slo: the least share of measured requests that must meet every SLO, or null. */
   failOnSlo: number | null;
 }
@@ -321,6 +323,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     printSchedule: values["print-schedule"] === true,
     quiet: values.quiet === true,
     workers,
+    workerOf: numberFlag("load", values, "worker-of", { integer: true, min: 1 }) ?? null,
     failOnSlo: sloGateFlag(values, slo),
   };
 }
@@ -417,7 +420,7 @@ export async function main(argv: string[]): Promise<number> {
     if (controller.signal.aborted) return;
     writeStderr(`\n${signal}: stopping the load; the requests that ended are kept, marked interrupted\n`);
     controller.abort(signal);
-  });
+  }, command.workerOf === null ? {} : { parentPid: command.workerOf });
   const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
   const view = loadProgressView(progress, {
     requests: options.plan.requests ?? null,

@@ -58,18 +58,18 @@ function startLoad(dir: string, args: string[]): { child: Deno.ChildProcess; std
 }
 
 /**
- * The pids of the parent's two children (as ps lists them) once both have opened their JSONL, which they do after
- * their signal and parent-death watches are set and before any traffic.
+ * The pids of the parent's two children (as ps lists them); with `dir`, once both have opened their JSONL, which
+ * they do after their signal and parent-death watches are set and before any traffic.
  */
-async function runningWorkers(parent: number, dir: string, deadlineMs: number): Promise<number[]> {
+async function workers(parent: number, dir: string | null, deadlineMs: number): Promise<number[]> {
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
     const out = await new Deno.Command("ps", { args: ["-o", "pid=", "--ppid", String(parent)] }).output();
     const pids = new TextDecoder().decode(out.stdout).trim().split(/\s+/).filter(Boolean).map(Number);
-    const shardDir = (await readdir(dir)).find((n) => n.endsWith("-workers"));
-    const files = shardDir === undefined ? [] : await readdir(join(dir, shardDir));
-    if (pids.length === 2 && files.length === 2) return pids;
-    await new Promise((r) => setTimeout(r, 100));
+    const shardDir = dir === null ? undefined : (await readdir(dir)).find((n) => n.endsWith("-workers"));
+    const files = shardDir === undefined ? [] : await readdir(join(dir!, shardDir));
+    if (pids.length === 2 && (dir === null || files.length === 2)) return pids;
+    await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error("the workers did not start");
 }
@@ -158,7 +158,7 @@ Deno.test(
     try {
       const plan = ["--url", server.url, "--concurrency", "2", "--duration", "60", "--drain-s", "1"];
       const terminated = startLoad(dir, plan);
-      const pids = await runningWorkers(terminated.child.pid, dir, 10_000);
+      const pids = await workers(terminated.child.pid, dir, 10_000);
       terminated.child.kill("SIGTERM");
       const status = await terminated.child.status;
       assert.equal(status.code, 4, await terminated.stderrLines);
@@ -169,7 +169,7 @@ Deno.test(
       await rm(dir, { recursive: true });
       await Deno.mkdir(dir);
       const crashing = startLoad(dir, plan);
-      const [first, second] = await runningWorkers(crashing.child.pid, dir, 10_000);
+      const [first, second] = await workers(crashing.child.pid, dir, 10_000);
       Deno.kill(first!, "SIGKILL");
       assert.equal((await crashing.child.status).code, 3);
       assert.match(await crashing.stderrLines, /load: worker \d\/2 failed .*: stopping the others/);
@@ -179,7 +179,8 @@ Deno.test(
       await rm(dir, { recursive: true });
       await Deno.mkdir(dir);
       const killed = startLoad(dir, plan);
-      const orphans = await runningWorkers(killed.child.pid, dir, 10_000);
+      // Killed as soon as its children exist, before they have even loaded: each knows its parent by --worker-of.
+      const orphans = await workers(killed.child.pid, null, 10_000);
       killed.child.kill("SIGKILL");
       await killed.child.status;
       await killed.stderrLines;
