@@ -3,6 +3,7 @@
 // node_modules with the named permission set deno.json gives the command (`run`, `run:profile` when an engine
 // profile is started, `report:write` for --seal and --svg, ...), from the current folder, and ends as the command
 // ends. Installs the pinned packages first when they are missing from a checkout.
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { denoExecutable, ensureInstalled, runForwarding, runTaskArgv, sourceDir } from "./_deno.mjs";
@@ -51,6 +52,15 @@ export function outFolders(args, cwd) {
   return named.filter((p) => p !== "" && !p.includes(",")).map((p) => resolve(cwd, p));
 }
 
+/**
+ * `load --workers N` starts N copies of itself: the one run permission it gets is for this very Deno executable
+ * (its real path, as Deno.execPath() names it); every other command, and load without --workers, runs nothing.
+ */
+export function workerRunFlags(args, deno) {
+  const workers = args[0] === "load" && args.some((a) => a === "--workers" || a.startsWith("--workers="));
+  return workers ? [`--allow-run=${realpathSync(deno)}`] : [];
+}
+
 const args = process.argv.slice(2);
 if (!ensureInstalled((line) => process.stderr.write(`${line}\n`))) process.exit(3);
 let argv;
@@ -70,4 +80,5 @@ try {
 // The task names the command after mod.ts ("mod.ts run"); the person's own words replace those (taskFor chose the
 // task from the same words), so "strata-bench --help" is mod.ts's help whichever set prints it.
 const entry = argv.findIndex((w) => w.endsWith("mod.ts"));
-runForwarding(denoExecutable(), [...argv.slice(0, entry + 1), ...args]);
+const deno = denoExecutable();
+runForwarding(deno, [argv[0], ...workerRunFlags(args, deno), ...argv.slice(1, entry + 1), ...args]);

@@ -72,6 +72,18 @@ export async function main(argv: string[]): Promise<number> {
     writeStderr(`${(error as Error).message}\n`);
     return EXIT.usage;
   }
+  return await mergeAndPrint(files, { outDir, spreadMs: spread, workers: null });
+}
+
+/**
+ * Merges shard files, prints the per-host and pooled summaries and, with `outDir`, writes the result there; the exit
+ * code. `workers`: the count of this host's `load --workers` processes that wrote them (null: a fleet's files).
+ */
+export async function mergeAndPrint(
+  files: readonly string[],
+  options: { outDir: string | null; spreadMs: number | undefined; workers: number | null },
+): Promise<number> {
+  const { outDir, spreadMs: spread } = options;
   const sanitizer = machineSanitizer();
   try {
     const result = await mergeShardFiles(files, {
@@ -80,11 +92,11 @@ export async function main(argv: string[]): Promise<number> {
         if (!opened.ok) throw new Error(`Cannot read ${path}: ${opened.reason}`);
         return opened.value;
       },
-    }, spread === undefined ? {} : { maxClockSpreadS: spread / 1000 });
+    }, { workers: options.workers, ...(spread === undefined ? {} : { maxClockSpreadS: spread / 1000 }) });
     writeStdout(
-      `load merge: ${result.shards} shards of schedule ${
-        result.schedule_sha256.slice(0, 16)
-      }..., ${result.mode} loop; ` +
+      `load merge: ${result.shards} shards${
+        result.workers === null ? "" : ` (load --workers ${result.workers} on this host)`
+      } of schedule ${result.schedule_sha256.slice(0, 16)}..., ${result.mode} loop; ` +
         `clock spread ${
           result.clock.spread_s === null ? "unknown" : `${(result.clock.spread_s * 1000).toFixed(1)} ms`
         }` +

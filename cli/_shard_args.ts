@@ -18,6 +18,11 @@ export const SHARD_HELP = `Fleet (one generator per serving host, see docs/scali
                             milliseconds; warm-up runs before it. Refused in the past or more than 24 h ahead
   --max-start-late-ms MS    flag a shard whose epoch began more than MS after T (default 500)
   --host-label NAME         a readable name for this host in merged summaries (default: a hash of the host name)
+  --workers N               run the plan as N shards in N processes on this host (2-64; the same runtime and
+                            permissions), started together a few seconds ahead, and merge them into one result:
+                            the shards' JSONL in --out's <stem>-workers/, the merge as <UTC-date>-merge-<run-id>.json
+  --worker-of PID           (set by --workers for each worker) stop as interrupted once process PID is not this
+                            one's parent, even if it died before this process started
   load merge FILE... [--out FILE] [--max-clock-spread-ms MS]   merge the shards' JSONL (see load merge --help)`;
 
 export const SHARD_OPTIONS = {
@@ -26,6 +31,7 @@ export const SHARD_OPTIONS = {
   "start-at": { type: "string" },
   "max-start-late-ms": { type: "string" },
   "host-label": { type: "string" },
+  "worker-of": { type: "string" },
 } as const;
 
 /** Parses --start-at: a UTC ISO time with Z or an offset, or epoch milliseconds. @throws UsageError. */

@@ -17,7 +17,8 @@ Request:
   --max-tokens N            output cap of a prompt file's requests that set none (default: none sent; required
                             with --osl-target and a file); refused with a named workload (its OSL is the cap)
   --min-tokens N            engine extension min_tokens (needs a cap: --max-tokens or a named workload; pair
-                            with --fail-on-osl-mismatch)
+                            with --fail-on-osl-mismatch); warned about when the server is llama-server, which
+                            ignores it
   --ignore-eos              ask the engine to generate until the cap (engine extension)
   --temperature T           sampling temperature sent with every request (default 0)
   --request-seed N          sampling seed sent as "seed" with every request (default: none sent)

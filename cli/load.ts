@@ -47,6 +47,7 @@ import { renderEnding } from "./_ending.ts";
 import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, parseMergeArgs } from "./_load_merge.ts";
 import { DEFAULT_DRAIN_S } from "./_load_help.ts";
+import { runWorkers } from "./_load_workers.ts";
 
 export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
 export { HELP } from "./_load_help.ts";
@@ -94,6 +95,7 @@ const LOAD_OPTIONS = {
   plan: { type: "boolean" },
   "print-schedule": { type: "boolean" },
   quiet: { type: "boolean" },
+  workers: { type: "string" },
 } as const;
 
 /** The switches that once took a file (load and compare): refused with a value, with what to write now. */
@@ -131,6 +133,10 @@ export interface LoadCommand {
   planOnly: boolean;
   printSchedule: boolean;
   quiet: boolean;
+  /** --workers N: the plan as N shards in N child processes on this host, merged; null: one process. */
+  workers: number | null;
+  /** --worker-of PID: the parent this worker must have (set by --workers); null otherwise. */
+  workerOf: number | null;
   /** --fail-on-slo: the least share of measured requests that must meet every SLO, or null. */
   failOnSlo: number | null;
 }
@@ -288,6 +294,22 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     throw new UsageError("Cannot use --repeat or a sweep with --shard: every shard starts once, at --start-at");
   }
   if (shard !== undefined && selfCheck) throw new UsageError("Cannot shard the self-check");
+  const workers = numberFlag("load", values, "workers", { integer: true, min: 2, max: 64 }) ?? null;
+  const clash = ([
+    ["--shard", shard !== undefined],
+    ["--self-check", selfCheck],
+    ["--profile", profile !== undefined],
+    ["--repeat", repeat > 1],
+    ["--plan", planOnly],
+    ["--html", values.html === true],
+    ["--prompt-mix-report", values["prompt-mix-report"] === true],
+  ] as const).find(([, given]) => workers !== null && given);
+  if (clash !== undefined) {
+    throw new UsageError(
+      `Cannot combine --workers with ${clash[0]}: the workers run shards of one plan against --url servers, ` +
+        "merged into one JSON result",
+    );
+  }
   if (values["print-schedule"] === true && !planOnly) {
     throw new UsageError("Cannot use --print-schedule without --plan");
   }
@@ -323,6 +345,8 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     planOnly,
     printSchedule: values["print-schedule"] === true,
     quiet: values.quiet === true,
+    workers,
+    workerOf: numberFlag("load", values, "worker-of", { integer: true, min: 1 }) ?? null,
     failOnSlo: sloGateFlag(values, slo),
   };
 }
@@ -413,12 +437,13 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const { options } = command;
+  if (command.workers !== null) return await runWorkers(argv, options, command.files.folder, command.workers);
   const controller = new AbortController();
   const stop = onTerminationSignal((signal) => {
     if (controller.signal.aborted) return;
     writeStderr(`\n${signal}: stopping the load; the requests that ended are kept, marked interrupted\n`);
     controller.abort(signal);
-  });
+  }, command.workerOf === null ? {} : { parentPid: command.workerOf });
   const progress = openProgress(command.planOnly ? "quiet" : progressMode(command.quiet), { heartbeatS: 10 });
   const shown = {
     requests: options.plan.requests ?? null,

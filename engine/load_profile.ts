@@ -5,6 +5,9 @@ import { enginePaths, LLAMA_CPP_COMMIT } from "./paths.ts";
 import { type EngineProfile, parseProfile } from "./profile.ts";
 import { defaultTinyQwen3Path } from "./tiny_model_file.ts";
 
+/** Most bytes a profile file may hold (a profile is a few hundred; a larger file is refused, not read). */
+const MAX_PROFILE_BYTES = 1024 * 1024;
+
 /** Where to look for a profile given by name. */
 export interface LoadProfileOptions {
   /** The toolkit's root: `NAME` means `<toolkitDir>/profiles/NAME.jsonc`. */
@@ -33,7 +36,7 @@ export async function loadProfile(ref: string, options: LoadProfileOptions): Pro
   ];
   const reasons: string[] = [];
   for (const path of candidates) {
-    const text = await readTextOutcome(path);
+    const text = await readTextOutcome(path, { maxBytes: MAX_PROFILE_BYTES });
     if (!text.ok) {
       reasons.push(text.reason);
       continue;

@@ -10,10 +10,14 @@
  * - `${llama_cpp_commit}`: the full llama.cpp commit `deno task engine:build` builds
  * - `${env:NAME}`: an environment variable (an error when unset)
  *
- * `--host` and `--port` are added by the runner from `host` and `port`; the arguments must not set them.
+ * `--host` and `--port` are added by the runner from `host` and `port`; the arguments must not set them. The text
+ * is read as score's strict JSONC: a key given twice is refused (never last-wins) and nesting is bounded.
  */
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { isLoopbackHost } from "../client/mod.ts";
+import { parseStrictJsonc } from "../score/mod.ts";
+
+/** Deepest nesting a profile may have (it needs three levels). */
+const PROFILE_MAX_DEPTH = 16;
 
 /** A loaded, resolved profile. */
 export interface EngineProfile {
@@ -89,11 +93,9 @@ function resolve(text: string, where: string, context: ProfileContext, problems:
  * @throws {SyntaxError} when the text is not valid JSONC or a field is wrong (the message lists all problems).
  */
 export function parseProfile(text: string, name: string, context: ProfileContext): EngineProfile {
-  const errors: ParseError[] = [];
-  const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
-  if (errors.length > 0) {
-    const list = errors.map((e) => `${printParseErrorCode(e.error)} at offset ${e.offset}`).join("; ");
-    throw new SyntaxError(`Cannot read profile "${name}": not valid JSONC (${list})`);
+  const { value, problems: unreadable } = parseStrictJsonc(text, PROFILE_MAX_DEPTH);
+  if (unreadable.length > 0) {
+    throw new SyntaxError(`Cannot read profile "${name}": not valid JSONC (${unreadable.join("; ")})`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new SyntaxError(`Cannot read profile "${name}": the top level must be an object`);

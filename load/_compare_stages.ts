@@ -86,16 +86,23 @@ export async function preflightSide(
   return checked;
 }
 
-/** The config line: both sides, the schedule, the workloads' stamps, the plan and the gate's settings. */
+/**
+ * The config line: when it started and by which toolkit, its warnings, both sides, the schedule, the workloads' stamps, the plan
+ * and the gate's settings.
+ */
 export function configLine(
   options: CompareRunOptions,
   sessions: CompareSession[],
   prepared: Map<string, PreparedWorkload>,
   preflight: unknown[],
+  run: { startedAt: string; toolkit: { version: string; commit: string | null } | null; warnings: string[] },
 ): Record<string, unknown> {
   return {
     ...LINE_HEAD,
     kind: "config",
+    started_at: run.startedAt,
+    toolkit: run.toolkit,
+    warnings: run.warnings,
     baseline: targetStamp(options.baseline),
     candidate: targetStamp(options.candidate),
     schedule: sessions.some((s) => s.points.length > 1) ? "engines-in-turn" : "alternate-per-point",

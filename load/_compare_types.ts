@@ -106,6 +106,6 @@ export interface PlannedRun {
   concurrency: number;
   warmup: string;
   measure: string;
-  /** Seconds this run takes at most (warm-up + measured + drain), when durations are set; else null. */
+  /** Seconds this run takes at most (warm-up and its limit + measured + drain) with --duration; else null. */
   bound_s: number | null;
 }

@@ -3,6 +3,7 @@
  * URL, the client headroom check, the config line, one measured run, and the verdict of the finished runs. Each
  * stage takes what the ones before it made and hands plain data on.
  */
+import { IGNORED_FIELDS } from "../contract/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import { executeLoad, type LoadRunResult } from "./execute.ts";
 import { clientCeiling, type HeadroomCeiling, headroomStamp } from "./headroom.ts";
@@ -88,6 +89,32 @@ export async function preflightStage(
     }
   }
   return found;
+}
+
+/**
+ * One warning for each server whose engine family ignores a field the workload sends (contract's IGNORED_FIELDS:
+ * llama-server and `min_tokens`); servers are asked only when such a field is sent.
+ */
+export async function ignoredFieldWarnings(
+  stamp: Record<string, unknown>,
+  urls: readonly string[],
+  deps: Pick<LoadTestDeps, "dialectOf">,
+): Promise<string[]> {
+  const sent = [...new Set(Object.values(IGNORED_FIELDS).flat())].filter((f) =>
+    stamp[f] !== undefined && stamp[f] !== null
+  );
+  if (sent.length === 0 || deps.dialectOf === undefined) return [];
+  const warnings: string[] = [];
+  for (const url of new Set(urls)) {
+    const { dialect, evidence } = await deps.dialectOf(url);
+    for (const field of sent.filter((f) => IGNORED_FIELDS[dialect].includes(f))) {
+      warnings.push(
+        `${url} is ${dialect} (${evidence}), which ignores ${field}: the requests send it, but their output lengths ` +
+          "are what the model chose; check them with --fail-on-osl-mismatch",
+      );
+    }
+  }
+  return warnings;
 }
 
 /** The client headroom for this run's shape, before the load; or why it is not measured. */

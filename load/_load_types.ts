@@ -2,6 +2,7 @@
  * The words of a `load` test: what it asks for, what it touches outside itself, what its caller hears, and how it
  * ends (the conductor is load_run.ts; its stages _load_stages.ts).
  */
+import type { Dialect } from "../contract/mod.ts";
 import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
 import type { Sanitizer } from "../report/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
@@ -68,6 +69,8 @@ export interface LoadTestDeps extends LoadDeps, Partial<Omit<HeadroomDeps, keyof
   sanitizer: Sanitizer;
   /** Wall clock, epoch milliseconds (shard start times and clock evidence only; never in a duration). */
   wallMs?(): number;
+  /** The engine family at a URL (asked only when a request field some family ignores is sent). */
+  dialectOf?(url: string): Promise<{ dialect: Dialect; evidence: string }>;
   /** This toolkit's version and commit, stamped so that shards of different toolkits are not merged. */
   toolkit?(): Promise<{ version: string; commit: string | null }>;
   signal?: AbortSignal;

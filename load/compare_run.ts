@@ -10,7 +10,13 @@ import { parseStrictJsonPlain } from "../score/mod.ts";
 import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
 import { isProfileTarget, runCompareSessions } from "./compare_sessions.ts";
 import { pointKey } from "./gate.ts";
-import { interruptedStamp, OutputLines } from "./_load_stages.ts";
+import {
+  ignoredFieldWarnings,
+  interruptedStamp,
+  OutputLines,
+  PREFLIGHT_DEADLINE_S,
+  WARMUP_LIMIT_S,
+} from "./_load_stages.ts";
 import type { LoadTestDeps } from "./_load_types.ts";
 import {
   configLine,
@@ -45,7 +51,11 @@ export type {
   PlannedRun,
 } from "./_compare_types.ts";
 
-/** Every run `compare` would make, in order, with its warm-up and measured issuance; sends nothing. */
+/**
+ * Every run `compare` would make, in order, with its warm-up and measured issuance, sends nothing; with --duration,
+ * the most seconds it can take: each run's warm-up and warm-up limit, measured issuance and drain, and every
+ * preflight check's deadline (engines started from profiles add their own start-up).
+ */
 export async function planCompare(
   options: CompareRunOptions,
   deps: Pick<LoadTestDeps, "readText">,
@@ -63,8 +73,10 @@ export async function planCompare(
       const measure = options.durationS !== undefined
         ? `${options.durationS} s of closed-loop issuance at concurrency ${c} (drain limit ${options.drainS ?? "none"})`
         : `${perRound(options, c)} requests at concurrency ${c}`;
-      const bound = options.durationS !== undefined && options.warmupS !== undefined
-        ? options.warmupS + options.durationS + 2 * (options.drainS ?? 0)
+      // A warm-up ends within its plan plus the warm-up limit, or fails the comparison.
+      const bound = options.durationS !== undefined
+        ? (options.warmupS ?? 0) + (options.warmupLimitS ?? WARMUP_LIMIT_S) + options.durationS +
+          2 * (options.drainS ?? 0)
         : null;
       runs.push({
         order: runs.length + 1,
@@ -78,7 +90,13 @@ export async function planCompare(
       });
     }
   }
-  const total = runs.every((r) => r.bound_s !== null) ? runs.reduce((s, r) => s + (r.bound_s as number), 0) : null;
+  // Each server someone else runs is checked once, each server started from a profile at each of its turns.
+  const urls = [options.baseline, options.candidate].flatMap((t) => isProfileTarget(t) ? [] : [t.url]);
+  const preflights = new Set(urls).size +
+    sessionsOf(options, points).filter((s) => isProfileTarget(options[s.side])).length;
+  const total = runs.every((r) => r.bound_s !== null)
+    ? runs.reduce((s, r) => s + (r.bound_s as number), preflights * PREFLIGHT_DEADLINE_S)
+    : null;
   return {
     runs,
     workloads: Object.fromEntries([...prepared].map(([label, w]) => [label, w.stamp])),
@@ -97,6 +115,7 @@ export async function planCompare(
  * overran --warmup-limit-s; {Error} "Cannot write ..." when options.out cannot be opened (before any traffic).
  */
 export async function runCompare(options: CompareRunOptions, deps: CompareDeps): Promise<CompareOutcome> {
+  const startedAt = new Date(deps.wallMs?.() ?? Date.now()).toISOString();
   const prepared = await prepareAll(options, deps);
   const points = pointsOf(options);
   const targets = { baseline: options.baseline, candidate: options.candidate };
@@ -128,7 +147,13 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
   };
   const closed = async () => options.out === undefined ? null : await out.close();
   try {
-    context.emit(configLine(options, sessions, prepared, [...checkedUrls.values()]));
+    const toolkit = (await deps.toolkit?.()) ?? null;
+    const warnings: string[] = [];
+    for (const w of prepared.values()) {
+      warnings.push(...await ignoredFieldWarnings(w.stamp, [...checkedUrls.keys()], deps));
+    }
+    for (const warning of warnings) deps.progress?.(`compare: warning: ${warning}`);
+    context.emit(configLine(options, sessions, prepared, [...checkedUrls.values()], { startedAt, toolkit, warnings }));
     await runCompareSessions(targets, sessions, {
       ...(deps.startProfile ? { startProfile: deps.startProfile } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),

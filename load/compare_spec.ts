@@ -6,7 +6,8 @@
  * identity (recorded, not checked: the toolkit cannot see an image tag). Unknown keys anywhere are refused, every
  * problem at once, by JSON Pointer, before any traffic.
  */
-import { parseStrictJsonc } from "./_strict_input.ts";
+import { parseStrictJsonc } from "../score/mod.ts";
+import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
 import type { WorkloadOptions } from "./prepare.ts";
 import { PROFILES } from "./workloads.ts";
 
@@ -94,7 +95,7 @@ function isObject(v: unknown): v is Json {
  * @throws SyntaxError listing every problem (JSONC errors, unknown keys, wrong types, bad values) by JSON Pointer.
  */
 export function parseCompareSpec(text: string, dir: string, sha256: string): CompareSpec {
-  const { value, problems } = parseStrictJsonc(text);
+  const { value, problems } = parseStrictJsonc(text, MAX_INPUT_DEPTH);
   if (problems.length > 0 || !isObject(value)) {
     throw new SyntaxError(
       `Cannot read the compare spec:\n  ${problems.length ? problems.join("\n  ") : "not an object"}`,

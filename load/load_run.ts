@@ -14,6 +14,7 @@ import { scheduleSha256, shardStamp } from "./shard.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
   headroomStage,
+  ignoredFieldWarnings,
   interruptedStamp,
   measureRun,
   OutputLines,
@@ -97,6 +98,7 @@ export async function runLoadTest(
   hooks: LoadTestHooks = {},
 ): Promise<LoadTestOutcome> {
   let engine: MockEngine | null = null;
+  const startedAt = new Date(deps.wallMs?.() ?? Date.now()).toISOString();
   const runs: LoadRunResult[] = [];
   const out = new OutputLines(deps.sanitizer);
   const ended = (status: "unreachable" | "interrupted" | "warmup-limit", reasons: string[]): LoadTestOutcome => ({
@@ -134,9 +136,14 @@ export async function runLoadTest(
       ? null
       : shardStamp({ ...scheduleInput, shard: options.shard }, workload, toolkit);
     const headroom = await headroomStage(options, workload, deps, hooks);
-    if (warmupWarning !== null) hooks.onWarning?.(warmupWarning);
+    const warnings = [
+      ...(warmupWarning === null ? [] : [warmupWarning]),
+      ...(options.selfCheck ? [] : await ignoredFieldWarnings(workload.stamp, urls, deps)),
+    ];
+    for (const warning of warnings) hooks.onWarning?.(warning);
     out.emit({
       ...lineHead("config"),
+      started_at: startedAt,
       urls,
       self_check: options.selfCheck,
       plan: options.plan,
@@ -158,7 +165,7 @@ export async function runLoadTest(
       shard,
       engine: options.engine ?? null,
       preflight: checked.preflight,
-      warnings: warmupWarning === null ? [] : [warmupWarning],
+      warnings,
     });
     const context: RunContext = { options, deps, hooks, urls, workload, osl, warmupWarning, headroom, shard, out };
     for (let r = 0; r < options.repeat && !deps.signal?.aborted; r++) {

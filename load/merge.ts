@@ -257,6 +257,8 @@ export interface MergeResult {
   version: 1;
   schedule_sha256: string;
   shards: number;
+  /** How many `load --workers` processes of one host wrote the shards; null: a fleet's own shards. */
+  workers: number | null;
   inputs: { path: string; shard: number; host_id: string; host_label: string | null; rows: number }[];
   mode: LoadMode;
   /** Window from the earliest measured send to the latest terminal event across shards (in `pooled`). */
@@ -278,8 +280,14 @@ export interface MergeResult {
   pooled: EndpointLoadSummary;
 }
 
+/** How a merge is bounded and labelled: the clock-spread bound, and the worker count of `load --workers`. */
+export interface MergeOptions {
+  maxClockSpreadS?: number;
+  workers?: number | null;
+}
+
 /** Merges checked shards. */
-export function mergeShards(shards: readonly MergedShard[], options: { maxClockSpreadS?: number } = {}): MergeResult {
+export function mergeShards(shards: readonly MergedShard[], options: MergeOptions = {}): MergeResult {
   checkShards(shards);
   const sorted = [...shards].sort((a, b) => a.index - b.index);
   const cfg = sorted[0]!.config;
@@ -333,6 +341,7 @@ export function mergeShards(shards: readonly MergedShard[], options: { maxClockS
     version: 1,
     schedule_sha256: sorted[0]!.scheduleSha256,
     shards: sorted.length,
+    workers: options.workers ?? null,
     inputs: sorted.map((s) => ({
       path: s.path.split(/[\\/]/).pop() ?? s.path,
       shard: s.index,
@@ -361,7 +370,7 @@ export function mergeShards(shards: readonly MergedShard[], options: { maxClockS
 export async function mergeShardFiles(
   paths: readonly string[],
   deps: MergeDeps,
-  options: { maxClockSpreadS?: number } = {},
+  options: MergeOptions = {},
 ): Promise<MergeResult> {
   const shards: MergedShard[] = [];
   for (const path of paths) shards.push(await readShardFile(path, deps));

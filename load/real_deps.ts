@@ -4,7 +4,7 @@
  * cache in the user's cache folder (keyed by host, CPU, runtime and commit).
  */
 import { chatOnce, streamChat } from "../client/mod.ts";
-import { readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
+import { probeDialect, readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
 import {
   env,
@@ -42,7 +42,7 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
     },
     openLines: async (path) => {
       // A new file: never over an earlier result of the same name.
-      const opened = await openLineWriter(path, { exclusive: true });
+      const opened = await openLineWriter(path);
       if (!opened.ok) return { ok: false, reason: opened.reason };
       const writer = opened.value;
       return {
@@ -59,6 +59,7 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
     // Loaded only for the self-check and the headroom check: load against real servers never starts it otherwise.
     startMockEngine: async (o) => (await import("../mock/mod.ts")).startMockEngine(o),
     sanitizer: machineSanitizer(),
+    dialectOf: (url) => probeDialect(url, { fetch: (input, init) => fetch(input, init), timeoutMs: 5000 }),
     toolkit: () =>
       toolkit ??= readRunnerCommit({ toolkitDir: toolkitDirFromModule() }, {
         readText: readTextOutcome,

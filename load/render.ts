@@ -261,12 +261,16 @@ export function renderCompare(result: CompareResult): string {
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  // Each informational row's caveat once under the table (TTFT: its cohort and issuance), as the JSONL says it.
+  const info = result.points.flatMap((p) => p.metrics.filter((m) => m.pass === null));
+  const caveats = [...new Map(info.map((m) => [m.reason, METRIC_NAMES[m.metric] ?? m.metric])).entries()];
   return [
     `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's recorded noise floor ` +
     `(the baseline's own rounds); error rate may rise by ${(result.max_error_rate_increase * 100).toFixed(1)}%; ` +
     `intervals: seeded percentile bootstrap over rounds (seed ${result.seed})`,
     line(header),
     ...rows.map(line),
+    ...caveats.map(([reason, metric]) => `${metric}: ${reason}`),
     `gate: ${result.pass ? "PASS" : "FAIL"}`,
   ].join("\n") + "\n";
 }

@@ -40,7 +40,8 @@ export const PROFILES = {
   "summarize-long": { isl: 4096, osl: 512 },
 } as const;
 export type ProfileName = keyof typeof PROFILES;
-export const PROFILE_VERSION = "1";
+/** The named profiles' version: 2 (from 1) builds code-medium from real source code (corpus code-v1), not prose. */
+export const PROFILE_VERSION = "2";
 
 function isTurn(value: unknown): value is ChatTurn {
   const v = value as Record<string, unknown> | null;

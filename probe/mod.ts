@@ -27,7 +27,7 @@ import type { ProbeDeps } from "./_deps.ts";
 import { startModuleHashWorker } from "./_hash_pool.ts";
 
 export type { ProbeDeps } from "./_deps.ts";
-export { probeServer, readSlots, type ServerFacts } from "./server.ts";
+export { probeDialect, probeServer, readSlots, type ServerFacts } from "./server.ts";
 export { declaredEngineArgs } from "./engine_command_line.ts";
 export { GGUF_VALUE_TYPES, type GgufScalarType, type GgufValue } from "./gguf_reader.ts";
 export { renderAndCount, TEMPLATE_PROBE_SOURCE, type TemplateProbe } from "./template_probe.ts";

@@ -190,6 +190,36 @@ export function engineCommitFromBuildInfo(buildInfo: string): string | null {
   return FULL_COMMIT.exec(buildInfo)?.[1]?.toLowerCase() ?? null;
 }
 
+/** The engine family from /props and /v1/status (either null when it did not answer a JSON object), and why. */
+function dialectFrom(
+  props: Record<string, unknown> | null,
+  status: Record<string, unknown> | null,
+): { dialect: Dialect; evidence: string } {
+  const buildInfo = typeof props?.build_info === "string" ? props.build_info : null;
+  if (status) return { dialect: "strata", evidence: "GET /v1/status answered a JSON object" };
+  if (buildInfo !== null && LLAMA_CPP_BUILD.test(buildInfo)) {
+    return {
+      dialect: "llama.cpp",
+      evidence: `/props build_info "${buildInfo}" has llama.cpp's b<build>-<commit> form`,
+    };
+  }
+  return { dialect: "unknown", evidence: "neither /v1/status nor a llama.cpp build_info in /props" };
+}
+
+/** Which engine family a server is (two GETs: /props and /v1/status), and why; never throws. */
+export async function probeDialect(
+  baseUrl: string,
+  deps: ProbeServerDeps,
+): Promise<{ dialect: Dialect; evidence: string }> {
+  const [props, status] = await Promise.all(
+    ["/props", "/v1/status"].map(async (path) => {
+      const reply = await fetchEndpoint(deps, baseUrl, path);
+      return reply.ok ? asObject(reply.body) : null;
+    }),
+  );
+  return dialectFrom(props ?? null, status ?? null);
+}
+
 /**
  * Reads what a server says about itself. Never throws: an endpoint that is missing or fails leaves its facts
  * null with a reason in `missing` (contract pointers) and `endpointProblems`.
@@ -217,15 +247,7 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
   else endpointProblems["/metrics"] = metricsReply.reason;
 
   const buildInfo = typeof props?.build_info === "string" ? props.build_info : null;
-  let dialect: Dialect = "unknown";
-  let dialectEvidence = "neither /v1/status nor a llama.cpp build_info in /props";
-  if (status) {
-    dialect = "strata";
-    dialectEvidence = "GET /v1/status answered a JSON object";
-  } else if (buildInfo !== null && LLAMA_CPP_BUILD.test(buildInfo)) {
-    dialect = "llama.cpp";
-    dialectEvidence = `/props build_info "${buildInfo}" has llama.cpp's b<build>-<commit> form`;
-  }
+  const { dialect, evidence: dialectEvidence } = dialectFrom(props, status);
 
   const statusVersion = typeof status?.version === "string" && status.version !== "" ? status.version : null;
   const engineVersion = buildInfo || statusVersion;

@@ -3,10 +3,13 @@
  * file is missing or the read permission is refused. (runtime/_files.ts is the throwing reader for inputs that
  * must exist; this one is for facts that may be absent.)
  */
-import { lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { constants, type Stats } from "node:fs";
+import { basename, dirname } from "node:path";
 import { FileReadError, readFile } from "./_files.ts";
-import { type Outcome, refusalFrom } from "./_refusal.ts";
+import { FolderFileError } from "./_folder_files.ts";
+import { openFolderWriter } from "./_folder_writer.ts";
+import { type Outcome, type Refusal, refusalFrom } from "./_refusal.ts";
 
 /** What a probe needs to know about one file system entry. */
 export interface FileFacts {
@@ -117,16 +120,24 @@ export async function openReaderOutcome(path: string): Promise<Outcome<FileReade
   }
 }
 
-/** Writes a text file atomically (temporary file + rename), creating its folder. */
+/**
+ * Writes a text file atomically (temporary file + rename) through the folder writer, creating its folder: a link in
+ * place of the file or of its folder is refused, never written through.
+ */
 export async function writeTextOutcome(path: string, text: string): Promise<Outcome<true>> {
-  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  const temporary = `${path}.${Date.now().toString(36)}.tmp`;
   try {
-    if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
-    await writeFile(temporary, text, "utf8");
-    await rename(temporary, path);
+    const folder = await openFolderWriter(dirname(path), { refuseLink: true });
+    await folder.write(basename(path), new TextEncoder().encode(text));
     return { ok: true, value: true };
   } catch (error) {
-    return refusalFrom(error, `write ${path}`, "write");
+    return outputRefusal(error, path);
   }
+}
+
+/** Why an output could not be written: a link or non-folder in its way in the folder writer's words, else the runtime's. */
+export function outputRefusal(error: unknown, path: string): Refusal {
+  if (error instanceof FolderFileError && error.cause === undefined) {
+    return { ok: false, kind: "failed", reason: error.message };
+  }
+  return refusalFrom(error instanceof FolderFileError ? error.cause : error, `write ${path}`, "write");
 }

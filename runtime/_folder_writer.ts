@@ -5,10 +5,11 @@
  * refused, never written through or removed through (a link at <out>/evidence would otherwise let a build write
  * or delete outside the folder). A file is written to a temporary sibling opened exclusively without following a
  * link, flushed, and renamed over the name (rename replaces a name, it never follows one). The folder itself may
- * be a link: the person named it.
+ * be a link (the person named it) unless the caller refuses one: a command's output folder (load, compare, report's
+ * files) is refused as a link, so a folder swapped for a link between two writes sends nothing elsewhere.
  */
 import fs from "node:fs";
-import { lstat, mkdir, open, readdir, realpath, rename, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, readdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errnoKind, errnoOf } from "./_errno.ts";
 import { components, FolderFileError } from "./_folder_files.ts";
@@ -31,6 +32,11 @@ export interface FolderWriter {
    */
   write(relativePath: string, bytes: Uint8Array): Promise<void>;
   /**
+   * Creates a new file to be written as it grows (never over an existing name, never through a link).
+   * @throws {FolderFileError} when a component is a link or not a folder; the runtime's error when the name exists.
+   */
+  create(relativePath: string): Promise<FileHandle>;
+  /**
    * Removes a regular file; nothing when it is absent.
    * @throws {FolderFileError} when a component is a link, or the name is a folder or a link.
    */
@@ -38,6 +44,7 @@ export interface FolderWriter {
 }
 
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW;
 
 /** lstat, or null when the name does not exist. */
 async function lstatOrNull(path: string): Promise<fs.Stats | null> {
@@ -94,7 +101,7 @@ async function walk(
 }
 
 async function writeFlushed(path: string, bytes: Uint8Array): Promise<void> {
-  const handle = await open(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW);
+  const handle = await open(path, CREATE_NEW);
   try {
     let written = 0;
     while (written < bytes.length) {
@@ -108,14 +115,16 @@ async function writeFlushed(path: string, bytes: Uint8Array): Promise<void> {
 
 /**
  * Opens `dir` for safe writing, creating it (and its parents) when absent.
- * @throws {FolderFileError} (path ".") when `dir` is not a folder or cannot be made.
+ * @throws {FolderFileError} (path ".") when `dir` is not a folder or cannot be made, or with `refuseLink` is a link.
  */
-export async function openFolderWriter(dir: string): Promise<FolderWriter> {
+export async function openFolderWriter(dir: string, options: { refuseLink?: boolean } = {}): Promise<FolderWriter> {
   let root: string;
   try {
+    if (options.refuseLink === true && (await lstatOrNull(dir))?.isSymbolicLink()) throw linkRefused(".", dir);
     await mkdir(dir, { recursive: true });
     root = await realpath(dir);
   } catch (error) {
+    if (error instanceof FolderFileError) throw error;
     const flag = refusedPermissionFlag(error);
     if (flag !== null) {
       throw new FolderFileError(
@@ -173,6 +182,10 @@ export async function openFolderWriter(dir: string): Promise<FolderWriter> {
         await unlink(temporary).catch(() => {});
         throw error;
       }
+    },
+    async create(relativePath) {
+      const { path } = await walk(root, relativePath, true);
+      return await open(path, CREATE_NEW);
     },
     async remove(relativePath) {
       const { path, stats } = await walk(root, relativePath, false);

@@ -3,7 +3,10 @@
  * so a long run keeps no more than the buffer in memory and a crash keeps what was already written. Never throws:
  * the first failure is kept, later writes are dropped, and `close` reports it.
  */
-import { mkdir, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { outputRefusal } from "./_file_access.ts";
+import { openFolderWriter } from "./_folder_writer.ts";
 import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** An open line-oriented output file. */
@@ -19,20 +22,16 @@ export interface LineWriter {
 const FLUSH_AT_CHARS = 256 * 1024;
 
 /**
- * Creates (or truncates) `path`, creating its folder, and returns its writer; a refusal when it cannot. With
- * `exclusive`, a file that exists already is a refusal (a new file never overwrites an earlier result).
+ * Creates the new file `path` through the folder writer, creating its folder, and returns its writer; a refusal when
+ * it cannot: a file that exists already (a new file never overwrites an earlier result), or a link in place of the
+ * file or its folder (never written through).
  */
-export async function openLineWriter(
-  path: string,
-  options: { exclusive?: boolean } = {},
-): Promise<Outcome<LineWriter>> {
-  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  let handle: Awaited<ReturnType<typeof open>>;
+export async function openLineWriter(path: string): Promise<Outcome<LineWriter>> {
+  let handle: FileHandle;
   try {
-    if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
-    handle = await open(path, options.exclusive === true ? "wx" : "w");
+    handle = await (await openFolderWriter(dirname(path), { refuseLink: true })).create(basename(path));
   } catch (error) {
-    return refusalFrom(error, `write ${path}`, "write");
+    return outputRefusal(error, path);
   }
   let parts: string[] = [];
   let buffered = 0;

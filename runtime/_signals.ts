@@ -14,9 +14,13 @@ export const PARENT_EXITED = "the parent process exited";
  * Windows), or when its
  * parent process dies (onParentExit), so a benchmark whose launcher was killed stops like a cancelled one instead
  * of running on as an orphan. The returned function removes the listeners. While a listener is installed the
- * default "exit at once" behaviour is replaced.
+ * default "exit at once" behaviour is replaced. `parentPid`: the process that must be this one's parent (a worker's
+ * parent names itself), so a parent that died before the watch was set is noticed too.
  */
-export function onTerminationSignal(handler: (signal: TerminationSignal) => void): () => void {
+export function onTerminationSignal(
+  handler: (signal: TerminationSignal) => void,
+  options: { parentPid?: number } = {},
+): () => void {
   const g = globalThis as {
     Deno?: {
       build: { os: string };
@@ -31,7 +35,7 @@ export function onTerminationSignal(handler: (signal: TerminationSignal) => void
     if (g.Deno) g.Deno.addSignalListener(name, listener);
     else process.on(name, listener);
   }
-  const stopWatching = onParentExit(() => handler(PARENT_EXITED));
+  const stopWatching = onParentExit(() => handler(PARENT_EXITED), 500, options.parentPid);
   return () => {
     stopWatching();
     for (const [name, listener] of listeners) {
@@ -45,17 +49,18 @@ export function onTerminationSignal(handler: (signal: TerminationSignal) => void
  * Calls `handler` once when the process that started this one ends (it was killed, even with SIGKILL, which no
  * signal reaches): the parent process id then changes, as the orphan is adopted by init or a subreaper. Polled
  * every `intervalMs` (default 500) on a timer that does not keep the process alive. No watch is set when the
- * parent is already init (pid 1: started detached on purpose) or the runtime cannot tell the parent. Returns the
- * function that stops watching.
+ * parent is already init (pid 1: started detached on purpose) or the runtime cannot tell the parent, unless
+ * `expected` names the parent: then a parent other than it (one that died before this call) is noticed at the first
+ * poll. Returns the function that stops watching.
  */
-export function onParentExit(handler: () => void, intervalMs = 500): () => void {
+export function onParentExit(handler: () => void, intervalMs = 500, expected?: number): () => void {
   const parentPid = (): number | null => {
     const g = globalThis as { Deno?: { ppid?: number } };
     const pid = g.Deno ? g.Deno.ppid : process.ppid;
     return typeof pid === "number" && pid > 0 ? pid : null;
   };
-  const first = parentPid();
-  if (first === null || first === 1) return () => {};
+  const first = expected ?? parentPid();
+  if (first === null || (first === 1 && expected === undefined)) return () => {};
   const timer = setInterval(() => {
     if (parentPid() === first) return;
     clearInterval(timer);

@@ -35,6 +35,8 @@ export const sys = {
       if (!model) throw new Error("the operating system reports no CPU model");
       return model;
     }),
+  /** This process's id. */
+  pid: (): number => process.pid,
   /** Number of logical CPUs; 1 when the count cannot be read. */
   cpuCount: (): number => {
     try {

@@ -4,6 +4,7 @@
  * concurrency round aggregates, the sanity score and the run status.
  */
 export { parseStrictJsonPlain } from "./json_value.ts";
+export { parseStrictJsonc } from "./strict_jsonc.ts";
 export {
   buildRequestRecord,
   isPromptLengthOutOfRange,

@@ -146,6 +146,48 @@ Deno.test("a FIFO, a device or a link to one as a prompt or ShareGPT file is ref
   }
 });
 
+Deno.test("compare --plan's wall-time bound counts every preflight deadline and every warm-up limit", async () => {
+  const { planCompare, PREFLIGHT_DEADLINE_S } = await import("../../load/mod.ts");
+  const sides = ["--baseline", "http://127.0.0.1:9", "--candidate", "http://127.0.0.1:10"];
+  const plan = [...sides, "--concurrency", "1", "--rounds", "1", "--duration", "10", "--drain-s", "1"];
+  const workload = ["--workload", "chat-short", "--sample", "4"];
+  const timed = await planCompare(
+    parseCompareArgs([...plan, ...workload, "--warmup-s", "2", "--warmup-limit-s", "30"]),
+    realLoadDeps(),
+  );
+  // Two runs of 2 s warm-up + 30 s limit + 10 s + 2 x 1 s drain, and two servers' preflights.
+  assert.deepEqual(timed.runs.map((r) => r.bound_s), [44, 44]);
+  assert.equal(timed.bound_s, 88 + 2 * PREFLIGHT_DEADLINE_S);
+  // A warm-up by count is bounded by its limit too; one server on both sides is checked once.
+  const counted = await planCompare(
+    parseCompareArgs(
+      [...plan, ...workload, "--warmup-requests", "1", "--warmup-limit-s", "30"].map((a) =>
+        a === "http://127.0.0.1:10" ? "http://127.0.0.1:9" : a
+      ),
+    ),
+    realLoadDeps(),
+  );
+  assert.deepEqual(counted.runs.map((r) => r.bound_s), [42, 42]);
+  assert.equal(counted.bound_s, 84 + PREFLIGHT_DEADLINE_S);
+});
+
+Deno.test("a FIFO as a profile, a compare spec or a noise-floor file is refused at once, never waited on", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
+  try {
+    const fifo = join(dir, "pipe.jsonc");
+    execFileSync("mkfifo", [fifo]);
+    const { loadProfile } = await import("../../engine/mod.ts");
+    await assert.rejects(loadProfile(fifo, { toolkitDir: null, cwd: dir }), /not a regular file/);
+    const { main } = await import("../../cli/compare.ts");
+    const base = ["--baseline", "http://127.0.0.1:9", "--candidate", "http://127.0.0.1:10"];
+    // Exit 3 (environment) with the reader's refusal, before any server is asked (the ports are closed).
+    assert.equal(await main(["--spec", fifo, ...base]), 3);
+    assert.equal(await main([...base, "--requests", "1", "--noise-floor-from", fifo]), 3);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Deno.test("load --publishable refuses zero warm-up and the self-check before any traffic", async () => {
   const engine = await startMockEngine({ timeScale: 0 });
   try {

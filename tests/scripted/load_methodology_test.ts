@@ -156,3 +156,82 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+Deno.test("the config line of load and of compare says when the test started and which toolkit ran it", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
+  const engine = await startMockEngine({ timeScale: 0 });
+  const stamped = () => {
+    const deps = realLoadDeps();
+    deps.wallMs = () => Date.parse("2026-01-31T12:00:00Z");
+    deps.toolkit = () => Promise.resolve({ version: "9.9.9", commit: "c".repeat(40) });
+    return deps;
+  };
+  const expected = { started_at: "2026-01-31T12:00:00.000Z", toolkit: { version: "9.9.9", commit: "c".repeat(40) } };
+  try {
+    const options = parseLoadArgs([
+      "--no-headroom-check",
+      "--url",
+      engine.url,
+      "--concurrency",
+      "1",
+      "--requests",
+      "1",
+    ]);
+    options.out = join(dir, "load.jsonl");
+    assert.equal((await runLoadTest(options, stamped())).status, "ok");
+    const config = JSON.parse((await readFile(options.out, "utf8")).split("\n")[0]!);
+    assert.equal(config.kind, "config");
+    assert.deepEqual({ started_at: config.started_at, toolkit: config.toolkit }, expected);
+    const { parseCompareArgs } = await import("../../cli/compare.ts");
+    const { runCompare } = await import("../../load/mod.ts");
+    const compared = await runCompare(
+      parseCompareArgs([
+        ...["--baseline", engine.url, "--candidate", engine.url, "--concurrency", "1", "--rounds", "1"],
+        ...["--requests", "1", "--warmup-requests", "0", "--workload", "chat-short", "--sample", "4"],
+      ]),
+      stamped(),
+    );
+    const compareConfig = JSON.parse(compared.lines[0]!);
+    assert.equal(compareConfig.kind, "config");
+    assert.deepEqual({ started_at: compareConfig.started_at, toolkit: compareConfig.toolkit }, expected);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("load and compare warn when they send min_tokens to llama.cpp, which ignores it; nothing is asked otherwise", async () => {
+  const engine = await startMockEngine({ timeScale: 0 }); // announces a llama.cpp build_info in /props
+  try {
+    const flags = ["--url", engine.url, "--concurrency", "1", "--requests", "1", "--workload", "chat-short"];
+    const warned: string[] = [];
+    const sent = parseLoadArgs([...quiet, ...flags, "--sample", "4", "--min-tokens", "2"]);
+    assert.equal((await runLoadTest(sent, realLoadDeps(), { onWarning: (w) => warned.push(w) })).status, "ok");
+    assert.equal(warned.length, 1, warned.join("\n"));
+    assert.match(warned[0]!, /is llama\.cpp \(\/props build_info "b7000-80fb11a".*\), which ignores min_tokens/);
+    const silent: string[] = [];
+    const deps = realLoadDeps();
+    deps.dialectOf = () => Promise.reject(new Error("asked without a reason"));
+    const plain = parseLoadArgs([...quiet, ...flags, "--sample", "4"]);
+    assert.equal((await runLoadTest(plain, deps, { onWarning: (w) => silent.push(w) })).status, "ok");
+    assert.deepEqual(silent, []);
+
+    const { parseCompareArgs } = await import("../../cli/compare.ts");
+    const { runCompare } = await import("../../load/mod.ts");
+    const progress: string[] = [];
+    const compared = await runCompare(
+      parseCompareArgs([
+        ...["--baseline", engine.url, "--candidate", engine.url, "--concurrency", "1", "--rounds", "1"],
+        ...["--requests", "1", "--warmup-requests", "0", "--workload", "chat-short", "--sample", "4"],
+        ...["--min-tokens", "2"],
+      ]),
+      { ...realLoadDeps(), progress: (line) => progress.push(line) },
+    );
+    const config = JSON.parse(compared.lines[0]!);
+    assert.equal(config.warnings.length, 1);
+    assert.match(config.warnings[0], /which ignores min_tokens/);
+    assert.ok(progress.some((l) => /^compare: warning: .*ignores min_tokens/.test(l)), progress.join("\n"));
+  } finally {
+    await engine.close();
+  }
+});

@@ -245,3 +245,26 @@ Deno.test("a comma list is a sweep: one run per point in increasing order, each 
     assert.throws(() => parseLoadArgs([...URL, ...argv, "--requests", "2"]), why);
   }
 });
+
+Deno.test("--workers N takes 2 to 64 and refuses what a set of local shards cannot do", async () => {
+  const { parseLoadCommand } = await import("../../../cli/load.ts");
+  const plan = [...URL, "--concurrency", "4", "--requests", "40"];
+  assert.equal(parseLoadCommand([...plan, "--workers", "4"]).workers, 4);
+  assert.equal(parseLoadCommand(plan).workers, null);
+  assert.throws(() => parseLoadCommand([...plan, "--workers", "1"]), /integer >= 2|\[2, 64\]|at least 2/);
+  assert.throws(() => parseLoadCommand([...plan, "--workers", "65"]), UsageError);
+  for (const extra of [["--repeat", "2"], ["--plan"], ["--html"], ["--prompt-mix-report"]]) {
+    assert.throws(
+      () => parseLoadCommand([...plan, "--workers", "2", ...extra]),
+      new RegExp(`Cannot combine --workers with ${extra[0]}:`),
+    );
+  }
+  assert.throws(
+    () => parseLoadCommand([...plan, "--workers", "2", "--shard", "0/2", "--start-at", `${Date.now() + 60_000}`]),
+    /Cannot combine --workers with --shard/,
+  );
+  assert.throws(
+    () => parseLoadCommand(["--self-check", "--workers", "2"]),
+    /Cannot combine --workers with --self-check/,
+  );
+});

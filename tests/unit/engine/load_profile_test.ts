@@ -32,3 +32,17 @@ Deno.test("an unknown profile names both places when the toolkit and the current
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+Deno.test("a profile file over 1 MiB is refused unread; one with a key given twice is refused", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "strata-profile-" });
+  try {
+    const big = join(dir, "big.jsonc");
+    await Deno.writeTextFile(big, `{"label": "x", "engine": "/bin/x", "port": 1} // ${"x".repeat(1024 * 1024)}`);
+    await assert.rejects(() => loadProfile(big, { toolkitDir: null, cwd: dir }), /more than the 1048576/);
+    const twice = join(dir, "twice.jsonc");
+    await Deno.writeTextFile(twice, '{"label": "x", "engine": "/bin/x", "port": 1, "label": "y"}');
+    await assert.rejects(() => loadProfile(twice, { toolkitDir: null, cwd: dir }), /\/label: key "label" repeated/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -104,3 +104,10 @@ Deno.test("a build log is finished by its rc line, running while fresh, stale wh
   assert.deepEqual(buildLogState("[ 47%] Building CXX object x.o\n", 30), { state: "running" });
   assert.deepEqual(buildLogState("[ 47%] Building CXX object x.o\n", 3600), { state: "stale" });
 });
+
+Deno.test("a profile key given twice is refused, never read last-wins; nesting past the bound is refused", () => {
+  const twice = '{"label": "a", "engine": "/bin/llama-server", "port": 8080, "port": 9090}';
+  assert.throws(() => parseProfile(twice, "p", context), /Cannot read profile "p": .*\/port: key "port" repeated/);
+  const deep = `{"label": "a", "engine": "/bin/x", "port": 1, "env": ${"[".repeat(5000)}${"]".repeat(5000)}}`;
+  assert.throws(() => parseProfile(deep, "p", context), /Cannot read profile "p": .*nesting 5001 deep, more than/);
+});

@@ -27,8 +27,9 @@ Deno.test("named profiles are real text, reproducible from the seed, sized near 
     assert.equal(a.set.source, `profile:${name}`);
     const p = a.set.provenance as { kind: string; corpus: string; text_license: string; files_used: string[] };
     assert.equal(p.kind, "real-text");
-    assert.equal(p.corpus, "sotu-v1");
-    assert.match(p.text_license, /public domain/);
+    // code-medium is real source code (MIT JavaScript an installed package ships); the others real prose.
+    assert.equal(p.corpus, name === "code-medium" ? "code-v1" : "sotu-v1");
+    assert.match(p.text_license, name === "code-medium" ? /^MIT/ : /public domain/);
     assert.ok(p.files_used.length > 0);
     const chars = a.selected.map((i) => a.set.entries[i]!.messages[0]!.content.length);
     const estimate = chars.reduce((s, c) => s + c, 0) / chars.length / 4 + 12;

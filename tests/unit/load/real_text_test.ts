@@ -9,17 +9,46 @@ import {
   useEmbeddedCorpus,
 } from "../../../load/real_text.ts";
 import manifest from "../../../load/corpus/sotu-v1.json" with { type: "json" };
+import code from "../../../load/corpus/code-v1.json" with { type: "json" };
 
-Deno.test("the pinned corpus manifest matches every text file of the installed package, byte for byte", async () => {
-  const dir = corpusFilePath("");
-  const names = (await readdir(dir)).filter((n) => n.endsWith(".txt")).sort();
-  assert.deepEqual(names, manifest.files.map(([n]) => n));
-  for (const [name, sha, chars] of manifest.files as [string, string, number][]) {
-    const text = await readFile(`${dir}/${name}`, "utf8");
-    assert.equal(createHash("sha256").update(text).digest("hex"), sha, name);
-    assert.equal(text.length, chars, name);
+Deno.test("each pinned corpus manifest matches every file of its installed package, byte for byte", async () => {
+  for (const [corpus, ending] of [[manifest, ".txt"], [code, ".js"]] as const) {
+    const dir = corpusFilePath("", corpus);
+    const names = (await readdir(dir)).filter((n) => n.endsWith(ending)).sort();
+    assert.deepEqual(names, corpus.files.map(([n]) => n));
+    for (const [name, sha, chars] of corpus.files as [string, string, number][]) {
+      const text = await readFile(`${dir}/${name}`, "utf8");
+      assert.equal(createHash("sha256").update(text).digest("hex"), sha, name);
+      assert.equal(text.length, chars, name);
+    }
+    assert.match(corpusManifestSha256(corpus), /^[0-9a-f]{64}$/);
   }
-  assert.match(corpusManifestSha256(), /^[0-9a-f]{64}$/);
+  assert.notEqual(corpusManifestSha256(code), corpusManifestSha256());
+  assert.equal(code.package_license, "MIT");
+});
+
+Deno.test("code-medium is whole lines of the pinned source code, indentation kept, after its instruction", async () => {
+  const built = await realTextProfile(
+    "code-medium",
+    { isl: 1024, osl: 512 },
+    { seed: 5, count: 8 },
+    (p) => readFile(p, "utf8"),
+  );
+  assert.equal(built.provenance.corpus, "code-v1");
+  assert.equal(built.provenance.package, "jsonc-parser");
+  const sources = new Map(
+    await Promise.all(
+      code.files.map(async ([n]) => [n, await readFile(corpusFilePath(n as string, code), "utf8")] as const),
+    ),
+  );
+  for (const entry of built.entries) {
+    const [instruction, body] = entry.messages[0]!.content.split(/\n\n([\s\S]*)/);
+    assert.match(instruction!, /^Review the JavaScript below/);
+    // The body is a run of whole lines of one pinned file, exactly as it is there.
+    const file = [...sources.values()].find((text) => text.includes(`\n${body}\n`) || text.startsWith(`${body}\n`));
+    assert.ok(file !== undefined, body!.slice(0, 120));
+    assert.ok(Math.abs(body!.length - 4000) < 400, `${body!.length} characters`);
+  }
 });
 
 Deno.test("a corpus file that differs from its pin, and an ISL no address can hold, are refused", async () => {

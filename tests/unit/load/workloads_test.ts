@@ -46,7 +46,7 @@ Deno.test("synthetic profiles are deterministic from the seed, distinct per requ
   assert.deepEqual(a, b);
   assert.notEqual(a.sha256, c.sha256);
   assert.equal(new Set(a.entries.map((e) => e.messages[0]!.content)).size, 20);
-  assert.deepEqual(a.profile, { name: "chat-medium", version: "1", isl_target: 512, osl_target: 128 });
+  assert.deepEqual(a.profile, { name: "chat-medium", version: "2", isl_target: 512, osl_target: 128 });
   for (const e of a.entries) {
     assert.equal(e.max_tokens, 128);
     const approxTokens = e.messages[0]!.content.length / 4;
