@@ -299,6 +299,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     ["--shard", shard !== undefined],
     ["--self-check", selfCheck],
     ["--profile", profile !== undefined],
+    ["a sweep (a comma list)", sweep !== undefined],
     ["--repeat", repeat > 1],
     ["--plan", planOnly],
     ["--html", values.html === true],

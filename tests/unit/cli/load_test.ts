@@ -267,4 +267,8 @@ Deno.test("--workers N takes 2 to 64 and refuses what a set of local shards cann
     () => parseLoadCommand(["--self-check", "--workers", "2"]),
     /Cannot combine --workers with --self-check/,
   );
+  assert.throws(
+    () => parseLoadCommand([...URL, "--concurrency", "1,4", "--requests", "4", "--workers", "2"]),
+    /Cannot combine --workers with a sweep/,
+  );
 });
