@@ -45,6 +45,7 @@ const load = () => os.loadavg().map((v) => v.toFixed(2)).join(" ");
 
 let url: string;
 let stop: () => Promise<void>;
+let pinning = "the server is the caller's (--url)";
 if (values.url !== undefined) {
   // A server started (and pinned to a core of its own, e.g. taskset -c 1) by the caller.
   url = values.url;
@@ -62,6 +63,7 @@ if (values.url !== undefined) {
   const server = await startSseServer({ tokens });
   url = server.url;
   stop = server.stop;
+  pinning = server.pinning;
 }
 try {
   const set = syntheticProfile("chat-short", { seed: 1, count: 64 });
@@ -70,7 +72,7 @@ try {
   writeStdout(
     `open-loop fidelity: ${requests} arrivals at ${rate}/s, --max-concurrency ${cap}, ` +
       `${values.url ?? `${values.server} server`}, ` +
-      `${tokens} tokens a request\n`,
+      `${tokens} tokens a request; ${pinning}\n`,
   );
   writeStdout(
     "| arrival | run | lateness p50 ms | p90 | p99 | max | late > 1 ms | dropped | failed | requested/s | " +
