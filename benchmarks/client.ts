@@ -13,16 +13,15 @@
  * The cost columns (client CPU microseconds per token event, RSS per stream over the idle process) are the cost
  * curve of README's scaling section (`deno task bench:cost-curve`).
  */
-import net from "node:net";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { args, readFile, resourceUsage, runCommand, runtimeName, spawnProcess, writeStdout } from "../runtime/mod.ts";
+import { args, readFile, resourceUsage, runCommand, runtimeName, writeStdout } from "../runtime/mod.ts";
 import { closeIdleConnections, streamChat } from "../client/mod.ts";
 import { type BenchClient, closeAltClients, fetchClient, nodeHttpClient } from "./_alt_clients.ts";
 import { calibrateEpochOffsetMs, parseSendLog } from "./_client_measure.ts";
 import { percentileType7 } from "../score/mod.ts";
 import { liveProgress } from "./_live_progress.ts";
+import { BENCH_DIR as bench, SSE_SOURCES, startSseServer } from "./_sse_server.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -45,10 +44,6 @@ const eventsPerPoint = Number(values.events);
 const readers = new Set(values.readers.split(","));
 const curlMax = Number(values["curl-max"]);
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
-const sources = `${repo}../shared/tools/sse-ceiling`;
-const bench = `${repo}.bench`;
-
 function say(text: string): void {
   writeStdout(`${text}\n`);
 }
@@ -58,14 +53,6 @@ async function must(command: string, argv: string[], timeoutMs = 120_000): Promi
   if (!result.ok) throw new Error(`Cannot run ${command}: ${result.reason}`);
   if (result.value.code !== 0) throw new Error(`Cannot run ${command} ${argv.join(" ")}: ${result.value.stderr}`);
   return result.value.stdout;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface PointResult {
@@ -214,22 +201,10 @@ function loadAverage(): string {
 
 async function main(): Promise<void> {
   await must("mkdir", ["-p", bench]);
-  await must("cc", ["-O2", "-o", `${bench}/sse_server`, `${sources}/sse_server.c`]);
-  await must("cc", ["-O2", "-o", `${bench}/c_reader`, `${sources}/c_reader.c`]);
-  const port = await freePort();
+  await must("cc", ["-O2", "-o", `${bench}/c_reader`, `${SSE_SOURCES}/c_reader.c`]);
   const logPath = `${bench}/client-send-log.bin`;
-  let serverText = "";
-  let listening!: () => void;
-  const ready = new Promise<void>((resolve) => listening = resolve);
-  const spawned = await spawnProcess(`${bench}/sse_server`, ["-p", `${port}`, "-l", logPath, "-n", `${tokens}`], {
-    onOutput: (chunk) => {
-      serverText += new TextDecoder().decode(chunk);
-      if (serverText.includes("listening")) listening();
-    },
-  });
-  if (!spawned.ok) throw new Error(`Cannot start sse_server: ${spawned.reason}`);
-  const server = spawned.value;
-  await Promise.race([ready, server.exited.then(() => Promise.reject(new Error(`sse_server exited: ${serverText}`)))]);
+  const server = await startSseServer({ tokens, logPath });
+  const port = server.port;
 
   const loadBefore = loadAverage();
   const offsetStart = calibrateEpochOffsetMs();
@@ -249,13 +224,13 @@ async function main(): Promise<void> {
   }
   const offsetEnd = calibrateEpochOffsetMs();
   const loadAfter = loadAverage();
-  server.kill("SIGTERM");
-  await server.exited;
+  await server.stop();
 
   const sendLog = parseSendLog(await readFile(logPath));
   const offsetMs = (offsetStart + offsetEnd) / 2;
   const runtime = runtimeName().name;
   say(`client ceiling (${runtime}), ${tokens} token events per request, loopback, sse_server on port ${port}`);
+  say(server.pinning);
   say(
     `load average before ${loadBefore}, after ${loadAfter}; clock calibration drift ${
       ((offsetEnd - offsetStart) * 1000).toFixed(0)

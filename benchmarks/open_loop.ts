@@ -7,6 +7,7 @@
  * has no service time and the cap is not reached.
  *
  *   deno task bench:open-loop [--rate 2000] [--requests 20000] [--tokens 16] [--server sse|mock] [--repeat 3]
+ *   taskset -c 0 deno task bench:open-loop --url http://127.0.0.1:PORT   (a server already running on another core)
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     requests: { type: "string", default: "20000" },
     tokens: { type: "string", default: "16" },
     server: { type: "string", default: "sse" },
+    url: { type: "string" },
     "max-concurrency": { type: "string", default: "1024" },
     arrivals: { type: "string", default: "poisson,constant" },
     repeat: { type: "string", default: "1" },
@@ -43,7 +45,12 @@ const load = () => os.loadavg().map((v) => v.toFixed(2)).join(" ");
 
 let url: string;
 let stop: () => Promise<void>;
-if (values.server === "mock") {
+let pinning = "the server is the caller's (--url)";
+if (values.url !== undefined) {
+  // A server started (and pinned to a core of its own, e.g. taskset -c 1) by the caller.
+  url = values.url;
+  stop = () => Promise.resolve();
+} else if (values.server === "mock") {
   const { startMockEngine } = await import("../mock/mod.ts");
   const engine = await startMockEngine({
     slots: cap,
@@ -56,14 +63,16 @@ if (values.server === "mock") {
   const server = await startSseServer({ tokens });
   url = server.url;
   stop = server.stop;
+  pinning = server.pinning;
 }
 try {
   const set = syntheticProfile("chat-short", { seed: 1, count: 64 });
   const bodies = set.entries.map((e) => ({ ...buildLoadBody(e, { maxTokens: null }), max_tokens: tokens }));
   const ms = (x: number | null) => (x === null ? "-" : (x * 1000).toFixed(3));
   writeStdout(
-    `open-loop fidelity: ${requests} arrivals at ${rate}/s, --max-concurrency ${cap}, ${values.server} server, ` +
-      `${tokens} tokens a request\n`,
+    `open-loop fidelity: ${requests} arrivals at ${rate}/s, --max-concurrency ${cap}, ` +
+      `${values.url ?? `${values.server} server`}, ` +
+      `${tokens} tokens a request; ${pinning}\n`,
   );
   writeStdout(
     "| arrival | run | lateness p50 ms | p90 | p99 | max | late > 1 ms | dropped | failed | requested/s | " +

@@ -1,7 +1,8 @@
 /**
  * Load generator: issues streamed chat requests in a closed loop (N workers, each sends its next request when the
  * previous one ends) or an open loop (an absolute seeded schedule of arrivals, capped by --max-concurrency).
- * Warm-up requests run and complete first; the measurement epoch starts right after them, with no pause.
+ * Warm-up requests run and complete first; the measurement epoch starts right after them, with no pause but a full
+ * garbage collection where the deps offer one.
  * In the open loop a request that cannot go out on time is sent late with its lateness recorded, or dropped
  * when it would be later than `dropLateAfterS`; it is never quietly moved. The generator records samples only.
  */
@@ -378,6 +379,7 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
     if (await warmUp(context) === "limit") {
       return factsOf(context, { warmupStart, epochS: nowS(), stoppedBy: "warmup-limit" });
     }
+    deps.collectGarbage?.();
     if (plan.startAtS !== undefined) await context.sleepUntilS(plan.startAtS, options.signal);
     const epochS = plan.startAtS ?? nowS();
     options.onEpoch?.(epochS);

@@ -201,12 +201,16 @@ export async function clientCeiling(
   return ceiling;
 }
 
-/** Where a ceiling came from, in a person's words: measured now or cached, when, and under what load. */
-function ceilingOrigin(c: HeadroomCeiling): string {
-  const load = c.load_per_cpu === null ? "load unknown" : `load ${c.load_per_cpu.toFixed(2)} per CPU`;
+/**
+ * Where a ceiling came from, in a person's words: measured now or cached, when, and under what load (a ceiling read
+ * from a saved result of an older version may lack the load and age: said as unknown).
+ */
+export function ceilingOrigin(c: HeadroomCeiling): string {
+  const load = typeof c.load_per_cpu === "number" ? `load ${c.load_per_cpu.toFixed(2)} per CPU` : "load unknown";
+  const age = typeof c.age_s === "number" ? `, ${Math.round(c.age_s)} s ago` : "";
   return c.source === "cache"
-    ? `cached, measured ${c.measured_at} under ${load}, ${Math.round(c.age_s)} s ago`
-    : `measured just now under ${load}`;
+    ? `cached, measured ${c.measured_at ?? "at an unknown time"} under ${load}${age}`
+    : `measured at the start of this run, ${c.measured_at ?? "at an unknown time"}, under ${load}`;
 }
 
 /** The stamp of a run: the achieved rate against the ceiling, with a warning near it. */

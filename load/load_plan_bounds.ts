@@ -35,6 +35,11 @@ export interface LoadDeps {
    * the remaining time.
    */
   sleepUntilS?(targetS: number, cancel?: AbortSignal): Promise<void>;
+  /**
+   * A full garbage collection, run between the warm-up and the epoch: the warm-up's garbage (at the cap, all of it
+   * in flight together, so promoted) is otherwise collected in the first second or so of the measured schedule.
+   */
+  collectGarbage?(): void;
 }
 
 export interface LoadPlan {

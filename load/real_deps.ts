@@ -7,6 +7,7 @@ import { chatOnce, streamChat } from "../client/mod.ts";
 import { probeDialect, readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
 import {
+  collectGarbage,
   env,
   openLineWriter,
   readTextFile,
@@ -34,6 +35,7 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
   const deps: LoadTestDeps = {
     streamChat: options.stream === false ? (o) => chatOnce(o) : (o) => streamChat(o),
     nowS: () => performance.now() / 1000,
+    collectGarbage: () => void collectGarbage(),
     wallMs: () => Date.now(),
     readText: (path) => readTextFile(path),
     writeText: async (path, text) => {

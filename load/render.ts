@@ -7,6 +7,7 @@ import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
 import type { LoadTestHooks } from "./load_run.ts";
 import type { CompareResult } from "./gate.ts";
+import { ceilingOrigin, type HeadroomStamp } from "./headroom.ts";
 import type { EndpointLoadSummary, LoadPhases, LoadSummary } from "./summary.ts";
 
 function fmt(value: number | null, unit: "s" | "ms" | "" = "", digits = 2): string {
@@ -175,19 +176,13 @@ function renderRunNotes(summary: LoadSummary): string {
         (a.warmup.warning ? ` | warm-up: ${a.warmup.warning}` : ""),
     );
   }
-  const h = summary.client_headroom as
-    | {
-      fraction_of_ceiling: number | null;
-      ceiling: { events_per_s: number; source: string } | null;
-      missing: string | null;
-    }
-    | undefined;
+  const h = summary.client_headroom as HeadroomStamp | undefined;
   if (h) {
     lines.push(
       h.ceiling === null || h.fraction_of_ceiling === null
         ? `client headroom: ${h.missing ?? "not measured"}`
         : `client headroom: ${fmt(h.fraction_of_ceiling * 100, "", 1)}% of the client's ceiling ` +
-          `(${fmt(h.ceiling.events_per_s, "", 0)} events/s, ${h.ceiling.source})`,
+          `(${fmt(h.ceiling.events_per_s, "", 0)} events/s, ${ceilingOrigin(h.ceiling)})`,
     );
   }
   return lines.length === 0 ? "" : lines.map(wrap).join("\n") + "\n";

@@ -113,9 +113,17 @@ const SECRET_NAME =
   `(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|secret|secret[_-]?key|client[_-]?secret|password|passwd|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bearer[_-]?token|hf[_-]?token|github[_-]?token|gh[_-]?token|private[_-]?key|access[_-]?key|secret[_-]?access[_-]?key|${MORE_SECRET_NAMES})`;
 /** Short names that are secrets only as JSON keys, `name=value` or command-line flags ("token: 151645" in a log is not). */
 const SECRET_NAME_EXACT = "(?:token|auth|pwd)";
+const SECRET_NAME_WHOLE = new RegExp(`^(?:${SECRET_NAME}|${SECRET_NAME_EXACT})$`, "i");
+/** Names already judged: sanitizeJson asks of every key of every load row (the pattern cost ~40 us a row). */
+const secretNames = new Map<string, boolean>();
 /** Whether a JSON key or option name names a secret (api_key, HF_TOKEN, password; not max_tokens, bos_token). */
 export function isSecretName(name: string): boolean {
-  return new RegExp(`^(?:${SECRET_NAME}|${SECRET_NAME_EXACT})$`, "i").test(name.replace(/^-+/, ""));
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = SECRET_NAME_WHOLE.test(name.replace(/^-+/, ""));
+    if (secretNames.size < MEMO_ENTRIES && name.length <= MEMO_CHARS) secretNames.set(name, secret);
+  }
+  return secret;
 }
 
 function redactSecrets(text: string, context: SanitizeContext): string {

@@ -11,6 +11,18 @@ export function runtimeName(): { name: "deno" | "bun" | "node"; version: string 
   return { name: "node", version: process.versions.node };
 }
 
+/**
+ * A full garbage collection now, where the runtime allows one (Bun; Deno and Node started with --expose-gc, as the
+ * measuring tasks are); false where it does not. Load runs one between the warm-up and the measured schedule.
+ */
+export function collectGarbage(): boolean {
+  const g = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  if (g.Bun) g.Bun.gc(true);
+  else if (typeof g.gc === "function") g.gc();
+  else return false;
+  return true;
+}
+
 /** Command-line arguments after the script name. */
 export function args(): string[] {
   const g = globalThis as { Deno?: { args: string[] } };

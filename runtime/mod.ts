@@ -5,6 +5,7 @@
 export {
   args,
   clearStatusLine,
+  collectGarbage,
   exit,
   rewriteStderrLine,
   runtimeName,

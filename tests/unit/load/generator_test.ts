@@ -57,6 +57,24 @@ Deno.test("closed loop keeps exactly N requests outstanding and completes warm-u
   assert.equal(facts.effective_max_concurrency, 3);
 });
 
+Deno.test("a full garbage collection runs once, after the warm-up has ended and before the first measured send", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.5);
+  const seen: string[] = [];
+  const streamChat = (options: LoadStreamOptions) => {
+    seen.push(`send ${(options.body as { phase: string }).phase}`);
+    return client.streamChat(options);
+  };
+  await clock.drive(runCollected(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 2, warmupRequests: 2 }),
+    { streamChat, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS, collectGarbage: () => seen.push("gc") },
+    { onSample: (s) => seen.push(`end ${s.phase}`) },
+  ));
+  assert.deepEqual(seen.slice(0, 5), ["send warmup", "send warmup", "end warmup", "end warmup", "gc"]);
+  assert.deepEqual(seen.filter((e) => e === "gc"), ["gc"]);
+  assert.equal(seen[5], "send measure");
+});
+
 Deno.test("several endpoints get requests round-robin", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.1);

@@ -3,6 +3,7 @@ import { renderCompare, renderLoadSummary } from "../../../load/mod.ts";
 import { buildLoadRow } from "../../../load/metrics.ts";
 import { summarizeLoad } from "../../../load/summary.ts";
 import { compareLoad } from "../../../load/gate.ts";
+import { headroomStamp } from "../../../load/headroom.ts";
 import { outcome } from "./_fakes.ts";
 import { ENDING_MAX_COLUMNS } from "../../../cli/_ending.ts";
 
@@ -33,6 +34,34 @@ Deno.test("console summary prints the summary's own numbers and marks unreliable
   assert.ok(text.includes(`${(d.p99! * 1000).toFixed(2)}*`), "p99 at n=30 carries the unreliable mark");
   assert.ok(!text.includes(`${(d.p95! * 1000).toFixed(2)}*`), "p95 at n=30 is reliable");
   assert.match(text, /Hyndman-Fan type 7/);
+});
+
+Deno.test("the headroom line says when and under what load the client's ceiling was measured", () => {
+  const summary = summarizeLoad(rows(3), { mode: "closed", effectiveMaxConcurrency: 4 });
+  const ceiling = {
+    shape: { concurrency: 4, outputTokens: 20 },
+    requests_per_s: 500,
+    events_per_s: 40_000,
+    measured_s: 2,
+    requests: 1000,
+    source: "measured" as const,
+    measured_at: "2026-06-01T12:00:00.000Z",
+    load_per_cpu: 1.5,
+    age_s: 0,
+    key: "k",
+  };
+  summary.client_headroom = { ...headroomStamp(ceiling, { eventsPerS: 4_000, requestsPerS: 50 }) };
+  assert.match(
+    renderLoadSummary(summary),
+    /client headroom: 10\.0% of the client's ceiling \(40000 events\/s, measured at the start of this run, 2026-06-01T12:00:00\.000Z, under load 1\.50 per CPU\)/,
+  );
+  summary.client_headroom = {
+    ...headroomStamp({ ...ceiling, source: "cache", age_s: 7200 }, { eventsPerS: 4_000, requestsPerS: 50 }),
+  };
+  assert.match(
+    renderLoadSummary(summary),
+    /cached, measured 2026-06-01T12:00:00\.000Z under load 1\.50 per CPU, 7200 s ago/,
+  );
 });
 
 Deno.test("several endpoints print each endpoint and the pooled mixture", () => {

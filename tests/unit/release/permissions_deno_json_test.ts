@@ -81,7 +81,7 @@ Deno.test("the run set used by the run task keeps net on loopback and names ever
   assert.deepEqual(profile.net, run.net);
 });
 
-Deno.test("the tasks that measure run V8 single-threaded, as the compiled executables do", async () => {
+Deno.test("the tasks that measure run V8 single-threaded with gc exposed, as the compiled executables do", async () => {
   for (
     const name of [
       "run",
@@ -94,10 +94,14 @@ Deno.test("the tasks that measure run V8 single-threaded, as the compiled execut
       "bench:run-client",
     ]
   ) {
-    assert.match(CONFIG.tasks[name] ?? "", /\s--v8-flags=--single-threaded,--max-semi-space-size=8\s/, `task ${name}`);
+    assert.match(
+      CONFIG.tasks[name] ?? "",
+      /\s--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc\s/,
+      `task ${name}`,
+    );
   }
   const compile = await Deno.readTextFile(`${REPO}release/compile.ts`);
-  assert.match(compile, /"--v8-flags=--single-threaded,--max-semi-space-size=8"/);
+  assert.match(compile, /"--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc"/);
 });
 
 Deno.test("tasks are named after the commands they run: deno task X runs mod.ts X", () => {
