@@ -176,7 +176,7 @@ Deno.test("a FIFO as a profile, a compare spec or a noise-floor file is refused 
   try {
     const fifo = join(dir, "pipe.jsonc");
     execFileSync("mkfifo", [fifo]);
-    const { loadProfile } = await import("../../engine/mod.ts");
+    const { loadProfile } = await import("../../engine/load_profile.ts");
     await assert.rejects(loadProfile(fifo, { toolkitDir: null, cwd: dir }), /not a regular file/);
     const { main } = await import("../../cli/compare.ts");
     const base = ["--baseline", "http://127.0.0.1:9", "--candidate", "http://127.0.0.1:10"];
