@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseCompareArgs } from "../../cli/compare.ts";
-import { type ProfileStarter, realLoadDeps, runCompare } from "../../load/mod.ts";
+import { realLoadDeps, runCompare } from "../../load/mod.ts";
+import type { ProfileStarter } from "../../load/compare_sessions.ts";
 
 // 16 answer tokens at 50 tok/s reported, run 4x faster: about 5 ms a token, 80 ms a request.
 const ENGINE = {

@@ -8,14 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseLoadArgs } from "../../cli/load.ts";
-import {
-  type LoadRequestRow,
-  MergeRefusal,
-  mergeShardFiles,
-  realLoadDeps,
-  runLoadTest,
-  summarizeLoad,
-} from "../../load/mod.ts";
+import { type LoadRequestRow, MergeRefusal, mergeShardFiles, realLoadDeps, runLoadTest } from "../../load/mod.ts";
+import { summarizeLoad } from "../../load/summary.ts";
 import { describeDistribution } from "../../score/mod.ts";
 
 const mergeDeps = {

@@ -5,7 +5,8 @@
  * Exits 1 when a check failed.
  */
 import { readFileSync } from "node:fs";
-import { type LoadRequestRow, summarizeLoad } from "../../load/mod.ts";
+import type { LoadRequestRow } from "../../load/mod.ts";
+import { summarizeLoad } from "../../load/summary.ts";
 import { describeDistribution } from "../../score/mod.ts";
 
 const [mode, first, ...rest] = Deno.args;

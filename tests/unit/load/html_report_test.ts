@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../../mock/mod.ts";
 import { parseLoadArgs } from "../../../cli/load.ts";
-import { compareLoad, realLoadDeps, renderCompareHtml, renderLoadHtml, runLoadTest } from "../../../load/mod.ts";
+import { realLoadDeps, renderCompareHtml, renderLoadHtml, runLoadTest } from "../../../load/mod.ts";
+import { compareLoad } from "../../../load/gate.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 
