@@ -32,16 +32,16 @@ import { EXIT } from "./exit_codes.ts";
 import { renderEnding } from "./_ending.ts";
 import { compareEnding } from "./_load_ending.ts";
 import {
+  BOUND_OPTIONS,
   isWorkloadName,
   parseWorkloadFlags,
   requireLoopback,
   WORKLOAD_OPTIONS,
   workloadProfileRefusal,
 } from "./_workload_args.ts";
-import { DEFAULT_OUT, OLD_FILE_SWITCHES, writePage } from "./load.ts";
 import { compareProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
-import { outputStem } from "./_out_files.ts";
+import { DEFAULT_OUT, OLD_FILE_SWITCHES, outputStem, writePage } from "./_out_files.ts";
 import { compareFrom, livePageContext } from "./_saved_results.ts";
 import { HELP } from "./_compare_help.ts";
 
@@ -52,28 +52,18 @@ const MAX_SPEC_BYTES = 1024 * 1024;
 
 const OPTIONS = {
   ...WORKLOAD_OPTIONS,
-  profile: { type: "string" },
-  quiet: { type: "boolean" },
+  ...BOUND_OPTIONS,
   baseline: { type: "string" },
   candidate: { type: "string" },
   "baseline-profile": { type: "string" },
   "candidate-profile": { type: "string" },
   spec: { type: "string" },
   plan: { type: "string" },
-  concurrency: { type: "string" },
   rounds: { type: "string" },
-  requests: { type: "string" },
-  duration: { type: "string" },
-  "drain-s": { type: "string" },
-  "warmup-requests": { type: "string" },
-  "warmup-s": { type: "string" },
-  "warmup-limit-s": { type: "string" },
   tolerance: { type: "string" },
   "max-error-rate-increase": { type: "string" },
   "noise-floor": { type: "string" },
   "noise-floor-from": { type: "string" },
-  out: { type: "string" },
-  html: { type: "boolean" },
 } as const;
 
 function targetOf(values: Record<string, unknown>, side: CompareSide, optional: boolean): CompareTarget {

@@ -24,6 +24,7 @@ import {
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { parseShardFlags, SHARD_OPTIONS } from "./_shard_args.ts";
 import {
+  BOUND_OPTIONS,
   isWorkloadName,
   parseWorkloadFlags,
   requireLoopback,
@@ -32,7 +33,7 @@ import {
 } from "./_workload_args.ts";
 import { loadProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
-import { outputStem } from "./_out_files.ts";
+import { DEFAULT_OUT, OLD_FILE_SWITCHES, outputStem, writePage } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
 import { livePageContext } from "./_saved_results.ts";
 import { renderEnding } from "./_ending.ts";
@@ -40,27 +41,19 @@ import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, parseMergeArgs } from "./_load_merge.ts";
 import { DEFAULT_DRAIN_S } from "./_load_help.ts";
 
-export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
 export { HELP } from "./_load_help.ts";
 
 const LOAD_OPTIONS = {
   ...WORKLOAD_OPTIONS,
+  ...BOUND_OPTIONS,
   ...SHARD_OPTIONS,
   url: { type: "string", multiple: true },
-  profile: { type: "string" },
   "self-check": { type: "boolean" },
-  concurrency: { type: "string" },
   rate: { type: "string" },
   arrival: { type: "string" },
   "max-concurrency": { type: "string" },
   "drop-late-after-ms": { type: "string" },
   "late-after-ms": { type: "string" },
-  requests: { type: "string" },
-  duration: { type: "string" },
-  "drain-s": { type: "string" },
-  "warmup-requests": { type: "string" },
-  "warmup-s": { type: "string" },
-  "warmup-limit-s": { type: "string" },
   repeat: { type: "string" },
   "isl-target": { type: "string" },
   "isl-tolerance": { type: "string" },
@@ -80,19 +73,9 @@ const LOAD_OPTIONS = {
   "no-headroom-check": { type: "boolean" },
   "headroom-s": { type: "string" },
   "bin-s": { type: "string" },
-  out: { type: "string" },
   "prompt-mix-report": { type: "boolean" },
-  html: { type: "boolean" },
   plan: { type: "boolean" },
   "print-schedule": { type: "boolean" },
-  quiet: { type: "boolean" },
-} as const;
-
-/** The switches that once took a file (load and compare): refused with a value, with what to write now. */
-export const OLD_FILE_SWITCHES = {
-  "--html": "the page is written into the --out folder beside the JSONL, with the same name (--out DIR --html)",
-  "--prompt-mix-report":
-    "the report is written into the --out folder beside the JSONL, with the same name (--out DIR --prompt-mix-report)",
 } as const;
 
 function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): LengthTarget | undefined {
@@ -304,9 +287,6 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   };
 }
 
-/** Where load and compare write by default (inside the write permission of their tasks). */
-export const DEFAULT_OUT = "bench-results";
-
 /** --fail-on-slo F, refused without an SLO to gate on. @throws {UsageError}. */
 function sloGateFlag(values: Record<string, unknown>, slo: Slo): number | null {
   const share = numberFlag("load", values, "fail-on-slo", { min: 0, max: 1 });
@@ -314,21 +294,6 @@ function sloGateFlag(values: Record<string, unknown>, slo: Slo): number | null {
   const none = Object.keys(slo).length === 0 ? "without --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms" : null;
   refuseInert("load", [["--fail-on-slo", true, none]]);
   return share;
-}
-
-/** Writes a page to `path`; returns the exit code and says where on stderr. */
-export async function writePage(
-  path: string,
-  html: string,
-  write: (path: string, text: string) => Promise<{ ok: true } | { ok: false; reason: string }>,
-): Promise<number> {
-  const written = await write(path, html);
-  if (!written.ok) {
-    writeStderr(`Cannot write "${path}": ${written.reason}\n`);
-    return EXIT.environment;
-  }
-  writeStderr(`page written to ${path} (self-contained; opens offline)\n`);
-  return EXIT.ok;
 }
 
 /** The exit code of a finished load test, with its lines on stderr when it did not succeed. */

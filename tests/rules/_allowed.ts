@@ -183,6 +183,5 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
 
 /** Product files over the size limit today (path -> the lines it had, which it may not exceed). */
 export const SIZE_ALLOWED: Readonly<Record<string, number>> = {
-  "cli/load.ts": 549,
   "report/_report_sections.ts": 531,
 };

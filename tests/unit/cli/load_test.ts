@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../../../cli/_args.ts";
-import { parseLoadArgs, requireLoopback } from "../../../cli/load.ts";
+import { parseLoadArgs } from "../../../cli/load.ts";
+import { requireLoopback } from "../../../cli/_workload_args.ts";
 import { parseCompareArgs } from "../../../cli/compare.ts";
 
 const URL = ["--url", "http://127.0.0.1:8080"];
