@@ -166,11 +166,6 @@ export const UNCAPPED_REASON =
   "open loop without --max-concurrency: nothing caps outstanding requests (the generator's own limit is " +
   "stamped as internal_concurrency_limit)";
 
-/** Whether a success meets every configured SLO (an undefined metric cannot show that it met one). */
-export function meetsSlo(row: LoadRequestRow, slo: Slo): boolean {
-  return meetsSloValues(row.ttft_s ?? Number.NaN, row.tpot_s ?? Number.NaN, row.latency_s ?? Number.NaN, slo);
-}
-
 /** Part of a store that one summary covers: its rows of the given endpoint indices. */
 export interface RowSelection {
   store: RowStore;
