@@ -51,9 +51,7 @@ class InFlight {
   #listeners = new Set<() => void>();
   release(): void {
     this.count--;
-    const listeners = [...this.#listeners];
-    this.#listeners.clear();
-    for (const wake of listeners) wake();
+    this.wakeAll();
   }
   /** Wakes every listener without a release (they re-check their own condition). */
   wakeAll(): void {

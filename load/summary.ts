@@ -173,7 +173,7 @@ export interface RowSelection {
 }
 
 /** Calls `visit(store, i)` for every stored row of the selections. */
-function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: number) => void): void {
+export function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: number) => void): void {
   for (const part of parts) {
     const wanted = new Set(part.endpoints);
     const { store } = part;
@@ -186,7 +186,6 @@ function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: num
 const SUCCESS = 0, DROPPED = 2, CANCELLED = 3;
 const ANSWERED = 1, REASONING_TRUNCATED = 2, NO_OUTPUT_TOKEN = 3;
 
-/** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
 /** The sorted values of one cadence column over the selections (successes that streamed reasoning). */
 function cadenceRuns(parts: readonly RowSelection[], column: CadenceColumn): Float64Array[] {
   return parts.map((part) => {
@@ -202,6 +201,7 @@ function cadenceRuns(parts: readonly RowSelection[], column: CadenceColumn): Flo
   });
 }
 
+/** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
 function columnRuns(
   parts: readonly RowSelection[],
   column: NumericColumn,
