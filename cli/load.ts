@@ -19,6 +19,7 @@ import {
   renderLoadHtml,
   runLoadTest,
   type Slo,
+  warmsUp,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
@@ -209,8 +210,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     );
   }
   const ciSafety = values["ci-safety"] === true;
-  const zeroWarmup = plan.warmupRequests === 0 && !(warmupS !== undefined && warmupS > 0);
-  if (ciSafety && zeroWarmup && !selfCheck) {
+  if (ciSafety && !warmsUp(plan) && !selfCheck) {
     throw new UsageError(
       "Cannot use --ci-safety with zero warm-up: warm up at least as many requests as the concurrency",
     );

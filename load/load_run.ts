@@ -9,6 +9,7 @@ import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
 import { aggregateRuns, type LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
 import { checkTargetsFeasible, type PreparedWorkload, prepareWorkload, WorkloadRefusal } from "./prepare.ts";
+import { warmsUp } from "./load_plan_bounds.ts";
 import { scheduleSha256, shardStamp } from "./shard.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
@@ -71,7 +72,7 @@ export async function prepareLoadTest(
     const p = options.plan;
     const problems = [
       ...(options.selfCheck ? ["the self-check measures the client, not a server"] : []),
-      ...(p.warmupRequests === 0 && !((p.warmupS ?? 0) > 0) ? ["zero warm-up is for scripted servers only"] : []),
+      ...(warmsUp(p) ? [] : ["zero warm-up is for scripted servers only"]),
       ...((options.workload.ignoreEos || options.workload.minTokens !== undefined) && !options.failOnOslMismatch
         ? ["--ignore-eos or --min-tokens needs --fail-on-osl-mismatch"]
         : []),
@@ -124,9 +125,7 @@ export async function runLoadTest(
       engine = await deps.startMockEngine(SELF_CHECK_ENGINE);
       urls = [engine.url];
     }
-    const zeroWarmup = options.plan.warmupRequests === 0 &&
-      !(options.plan.warmupS !== undefined && options.plan.warmupS > 0);
-    const warmupWarning = zeroWarmup && !options.selfCheck ? ZERO_WARMUP_WARNING : null;
+    const warmupWarning = !warmsUp(options.plan) && !options.selfCheck ? ZERO_WARMUP_WARNING : null;
     const toolkit = (await deps.toolkit?.()) ?? null;
     const scheduleInput = { plan: options.plan, seed: options.workload.seed, repeat: options.repeat };
     const shard = options.shard === undefined

@@ -19,7 +19,7 @@ export { parseCompareSpec, SPEC_DEFAULTS, specWorkloadOptions } from "./compare_
 export { executeLoad, type LoadRunResult } from "./execute.ts";
 export { type CompareResult, DEFAULT_MAX_ERROR_RATE_INCREASE, DEFAULT_WORKLOAD } from "./gate.ts";
 export { runLoad } from "./generator.ts";
-export { LOAD_LIMITS, type LoadPlan } from "./load_plan_bounds.ts";
+export { LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
 export {
   type LoadTestHooks,
   type LoadTestOptions,
