@@ -5,9 +5,10 @@
  * run's summary with its audits, prompt mix and headroom stamp, adds the cross-run aggregate, and says how the test
  * ended. Every line is sanitized. What a person sees is rendered by the caller from the hooks' plain data.
  */
-import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
+import type { MockEngine } from "../mock/mod.ts";
 import { aggregateRuns, type LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
+import { headroomEngine } from "./headroom.ts";
 import { checkTargetsFeasible, type PreparedWorkload, prepareWorkload, WorkloadRefusal } from "./prepare.ts";
 import { warmsUp } from "./load_plan_bounds.ts";
 import { scheduleSha256, shardStamp } from "./shard.ts";
@@ -34,17 +35,8 @@ export const LOAD_RUN_FORMAT = "strata-load-run" as const;
  */
 export const LOAD_RUN_VERSION = 3 as const;
 
-/** Scripted engine of the self-check: no service time, many slots, 64 visible tokens a request. */
-export const SELF_CHECK_ENGINE: MockEngineOptions = {
-  timeScale: 0,
-  slots: 512,
-  script: {
-    "*": {
-      answer: { kind: "text", text: Array.from({ length: 63 }, () => "tok").join(" ") },
-      reasoningTokens: 0,
-    },
-  },
-};
+/** Scripted engine of the self-check: the headroom check's (no service time), 512 slots, 64 visible tokens a request. */
+const SELF_CHECK_ENGINE = headroomEngine(64, 512);
 
 /** The warning a zero warm-up earns (methodology: valid only against a scripted or dummy server). */
 export const ZERO_WARMUP_WARNING =
