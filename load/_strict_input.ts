@@ -4,6 +4,9 @@
  * is bounded (an error, never a stack overflow). The files themselves are read by runtime's regular-file reader.
  */
 import { createScanner, parse, type ParseError, printParseErrorCode, visit } from "jsonc-parser";
+import type { TSchema } from "typebox";
+import { Settings } from "typebox/system";
+import { Value } from "typebox/value";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 
 /** Deepest nesting of arrays and objects an input may have (a prompt row or a spec needs far less). */
@@ -63,4 +66,41 @@ export function parseStrictJsonc(text: string): { value: unknown; problems: stri
     },
   }, { allowTrailingComma: true, disallowComments: false });
   return { value, problems };
+}
+
+/**
+ * Every way `value` misses a TypeBox schema, by JSON Pointer ("/a/b: must be >= 1"), all at once: a key the schema
+ * does not name is an "unknown key", an absent required one "required"; `words` says a keyword's failure in the
+ * caller's terms (e.g. uniqueItems: "a point repeats").
+ */
+export function schemaProblems(
+  schema: TSchema,
+  value: unknown,
+  words: Readonly<Record<string, string>> = {},
+): string[] {
+  // TypeBox stops at 8 errors by default; a person's file has all its problems said at once.
+  const limit = Settings.Get().maxErrors;
+  Settings.Set({ maxErrors: Number.MAX_SAFE_INTEGER });
+  let errors;
+  try {
+    errors = Value.Errors(schema, value);
+  } finally {
+    Settings.Set({ maxErrors: limit });
+  }
+  const problems: string[] = [];
+  for (const error of errors) {
+    // An unknown key fails its own `false` schema (said below); the parent's summary of it, and the branches of a
+    // nullable, say nothing more.
+    if (error.keyword === "additionalProperties" || error.keyword === "anyOf") continue;
+    if (error.keyword === "type" && (error.params as { type: string }).type === "null") continue;
+    if (error.keyword === "required") {
+      for (const key of (error.params as { requiredProperties: string[] }).requiredProperties) {
+        problems.push(`${error.instancePath}/${key}: required`);
+      }
+      continue;
+    }
+    const message = error.keyword === "boolean" ? "unknown key" : words[error.keyword] ?? error.message;
+    problems.push(`${error.instancePath || "/"}: ${message}`);
+  }
+  return problems;
 }

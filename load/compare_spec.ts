@@ -7,9 +7,7 @@
  * problem at once, by JSON Pointer, before any traffic.
  */
 import Type, { type Static } from "typebox";
-import { Settings } from "typebox/system";
-import { Value } from "typebox/value";
-import { parseStrictJsonc } from "./_strict_input.ts";
+import { parseStrictJsonc, schemaProblems } from "./_strict_input.ts";
 import type { WorkloadOptions } from "./prepare.ts";
 import { PROFILES } from "./workloads.ts";
 
@@ -111,38 +109,11 @@ const SPEC_SCHEMA = Type.Object({
 
 /** Every problem of a parsed spec, by JSON Pointer: the schema's, then what a schema cannot say. */
 function specProblems(value: unknown): string[] {
-  const problems: string[] = [];
-  // TypeBox stops at 8 errors by default; a spec's problems are all said at once.
-  const limit = Settings.Get().maxErrors;
-  Settings.Set({ maxErrors: Number.MAX_SAFE_INTEGER });
-  let errors;
-  try {
-    errors = Value.Errors(SPEC_SCHEMA, value);
-  } finally {
-    Settings.Set({ maxErrors: limit });
-  }
-  for (const error of errors) {
-    // A key the schema does not name fails its own `false` schema (said as an unknown key below).
-    // The parent's summary of an unknown key, and a nullable's branches, say nothing more than the error they come with.
-    if (error.keyword === "additionalProperties" || error.keyword === "anyOf") continue;
-    if (error.keyword === "type" && (error.params as { type: string }).type === "null") continue;
-    if (error.keyword === "required") {
-      for (const key of (error.params as { requiredProperties: string[] }).requiredProperties) {
-        problems.push(`${error.instancePath}/${key}: required`);
-      }
-      continue;
-    }
-    const message = error.keyword === "boolean"
-      ? "unknown key"
-      : error.keyword === "uniqueItems"
-      ? "a point repeats"
-      : error.keyword === "pattern"
-      ? "expected 64 lowercase hex digits (the pin)"
-      : error.keyword === "enum"
-      ? `unknown profile (${Object.keys(PROFILES).join(", ")})`
-      : error.message;
-    problems.push(`${error.instancePath || "/"}: ${message}`);
-  }
+  const problems = schemaProblems(SPEC_SCHEMA, value, {
+    uniqueItems: "a point repeats",
+    pattern: "expected 64 lowercase hex digits (the pin)",
+    enum: `unknown profile (${Object.keys(PROFILES).join(", ")})`,
+  });
   // What a schema cannot say, read as far as the value's shape allows (its type errors are listed above).
   const spec = value as Partial<Record<"workloads" | "request", Record<string, unknown> | null>>;
   const workloads = typeof spec.workloads === "object" && spec.workloads !== null ? spec.workloads : {};
