@@ -225,6 +225,11 @@ function columnRuns(
   return runs;
 }
 
+/** Whether a measured length lies outside its target's tolerance (no target, or no length: no miss). */
+function misses(t: LengthTarget | undefined, length: number): boolean {
+  return t !== undefined && !Number.isNaN(length) && Math.abs(length - t.target) > t.tolerance * t.target;
+}
+
 function lengthCheckOf(d: DistSummary, mismatches: number, t: LengthTarget): LengthCheck {
   const achieved = t.stat === "mean" ? d.mean : d.p50;
   const bound = t.tolerance * t.target;
@@ -283,14 +288,8 @@ export function summarizeSelection(
     const ttft = num.ttft_s.at(i), tpot = num.tpot_s.at(i), e2e = num.latency_s.at(i);
     if (Number.isNaN(ttft)) okWithoutTtft++;
     if (sloSet && answer === ANSWERED && meetsSloValues(ttft, tpot, e2e, slo)) good++;
-    if (
-      options.isl && !Number.isNaN(inp) &&
-      Math.abs(inp - options.isl.target) > options.isl.tolerance * options.isl.target
-    ) islMiss.n++;
-    if (
-      options.osl && !Number.isNaN(out) &&
-      Math.abs(out - options.osl.target) > options.osl.tolerance * options.osl.target
-    ) oslMiss.n++;
+    if (misses(options.isl, inp)) islMiss.n++;
+    if (misses(options.osl, out)) oslMiss.n++;
   });
   const windowS = sent > 0 ? lastEnd - firstSend : null;
   if (windowS === null) missing.window_s = "no measured request was sent";
