@@ -8,13 +8,13 @@
  */
 import { env, onTerminationSignal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
-import { sanitizeCommand } from "../report/mod.ts";
 import {
   consoleHooks,
   describeLoadPlan,
   type LengthTarget,
   type LoadTestOptions,
   type LoadTestOutcome,
+  profileServerStamp,
   realLoadDeps,
   renderLoadHtml,
   runLoadTest,
@@ -391,13 +391,7 @@ export async function main(argv: string[]): Promise<number> {
         return controller.signal.aborted ? EXIT.interrupted : EXIT.environment;
       }
       options.urls = [engine.baseUrl];
-      options.engine = {
-        profile: sanitizeCommand([command.profile]),
-        base_url: engine.baseUrl,
-        started: engine.started,
-        engine_args: engine.engineArgs === null ? null : sanitizeCommand(engine.engineArgs),
-        engine_commit: engine.engineCommit,
-      };
+      options.engine = profileServerStamp(command.profile, engine);
     }
     const stem = loadStem(command);
     options.out = `${stem}.jsonl`;

@@ -4,7 +4,7 @@
  * distributions, run summaries, the cross-run aggregate, the compare gate and its interleaved sessions, the two
  * conductors (`runLoadTest`, `runCompare`) and their console text.
  */
-export { type CompareSide, type CompareTarget, isProfileTarget } from "./compare_sessions.ts";
+export { type CompareSide, type CompareTarget, isProfileTarget, profileServerStamp } from "./compare_sessions.ts";
 export {
   type CompareDeps,
   type CompareHooks,
