@@ -7,24 +7,22 @@ import { chatOnce, streamChat } from "../client/mod.ts";
 import { readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
 import {
-  env,
   openLineWriter,
   readTextFile,
   readTextOutcome,
   runtimeName,
   statOutcome,
   sys,
+  toolkitCacheDir,
   writeTextOutcome,
 } from "../runtime/mod.ts";
 import { sha256Hex } from "../contract/mod.ts";
 import type { LoadTestDeps } from "./load_run.ts";
 
-/** The headroom cache file, or null when no cache folder is known (HOME unreadable). */
+/** The headroom cache file in the toolkit's cache folder, or null when there is none (HOME unreadable). */
 function headroomCachePath(): string | null {
-  const xdg = env("XDG_CACHE_HOME");
-  const home = env("HOME") ?? env("LOCALAPPDATA");
-  const dir = xdg ? `${xdg}/strata-bench` : home ? `${home}/.cache/strata-bench` : null;
-  return dir === null ? null : `${dir}/client-headroom.json`;
+  const dir = toolkitCacheDir();
+  return dir.ok ? `${dir.value}/client-headroom.json` : null;
 }
 
 /** Binds the real implementations; `signal` cancels in-flight requests and stops issuance. */
