@@ -10,8 +10,6 @@ import { type CadenceColumn, type NumericColumn, RowStore } from "./row_store.ts
 import type { LoadMode } from "../contract/mod.ts";
 import { binsOf, concurrencyOf, type ObservedConcurrency, type ThroughputBin } from "./throughput.ts";
 
-export { type ObservedConcurrency, observedConcurrency, type ThroughputBin, throughputBins } from "./throughput.ts";
-
 export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;
 export const POOLED_LABEL = "pooled_mixture" as const;
 

@@ -1,8 +1,19 @@
 import assert from "node:assert/strict";
 import { buildLoadRow, type LoadRequestRow } from "../../../load/metrics.ts";
-import { observedConcurrency, summarizeLoad, throughputBins } from "../../../load/summary.ts";
+import { summarizeLoad } from "../../../load/summary.ts";
+import { binsOf, concurrencyOf } from "../../../load/throughput.ts";
 import type { LoadSample } from "../../../contract/mod.ts";
 import { outcome, type OutcomeSpec } from "./_fakes.ts";
+
+function throughputBins(points: { offsetS: number; completed: boolean; outputTokens: number | null }[], width: number) {
+  const at = (i: number) => points[i]!;
+  return binsOf(points.length, (i) => at(i).offsetS, (i) => at(i).completed, (i) => at(i).outputTokens, width);
+}
+
+function observedConcurrency(intervals: { startS: number; endS: number }[], capLevel: number) {
+  const starts = Float64Array.from(intervals, (iv) => iv.startS), ends = Float64Array.from(intervals, (iv) => iv.endS);
+  return concurrencyOf(starts, ends, capLevel);
+}
 
 function row(sendS: number, spec: OutcomeSpec, extra: Partial<LoadSample> = {}): LoadRequestRow {
   return buildLoadRow({
