@@ -5,8 +5,8 @@
  * prompt), which is how shard schedules are shown to be disjoint parts of the unsharded one.
  */
 import { ownIndex, shardShare } from "./generator.ts";
-import type { LoadTestDeps, LoadTestOptions } from "./load_run.ts";
 import { prepareLoadTest } from "./load_run.ts";
+import type { LoadTestDeps, LoadTestOptions } from "./_load_types.ts";
 import { arrivalOffsets } from "./schedule.ts";
 import { scheduleIdentity, scheduleSha256 } from "./shard.ts";
 

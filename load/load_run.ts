@@ -25,9 +25,6 @@ import {
 } from "./_load_stages.ts";
 import type { LoadTestDeps, LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
 
-export type { LineSink, LoadTestDeps, LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
-export { interruptedStamp, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
-
 export const LOAD_RUN_FORMAT = "strata-load-run" as const;
 /**
  * Version 3 (from 2): the preflight check, cancelled rows and interrupted runs (see LOAD_FORMAT_VERSION).

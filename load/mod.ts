@@ -5,29 +5,22 @@
  * conductors (`runLoadTest`, `runCompare`) and their console text.
  */
 export { type CompareSide, type CompareTarget, isProfileTarget, profileServerStamp } from "./compare_sessions.ts";
-export {
-  type CompareDeps,
-  type CompareHooks,
-  type CompareMeasurement,
-  type CompareOutcome,
-  type CompareRunOptions,
-  planCompare,
-  readRecordedNoiseFloor,
-  runCompare,
-} from "./compare_run.ts";
+export { planCompare, readRecordedNoiseFloor, runCompare } from "./compare_run.ts";
+export type {
+  CompareDeps,
+  CompareHooks,
+  CompareMeasurement,
+  CompareOutcome,
+  CompareRunOptions,
+} from "./_compare_types.ts";
 export { parseCompareSpec, SPEC_DEFAULTS, specWorkloadOptions } from "./compare_spec.ts";
 export { executeLoad, type LoadRunResult } from "./execute.ts";
 export { type CompareResult, DEFAULT_MAX_ERROR_RATE_INCREASE, DEFAULT_WORKLOAD } from "./gate.ts";
 export { runLoad } from "./generator.ts";
 export { LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
-export {
-  type LoadTestHooks,
-  type LoadTestOptions,
-  type LoadTestOutcome,
-  PREFLIGHT_DEADLINE_S,
-  runLoadTest,
-  WARMUP_LIMIT_S,
-} from "./load_run.ts";
+export { runLoadTest } from "./load_run.ts";
+export type { LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
+export { PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
 export { buildLoadRow, type LoadRequestRow } from "./metrics.ts";
 export { prepareWorkload, type WorkloadOptions } from "./prepare.ts";
 export { TargetRefused } from "./preflight.ts";

@@ -17,7 +17,7 @@ import {
   writeTextOutcome,
 } from "../runtime/mod.ts";
 import { sha256Hex } from "../contract/mod.ts";
-import type { LoadTestDeps } from "./load_run.ts";
+import type { LoadTestDeps } from "./_load_types.ts";
 
 /** The headroom cache file in the toolkit's cache folder, or null when there is none (HOME unreadable). */
 function headroomCachePath(): string | null {

@@ -5,7 +5,7 @@
 import type { DistSummary } from "../score/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
-import type { LoadTestHooks } from "./load_run.ts";
+import type { LoadTestHooks } from "./_load_types.ts";
 import type { CompareResult } from "./gate.ts";
 import type { EndpointLoadSummary, LoadPhases, LoadSummary } from "./summary.ts";
 

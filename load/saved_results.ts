@@ -12,7 +12,7 @@ import Type from "typebox";
 import { openSafeFolder } from "../runtime/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "./aggregate.ts";
-import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./compare_run.ts";
+import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
 import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION } from "./gate.ts";
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
 import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
