@@ -12,7 +12,6 @@ import {
   type CompareRunOptions,
   type CompareSide,
   type CompareTarget,
-  DEFAULT_MAX_ERROR_RATE_INCREASE,
   DEFAULT_WORKLOAD,
   isProfileTarget,
   parseCompareSpec,
@@ -200,9 +199,9 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
     warmupS,
     drainS: drainS ?? (durationS !== undefined ? SPEC_DEFAULTS.drainS : undefined),
     warmupLimitS: numberFlag("compare", values, "warmup-limit-s", { min: 0, max: 3600 }) ?? WARMUP_LIMIT_S,
-    tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? 0.05,
+    tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? SPEC_DEFAULTS.tolerance,
     maxErrorRateIncrease: numberFlag("compare", values, "max-error-rate-increase", { min: 0, max: 1 }) ??
-      DEFAULT_MAX_ERROR_RATE_INCREASE,
+      SPEC_DEFAULTS.maxErrorRateIncrease,
     noiseFloor,
     out: undefined,
   };

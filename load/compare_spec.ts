@@ -9,6 +9,7 @@
 import Type, { type Static } from "typebox";
 import { parseStrictJsonc, schemaProblems } from "./_strict_input.ts";
 import type { WorkloadOptions } from "./prepare.ts";
+import { DEFAULT_GATE_TOLERANCE, DEFAULT_MAX_ERROR_RATE_INCREASE } from "./gate.ts";
 import { PROFILES } from "./workloads.ts";
 
 export const COMPARE_SPEC_FORMAT = "strata-compare-spec" as const;
@@ -52,8 +53,8 @@ export const SPEC_DEFAULTS = {
   warmupS: 30,
   measureS: 180,
   drainS: 30,
-  tolerance: 0.05,
-  maxErrorRateIncrease: 0.01,
+  tolerance: DEFAULT_GATE_TOLERANCE,
+  maxErrorRateIncrease: DEFAULT_MAX_ERROR_RATE_INCREASE,
   requestTimeoutS: 600,
 };
 

@@ -15,7 +15,7 @@ export type {
 } from "./_compare_types.ts";
 export { parseCompareSpec, SPEC_DEFAULTS, specWorkloadOptions } from "./compare_spec.ts";
 export { executeLoad, type LoadRunResult } from "./execute.ts";
-export { type CompareResult, DEFAULT_MAX_ERROR_RATE_INCREASE, DEFAULT_WORKLOAD } from "./gate.ts";
+export { type CompareResult, DEFAULT_WORKLOAD } from "./gate.ts";
 export { runLoad } from "./generator.ts";
 export { LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
 export { runLoadTest } from "./load_run.ts";
