@@ -10,6 +10,7 @@ import { env, onTerminationSignal, sys, writeStderr, writeStdout } from "../runt
 import type { ArrivalProcess } from "../contract/mod.ts";
 import {
   consoleHooks,
+  DEFAULT_DRAIN_S,
   describeLoadPlan,
   type LengthTarget,
   type LoadTestOptions,
@@ -40,7 +41,6 @@ import { livePageContext } from "./_saved_results.ts";
 import { renderEnding } from "./_ending.ts";
 import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, parseMergeArgs } from "./_load_merge.ts";
-import { DEFAULT_DRAIN_S } from "./_load_help.ts";
 
 export { HELP } from "./_load_help.ts";
 

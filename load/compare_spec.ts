@@ -10,6 +10,7 @@ import Type, { type Static } from "typebox";
 import { parseStrictJsonc, schemaProblems } from "./_strict_input.ts";
 import type { WorkloadOptions } from "./prepare.ts";
 import { DEFAULT_GATE_TOLERANCE, DEFAULT_MAX_ERROR_RATE_INCREASE } from "./gate.ts";
+import { DEFAULT_DRAIN_S } from "./load_plan_bounds.ts";
 import { PROFILES } from "./workloads.ts";
 
 export const COMPARE_SPEC_FORMAT = "strata-compare-spec" as const;
@@ -52,7 +53,7 @@ export const SPEC_DEFAULTS = {
   rounds: 3,
   warmupS: 30,
   measureS: 180,
-  drainS: 30,
+  drainS: DEFAULT_DRAIN_S,
   tolerance: DEFAULT_GATE_TOLERANCE,
   maxErrorRateIncrease: DEFAULT_MAX_ERROR_RATE_INCREASE,
   requestTimeoutS: 600,

@@ -17,7 +17,7 @@ export { parseCompareSpec, SPEC_DEFAULTS, specWorkloadOptions } from "./compare_
 export { executeLoad, type LoadRunResult } from "./execute.ts";
 export { type CompareResult, DEFAULT_WORKLOAD } from "./gate.ts";
 export { runLoad } from "./generator.ts";
-export { LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
+export { DEFAULT_DRAIN_S, LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
 export { runLoadTest } from "./load_run.ts";
 export type { LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
 export { PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
