@@ -176,10 +176,11 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   }
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
+  const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
   const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
   refuseInert("compare", [
-    ["--out", values.out !== undefined, planOnly ? "with --plan, which writes nothing" : null],
-    ["--html", values.html === true, planOnly ? "with --plan, which writes nothing" : null],
+    ["--out", values.out !== undefined, writesNothing],
+    ["--html", values.html === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
     [
       "--noise-floor",

@@ -216,29 +216,19 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     );
   }
   const planOnly = values.plan === true;
+  const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
+  const isCeiling = selfCheck ? "with --self-check (it is the ceiling)" : null;
   refuseInert("load", [
     ["--strict", values.strict === true, ciSafety ? "with --ci-safety, which includes it" : null],
-    [
-      "--no-headroom-check",
-      values["no-headroom-check"] === true,
-      selfCheck ? "with --self-check (it is the ceiling)" : null,
-    ],
+    ["--no-headroom-check", values["no-headroom-check"] === true, isCeiling],
     [
       "--headroom-s",
       values["headroom-s"] !== undefined,
-      selfCheck
-        ? "with --self-check (it is the ceiling)"
-        : values["no-headroom-check"] === true
-        ? "with --no-headroom-check"
-        : null,
+      isCeiling ?? (values["no-headroom-check"] === true ? "with --no-headroom-check" : null),
     ],
-    ["--out", values.out !== undefined, planOnly ? "with --plan, which writes nothing" : null],
-    ["--html", values.html === true, planOnly ? "with --plan, which writes nothing" : null],
-    [
-      "--prompt-mix-report",
-      values["prompt-mix-report"] === true,
-      planOnly ? "with --plan, which writes nothing" : null,
-    ],
+    ["--out", values.out !== undefined, writesNothing],
+    ["--html", values.html === true, writesNothing],
+    ["--prompt-mix-report", values["prompt-mix-report"] === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
   ]);
   const headroomS = numberFlag("load", values, "headroom-s", { min: 0.1, max: 60 }) ?? 2;
