@@ -93,22 +93,12 @@ export interface CompareCommand {
   quiet: boolean;
 }
 
+/**
+ * The flags a spec file pins, refused beside it: every workload flag but --publishable and --allow-repeated-prompt,
+ * and the plan's and the gate's.
+ */
 const SPEC_OWNS = [
-  "workload",
-  "synthetic",
-  "prompts",
-  "sharegpt",
-  "workload-sha256",
-  "sample",
-  "seed",
-  "max-tokens",
-  "min-tokens",
-  "ignore-eos",
-  "temperature",
-  "request-seed",
-  "no-stream",
-  "model",
-  "request-timeout",
+  ...Object.keys(WORKLOAD_OPTIONS).filter((k) => k !== "publishable" && k !== "allow-repeated-prompt"),
   "concurrency",
   "rounds",
   "requests",
