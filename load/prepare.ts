@@ -5,7 +5,7 @@
  * `load` and `compare` send the same bytes from it. Everything here happens before any traffic.
  */
 import type { LoadPlan } from "./load_plan_bounds.ts";
-import { realTextProfile } from "./real_text.ts";
+import { CHARS_PER_TOKEN_ESTIMATE, FRAMING_TOKENS, realTextProfile } from "./real_text.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
   buildLoadBody,
@@ -143,7 +143,9 @@ export function checkTargetsFeasible(
     }
   }
   if (isl !== undefined && selected.length > 0) {
-    const est = selected.map((i) => set.entries[i]!.messages.reduce((n, m) => n + m.content.length, 0) / 4 + 12);
+    const est = selected.map((i) =>
+      set.entries[i]!.messages.reduce((n, m) => n + m.content.length, 0) / CHARS_PER_TOKEN_ESTIMATE + FRAMING_TOKENS
+    );
     const sorted = [...est].sort((a, b) => a - b);
     const achieved = isl.stat === "mean"
       ? est.reduce((a, b) => a + b, 0) / est.length
