@@ -9,11 +9,11 @@ import { CHARS_PER_TOKEN_ESTIMATE, FRAMING_TOKENS, realTextProfile } from "./rea
 import type { LengthTarget } from "./summary.ts";
 import {
   buildLoadBody,
+  checkedProfile,
   checkPromptVariety,
   parsePromptJsonl,
   parseShareGpt,
   PROFILE_VERSION,
-  type ProfileName,
   PROFILES,
   type PromptSet,
   selectionSha256,
@@ -84,16 +84,8 @@ async function loadSet(
   const src = options.source;
   const count = options.sample ?? 256;
   if (src.kind === "profile" || src.kind === "synthetic") {
-    if (!Object.hasOwn(PROFILES, src.name)) {
-      throw new RangeError(
-        `Cannot build profile "${src.name}": unknown; choose one of ${Object.keys(PROFILES).join(", ")}`,
-      );
-    }
-    if (!Number.isInteger(count) || count < 1 || count > 100_000) {
-      throw new RangeError(`Cannot build profile "${src.name}": count "${count}" must be in [1, 100000]`);
-    }
-    if (src.kind === "synthetic") return syntheticProfile(src.name, { seed: options.seed, count });
-    const name = src.name as ProfileName;
+    const name = checkedProfile(src.name, count);
+    if (src.kind === "synthetic") return syntheticProfile(name, { seed: options.seed, count });
     const { isl, osl } = PROFILES[name];
     const built = await realTextProfile(name, { isl, osl }, { seed: options.seed, count }, readText);
     return {
