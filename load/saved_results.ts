@@ -13,7 +13,7 @@ import { openSafeFolder } from "../runtime/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "./aggregate.ts";
 import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
-import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION } from "./gate.ts";
+import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION, pointKey } from "./gate.ts";
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
 import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
 import { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
@@ -251,7 +251,7 @@ export function savedPoints(
     const concurrency = s.concurrency ?? s.effective_max_concurrency;
     if (concurrency === null) continue;
     const workload = s.workload ?? DEFAULT_WORKLOAD;
-    const key = `${workload}@${concurrency}`;
+    const key = pointKey(workload, concurrency);
     const entry = out.get(key) ?? { workload, concurrency, rounds: [] };
     entry.rounds.push(s);
     out.set(key, entry);
