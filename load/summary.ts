@@ -5,7 +5,7 @@
  * scheduled offsets), each divided by its actual width. Distributions use successes of the measure phase only.
  */
 import { describeSortedRuns, type DistSummary } from "../score/mod.ts";
-import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
+import { LOAD_FORMAT_VERSION } from "./metrics.ts";
 import { type CadenceColumn, type NumericColumn, RowStore } from "./row_store.ts";
 import type { LoadMode } from "../contract/mod.ts";
 import { binsOf, concurrencyOf, type ObservedConcurrency, type ThroughputBin } from "./throughput.ts";
@@ -409,9 +409,4 @@ export function summarizeStore(store: RowStore, options: LoadSummaryOptions): Lo
     overall,
     endpoints: perEndpoint,
   };
-}
-
-/** The summary of one run's request rows (warm-up rows are ignored). */
-export function summarizeLoad(rows: readonly LoadRequestRow[], options: LoadSummaryOptions): LoadSummary {
-  return summarizeStore(RowStore.of(rows), options);
 }

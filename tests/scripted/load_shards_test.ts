@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseLoadArgs } from "../../cli/load.ts";
 import { type LoadRequestRow, MergeRefusal, mergeShardFiles, realLoadDeps, runLoadTest } from "../../load/mod.ts";
-import { summarizeLoad } from "../../load/summary.ts";
+import { summarizeStore } from "../../load/summary.ts";
+import { RowStore } from "../../load/row_store.ts";
 import { describeDistribution } from "../../score/mod.ts";
 
 const mergeDeps = {
@@ -81,7 +82,7 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
     }
     // The union of the shards is the unsharded schedule's 45 arrivals, each exactly once.
     assert.deepEqual(rows.map((r) => r.index).sort((a, b) => a - b), Array.from({ length: 45 }, (_, i) => i));
-    const union = summarizeLoad(rows.map((r) => ({ ...r, endpoint_index: 0 })), {
+    const union = summarizeStore(RowStore.of(rows.map((r) => ({ ...r, endpoint_index: 0 }))), {
       mode: "open",
       effectiveMaxConcurrency: null,
     }).overall;
