@@ -211,11 +211,6 @@ export function parseCommandLine(argv: string[]): CompareCommand {
   return parseCompareCommand(argv);
 }
 
-/** Parses the `compare` command line without a spec (no file named yet: out stays undefined). @throws UsageError. */
-export function parseCompareArgs(argv: string[]): CompareRunOptions {
-  return parseCompareCommand(argv).options;
-}
-
 /** Fills the options from a spec file's text. @throws SyntaxError for a bad spec (every problem listed). */
 export function applySpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
   const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));

@@ -111,11 +111,6 @@ export interface LoadCommand {
   failOnSlo: number | null;
 }
 
-/** Parses the `load` command line (no files named yet: out stays undefined). @throws UsageError. */
-export function parseLoadArgs(argv: string[]): LoadTestOptions {
-  return parseLoadCommand(argv).options;
-}
-
 /** Parses the `load` command line with its --plan flags. @throws UsageError. */
 export function parseLoadCommand(argv: string[]): LoadCommand {
   refuseSwitchValues("load", argv, OLD_FILE_SWITCHES);

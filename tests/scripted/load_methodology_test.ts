@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
 import { type LoadTestOptions, realLoadDeps, runLoadTest } from "../../load/mod.ts";
 
 const quiet = ["--no-headroom-check"];
@@ -17,11 +17,11 @@ Deno.test("--strict rejects reasoning-truncated answers; without it they count b
   const engine = await startMockEngine({ timeScale: 0, script: { "*": { answer: { kind: "cap" } } } });
   try {
     const args = [...quiet, "--url", engine.url, "--concurrency", "2", "--requests", "4", "--synthetic", "chat-short"];
-    const loose = await run(parseLoadArgs(args));
+    const loose = await run(parseLoadCommand(args).options);
     assert.equal(loose.status, "ok");
     assert.equal(loose.runs[0]!.summary.overall.counts.reasoning_truncated, 4);
     assert.equal(loose.runs[0]!.summary.audits?.reasoning_truncated.pass, true);
-    const strict = await run(parseLoadArgs([...args, "--strict"]));
+    const strict = await run(parseLoadCommand([...args, "--strict"]).options);
     assert.equal(strict.status, "audit-failed");
     assert.match(strict.reasons.join("\n"), /4 measured answers were reasoning-truncated/);
   } finally {
@@ -47,12 +47,12 @@ Deno.test("non-streaming requests fail the TTFT audit unless allowed, or TTFT is
       "chat-short",
       "--no-stream",
     ];
-    const audited = await run(parseLoadArgs(args));
+    const audited = await run(parseLoadCommand(args).options);
     assert.equal(audited.status, "audit-failed");
     assert.ok((engine.requests[0]!.body as { stream: boolean }).stream === false);
     assert.equal(audited.runs[0]!.summary.overall.distributions.ttft_s.n, 0);
-    assert.equal((await run(parseLoadArgs([...args, "--allow-missing-ttft"]))).status, "ok");
-    const inferred = await run(parseLoadArgs([...args, "--infer-ttft-from-first-byte"]));
+    assert.equal((await run(parseLoadCommand([...args, "--allow-missing-ttft"]).options)).status, "ok");
+    const inferred = await run(parseLoadCommand([...args, "--infer-ttft-from-first-byte"]).options);
     assert.equal(inferred.status, "ok");
     assert.equal(inferred.runs[0]!.summary.overall.distributions.ttft_s.n, 4);
   } finally {
@@ -65,7 +65,7 @@ Deno.test("a pinned workload whose bytes differ is refused before any request", 
   const engine = await startMockEngine({ timeScale: 0 });
   try {
     await writeFile(join(dir, "p.jsonl"), '{"prompt":"a"}\n{"prompt":"b"}\n');
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       ...quiet,
       "--url",
       engine.url,
@@ -79,7 +79,7 @@ Deno.test("a pinned workload whose bytes differ is refused before any request", 
       "8",
       "--workload-sha256",
       "0".repeat(64),
-    ]);
+    ]).options;
     await assert.rejects(run(options), /not the pinned/);
     assert.equal(engine.requests.length, 0);
   } finally {
@@ -95,7 +95,7 @@ Deno.test("--duration bounds a run whose requests hang: at the window plus the d
     script: { preflight: {}, "*": { fault: { kind: "stall", afterTokens: 1, ms: 120_000 } } },
   });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       ...quiet,
       "--url",
       engine.url,
@@ -109,7 +109,7 @@ Deno.test("--duration bounds a run whose requests hang: at the window plus the d
       "0",
       "--synthetic",
       "chat-short",
-    ]);
+    ]).options;
     const outcome = await run(options);
     const r = outcome.runs[0]!;
     assert.equal(r.facts.drain.cancelled, 3);
@@ -126,7 +126,7 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
   const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
   const engine = await startMockEngine({ timeScale: 0 });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--headroom-s",
       "0.3",
       "--url",
@@ -137,7 +137,7 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
       "4",
       "--workload",
       "chat-short",
-    ]);
+    ]).options;
     options.promptMixReport = join(dir, "mix.json"); // the CLI names it beside the JSONL (--prompt-mix-report)
     const deps = realLoadDeps();
     delete deps.cacheIdentity; // measure, never read or write the user's cache from a test

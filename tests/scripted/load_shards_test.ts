@@ -7,7 +7,7 @@ import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
 import { type LoadRequestRow, MergeRefusal, mergeShardFiles, realLoadDeps, runLoadTest } from "../../load/mod.ts";
 import { summarizeStore } from "../../load/summary.ts";
 import { RowStore } from "../../load/row_store.ts";
@@ -25,7 +25,7 @@ const mergeDeps = {
 
 /** A shard's options, writing its JSONL to `out` (the CLI would name a new file in the --out folder). */
 function shardOptions(url: string, shard: string, startAt: number, out: string, extra: string[] = []) {
-  const options = parseLoadArgs(shardArgs(url, shard, startAt, extra));
+  const options = parseLoadCommand(shardArgs(url, shard, startAt, extra)).options;
   options.out = out;
   return options;
 }
