@@ -207,9 +207,7 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
 }
 
 /** Parses compare's command line (for the help's examples test). @throws {UsageError}. */
-export function parseCommandLine(argv: string[]): CompareCommand {
-  return parseCompareCommand(argv);
-}
+export const parseCommandLine = parseCompareCommand;
 
 /** Fills the options from a spec file's text. @throws SyntaxError for a bad spec (every problem listed). */
 export function applySpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
