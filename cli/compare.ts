@@ -5,8 +5,8 @@
  * are within the tolerance (5%) or the point's noise floor when wider. A missing point fails; TTFT is shown only.
  */
 import { onTerminationSignal, readTextFile, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { sha256Hex } from "../contract/mod.ts";
 import {
+  applyCompareSpec,
   type CompareDeps,
   type CompareOutcome,
   type CompareRunOptions,
@@ -14,7 +14,6 @@ import {
   type CompareTarget,
   DEFAULT_WORKLOAD,
   isProfileTarget,
-  parseCompareSpec,
   planCompare,
   readRecordedNoiseFloor,
   realLoadDeps,
@@ -22,7 +21,6 @@ import {
   renderCompareHtml,
   runCompare,
   SPEC_DEFAULTS,
-  specWorkloadOptions,
   TargetRefused,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
@@ -209,28 +207,6 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
 /** Parses compare's command line (for the help's examples test). @throws {UsageError}. */
 export const parseCommandLine = parseCompareCommand;
 
-/** Fills the options from a spec file's text. @throws SyntaxError for a bad spec (every problem listed). */
-export function applySpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
-  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  const dir = slash >= 0 ? path.slice(0, slash) : ".";
-  const spec = parseCompareSpec(text, dir, sha256Hex(text));
-  return {
-    ...options,
-    workloads: spec.workloads.map((w) => ({ label: w.label, options: specWorkloadOptions(spec, w) })),
-    points: spec.points,
-    rounds: spec.rounds,
-    requests: undefined,
-    durationS: spec.durations.measureS,
-    warmupRequests: undefined,
-    warmupS: spec.durations.warmupS,
-    drainS: spec.durations.drainS,
-    tolerance: spec.gate.tolerance,
-    maxErrorRateIncrease: spec.gate.maxErrorRateIncrease,
-    noiseFloor: { ...spec.gate.noiseFloor, ...options.noiseFloor },
-    spec: { name: spec.name, sha256: spec.sha256, servingStack: spec.servingStack, path: path.split(/[\\/]/).pop()! },
-  };
-}
-
 /** Prints a comparison's outcome and returns the exit code. */
 async function finishCompare(
   outcome: CompareOutcome,
@@ -287,7 +263,7 @@ export async function main(argv: string[]): Promise<number> {
   const view = compareProgressView(progress);
   try {
     if (command.specPath !== null) {
-      options = applySpec(
+      options = applyCompareSpec(
         options,
         await readTextFile(command.specPath, { maxBytes: MAX_SPEC_BYTES }),
         command.specPath,

@@ -8,6 +8,8 @@
  */
 import Type, { type Static } from "typebox";
 import { parseStrictJsonc, schemaProblems } from "./_strict_input.ts";
+import { sha256Hex } from "../contract/mod.ts";
+import type { CompareRunOptions } from "./_compare_types.ts";
 import type { WorkloadOptions } from "./prepare.ts";
 import { DEFAULT_GATE_TOLERANCE, DEFAULT_MAX_ERROR_RATE_INCREASE } from "./gate.ts";
 import { DEFAULT_DRAIN_S } from "./load_plan_bounds.ts";
@@ -190,7 +192,7 @@ export function parseCompareSpec(text: string, dir: string, sha256: string): Com
 }
 
 /** The workload options of one spec workload (same request parameters for every workload). */
-export function specWorkloadOptions(spec: CompareSpec, w: SpecWorkload): WorkloadOptions {
+function specWorkloadOptions(spec: CompareSpec, w: SpecWorkload): WorkloadOptions {
   const o: WorkloadOptions = {
     source: w.source,
     sample: w.sample,
@@ -207,4 +209,30 @@ export function specWorkloadOptions(spec: CompareSpec, w: SpecWorkload): Workloa
   if (spec.request.minTokens !== undefined) o.minTokens = spec.request.minTokens;
   if (spec.request.requestSeed !== undefined) o.requestSeed = spec.request.requestSeed;
   return o;
+}
+
+/**
+ * The run options with a spec file's text (read from `path`) filling what the spec pins; a noise floor given on the
+ * command line wins over the spec's.
+ * @throws SyntaxError for a bad spec (every problem listed).
+ */
+export function applyCompareSpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  const dir = slash >= 0 ? path.slice(0, slash) : ".";
+  const spec = parseCompareSpec(text, dir, sha256Hex(text));
+  return {
+    ...options,
+    workloads: spec.workloads.map((w) => ({ label: w.label, options: specWorkloadOptions(spec, w) })),
+    points: spec.points,
+    rounds: spec.rounds,
+    requests: undefined,
+    durationS: spec.durations.measureS,
+    warmupRequests: undefined,
+    warmupS: spec.durations.warmupS,
+    drainS: spec.durations.drainS,
+    tolerance: spec.gate.tolerance,
+    maxErrorRateIncrease: spec.gate.maxErrorRateIncrease,
+    noiseFloor: { ...spec.gate.noiseFloor, ...options.noiseFloor },
+    spec: { name: spec.name, sha256: spec.sha256, servingStack: spec.servingStack, path: path.split(/[\\/]/).pop()! },
+  };
 }

@@ -13,7 +13,7 @@ export type {
   CompareOutcome,
   CompareRunOptions,
 } from "./_compare_types.ts";
-export { parseCompareSpec, SPEC_DEFAULTS, specWorkloadOptions } from "./compare_spec.ts";
+export { applyCompareSpec, SPEC_DEFAULTS } from "./compare_spec.ts";
 export { executeLoad, type LoadRunResult } from "./execute.ts";
 export { type CompareResult, DEFAULT_WORKLOAD } from "./gate.ts";
 export { runLoad } from "./generator.ts";
