@@ -1,5 +1,5 @@
 /** `compare`'s help text: what it does, its flags, and its exit codes. */
-import { DEFAULT_MAX_ERROR_RATE_INCREASE, PREFLIGHT_DEADLINE_S, SPEC_DEFAULTS, WARMUP_LIMIT_S } from "../load/mod.ts";
+import { PREFLIGHT_DEADLINE_S, SPEC_DEFAULTS, WARMUP_LIMIT_S } from "../load/mod.ts";
 import { EXIT } from "./exit_codes.ts";
 
 export const HELP = `Usage: strata-bench compare (--baseline URL | --baseline-profile NAME|FILE)
@@ -49,8 +49,8 @@ Measurement:
   --warmup-s S              or: seconds of warm-up issuance before each measured round
   --warmup-limit-s S        a warm-up still running S s past its plan fails the comparison, exit ${EXIT.environment}
                             (default ${WARMUP_LIMIT_S}; the preflight waits at most ${PREFLIGHT_DEADLINE_S} s)
-  --tolerance F             gate tolerance as a fraction (default 0.05)
-  --max-error-rate-increase F  most the candidate's error rate may exceed the baseline's (default ${DEFAULT_MAX_ERROR_RATE_INCREASE})
+  --tolerance F             gate tolerance as a fraction (default ${SPEC_DEFAULTS.tolerance})
+  --max-error-rate-increase F  most the candidate's error rate may exceed the baseline's (default ${SPEC_DEFAULTS.maxErrorRateIncrease})
   --noise-floor LIST        noise floors to apply, e.g. 1=0.03,8=0.04 (fraction per concurrency point; default:
                             none beyond the one this run measures)
   --noise-floor-from FILE   reuse the noise floor an earlier compare recorded in its JSONL

@@ -1,13 +1,10 @@
 /** The help text of `load` (and of `load merge`, after it). */
-import { PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "../load/mod.ts";
+import { DEFAULT_DRAIN_S, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "../load/mod.ts";
 import { MERGE_HELP } from "./_load_merge.ts";
 import { TTFT_WINDOW } from "./_load_progress.ts";
 import { SHARD_HELP } from "./_shard_args.ts";
 import { WORKLOAD_HELP } from "./_workload_args.ts";
 import { EXIT } from "./exit_codes.ts";
-
-/** Default drain limit of a --duration run, seconds. */
-export const DEFAULT_DRAIN_S = 30;
 
 export const HELP =
   `Usage: strata-bench load (--url URL [--url URL ...] | --profile NAME|FILE) (--concurrency N | --rate R)

@@ -34,45 +34,35 @@ complete run (or a usage error); ${EXIT.environment} a file cannot be read or wr
 
 /** Parses `load merge`'s command line. @throws {UsageError}. */
 export function parseMergeArgs(argv: readonly string[]) {
-  const parsed = parseFlags("load merge", argv, {
+  const { values, positionals } = parseFlags("load merge", argv, {
     out: { type: "string" },
     "max-clock-spread-ms": { type: "string" },
     help: { type: "boolean" },
   }, { positionals: true });
-  if (parsed.values.help !== true && parsed.positionals.length === 0) {
-    throw new UsageError("Cannot merge: give the shards' JSONL files");
-  }
-  numberFlag("load merge", parsed.values, "max-clock-spread-ms", { min: 0 });
-  if (parsed.values.out !== undefined) outFolderFlag("load merge", parsed.values, "bench-results");
-  return parsed;
+  const help = values.help === true;
+  if (!help && positionals.length === 0) throw new UsageError("Cannot merge: give the shards' JSONL files");
+  return {
+    help,
+    files: positionals,
+    spreadMs: numberFlag("load merge", values, "max-clock-spread-ms", { min: 0 }),
+    outDir: values.out === undefined ? null : outFolderFlag("load merge", values, "bench-results"),
+  };
 }
 
 /** Entry point of `load merge`. */
 export async function main(argv: string[]): Promise<number> {
-  let values: Record<string, unknown>, files: string[];
+  let command: ReturnType<typeof parseMergeArgs>;
   try {
-    const parsed = parseMergeArgs(argv);
-    values = parsed.values;
-    files = parsed.positionals;
-    if (values.help === true) {
-      writeStdout(MERGE_HELP);
-      return EXIT.ok;
-    }
-    if (files.length === 0) throw new UsageError("Cannot merge: give the shards' JSONL files");
+    command = parseMergeArgs(argv);
   } catch (error) {
     writeStderr(`${(error as Error).message}\n`);
     return EXIT.usage;
   }
-  let spread: number | undefined;
-  let outDir: string | null = null;
-  try {
-    spread = numberFlag("load merge", values, "max-clock-spread-ms", { min: 0 });
-    if (values.out !== undefined) outDir = outFolderFlag("load merge", values, "bench-results");
-  } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.usage;
+  if (command.help) {
+    writeStdout(MERGE_HELP);
+    return EXIT.ok;
   }
-  return await mergeAndPrint(files, { outDir, spreadMs: spread, workers: null });
+  return await mergeAndPrint(command.files, { outDir: command.outDir, spreadMs: command.spreadMs, workers: null });
 }
 
 /**

@@ -12,6 +12,12 @@ import { formatDuration, type Progress } from "./_progress.ts";
 /** How many of the latest TTFTs the running p50 reads (a bounded window: its cost does not grow with the run). */
 export const TTFT_WINDOW = 1024;
 
+/** What the status says while a stage before the load runs. */
+const STAGE_WORDS = {
+  preflight: "checking that the server streams chat completions",
+  headroom: "measuring the client's own ceiling",
+} as const;
+
 /** What one measurement plans. */
 export interface LoadProgressPlan {
   requests: number | null;
@@ -71,13 +77,8 @@ export class LoadCounters {
 
   /** The status segments at `nowMs`. */
   segments(nowMs: number): StyledText[] {
-    if (this.phase === "preflight") {
-      return [{ text: "checking that the server streams chat completions", style: "bold" }, {
-        text: ` … ${formatDuration((nowMs - this.startedMs) / 1000)}`,
-      }];
-    }
-    if (this.phase === "headroom") {
-      return [{ text: "measuring the client's own ceiling", style: "bold" }, {
+    if (this.phase === "preflight" || this.phase === "headroom") {
+      return [{ text: STAGE_WORDS[this.phase], style: "bold" }, {
         text: ` … ${formatDuration((nowMs - this.startedMs) / 1000)}`,
       }];
     }
@@ -190,12 +191,7 @@ export function compareProgressView(
       onMeasure(m) {
         checking = null;
         current = m;
-        counters = new LoadCounters({
-          requests: m.requests,
-          durationS: m.durationS,
-          warmupRequests: m.warmupRequests,
-          warmupS: m.warmupS,
-        }, nowMs());
+        counters = new LoadCounters(m, nowMs());
         progress.refresh();
       },
       onEpoch() {

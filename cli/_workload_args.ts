@@ -51,6 +51,21 @@ export const WORKLOAD_OPTIONS = {
   "request-timeout": { type: "string" },
 } as const;
 
+/** Flags `load` and `compare` share beyond the workload: the engine, the points, the bounds and the output. */
+export const BOUND_OPTIONS = {
+  profile: { type: "string" },
+  concurrency: { type: "string" },
+  requests: { type: "string" },
+  duration: { type: "string" },
+  "drain-s": { type: "string" },
+  "warmup-requests": { type: "string" },
+  "warmup-s": { type: "string" },
+  "warmup-limit-s": { type: "string" },
+  out: { type: "string" },
+  html: { type: "boolean" },
+  quiet: { type: "boolean" },
+} as const;
+
 /** Whether `name` is a named workload (the old meaning of load's and compare's --profile). */
 export function isWorkloadName(name: unknown): boolean {
   return typeof name === "string" && Object.hasOwn(PROFILES, name);

@@ -5,17 +5,15 @@
  * are within the tolerance (5%) or the point's noise floor when wider. A missing point fails; TTFT is shown only.
  */
 import { onTerminationSignal, readTextFile, writeStderr, writeStdout } from "../runtime/mod.ts";
-import { sha256Hex } from "../contract/mod.ts";
 import {
+  applyCompareSpec,
   type CompareDeps,
   type CompareOutcome,
   type CompareRunOptions,
   type CompareSide,
   type CompareTarget,
-  DEFAULT_MAX_ERROR_RATE_INCREASE,
   DEFAULT_WORKLOAD,
   isProfileTarget,
-  parseCompareSpec,
   planCompare,
   readRecordedNoiseFloor,
   realLoadDeps,
@@ -23,7 +21,6 @@ import {
   renderCompareHtml,
   runCompare,
   SPEC_DEFAULTS,
-  specWorkloadOptions,
   TargetRefused,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
@@ -32,16 +29,16 @@ import { EXIT } from "./exit_codes.ts";
 import { renderEnding } from "./_ending.ts";
 import { compareEnding } from "./_load_ending.ts";
 import {
+  BOUND_OPTIONS,
   isWorkloadName,
   parseWorkloadFlags,
   requireLoopback,
   WORKLOAD_OPTIONS,
   workloadProfileRefusal,
 } from "./_workload_args.ts";
-import { DEFAULT_OUT, OLD_FILE_SWITCHES, writePage } from "./load.ts";
 import { compareProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
-import { outputStem } from "./_out_files.ts";
+import { DEFAULT_OUT, OLD_FILE_SWITCHES, outputStem, writePage } from "./_out_files.ts";
 import { compareFrom, livePageContext } from "./_saved_results.ts";
 import { HELP } from "./_compare_help.ts";
 
@@ -52,28 +49,18 @@ const MAX_SPEC_BYTES = 1024 * 1024;
 
 const OPTIONS = {
   ...WORKLOAD_OPTIONS,
-  profile: { type: "string" },
-  quiet: { type: "boolean" },
+  ...BOUND_OPTIONS,
   baseline: { type: "string" },
   candidate: { type: "string" },
   "baseline-profile": { type: "string" },
   "candidate-profile": { type: "string" },
   spec: { type: "string" },
   plan: { type: "string" },
-  concurrency: { type: "string" },
   rounds: { type: "string" },
-  requests: { type: "string" },
-  duration: { type: "string" },
-  "drain-s": { type: "string" },
-  "warmup-requests": { type: "string" },
-  "warmup-s": { type: "string" },
-  "warmup-limit-s": { type: "string" },
   tolerance: { type: "string" },
   "max-error-rate-increase": { type: "string" },
   "noise-floor": { type: "string" },
   "noise-floor-from": { type: "string" },
-  out: { type: "string" },
-  html: { type: "boolean" },
 } as const;
 
 function targetOf(values: Record<string, unknown>, side: CompareSide, optional: boolean): CompareTarget {
@@ -104,22 +91,12 @@ export interface CompareCommand {
   quiet: boolean;
 }
 
+/**
+ * The flags a spec file pins, refused beside it: every workload flag but --publishable and --allow-repeated-prompt,
+ * and the plan's and the gate's.
+ */
 const SPEC_OWNS = [
-  "workload",
-  "synthetic",
-  "prompts",
-  "sharegpt",
-  "workload-sha256",
-  "sample",
-  "seed",
-  "max-tokens",
-  "min-tokens",
-  "ignore-eos",
-  "temperature",
-  "request-seed",
-  "no-stream",
-  "model",
-  "request-timeout",
+  ...Object.keys(WORKLOAD_OPTIONS).filter((k) => k !== "publishable" && k !== "allow-repeated-prompt"),
   "concurrency",
   "rounds",
   "requests",
@@ -187,10 +164,11 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   }
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
+  const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
   const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
   refuseInert("compare", [
-    ["--out", values.out !== undefined, planOnly ? "with --plan, which writes nothing" : null],
-    ["--html", values.html === true, planOnly ? "with --plan, which writes nothing" : null],
+    ["--out", values.out !== undefined, writesNothing],
+    ["--html", values.html === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
     [
       "--noise-floor",
@@ -210,9 +188,9 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
     warmupS,
     drainS: drainS ?? (durationS !== undefined ? SPEC_DEFAULTS.drainS : undefined),
     warmupLimitS: numberFlag("compare", values, "warmup-limit-s", { min: 0, max: 3600 }) ?? WARMUP_LIMIT_S,
-    tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? 0.05,
+    tolerance: numberFlag("compare", values, "tolerance", { min: 0, max: 1 }) ?? SPEC_DEFAULTS.tolerance,
     maxErrorRateIncrease: numberFlag("compare", values, "max-error-rate-increase", { min: 0, max: 1 }) ??
-      DEFAULT_MAX_ERROR_RATE_INCREASE,
+      SPEC_DEFAULTS.maxErrorRateIncrease,
     noiseFloor,
     out: undefined,
   };
@@ -227,36 +205,7 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
 }
 
 /** Parses compare's command line (for the help's examples test). @throws {UsageError}. */
-export function parseCommandLine(argv: string[]): CompareCommand {
-  return parseCompareCommand(argv);
-}
-
-/** Parses the `compare` command line without a spec (no file named yet: out stays undefined). @throws UsageError. */
-export function parseCompareArgs(argv: string[]): CompareRunOptions {
-  return parseCompareCommand(argv).options;
-}
-
-/** Fills the options from a spec file's text. @throws SyntaxError for a bad spec (every problem listed). */
-export function applySpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
-  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  const dir = slash >= 0 ? path.slice(0, slash) : ".";
-  const spec = parseCompareSpec(text, dir, sha256Hex(text));
-  return {
-    ...options,
-    workloads: spec.workloads.map((w) => ({ label: w.label, options: specWorkloadOptions(spec, w) })),
-    points: spec.points,
-    rounds: spec.rounds,
-    requests: undefined,
-    durationS: spec.durations.measureS,
-    warmupRequests: undefined,
-    warmupS: spec.durations.warmupS,
-    drainS: spec.durations.drainS,
-    tolerance: spec.gate.tolerance,
-    maxErrorRateIncrease: spec.gate.maxErrorRateIncrease,
-    noiseFloor: { ...spec.gate.noiseFloor, ...options.noiseFloor },
-    spec: { name: spec.name, sha256: spec.sha256, servingStack: spec.servingStack, path: path.split(/[\\/]/).pop()! },
-  };
-}
+export const parseCommandLine = parseCompareCommand;
 
 /** Prints a comparison's outcome and returns the exit code. */
 async function finishCompare(
@@ -314,7 +263,7 @@ export async function main(argv: string[]): Promise<number> {
   const view = compareProgressView(progress);
   try {
     if (command.specPath !== null) {
-      options = applySpec(
+      options = applyCompareSpec(
         options,
         await readTextFile(command.specPath, { maxBytes: MAX_SPEC_BYTES }),
         command.specPath,

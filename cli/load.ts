@@ -8,17 +8,19 @@
  */
 import { env, onTerminationSignal, sys, writeStderr, writeStdout } from "../runtime/mod.ts";
 import type { ArrivalProcess } from "../contract/mod.ts";
-import { sanitizeCommand } from "../report/mod.ts";
 import {
   consoleHooks,
+  DEFAULT_DRAIN_S,
   describeLoadPlan,
   type LengthTarget,
   type LoadTestOptions,
   type LoadTestOutcome,
+  profileServerStamp,
   realLoadDeps,
   renderLoadHtml,
   runLoadTest,
   type Slo,
+  warmsUp,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import {
@@ -32,6 +34,7 @@ import {
 } from "./_args.ts";
 import { parseShardFlags, SHARD_OPTIONS } from "./_shard_args.ts";
 import {
+  BOUND_OPTIONS,
   isWorkloadName,
   parseWorkloadFlags,
   requireLoopback,
@@ -40,36 +43,27 @@ import {
 } from "./_workload_args.ts";
 import { loadProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
-import { outputStem } from "./_out_files.ts";
+import { DEFAULT_OUT, OLD_FILE_SWITCHES, outputStem, writePage } from "./_out_files.ts";
 import { EXIT } from "./exit_codes.ts";
 import { livePageContext } from "./_saved_results.ts";
 import { renderEnding } from "./_ending.ts";
 import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, parseMergeArgs } from "./_load_merge.ts";
-import { DEFAULT_DRAIN_S } from "./_load_help.ts";
 import { runWorkers } from "./_load_workers.ts";
 
-export { parseWorkloadFlags, requireLoopback, WORKLOAD_OPTIONS };
 export { HELP } from "./_load_help.ts";
 
 const LOAD_OPTIONS = {
   ...WORKLOAD_OPTIONS,
+  ...BOUND_OPTIONS,
   ...SHARD_OPTIONS,
   url: { type: "string", multiple: true },
-  profile: { type: "string" },
   "self-check": { type: "boolean" },
-  concurrency: { type: "string" },
   rate: { type: "string" },
   arrival: { type: "string" },
   "max-concurrency": { type: "string" },
   "drop-late-after-ms": { type: "string" },
   "late-after-ms": { type: "string" },
-  requests: { type: "string" },
-  duration: { type: "string" },
-  "drain-s": { type: "string" },
-  "warmup-requests": { type: "string" },
-  "warmup-s": { type: "string" },
-  "warmup-limit-s": { type: "string" },
   repeat: { type: "string" },
   "isl-target": { type: "string" },
   "isl-tolerance": { type: "string" },
@@ -89,20 +83,10 @@ const LOAD_OPTIONS = {
   "no-headroom-check": { type: "boolean" },
   "headroom-s": { type: "string" },
   "bin-s": { type: "string" },
-  out: { type: "string" },
   "prompt-mix-report": { type: "boolean" },
-  html: { type: "boolean" },
   plan: { type: "boolean" },
   "print-schedule": { type: "boolean" },
-  quiet: { type: "boolean" },
   workers: { type: "string" },
-} as const;
-
-/** The switches that once took a file (load and compare): refused with a value, with what to write now. */
-export const OLD_FILE_SWITCHES = {
-  "--html": "the page is written into the --out folder beside the JSONL, with the same name (--out DIR --html)",
-  "--prompt-mix-report":
-    "the report is written into the --out folder beside the JSONL, with the same name (--out DIR --prompt-mix-report)",
 } as const;
 
 function lengthTarget(values: Record<string, unknown>, kind: "isl" | "osl"): LengthTarget | undefined {
@@ -139,11 +123,6 @@ export interface LoadCommand {
   workerOf: number | null;
   /** --fail-on-slo: the least share of measured requests that must meet every SLO, or null. */
   failOnSlo: number | null;
-}
-
-/** Parses the `load` command line (no files named yet: out stays undefined). @throws UsageError. */
-export function parseLoadArgs(argv: string[]): LoadTestOptions {
-  return parseLoadCommand(argv).options;
 }
 
 /** Parses the `load` command line with its --plan flags. @throws UsageError. */
@@ -243,36 +222,25 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
     );
   }
   const ciSafety = values["ci-safety"] === true;
-  const zeroWarmup = plan.warmupRequests === 0 && !(warmupS !== undefined && warmupS > 0);
-  if (ciSafety && zeroWarmup && !selfCheck) {
+  if (ciSafety && !warmsUp(plan) && !selfCheck) {
     throw new UsageError(
       "Cannot use --ci-safety with zero warm-up: warm up at least as many requests as the concurrency",
     );
   }
   const planOnly = values.plan === true;
+  const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
+  const isCeiling = selfCheck ? "with --self-check (it is the ceiling)" : null;
   refuseInert("load", [
     ["--strict", values.strict === true, ciSafety ? "with --ci-safety, which includes it" : null],
-    [
-      "--no-headroom-check",
-      values["no-headroom-check"] === true,
-      selfCheck ? "with --self-check (it is the ceiling)" : null,
-    ],
+    ["--no-headroom-check", values["no-headroom-check"] === true, isCeiling],
     [
       "--headroom-s",
       values["headroom-s"] !== undefined,
-      selfCheck
-        ? "with --self-check (it is the ceiling)"
-        : values["no-headroom-check"] === true
-        ? "with --no-headroom-check"
-        : null,
+      isCeiling ?? (values["no-headroom-check"] === true ? "with --no-headroom-check" : null),
     ],
-    ["--out", values.out !== undefined, planOnly ? "with --plan, which writes nothing" : null],
-    ["--html", values.html === true, planOnly ? "with --plan, which writes nothing" : null],
-    [
-      "--prompt-mix-report",
-      values["prompt-mix-report"] === true,
-      planOnly ? "with --plan, which writes nothing" : null,
-    ],
+    ["--out", values.out !== undefined, writesNothing],
+    ["--html", values.html === true, writesNothing],
+    ["--prompt-mix-report", values["prompt-mix-report"] === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
   ]);
   const headroomS = numberFlag("load", values, "headroom-s", { min: 0.1, max: 60 }) ?? 2;
@@ -352,9 +320,6 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   };
 }
 
-/** Where load and compare write by default (inside the write permission of their tasks). */
-export const DEFAULT_OUT = "bench-results";
-
 /** --fail-on-slo F, refused without an SLO to gate on. @throws {UsageError}. */
 function sloGateFlag(values: Record<string, unknown>, slo: Slo): number | null {
   const share = numberFlag("load", values, "fail-on-slo", { min: 0, max: 1 });
@@ -362,21 +327,6 @@ function sloGateFlag(values: Record<string, unknown>, slo: Slo): number | null {
   const none = Object.keys(slo).length === 0 ? "without --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms" : null;
   refuseInert("load", [["--fail-on-slo", true, none]]);
   return share;
-}
-
-/** Writes a page to `path`; returns the exit code and says where on stderr. */
-export async function writePage(
-  path: string,
-  html: string,
-  write: (path: string, text: string) => Promise<{ ok: true } | { ok: false; reason: string }>,
-): Promise<number> {
-  const written = await write(path, html);
-  if (!written.ok) {
-    writeStderr(`Cannot write "${path}": ${written.reason}\n`);
-    return EXIT.environment;
-  }
-  writeStderr(`page written to ${path} (self-contained; opens offline)\n`);
-  return EXIT.ok;
 }
 
 /** The exit code of a finished load test, with its lines on stderr when it did not succeed. */
@@ -476,13 +426,7 @@ export async function main(argv: string[]): Promise<number> {
         return controller.signal.aborted ? EXIT.interrupted : EXIT.environment;
       }
       options.urls = [engine.baseUrl];
-      options.engine = {
-        profile: sanitizeCommand([command.profile]),
-        base_url: engine.baseUrl,
-        started: engine.started,
-        engine_args: engine.engineArgs === null ? null : sanitizeCommand(engine.engineArgs),
-        engine_commit: engine.engineCommit,
-      };
+      options.engine = profileServerStamp(command.profile, engine);
     }
     const stem = loadStem(command);
     options.out = `${stem}.jsonl`;

@@ -8,19 +8,18 @@
 type TypedArray = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type TypedArrayConstructor<T extends TypedArray> = new (length: number) => T;
 
+/** Each chunk holds 2^SHIFT entries. */
+const SHIFT = 14;
+const MASK = (1 << SHIFT) - 1;
+
 /** An append-only column of numbers of one typed-array kind. */
 export class Column<T extends TypedArray> {
   #make: TypedArrayConstructor<T>;
   #chunks: T[] = [];
   #length = 0;
-  #shift: number;
-  #mask: number;
 
-  /** `chunkShift`: each chunk holds 2^chunkShift entries (default 2^14). */
-  constructor(make: TypedArrayConstructor<T>, chunkShift = 14) {
+  constructor(make: TypedArrayConstructor<T>) {
     this.#make = make;
-    this.#shift = chunkShift;
-    this.#mask = (1 << chunkShift) - 1;
   }
 
   get length(): number {
@@ -35,26 +34,19 @@ export class Column<T extends TypedArray> {
   }
 
   push(value: number): void {
-    const c = this.#length >> this.#shift;
-    if (c === this.#chunks.length) this.#chunks.push(new this.#make(1 << this.#shift));
-    (this.#chunks[c] as T)[this.#length & this.#mask] = value;
+    const c = this.#length >> SHIFT;
+    if (c === this.#chunks.length) this.#chunks.push(new this.#make(1 << SHIFT));
+    (this.#chunks[c] as T)[this.#length & MASK] = value;
     this.#length++;
   }
 
   /** The value at `i` (0 <= i < length). */
   at(i: number): number {
-    return (this.#chunks[i >> this.#shift] as T)[i & this.#mask] as number;
+    return (this.#chunks[i >> SHIFT] as T)[i & MASK] as number;
   }
 
   /** Calls `visit(value, i)` for every stored value in order. */
   forEach(visit: (value: number, i: number) => void): void {
-    for (let i = 0; i < this.#length; i++) visit((this.#chunks[i >> this.#shift] as T)[i & this.#mask] as number, i);
-  }
-
-  /** The used part of every chunk, as views (no copy). */
-  runs(): T[] {
-    return this.#chunks.map((chunk, c) =>
-      chunk.subarray(0, Math.min(chunk.length, this.#length - (c << this.#shift))) as T
-    );
+    for (let i = 0; i < this.#length; i++) visit((this.#chunks[i >> SHIFT] as T)[i & MASK] as number, i);
   }
 }

@@ -2,8 +2,7 @@
  * Cross-run aggregation: the headline numbers of repeated independent runs, each with its sample dispersion and
  * a seeded percentile-bootstrap 95% interval of the mean over runs.
  */
-import { type BootstrapInterval, bootstrapInterval } from "../score/mod.ts";
-import { describeDistribution } from "../score/mod.ts";
+import { type BootstrapInterval, bootstrapInterval, describeDistribution } from "../score/mod.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
 export const LOAD_AGGREGATE_FORMAT = "strata-load-aggregate" as const;

@@ -39,18 +39,6 @@ import {
   type PlannedRun,
 } from "./_compare_types.ts";
 
-export { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
-export type {
-  CompareDeps,
-  CompareHooks,
-  CompareMeasurement,
-  CompareOutcome,
-  ComparePoint,
-  CompareRunOptions,
-  CompareWorkload,
-  PlannedRun,
-} from "./_compare_types.ts";
-
 /**
  * Every run `compare` would make, in order, with its warm-up and measured issuance, sends nothing; with --duration,
  * the most seconds it can take: each run's warm-up and warm-up limit, measured issuance and drain, and every

@@ -31,6 +31,17 @@ export interface CompareServer {
   stop(): Promise<unknown>;
 }
 
+/** How a profile's server is recorded (load's config line, compare's server lines): machine paths redacted. */
+export function profileServerStamp(profile: string, server: CompareServer, url = server.baseUrl) {
+  return {
+    profile: sanitizeCommand([profile]),
+    base_url: url,
+    started: server.started,
+    engine_args: server.engineArgs === null ? null : sanitizeCommand(server.engineArgs),
+    engine_commit: server.engineCommit,
+  };
+}
+
 /** Brings up the server of profile `ref` (engine/mod.ts's startProfileEngine in the CLI; a fake in tests). */
 export type ProfileStarter = (
   ref: string,
@@ -146,15 +157,7 @@ export async function runCompareSessions(
         side: session.side,
         round: session.round,
         points: session.points,
-        ...(isProfileTarget(target)
-          ? {
-            profile: sanitizeCommand([target.profile]),
-            base_url: url,
-            started: server!.started,
-            engine_args: server!.engineArgs === null ? null : sanitizeCommand(server!.engineArgs),
-            engine_commit: server!.engineCommit,
-          }
-          : { url, started: false }),
+        ...(isProfileTarget(target) ? profileServerStamp(target.profile, server!, url) : { url, started: false }),
       });
       await io.ready?.(session.side, url, server !== null);
       for (const point of session.points) {

@@ -6,9 +6,14 @@
  * identity (recorded, not checked: the toolkit cannot see an image tag). Unknown keys anywhere are refused, every
  * problem at once, by JSON Pointer, before any traffic.
  */
+import Type, { type Static } from "typebox";
 import { parseStrictJsonc } from "../score/mod.ts";
-import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
+import { MAX_INPUT_DEPTH, schemaProblems } from "./_strict_input.ts";
+import { sha256Hex } from "../contract/mod.ts";
+import type { CompareRunOptions } from "./_compare_types.ts";
 import type { WorkloadOptions } from "./prepare.ts";
+import { DEFAULT_GATE_TOLERANCE, DEFAULT_MAX_ERROR_RATE_INCREASE } from "./gate.ts";
+import { DEFAULT_DRAIN_S } from "./load_plan_bounds.ts";
 import { PROFILES } from "./workloads.ts";
 
 export const COMPARE_SPEC_FORMAT = "strata-compare-spec" as const;
@@ -51,43 +56,83 @@ export const SPEC_DEFAULTS = {
   rounds: 3,
   warmupS: 30,
   measureS: 180,
-  drainS: 30,
-  tolerance: 0.05,
-  maxErrorRateIncrease: 0.01,
+  drainS: DEFAULT_DRAIN_S,
+  tolerance: DEFAULT_GATE_TOLERANCE,
+  maxErrorRateIncrease: DEFAULT_MAX_ERROR_RATE_INCREASE,
   requestTimeoutS: 600,
 };
 
-const TOP = new Set([
-  "$schema",
-  "format",
-  "version",
-  "name",
-  "serving_stack",
-  "workloads",
-  "points",
-  "rounds",
-  "seed",
-  "request",
-  "durations",
-  "gate",
-]);
-const WORKLOAD_KEYS = new Set(["prompts", "sharegpt", "profile", "synthetic", "sha256", "sample"]);
-const REQUEST_KEYS = new Set([
-  "max_tokens",
-  "min_tokens",
-  "temperature",
-  "seed",
-  "ignore_eos",
-  "model",
-  "stream",
-  "request_timeout_s",
-]);
-const DURATION_KEYS = new Set(["warmup_s", "measure_s", "drain_s"]);
-const GATE_KEYS = new Set(["tolerance", "max_error_rate_increase", "noise_floor"]);
+const text = Type.String({ minLength: 1 });
+const number = (minimum: number, maximum = Infinity) => Type.Number({ minimum, maximum });
+const integer = (minimum: number, maximum = Infinity) => Type.Integer({ minimum, maximum });
+const closed = { additionalProperties: false } as const;
+const SOURCES = ["prompts", "sharegpt", "profile", "synthetic"] as const;
 
-type Json = Record<string, unknown>;
-function isObject(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+/** The spec file's schema: every key it may hold, its type and its range (unknown keys refused everywhere). */
+const SPEC_SCHEMA = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  format: Type.Literal(COMPARE_SPEC_FORMAT),
+  version: Type.Literal(1),
+  name: text,
+  serving_stack: Type.Record(Type.String(), Type.String()),
+  workloads: Type.Record(
+    Type.String(),
+    Type.Object({
+      prompts: Type.Optional(text),
+      sharegpt: Type.Optional(text),
+      profile: Type.Optional(Type.Enum(Object.keys(PROFILES))),
+      synthetic: Type.Optional(Type.Enum(Object.keys(PROFILES))),
+      sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+      sample: Type.Optional(integer(1)),
+    }, closed),
+    { minProperties: 1 },
+  ),
+  points: Type.Optional(Type.Array(integer(1, 4096), { minItems: 1, uniqueItems: true })),
+  rounds: Type.Optional(integer(1, 50)),
+  seed: Type.Optional(integer(0, 0xffffffff)),
+  request: Type.Optional(Type.Object({
+    max_tokens: Type.Optional(Type.Union([integer(1), Type.Null()])),
+    min_tokens: Type.Optional(integer(1)),
+    temperature: Type.Optional(number(0, 10)),
+    seed: Type.Optional(integer(0)),
+    ignore_eos: Type.Optional(Type.Boolean()),
+    model: Type.Optional(text),
+    stream: Type.Optional(Type.Boolean()),
+    request_timeout_s: Type.Optional(number(1, 3600)),
+  }, closed)),
+  durations: Type.Optional(Type.Object({
+    warmup_s: Type.Optional(number(0, 3600)),
+    measure_s: Type.Optional(number(0.1, 3600)),
+    drain_s: Type.Optional(number(0, 3600)),
+  }, closed)),
+  gate: Type.Optional(Type.Object({
+    tolerance: Type.Optional(number(0, 1)),
+    max_error_rate_increase: Type.Optional(number(0, 1)),
+    noise_floor: Type.Optional(Type.Record(Type.String(), number(0, 10))),
+  }, closed)),
+}, closed);
+
+/** Every problem of a parsed spec, by JSON Pointer: the schema's, then what a schema cannot say. */
+function specProblems(value: unknown): string[] {
+  const problems = schemaProblems(SPEC_SCHEMA, value, {
+    uniqueItems: "a point repeats",
+    pattern: "expected 64 lowercase hex digits (the pin)",
+    enum: `unknown profile (${Object.keys(PROFILES).join(", ")})`,
+  });
+  // What a schema cannot say, read as far as the value's shape allows (its type errors are listed above).
+  const spec = value as Partial<Record<"workloads" | "request", Record<string, unknown> | null>>;
+  const workloads = typeof spec.workloads === "object" && spec.workloads !== null ? spec.workloads : {};
+  for (const [label, w] of Object.entries(workloads)) {
+    const at = `/workloads/${label}`;
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(label)) problems.push(`${at}: a label is letters, digits, _ or -`);
+    const given = typeof w === "object" && w !== null ? SOURCES.filter((k) => k in w) : [];
+    if (given.length !== 1) problems.push(`${at}: give exactly one of ${SOURCES.join(", ")}`);
+  }
+  const { max_tokens: max, min_tokens: min } = spec.request ?? {};
+  if (typeof min === "number" && typeof max === "number" && min > max) {
+    problems.push("/request/min_tokens: must not exceed max_tokens");
+  }
+  return problems;
 }
 
 /**
@@ -96,172 +141,59 @@ function isObject(v: unknown): v is Json {
  */
 export function parseCompareSpec(text: string, dir: string, sha256: string): CompareSpec {
   const { value, problems } = parseStrictJsonc(text, MAX_INPUT_DEPTH);
-  if (problems.length > 0 || !isObject(value)) {
+  if (problems.length > 0 || typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new SyntaxError(
       `Cannot read the compare spec:\n  ${problems.length ? problems.join("\n  ") : "not an object"}`,
     );
   }
-  const unknown = (obj: Json, allowed: Set<string>, at: string) => {
-    for (const k of Object.keys(obj)) if (!allowed.has(k)) problems.push(`${at}/${k}: unknown key`);
-  };
-  unknown(value, TOP, "");
-  if (value.format !== COMPARE_SPEC_FORMAT) problems.push(`/format: must be "${COMPARE_SPEC_FORMAT}"`);
-  if (value.version !== 1) problems.push("/version: must be 1");
-  const str = (v: unknown, at: string, optional = false): string | undefined => {
-    if (v === undefined && optional) return undefined;
-    if (typeof v !== "string" || v === "") problems.push(`${at}: expected a nonempty string`);
-    return typeof v === "string" ? v : undefined;
-  };
-  const num = (
-    v: unknown,
-    at: string,
-    check: { integer?: boolean; min?: number; max?: number },
-    fallback: number,
-  ): number => {
-    if (v === undefined) return fallback;
-    const bad = typeof v !== "number" || !Number.isFinite(v) || (check.integer && !Number.isInteger(v)) ||
-      (check.min !== undefined && v < check.min) || (check.max !== undefined && v > check.max);
-    if (bad) {
-      problems.push(
-        `${at}: expected ${check.integer ? "an integer" : "a number"}` +
-          `${check.min !== undefined ? ` >= ${check.min}` : ""}${check.max !== undefined ? ` <= ${check.max}` : ""}`,
-      );
-      return fallback;
-    }
-    return v as number;
-  };
-  const name = str(value.name, "/name") ?? "";
-  const servingStack: Record<string, string> = {};
-  if (value.serving_stack === undefined) problems.push("/serving_stack: required (image, model, revision, ...)");
-  else if (!isObject(value.serving_stack)) problems.push("/serving_stack: expected an object of strings");
-  else {
-    for (const [k, v] of Object.entries(value.serving_stack)) {
-      if (typeof v !== "string") problems.push(`/serving_stack/${k}: expected a string`);
-      else servingStack[k] = v;
-    }
-  }
-  const workloads: SpecWorkload[] = [];
-  if (!isObject(value.workloads) || Object.keys(value.workloads).length === 0) {
-    problems.push("/workloads: expected an object of labelled workloads (W1, W2, ...)");
-  } else {
-    for (const [label, w] of Object.entries(value.workloads)) {
-      const at = `/workloads/${label}`;
-      if (!/^[A-Za-z0-9_-]{1,32}$/.test(label)) problems.push(`${at}: a label is letters, digits, _ or -`);
-      if (!isObject(w)) {
-        problems.push(`${at}: expected an object`);
-        continue;
-      }
-      unknown(w, WORKLOAD_KEYS, at);
-      const kinds = ["prompts", "sharegpt", "profile", "synthetic"].filter((k) => w[k] !== undefined);
-      if (kinds.length !== 1) {
-        problems.push(`${at}: give exactly one of prompts, sharegpt, profile, synthetic`);
-        continue;
-      }
-      const kind = kinds[0] as "prompts" | "sharegpt" | "profile" | "synthetic";
-      const ref = str(w[kind], `${at}/${kind}`) ?? "";
-      if ((kind === "profile" || kind === "synthetic") && !Object.hasOwn(PROFILES, ref)) {
-        problems.push(`${at}/${kind}: unknown profile "${ref}" (${Object.keys(PROFILES).join(", ")})`);
-      }
-      const sha = str(w.sha256, `${at}/sha256`) ?? "";
-      if (!/^[0-9a-f]{64}$/.test(sha)) problems.push(`${at}/sha256: expected 64 lowercase hex digits (the pin)`);
-      const sample = w.sample === undefined ? undefined : num(w.sample, `${at}/sample`, { integer: true, min: 1 }, 1);
-      const path = (p: string) => (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) ? p : `${dir}/${p}`);
-      const source: WorkloadOptions["source"] = kind === "prompts"
-        ? { kind: "jsonl", path: path(ref) }
-        : kind === "sharegpt"
-        ? { kind: "sharegpt", path: path(ref) }
-        : { kind, name: ref };
-      workloads.push({ label, source, sha256: sha, sample });
-    }
-  }
-  let points = SPEC_DEFAULTS.points;
-  if (value.points !== undefined) {
-    if (!Array.isArray(value.points) || value.points.length === 0) problems.push("/points: expected an array");
-    else {
-      points = value.points.map((p, i) => num(p, `/points/${i}`, { integer: true, min: 1, max: 4096 }, 1));
-      if (new Set(points).size !== points.length) problems.push("/points: a point repeats");
-    }
-  }
-  const req = value.request === undefined ? {} : value.request;
-  if (!isObject(req)) problems.push("/request: expected an object");
-  const r = isObject(req) ? req : {};
-  unknown(r, REQUEST_KEYS, "/request");
-  const bool = (v: unknown, at: string, fallback: boolean) => {
-    if (v === undefined) return fallback;
-    if (typeof v !== "boolean") problems.push(`${at}: expected true or false`);
-    return v === true;
-  };
-  const maxTokens = r.max_tokens === undefined || r.max_tokens === null
-    ? null
-    : num(r.max_tokens, "/request/max_tokens", { integer: true, min: 1 }, 1);
-  const minTokens = r.min_tokens === undefined
-    ? undefined
-    : num(r.min_tokens, "/request/min_tokens", { integer: true, min: 1 }, 1);
-  if (minTokens !== undefined && maxTokens !== null && minTokens > maxTokens) {
-    problems.push("/request/min_tokens: must not exceed max_tokens");
-  }
-  const d = value.durations === undefined ? {} : value.durations;
-  if (!isObject(d)) problems.push("/durations: expected an object");
-  const dd = isObject(d) ? d : {};
-  unknown(dd, DURATION_KEYS, "/durations");
-  const g = value.gate === undefined ? {} : value.gate;
-  if (!isObject(g)) problems.push("/gate: expected an object");
-  const gg = isObject(g) ? g : {};
-  unknown(gg, GATE_KEYS, "/gate");
-  const noiseFloor: Record<string, number> = {};
-  if (gg.noise_floor !== undefined) {
-    if (!isObject(gg.noise_floor)) problems.push("/gate/noise_floor: expected an object of point -> fraction");
-    else {
-      for (const [k, v] of Object.entries(gg.noise_floor)) {
-        noiseFloor[k] = num(v, `/gate/noise_floor/${k}`, { min: 0, max: 10 }, 0);
-      }
-    }
-  }
-  const spec: CompareSpec = {
-    name,
-    servingStack,
+  problems.push(...specProblems(value));
+  if (problems.length > 0) throw new SyntaxError(`Cannot use the compare spec:\n  ${problems.join("\n  ")}`);
+  const spec = value as Static<typeof SPEC_SCHEMA>;
+  const request = spec.request ?? {}, durations = spec.durations ?? {}, gate = spec.gate ?? {};
+  const path = (p: string) => (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) ? p : `${dir}/${p}`);
+  const workloads = Object.entries(spec.workloads).map(([label, w]): SpecWorkload => {
+    const source: WorkloadOptions["source"] = w.prompts !== undefined
+      ? { kind: "jsonl", path: path(w.prompts) }
+      : w.sharegpt !== undefined
+      ? { kind: "sharegpt", path: path(w.sharegpt) }
+      : w.profile !== undefined
+      ? { kind: "profile", name: w.profile }
+      : { kind: "synthetic", name: w.synthetic! };
+    return { label, source, sha256: w.sha256, sample: w.sample };
+  });
+  return {
+    name: spec.name,
+    servingStack: spec.serving_stack,
     workloads,
-    points,
-    rounds: num(value.rounds, "/rounds", { integer: true, min: 1, max: 50 }, SPEC_DEFAULTS.rounds),
-    seed: num(value.seed, "/seed", { integer: true, min: 0, max: 0xffffffff }, 1),
+    points: spec.points ?? SPEC_DEFAULTS.points,
+    rounds: spec.rounds ?? SPEC_DEFAULTS.rounds,
+    seed: spec.seed ?? 1,
     request: {
-      maxTokens,
-      minTokens,
-      temperature: num(r.temperature, "/request/temperature", { min: 0, max: 10 }, 0),
-      requestSeed: r.seed === undefined ? undefined : num(r.seed, "/request/seed", { integer: true, min: 0 }, 0),
-      ignoreEos: bool(r.ignore_eos, "/request/ignore_eos", false),
-      model: str(r.model, "/request/model", true),
-      stream: bool(r.stream, "/request/stream", true),
-      requestTimeoutS: num(
-        r.request_timeout_s,
-        "/request/request_timeout_s",
-        { min: 1, max: 3600 },
-        SPEC_DEFAULTS.requestTimeoutS,
-      ),
+      maxTokens: request.max_tokens ?? null,
+      minTokens: request.min_tokens,
+      temperature: request.temperature ?? 0,
+      requestSeed: request.seed,
+      ignoreEos: request.ignore_eos ?? false,
+      model: request.model,
+      stream: request.stream ?? true,
+      requestTimeoutS: request.request_timeout_s ?? SPEC_DEFAULTS.requestTimeoutS,
     },
     durations: {
-      warmupS: num(dd.warmup_s, "/durations/warmup_s", { min: 0, max: 3600 }, SPEC_DEFAULTS.warmupS),
-      measureS: num(dd.measure_s, "/durations/measure_s", { min: 0.1, max: 3600 }, SPEC_DEFAULTS.measureS),
-      drainS: num(dd.drain_s, "/durations/drain_s", { min: 0, max: 3600 }, SPEC_DEFAULTS.drainS),
+      warmupS: durations.warmup_s ?? SPEC_DEFAULTS.warmupS,
+      measureS: durations.measure_s ?? SPEC_DEFAULTS.measureS,
+      drainS: durations.drain_s ?? SPEC_DEFAULTS.drainS,
     },
     gate: {
-      tolerance: num(gg.tolerance, "/gate/tolerance", { min: 0, max: 1 }, SPEC_DEFAULTS.tolerance),
-      maxErrorRateIncrease: num(
-        gg.max_error_rate_increase,
-        "/gate/max_error_rate_increase",
-        { min: 0, max: 1 },
-        SPEC_DEFAULTS.maxErrorRateIncrease,
-      ),
-      noiseFloor,
+      tolerance: gate.tolerance ?? SPEC_DEFAULTS.tolerance,
+      maxErrorRateIncrease: gate.max_error_rate_increase ?? SPEC_DEFAULTS.maxErrorRateIncrease,
+      noiseFloor: gate.noise_floor ?? {},
     },
     sha256,
   };
-  if (problems.length > 0) throw new SyntaxError(`Cannot use the compare spec:\n  ${problems.join("\n  ")}`);
-  return spec;
 }
 
 /** The workload options of one spec workload (same request parameters for every workload). */
-export function specWorkloadOptions(spec: CompareSpec, w: SpecWorkload): WorkloadOptions {
+function specWorkloadOptions(spec: CompareSpec, w: SpecWorkload): WorkloadOptions {
   const o: WorkloadOptions = {
     source: w.source,
     sample: w.sample,
@@ -278,4 +210,30 @@ export function specWorkloadOptions(spec: CompareSpec, w: SpecWorkload): Workloa
   if (spec.request.minTokens !== undefined) o.minTokens = spec.request.minTokens;
   if (spec.request.requestSeed !== undefined) o.requestSeed = spec.request.requestSeed;
   return o;
+}
+
+/**
+ * The run options with a spec file's text (read from `path`) filling what the spec pins; a noise floor given on the
+ * command line wins over the spec's.
+ * @throws SyntaxError for a bad spec (every problem listed).
+ */
+export function applyCompareSpec<T extends CompareRunOptions>(options: T, text: string, path: string): T {
+  const slash = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  const dir = slash >= 0 ? path.slice(0, slash) : ".";
+  const spec = parseCompareSpec(text, dir, sha256Hex(text));
+  return {
+    ...options,
+    workloads: spec.workloads.map((w) => ({ label: w.label, options: specWorkloadOptions(spec, w) })),
+    points: spec.points,
+    rounds: spec.rounds,
+    requests: undefined,
+    durationS: spec.durations.measureS,
+    warmupRequests: undefined,
+    warmupS: spec.durations.warmupS,
+    drainS: spec.durations.drainS,
+    tolerance: spec.gate.tolerance,
+    maxErrorRateIncrease: spec.gate.maxErrorRateIncrease,
+    noiseFloor: { ...spec.gate.noiseFloor, ...options.noiseFloor },
+    spec: { name: spec.name, sha256: spec.sha256, servingStack: spec.servingStack, path: path.split(/[\\/]/).pop()! },
+  };
 }

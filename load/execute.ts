@@ -5,7 +5,7 @@
  */
 import type { LoadRunFacts } from "../contract/mod.ts";
 import { runLoad } from "./generator.ts";
-import type { LoadDeps, LoadPlan } from "./load_plan_bounds.ts";
+import { type LoadDeps, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
 import { buildLoadRow, type LoadRequestRow, type LoadRowOptions } from "./metrics.ts";
 import type { PreparedWorkload } from "./prepare.ts";
 import { RowStore } from "./row_store.ts";
@@ -63,7 +63,6 @@ export interface ExecuteLoadOptions {
 
 /** The phases of a run from the generator's facts. */
 export function phasesOf(facts: LoadRunFacts, plan: ExecuteLoadOptions["plan"]): LoadPhases {
-  const hadWarmup = plan.warmupRequests > 0 || (plan.warmupS ?? 0) > 0;
   const stopped = facts.stopped_by;
   const overran = stopped === "warmup-limit";
   const cancelled = stopped === "cancelled";
@@ -71,7 +70,7 @@ export function phasesOf(facts: LoadRunFacts, plan: ExecuteLoadOptions["plan"]):
     warmup: {
       ended: overran
         ? "limit"
-        : !hadWarmup
+        : !warmsUp(plan)
         ? "none"
         : cancelled && facts.counts.measured === 0
         ? "interrupted"

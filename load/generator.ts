@@ -52,9 +52,7 @@ class InFlight {
   #listeners = new Set<() => void>();
   release(): void {
     this.count--;
-    const listeners = [...this.#listeners];
-    this.#listeners.clear();
-    for (const wake of listeners) wake();
+    this.wakeAll();
   }
   /** Wakes every listener without a release (they re-check their own condition). */
   wakeAll(): void {
@@ -154,8 +152,8 @@ function send(
 }
 
 /** Whether this shard issues request `index` of the whole plan. */
-function ownIndex(plan: LoadPlan, index: number): boolean {
-  return plan.shard === undefined || index % plan.shard.count === plan.shard.index;
+export function ownIndex(shard: ShardSpec | undefined, index: number): boolean {
+  return shard === undefined || index % shard.count === shard.index;
 }
 
 /** This shard's share of `total` (workers or warm-up requests): total / count, the remainder to the first shards. */
@@ -240,7 +238,7 @@ async function openLoop(
       stoppedBy = "duration";
       break;
     }
-    if (!ownIndex(plan, index)) continue;
+    if (!ownIndex(plan.shard, index)) continue;
     await context.sleepUntilS(epochS + scheduled, options.signal);
     if (options.signal?.aborted) break;
     const dropReason = await waitForCap(context, epochS, scheduled);

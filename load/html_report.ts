@@ -14,7 +14,7 @@ import type { LoadRunResult } from "./execute.ts";
 import type { CompareMetric, CompareResult } from "./gate.ts";
 import { configurationBlock, escapeHtml, ms, number, page, type PageContext, sloText } from "./_html_parts.ts";
 import { curvePoints } from "./saved_report.ts";
-import { type EndpointLoadSummary, POOLED_LABEL, type RowSelection } from "./summary.ts";
+import { eachRow, type EndpointLoadSummary, POOLED_LABEL, type RowSelection } from "./summary.ts";
 
 /** Above this many measured requests the in-flight picture is left out (its step list would be too large). */
 const MAX_IN_FLIGHT_REQUESTS = 1_000_000;
@@ -63,15 +63,10 @@ function cdfOf(
     return { points: empiricalCdfCounted(values, values.map((v) => counts.get(v)!)), n };
   }
   const sample: number[] = [];
-  for (const p of parts) {
-    const wanted = new Set(p.endpoints);
-    const col = p.store.numeric[metric];
-    p.store.endpoint.forEach((e, i) => {
-      if (!wanted.has(e) || p.store.statusAt(i) !== "success") return;
-      const v = col.at(i);
-      if (!Number.isNaN(v)) sample.push(v);
-    });
-  }
+  eachRow(parts, (store, i) => {
+    const v = store.numeric[metric].at(i);
+    if (store.statusAt(i) === "success" && !Number.isNaN(v)) sample.push(v);
+  });
   return { points: empiricalCdf(sample), n: sample.length };
 }
 
@@ -108,15 +103,12 @@ function overTimeCharts(parts: readonly RowSelection[], summary: EndpointLoadSum
   let total = 0;
   for (const p of parts) total += p.store.size;
   if (total <= MAX_IN_FLIGHT_REQUESTS) {
-    for (const p of parts) {
-      const wanted = new Set(p.endpoints);
-      p.store.endpoint.forEach((e, i) => {
-        const start = p.store.numeric.send_offset_s.at(i), end = p.store.numeric.end_offset_s.at(i);
-        if (!wanted.has(e) || Number.isNaN(start) || Number.isNaN(end)) return;
-        sent.push({ startS: start, endS: end });
-        first = Math.min(first, start);
-      });
-    }
+    eachRow(parts, (store, i) => {
+      const start = store.numeric.send_offset_s.at(i), end = store.numeric.end_offset_s.at(i);
+      if (Number.isNaN(start) || Number.isNaN(end)) return;
+      sent.push({ startS: start, endS: end });
+      first = Math.min(first, start);
+    });
   }
   const steps = levelOverTime(sent.map((r) => ({ startS: r.startS - first, endS: r.endS - first })))
     .map((s) => ({ t: s.startS, level: s.level }));

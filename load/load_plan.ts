@@ -4,9 +4,9 @@
  * shares, and, when asked, every request this generator would issue (index, scheduled offset of the open loop, and
  * prompt), which is how shard schedules are shown to be disjoint parts of the unsharded one.
  */
-import { shardShare } from "./generator.ts";
-import type { LoadTestDeps, LoadTestOptions } from "./load_run.ts";
+import { ownIndex, shardShare } from "./generator.ts";
 import { prepareLoadTest } from "./load_run.ts";
+import type { LoadTestDeps, LoadTestOptions } from "./_load_types.ts";
 import { arrivalOffsets } from "./schedule.ts";
 import { scheduleIdentity, scheduleSha256 } from "./shard.ts";
 
@@ -30,8 +30,6 @@ export function plannedRequests(
   limit = MAX_LISTED_REQUESTS,
 ): { requests: PlannedRequest[]; truncated: boolean } {
   const p = options.plan;
-  const shard = options.shard;
-  const own = (i: number) => shard === undefined || i % shard.count === shard.index;
   const out: PlannedRequest[] = [];
   const max = p.requests ?? Infinity;
   if (p.mode === "open") {
@@ -43,7 +41,7 @@ export function plannedRequests(
     for (let i = 0; i < max; i++) {
       const t = schedule.next().value;
       if (p.durationS !== undefined && t >= p.durationS) break;
-      if (!own(i)) continue;
+      if (!ownIndex(options.shard, i)) continue;
       if (out.length >= limit) return { requests: out, truncated: true };
       out.push({ index: i, scheduled_offset_s: t, prompt_index: promptIndexOf(i) });
     }
@@ -51,7 +49,7 @@ export function plannedRequests(
   }
   if (p.requests === undefined) return { requests: out, truncated: true };
   for (let i = 0; i < max; i++) {
-    if (!own(i)) continue;
+    if (!ownIndex(options.shard, i)) continue;
     if (out.length >= limit) return { requests: out, truncated: true };
     out.push({ index: i, scheduled_offset_s: null, prompt_index: promptIndexOf(i) });
   }

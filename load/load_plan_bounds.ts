@@ -98,6 +98,14 @@ export interface RunLoadOptions {
   onSend?(phase: "warmup" | "measure"): void;
 }
 
+/** The drain limit of a run bounded by --duration when none is given, seconds (load and compare alike). */
+export const DEFAULT_DRAIN_S = 30;
+
+/** Whether a plan warms up at all: by count, or for some seconds (a zero warm-up earns a warning, or a refusal). */
+export function warmsUp(plan: Pick<LoadPlan, "warmupRequests" | "warmupS">): boolean {
+  return plan.warmupRequests > 0 || (plan.warmupS ?? 0) > 0;
+}
+
 function positiveInt(name: string, value: number | undefined, max: number): void {
   if (value === undefined) return;
   if (!Number.isInteger(value) || value < 1 || value > max) {

@@ -6,10 +6,12 @@
  * stamp, adds the cross-run aggregate (never across a sweep's points), and says how the test ended. Every line is
  * sanitized. What a person sees is rendered by the caller from the hooks' plain data.
  */
-import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
+import type { MockEngine } from "../mock/mod.ts";
 import { aggregateRuns, type LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
+import { headroomEngine } from "./headroom.ts";
 import { checkTargetsFeasible, type PreparedWorkload, prepareWorkload, WorkloadRefusal } from "./prepare.ts";
+import { warmsUp } from "./load_plan_bounds.ts";
 import { scheduleSha256, shardStamp } from "./shard.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
@@ -25,9 +27,6 @@ import {
 } from "./_load_stages.ts";
 import type { LoadTestDeps, LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
 
-export type { LineSink, LoadTestDeps, LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
-export { interruptedStamp, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
-
 export const LOAD_RUN_FORMAT = "strata-load-run" as const;
 /**
  * Version 3 (from 2): the preflight check, cancelled rows and interrupted runs (see LOAD_FORMAT_VERSION).
@@ -35,17 +34,8 @@ export const LOAD_RUN_FORMAT = "strata-load-run" as const;
  */
 export const LOAD_RUN_VERSION = 3 as const;
 
-/** Scripted engine of the self-check: no service time, many slots, 64 visible tokens a request. */
-export const SELF_CHECK_ENGINE: MockEngineOptions = {
-  timeScale: 0,
-  slots: 512,
-  script: {
-    "*": {
-      answer: { kind: "text", text: Array.from({ length: 63 }, () => "tok").join(" ") },
-      reasoningTokens: 0,
-    },
-  },
-};
+/** Scripted engine of the self-check: the headroom check's (no service time), 512 slots, 64 visible tokens a request. */
+const SELF_CHECK_ENGINE = headroomEngine(64, 512);
 
 /** The warning a zero warm-up earns (methodology: valid only against a scripted or dummy server). */
 export const ZERO_WARMUP_WARNING =
@@ -73,7 +63,7 @@ export async function prepareLoadTest(
     const p = options.plan;
     const problems = [
       ...(options.selfCheck ? ["the self-check measures the client, not a server"] : []),
-      ...(p.warmupRequests === 0 && !((p.warmupS ?? 0) > 0) ? ["zero warm-up is for scripted servers only"] : []),
+      ...(warmsUp(p) ? [] : ["zero warm-up is for scripted servers only"]),
       ...((options.workload.ignoreEos || options.workload.minTokens !== undefined) && !options.failOnOslMismatch
         ? ["--ignore-eos or --min-tokens needs --fail-on-osl-mismatch"]
         : []),
@@ -127,9 +117,7 @@ export async function runLoadTest(
       engine = await deps.startMockEngine(SELF_CHECK_ENGINE);
       urls = [engine.url];
     }
-    const zeroWarmup = options.plan.warmupRequests === 0 &&
-      !(options.plan.warmupS !== undefined && options.plan.warmupS > 0);
-    const warmupWarning = zeroWarmup && !options.selfCheck ? ZERO_WARMUP_WARNING : null;
+    const warmupWarning = !warmsUp(options.plan) && !options.selfCheck ? ZERO_WARMUP_WARNING : null;
     const toolkit = (await deps.toolkit?.()) ?? null;
     const scheduleInput = { plan: options.plan, seed: options.workload.seed, repeat: options.repeat };
     const shard = options.shard === undefined

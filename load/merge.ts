@@ -12,6 +12,7 @@ import type { LoadMode } from "../contract/mod.ts";
 import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
 import { RowStore } from "./row_store.ts";
+import { ownIndex } from "./generator.ts";
 import { arrivalOffsets } from "./schedule.ts";
 import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
@@ -186,7 +187,7 @@ export function checkShards(shards: readonly MergedShard[]): void {
     if (s.summary === null) problems.push(`${s.path} has no summary line: shard ${s.index} did not finish`);
     let foreign = 0;
     s.store.index.forEach((i) => {
-      if (i % s.count !== s.index) foreign++;
+      if (!ownIndex(s, i)) foreign++;
     });
     if (foreign > 0) problems.push(`${s.path} holds ${foreign} rows outside shard ${s.index}'s share`);
   }

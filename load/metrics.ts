@@ -240,31 +240,17 @@ function droppedRow(base: RowBase, dropReason: string | null): LoadRequestRow {
   const missing: Record<string, string> = {};
   for (const k of SENT_ONLY) missing[k] = reason;
   if (base.lateness_s === null) missing.lateness_s = reason;
+  // The columns after the error, null in the row's column order (send_offset_s is the base's).
+  type After = Exclude<typeof SENT_ONLY[number], "answer" | "finish_reason" | "send_offset_s">;
+  const after = SENT_ONLY.filter((k): k is After => k !== "answer" && k !== "finish_reason" && k !== "send_offset_s");
+  const nulls = Object.fromEntries(after.map((k) => [k, null])) as Record<After, null>;
   return {
     ...base,
     status: "dropped",
     answer: null,
     finish_reason: null,
     error: { kind: "dropped", message: dropReason ?? "not sent" },
-    end_offset_s: null,
-    latency_s: null,
-    co_latency_s: null,
-    ttft_s: null,
-    ttft_source: null,
-    first_byte_s: null,
-    connect_s: null,
-    prefill_s: null,
-    first_reasoning_s: null,
-    first_answer_s: null,
-    tpot_s: null,
-    itl_s: null,
-    thinking_s: null,
-    reasoning_itl_s: null,
-    reasoning_tpot_s: null,
-    answer_tpot_s: null,
-    input_tokens: null,
-    output_tokens: null,
-    token_source: null,
+    ...nulls,
     missing,
   };
 }

@@ -4,227 +4,38 @@
  * distributions, run summaries, the cross-run aggregate, the compare gate and its interleaved sessions, the two
  * conductors (`runLoadTest`, `runCompare`) and their console text.
  */
-export {
-  type AggregatedMetric,
-  aggregateRuns,
-  HEADLINES,
-  LOAD_AGGREGATE_FORMAT,
-  type LoadAggregate,
-} from "./aggregate.ts";
-export {
-  compareSchedule,
-  type CompareServer,
-  type CompareSession,
-  type CompareSessionIo,
-  type CompareSide,
-  type CompareTarget,
-  isProfileTarget,
-  type ProfileStarter,
-  runCompareSessions,
-} from "./compare_sessions.ts";
-export {
-  COMPARE_FORMAT_LINE,
-  COMPARE_RUN_VERSION,
-  type CompareDeps,
-  type CompareHooks,
-  type CompareMeasurement,
-  type CompareOutcome,
-  type ComparePoint,
-  type CompareRunOptions,
-  type CompareWorkload,
-  planCompare,
-  type PlannedRun,
-  readRecordedNoiseFloor,
-  runCompare,
-} from "./compare_run.ts";
-export {
-  COMPARE_SPEC_FORMAT,
-  type CompareSpec,
-  parseCompareSpec,
-  SPEC_DEFAULTS,
-  type SpecWorkload,
-  specWorkloadOptions,
-} from "./compare_spec.ts";
-export { type AuditOptions, auditRun, executeLoad, type ExecuteLoadOptions, type LoadRunResult } from "./execute.ts";
-export {
-  COMPARE_METRICS,
-  compareLoad,
-  type CompareMetric,
-  type CompareOptions,
-  type ComparePointInput,
-  type ComparePointResult,
-  type CompareResult,
-  DEFAULT_GATE_TOLERANCE,
-  DEFAULT_MAX_ERROR_RATE_INCREASE,
-  DEFAULT_WORKLOAD,
-  LOAD_COMPARE_FORMAT,
-  LOAD_COMPARE_VERSION,
-  type MetricDelta,
-  pointKey,
-} from "./gate.ts";
-export { runLoad, shardShare } from "./generator.ts";
-export {
-  LOAD_LIMITS,
-  type LoadDeps,
-  type LoadPlan,
-  type LoadStreamOptions,
-  type RunLoadOptions,
-  validateLoadPlan,
-} from "./load_plan_bounds.ts";
-export {
-  clientCeiling,
-  HEADROOM_WARN_FRACTION,
-  type HeadroomCeiling,
-  type HeadroomDeps,
-  type HeadroomShape,
-  type HeadroomStamp,
-  headroomStamp,
-  measureCeiling,
-} from "./headroom.ts";
-export {
-  interruptedStamp,
-  type LineSink,
-  LOAD_RUN_FORMAT,
-  LOAD_RUN_VERSION,
-  type LoadTestDeps,
-  type LoadTestHooks,
-  type LoadTestOptions,
-  type LoadTestOutcome,
-  PREFLIGHT_DEADLINE_S,
-  prepareLoadTest,
-  runLoadTest,
-  SELF_CHECK_ENGINE,
-  WARMUP_LIMIT_S,
-  ZERO_WARMUP_WARNING,
-} from "./load_run.ts";
-export {
-  type AnswerState,
-  buildLoadRow,
-  CONNECT_UNAVAILABLE,
-  DRAIN_MESSAGE_PREFIX,
-  INTERRUPTED_MESSAGE,
-  LOAD_FORMAT_VERSION,
-  LOAD_REQUEST_FORMAT,
-  type LoadRequestRow,
-  type LoadRowOptions,
-  type LoadRowStatus,
-  serverTokenCounts,
-} from "./metrics.ts";
-export {
-  checkTargetsFeasible,
-  type PreparedWorkload,
-  prepareWorkload,
-  type WorkloadOptions,
-  WorkloadRefusal,
-} from "./prepare.ts";
-export {
-  checkStreamingServer,
-  PREFLIGHT_PROMPT,
-  preflightBody,
-  type PreflightDeps,
-  type PreflightResult,
-  TargetRefused,
-} from "./preflight.ts";
-export { PROMPT_MIX_FORMAT, promptMixReport } from "./prompt_mix.ts";
-export {
-  CHARS_PER_TOKEN_ESTIMATE,
-  corpusFiles,
-  corpusManifestSha256,
-  type CorpusProvenance,
-  realTextProfile,
-  useEmbeddedCorpus,
-} from "./real_text.ts";
-export { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
-export {
-  scheduleIdentity,
-  type ScheduleInput,
-  scheduleSha256,
-  type ShardRun,
-  shardStamp,
-  type ShardStart,
-  shardStartFrom,
-  START_WINDOW_S,
-} from "./shard.ts";
+export { type CompareSide, type CompareTarget, isProfileTarget, profileServerStamp } from "./compare_sessions.ts";
+export { planCompare, readRecordedNoiseFloor, runCompare } from "./compare_run.ts";
+export type {
+  CompareDeps,
+  CompareHooks,
+  CompareMeasurement,
+  CompareOutcome,
+  CompareRunOptions,
+} from "./_compare_types.ts";
+export { applyCompareSpec, SPEC_DEFAULTS } from "./compare_spec.ts";
+export { executeLoad, type LoadRunResult } from "./execute.ts";
+export { type CompareResult, DEFAULT_WORKLOAD } from "./gate.ts";
+export { runLoad } from "./generator.ts";
+export { DEFAULT_DRAIN_S, LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
+export { runLoadTest } from "./load_run.ts";
+export type { LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
+export { PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
+export { buildLoadRow, type LoadRequestRow } from "./metrics.ts";
+export { prepareWorkload, type WorkloadOptions } from "./prepare.ts";
+export { TargetRefused } from "./preflight.ts";
+export { promptMixReport } from "./prompt_mix.ts";
+export { corpusFiles, useEmbeddedCorpus } from "./real_text.ts";
+export { RowStore } from "./row_store.ts";
+export { type ShardRun, shardStartFrom, START_WINDOW_S } from "./shard.ts";
 export { realLoadDeps } from "./real_deps.ts";
-export {
-  consoleHooks,
-  type ConsoleWriters,
-  renderAggregate,
-  renderCompare,
-  renderEndpointSummary,
-  renderLoadSummary,
-  renderSelfCheck,
-} from "./render.ts";
-export { arrivalOffsets, scheduleOffsets, type ScheduleOptions } from "./schedule.ts";
-export {
-  type EndpointLoadSummary,
-  type LengthCheck,
-  type LengthTarget,
-  LOAD_SUMMARY_FORMAT,
-  type LoadAudits,
-  type LoadDistributions,
-  type LoadSummary,
-  type LoadSummaryOptions,
-  meetsSlo,
-  type ObservedConcurrency,
-  observedConcurrency,
-  POOLED_LABEL,
-  type RowSelection,
-  type Slo,
-  summarizeLoad,
-  summarizeSelection,
-  summarizeStore,
-  type ThroughputBin,
-  throughputBins,
-  UNCAPPED_REASON,
-} from "./summary.ts";
-export {
-  type BodyOptions,
-  buildLoadBody,
-  type ChatTurn,
-  checkPromptVariety,
-  parsePromptJsonl,
-  parseShareGpt,
-  PROFILE_VERSION,
-  type ProfileName,
-  PROFILES,
-  type PromptEntry,
-  type PromptSet,
-  selectionSha256,
-  selectPrompts,
-  syntheticProfile,
-} from "./workloads.ts";
-export {
-  describeLoadPlan,
-  LOAD_PLAN_FORMAT,
-  MAX_LISTED_REQUESTS,
-  type PlannedRequest,
-  plannedRequests,
-} from "./load_plan.ts";
-export {
-  checkShards,
-  DEFAULT_MAX_CLOCK_SPREAD_S,
-  LOAD_MERGE_FORMAT,
-  type MergeDeps,
-  type MergedShard,
-  MergeRefusal,
-  type MergeResult,
-  mergeShardFiles,
-  mergeShards,
-  readShardFile,
-} from "./merge.ts";
+export { consoleHooks, renderAggregate, renderCompare, renderEndpointSummary, renderLoadSummary } from "./render.ts";
+export { type LengthTarget, type Slo, summarizeStore } from "./summary.ts";
+export { buildLoadBody, PROFILES, syntheticProfile } from "./workloads.ts";
+export { describeLoadPlan } from "./load_plan.ts";
+export { DEFAULT_MAX_CLOCK_SPREAD_S, MergeRefusal, mergeShardFiles } from "./merge.ts";
 export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";
 export { type PageContext } from "./_html_parts.ts";
-export {
-  parseSavedResults,
-  readSavedResults,
-  SAVED_JSONL_CAP_BYTES,
-  savedPoints,
-  type SavedReadOptions,
-  type SavedResults,
-  SavedResultsRefusal,
-  type SavedRun,
-  type SavedSummary,
-} from "./saved_results.ts";
-export { gateSaved, type SavedGateOptions } from "./saved_gate.ts";
+export { parseSavedResults, readSavedResults, type SavedResults, SavedResultsRefusal } from "./saved_results.ts";
+export { gateSaved } from "./saved_gate.ts";
 export { curvePoints, loadLevel, savedCsv } from "./saved_report.ts";

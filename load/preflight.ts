@@ -5,7 +5,7 @@
  * event stream refuses the test with what came back: the status, the content type and the server's own error
  * message, never its body.
  */
-import type { LoadStreamOptions } from "./load_plan_bounds.ts";
+import type { LoadDeps, LoadStreamOptions } from "./load_plan_bounds.ts";
 import type { StreamOutcome } from "../contract/mod.ts";
 
 /** The prompt of the check; the `[case preflight]` marker lets a scripted engine tell it from the workload. */
@@ -24,9 +24,7 @@ export interface PreflightResult {
 }
 
 /** What the check needs: the load's own client. */
-export interface PreflightDeps {
-  streamChat(options: LoadStreamOptions): Promise<StreamOutcome>;
-}
+export type PreflightDeps = Pick<LoadDeps, "streamChat">;
 
 /** The request body of the check. */
 export function preflightBody(options: { stream: boolean; model?: string | undefined }): Record<string, unknown> {

@@ -5,15 +5,15 @@
  * `load` and `compare` send the same bytes from it. Everything here happens before any traffic.
  */
 import type { LoadPlan } from "./load_plan_bounds.ts";
-import { realTextProfile } from "./real_text.ts";
+import { CHARS_PER_TOKEN_ESTIMATE, FRAMING_TOKENS, realTextProfile } from "./real_text.ts";
 import type { LengthTarget } from "./summary.ts";
 import {
   buildLoadBody,
+  checkedProfile,
   checkPromptVariety,
   parsePromptJsonl,
   parseShareGpt,
   PROFILE_VERSION,
-  type ProfileName,
   PROFILES,
   type PromptSet,
   selectionSha256,
@@ -84,16 +84,8 @@ async function loadSet(
   const src = options.source;
   const count = options.sample ?? 256;
   if (src.kind === "profile" || src.kind === "synthetic") {
-    if (!Object.hasOwn(PROFILES, src.name)) {
-      throw new RangeError(
-        `Cannot build profile "${src.name}": unknown; choose one of ${Object.keys(PROFILES).join(", ")}`,
-      );
-    }
-    if (!Number.isInteger(count) || count < 1 || count > 100_000) {
-      throw new RangeError(`Cannot build profile "${src.name}": count "${count}" must be in [1, 100000]`);
-    }
-    if (src.kind === "synthetic") return syntheticProfile(src.name, { seed: options.seed, count });
-    const name = src.name as ProfileName;
+    const name = checkedProfile(src.name, count);
+    if (src.kind === "synthetic") return syntheticProfile(name, { seed: options.seed, count });
     const { isl, osl } = PROFILES[name];
     const built = await realTextProfile(name, { isl, osl }, { seed: options.seed, count }, readText);
     return {
@@ -143,7 +135,9 @@ export function checkTargetsFeasible(
     }
   }
   if (isl !== undefined && selected.length > 0) {
-    const est = selected.map((i) => set.entries[i]!.messages.reduce((n, m) => n + m.content.length, 0) / 4 + 12);
+    const est = selected.map((i) =>
+      set.entries[i]!.messages.reduce((n, m) => n + m.content.length, 0) / CHARS_PER_TOKEN_ESTIMATE + FRAMING_TOKENS
+    );
     const sorted = [...est].sort((a, b) => a - b);
     const achieved = isl.stat === "mean"
       ? est.reduce((a, b) => a + b, 0) / est.length

@@ -8,24 +8,22 @@ import { probeDialect, readRunnerCommit, readToolkitVersion, toolkitDirFromModul
 import { machineSanitizer } from "../report/mod.ts";
 import {
   collectGarbage,
-  env,
   openLineWriter,
   readTextFile,
   readTextOutcome,
   runtimeName,
   statOutcome,
   sys,
+  toolkitCacheDir,
   writeTextOutcome,
 } from "../runtime/mod.ts";
 import { sha256Hex } from "../contract/mod.ts";
-import type { LoadTestDeps } from "./load_run.ts";
+import type { LoadTestDeps } from "./_load_types.ts";
 
-/** The headroom cache file, or null when no cache folder is known (HOME unreadable). */
+/** The headroom cache file in the toolkit's cache folder, or null when there is none (HOME unreadable). */
 function headroomCachePath(): string | null {
-  const xdg = env("XDG_CACHE_HOME");
-  const home = env("HOME") ?? env("LOCALAPPDATA");
-  const dir = xdg ? `${xdg}/strata-bench` : home ? `${home}/.cache/strata-bench` : null;
-  return dir === null ? null : `${dir}/client-headroom.json`;
+  const dir = toolkitCacheDir();
+  return dir.ok ? `${dir.value}/client-headroom.json` : null;
 }
 
 /** Binds the real implementations; `signal` cancels in-flight requests and stops issuance. */

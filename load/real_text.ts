@@ -26,7 +26,7 @@ function manifestFor(profile: ProfileName): Manifest {
 /** Characters per token the excerpt length assumes (English prose, BPE tokenizers: about 4). */
 export const CHARS_PER_TOKEN_ESTIMATE = 4;
 /** Tokens the chat template and the instruction add around the excerpt, estimated. */
-const FRAMING_TOKENS = 12;
+export const FRAMING_TOKENS = 12;
 
 /** What a profile asks of the model, before the excerpt. */
 const INSTRUCTIONS: Record<ProfileName, string> = {

@@ -5,7 +5,7 @@
 import type { DistSummary } from "../score/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
-import type { LoadTestHooks } from "./load_run.ts";
+import type { LoadTestHooks } from "./_load_types.ts";
 import type { CompareResult } from "./gate.ts";
 import { ceilingOrigin, type HeadroomStamp } from "./headroom.ts";
 import type { EndpointLoadSummary, LoadPhases, LoadSummary } from "./summary.ts";
@@ -219,11 +219,6 @@ function pct(x: number | null): string {
   return x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 }
 
-function num(x: number | null, unit: "ms" | ""): string {
-  if (x === null) return "-";
-  return unit === "ms" ? (x * 1000).toFixed(2) : x.toFixed(1);
-}
-
 const METRIC_NAMES: Readonly<Record<string, string>> = {
   output_tokens_per_s: "output tok/s",
   tpot_p50_s: "TPOT p50 ms",
@@ -238,7 +233,11 @@ export function renderCompare(result: CompareResult): string {
   for (const p of result.points) {
     for (const m of p.metrics) {
       const cell = (x: number | null) =>
-        m.metric === "error_rate" ? pct(x).replace("+", "") : num(x, m.metric === "output_tokens_per_s" ? "" : "ms");
+        m.metric === "error_rate"
+          ? pct(x).replace("+", "")
+          : m.metric === "output_tokens_per_s"
+          ? fmt(x, "", 1)
+          : fmt(x, "ms");
       rows.push([
         p.key,
         METRIC_NAMES[m.metric] ?? m.metric,

@@ -145,10 +145,6 @@ export class RowStore {
     return STATUS[this.status.at(i)] as LoadRowStatus;
   }
 
-  answerAt(i: number): AnswerState | null {
-    return ANSWER[this.answer.at(i)] ?? null;
-  }
-
   /** The ITL samples of one endpoint's successes as one run-length sorted run (none without samples). */
   itlRuns(endpoint: number): { values: Float64Array; counts: Float64Array }[] {
     const pool = this.#itl.get(endpoint);

@@ -5,7 +5,13 @@
  * live compare: every point either side measured is expected, so a point missing on one side fails. Results of
  * different workloads (prompt selection SHA-256) or loop modes are refused: a gate compares servers on one workload.
  */
-import { compareLoad, type CompareOptions, type ComparePointInput, type CompareResult } from "./gate.ts";
+import {
+  compareLoad,
+  type CompareOptions,
+  type ComparePointInput,
+  type CompareResult,
+  DEFAULT_WORKLOAD,
+} from "./gate.ts";
 import { savedPoints, type SavedResults, SavedResultsRefusal } from "./saved_results.ts";
 
 /** What the flags of `compare --from` set: the gate's tolerances and recorded noise floors. */
@@ -19,7 +25,7 @@ type Fields = Record<string, unknown>;
 /** Each workload label's prompt selection SHA-256 ("W1" for a load result, which runs one workload). */
 function workloadHashes(saved: SavedResults): Record<string, unknown> {
   if (saved.kind === "load") {
-    return { W1: ((saved.config.workload ?? {}) as Fields).selection_sha256 ?? null };
+    return { [DEFAULT_WORKLOAD]: ((saved.config.workload ?? {}) as Fields).selection_sha256 ?? null };
   }
   const workloads = (saved.config.workloads ?? {}) as Record<string, Fields>;
   return Object.fromEntries(Object.entries(workloads).map(([k, w]) => [k, w?.selection_sha256 ?? null]));
@@ -90,7 +96,7 @@ export function gateSaved(
   return compareLoad(points, {
     seed: seedOf(baseline),
     expectedConcurrency: concurrency,
-    workloads: workloads.length > 0 ? workloads : ["W1"],
+    workloads: workloads.length > 0 ? workloads : [DEFAULT_WORKLOAD],
     ...options,
   });
 }

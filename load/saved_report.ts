@@ -7,6 +7,7 @@
  */
 import { csvCell, type CurvePoint } from "../report/mod.ts";
 import { mean } from "../score/mod.ts";
+import { DEFAULT_WORKLOAD } from "./gate.ts";
 import type { SavedSummary } from "./saved_results.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
@@ -95,7 +96,7 @@ export function curvePoints(summaries: readonly SavedSummary[]): CurvePoint[] {
   for (const s of summaries) {
     if (s.interrupted !== undefined) continue;
     const parts: [string, EndpointLoadSummary][] = s.side !== undefined
-      ? [[`${s.side}${s.workload !== undefined && s.workload !== "W1" ? ` ${s.workload}` : ""}`, s.overall]]
+      ? [[`${s.side}${s.workload !== undefined && s.workload !== DEFAULT_WORKLOAD ? ` ${s.workload}` : ""}`, s.overall]]
       : s.endpoints.map((e) => [e.label, e]);
     for (const [series, summary] of parts) {
       const load = loadLevel(s);

@@ -8,15 +8,17 @@
  * pictures draw from (rows into the same compact columns the live run used).
  */
 import { basename, dirname } from "node:path";
+import Type from "typebox";
 import { openSafeFolder } from "../runtime/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "./aggregate.ts";
-import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./compare_run.ts";
-import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION } from "./gate.ts";
+import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
+import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION, pointKey } from "./gate.ts";
 import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
 import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
 import { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
 import { LOAD_SUMMARY_FORMAT, type LoadSummary } from "./summary.ts";
+import { schemaProblems } from "./_strict_input.ts";
 
 /** The most a saved JSONL may hold: 1 KiB a request row, a million requests and their summaries. */
 export const SAVED_JSONL_CAP_BYTES = 1024 * 1024 * 1024;
@@ -82,27 +84,22 @@ const isObject = (value: unknown): value is Fields =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 const numberOrNull = (value: unknown) => value === null || (typeof value === "number" && Number.isFinite(value));
 
-/** What a summary's readers use: every rate a number or null, every distribution's percentiles too. */
-function summaryProblems(summary: Fields): string[] {
-  const out: string[] = [];
-  const endpoints = Array.isArray(summary.endpoints) ? summary.endpoints : null;
-  if (!isObject(summary.overall) || endpoints === null) return ["a summary without overall and endpoints"];
-  for (const [where, s] of [["overall", summary.overall], ...endpoints.map((e, i) => [`endpoints/${i}`, e])]) {
-    if (!isObject(s) || !isObject(s.counts) || !isObject(s.distributions) || !Array.isArray(s.bins)) {
-      out.push(`${where}: not an endpoint summary (counts, distributions, bins)`);
-      continue;
-    }
-    for (const key of ["output_tokens_per_s", "requests_per_s", "error_rate", "goodput_requests_per_s", "window_s"]) {
-      if (!numberOrNull(s[key])) out.push(`${where}/${key}: not a number or null`);
-    }
-    for (const [name, d] of Object.entries(s.distributions)) {
-      if (!isObject(d) || !["p50", "p90", "p99", "max"].every((p) => numberOrNull(d[p]))) {
-        out.push(`${where}/distributions/${name}: percentiles are not numbers or null`);
-      }
-    }
-  }
-  return out;
-}
+const NUMBER_OR_NULL = Type.Union([Type.Number(), Type.Null()]);
+const ENDPOINT_SUMMARY = Type.Object({
+  counts: Type.Object({}),
+  distributions: Type.Record(
+    Type.String(),
+    Type.Object({ p50: NUMBER_OR_NULL, p90: NUMBER_OR_NULL, p99: NUMBER_OR_NULL, max: NUMBER_OR_NULL }),
+  ),
+  bins: Type.Array(Type.Unknown()),
+  output_tokens_per_s: NUMBER_OR_NULL,
+  requests_per_s: NUMBER_OR_NULL,
+  error_rate: NUMBER_OR_NULL,
+  goodput_requests_per_s: NUMBER_OR_NULL,
+  window_s: NUMBER_OR_NULL,
+});
+/** What a summary's readers use (other fields pass): every rate a number or null, every distribution's percentiles. */
+const SUMMARY_SCHEMA = Type.Object({ overall: ENDPOINT_SUMMARY, endpoints: Type.Array(ENDPOINT_SUMMARY) });
 
 /** Problems of a request row that the row store would misread. */
 function rowProblems(row: Fields): string[] {
@@ -213,7 +210,7 @@ export function parseSavedResults(path: string, bytes: Uint8Array, options: Save
     if (value.kind === "config") return problem(n, "a second config line");
     if (value.kind === "interrupted") interrupted = value;
     else if (value.format === LOAD_SUMMARY_FORMAT) {
-      const found = summaryProblems(value);
+      const found = schemaProblems(SUMMARY_SCHEMA, value);
       if (found.length > 0) return found.forEach((p) => problem(n, p));
       summaries.push(value as unknown as SavedSummary);
     } else if (value.format === LOAD_REQUEST_FORMAT) {
@@ -254,7 +251,7 @@ export function savedPoints(
     const concurrency = s.concurrency ?? s.effective_max_concurrency;
     if (concurrency === null) continue;
     const workload = s.workload ?? DEFAULT_WORKLOAD;
-    const key = `${workload}@${concurrency}`;
+    const key = pointKey(workload, concurrency);
     const entry = out.get(key) ?? { workload, concurrency, rounds: [] };
     entry.rounds.push(s);
     out.set(key, entry);

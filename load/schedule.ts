@@ -33,14 +33,3 @@ export function* arrivalOffsets(options: ScheduleOptions): Generator<number, nev
     }
   }
 }
-
-/** The first `count` offsets of a schedule. */
-export function scheduleOffsets(options: ScheduleOptions, count: number): number[] {
-  const out: number[] = [];
-  if (count <= 0) return out;
-  for (const t of arrivalOffsets(options)) {
-    out.push(t);
-    if (out.length >= count) break;
-  }
-  return out;
-}

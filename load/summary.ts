@@ -5,12 +5,10 @@
  * scheduled offsets), each divided by its actual width. Distributions use successes of the measure phase only.
  */
 import { describeSortedRuns, type DistSummary } from "../score/mod.ts";
-import { LOAD_FORMAT_VERSION, type LoadRequestRow } from "./metrics.ts";
+import { LOAD_FORMAT_VERSION } from "./metrics.ts";
 import { type CadenceColumn, type NumericColumn, RowStore } from "./row_store.ts";
 import type { LoadMode } from "../contract/mod.ts";
 import { binsOf, concurrencyOf, type ObservedConcurrency, type ThroughputBin } from "./throughput.ts";
-
-export { type ObservedConcurrency, observedConcurrency, type ThroughputBin, throughputBins } from "./throughput.ts";
 
 export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;
 export const POOLED_LABEL = "pooled_mixture" as const;
@@ -166,11 +164,6 @@ export const UNCAPPED_REASON =
   "open loop without --max-concurrency: nothing caps outstanding requests (the generator's own limit is " +
   "stamped as internal_concurrency_limit)";
 
-/** Whether a success meets every configured SLO (an undefined metric cannot show that it met one). */
-export function meetsSlo(row: LoadRequestRow, slo: Slo): boolean {
-  return meetsSloValues(row.ttft_s ?? Number.NaN, row.tpot_s ?? Number.NaN, row.latency_s ?? Number.NaN, slo);
-}
-
 /** Part of a store that one summary covers: its rows of the given endpoint indices. */
 export interface RowSelection {
   store: RowStore;
@@ -178,7 +171,7 @@ export interface RowSelection {
 }
 
 /** Calls `visit(store, i)` for every stored row of the selections. */
-function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: number) => void): void {
+export function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: number) => void): void {
   for (const part of parts) {
     const wanted = new Set(part.endpoints);
     const { store } = part;
@@ -191,7 +184,6 @@ function eachRow(parts: readonly RowSelection[], visit: (store: RowStore, i: num
 const SUCCESS = 0, DROPPED = 2, CANCELLED = 3;
 const ANSWERED = 1, REASONING_TRUNCATED = 2, NO_OUTPUT_TOKEN = 3;
 
-/** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
 /** The sorted values of one cadence column over the selections (successes that streamed reasoning). */
 function cadenceRuns(parts: readonly RowSelection[], column: CadenceColumn): Float64Array[] {
   return parts.map((part) => {
@@ -207,6 +199,7 @@ function cadenceRuns(parts: readonly RowSelection[], column: CadenceColumn): Flo
   });
 }
 
+/** Sorted runs of one numeric column over the rows that `keep` accepts, one run per store and endpoint. */
 function columnRuns(
   parts: readonly RowSelection[],
   column: NumericColumn,
@@ -228,6 +221,11 @@ function columnRuns(
     }
   }
   return runs;
+}
+
+/** Whether a measured length lies outside its target's tolerance (no target, or no length: no miss). */
+function misses(t: LengthTarget | undefined, length: number): boolean {
+  return t !== undefined && !Number.isNaN(length) && Math.abs(length - t.target) > t.tolerance * t.target;
 }
 
 function lengthCheckOf(d: DistSummary, mismatches: number, t: LengthTarget): LengthCheck {
@@ -288,14 +286,8 @@ export function summarizeSelection(
     const ttft = num.ttft_s.at(i), tpot = num.tpot_s.at(i), e2e = num.latency_s.at(i);
     if (Number.isNaN(ttft)) okWithoutTtft++;
     if (sloSet && answer === ANSWERED && meetsSloValues(ttft, tpot, e2e, slo)) good++;
-    if (
-      options.isl && !Number.isNaN(inp) &&
-      Math.abs(inp - options.isl.target) > options.isl.tolerance * options.isl.target
-    ) islMiss.n++;
-    if (
-      options.osl && !Number.isNaN(out) &&
-      Math.abs(out - options.osl.target) > options.osl.tolerance * options.osl.target
-    ) oslMiss.n++;
+    if (misses(options.isl, inp)) islMiss.n++;
+    if (misses(options.osl, out)) oslMiss.n++;
   });
   const windowS = sent > 0 ? lastEnd - firstSend : null;
   if (windowS === null) missing.window_s = "no measured request was sent";
@@ -417,9 +409,4 @@ export function summarizeStore(store: RowStore, options: LoadSummaryOptions): Lo
     overall,
     endpoints: perEndpoint,
   };
-}
-
-/** The summary of one run's request rows (warm-up rows are ignored). */
-export function summarizeLoad(rows: readonly LoadRequestRow[], options: LoadSummaryOptions): LoadSummary {
-  return summarizeStore(RowStore.of(rows), options);
 }

@@ -22,21 +22,10 @@ export interface ObservedConcurrency {
   cap_engaged_fraction: number | null;
 }
 
-/** Fixed-width bins over offsets measured from the first one; each divided by its actual width. */
-export function throughputBins(
-  points: readonly { offsetS: number; completed: boolean; outputTokens: number | null }[],
-  binWidthS: number,
-): ThroughputBin[] {
-  return binsOf(
-    points.length,
-    (i) => points[i]!.offsetS,
-    (i) => points[i]!.completed,
-    (i) => points[i]!.outputTokens,
-    binWidthS,
-  );
-}
-
-/** Bins of `count` points read through accessors (the summary reads its columns so). */
+/**
+ * Fixed-width bins over the offsets of `count` points, measured from the first one, each divided by its actual
+ * width; the points are read through accessors (the summary reads its columns so).
+ */
 export function binsOf(
   count: number,
   offsetAt: (i: number) => number,
@@ -77,19 +66,10 @@ export function binsOf(
   });
 }
 
-/** In-flight level over [start, end] from send/terminal intervals: time-weighted mean, median, max, time at cap. */
-export function observedConcurrency(
-  intervals: readonly { startS: number; endS: number }[],
-  capLevel: number | null,
-): ObservedConcurrency {
-  return concurrencyOf(
-    Float64Array.from(intervals, (iv) => iv.startS),
-    Float64Array.from(intervals, (iv) => iv.endS),
-    capLevel,
-  );
-}
-
-/** observedConcurrency over separate start and end times (sorted here, in place). */
+/**
+ * The in-flight level from send and terminal times (sorted here, in place): time-weighted mean, median, max, and the
+ * share of the window at the cap.
+ */
 export function concurrencyOf(starts: Float64Array, ends: Float64Array, capLevel: number | null): ObservedConcurrency {
   if (starts.length === 0) return { mean: null, p50: null, max: 0, cap_engaged_fraction: null };
   starts.sort();

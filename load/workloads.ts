@@ -188,19 +188,27 @@ function fillText(profile: ProfileName, random: Prng, chars: number): string {
 }
 
 /**
+ * `name` as a profile, refused unless it names one and `count` (its prompts) lies in [1, 100000].
+ * @throws RangeError naming the profiles, or the count's bounds.
+ */
+export function checkedProfile(name: string, count: number): ProfileName {
+  if (!Object.hasOwn(PROFILES, name)) {
+    throw new RangeError(`Cannot build profile "${name}": unknown; choose one of ${Object.keys(PROFILES).join(", ")}`);
+  }
+  if (!Number.isInteger(count) || count < 1 || count > 100_000) {
+    throw new RangeError(`Cannot build profile "${name}": count "${count}" must be in [1, 100000]`);
+  }
+  return name as ProfileName;
+}
+
+/**
  * Synthetic prompt set of a named profile: `count` distinct prompts of seeded word salad (not real text, and
  * labelled "synthetic"), each about the profile's ISL in tokens (drawn within +-5%, at about 4 characters a token)
  * with max_tokens set to its OSL.
  * @throws RangeError on an unknown profile or a count outside [1, 100000].
  */
 export function syntheticProfile(name: string, options: { seed: number; count: number }): PromptSet {
-  if (!Object.hasOwn(PROFILES, name)) {
-    throw new RangeError(`Cannot build profile "${name}": unknown; choose one of ${Object.keys(PROFILES).join(", ")}`);
-  }
-  if (!Number.isInteger(options.count) || options.count < 1 || options.count > 100_000) {
-    throw new RangeError(`Cannot build profile "${name}": count "${options.count}" must be in [1, 100000]`);
-  }
-  const profile = name as ProfileName;
+  const profile = checkedProfile(name, options.count);
   const { isl, osl } = PROFILES[profile];
   const random = createPrng(options.seed);
   const instruction = INSTRUCTIONS[profile];

@@ -9,8 +9,8 @@ import { mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
-import { parseCompareArgs } from "../../cli/compare.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
+import { parseCompareCommand } from "../../cli/compare.ts";
 import { realLoadDeps, renderLoadSummary, runCompare, runLoadTest, TargetRefused } from "../../load/mod.ts";
 import { FileReadError } from "../../runtime/mod.ts";
 
@@ -21,7 +21,7 @@ Deno.test("a warm-up that never answers fails the load after --warmup-limit-s, a
   const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
   const engine = await startMockEngine({ timeScale: 0, script: HUNG_WARMUP });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--no-headroom-check",
       "--url",
       engine.url,
@@ -37,7 +37,7 @@ Deno.test("a warm-up that never answers fails the load after --warmup-limit-s, a
       "chat-short",
       "--repeat",
       "2",
-    ]);
+    ]).options;
     options.out = join(dir, "run.jsonl");
     const started = performance.now();
     const outcome = await runLoadTest(options, realLoadDeps());
@@ -69,7 +69,7 @@ Deno.test("a refused preflight is written to the JSONL as the phase that ended t
     script: { preflight: { fault: { kind: "http_error", status: 503, message: "loading model" } } },
   });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--no-headroom-check",
       "--url",
       engine.url,
@@ -79,7 +79,7 @@ Deno.test("a refused preflight is written to the JSONL as the phase that ended t
       "2",
       "--synthetic",
       "chat-short",
-    ]);
+    ]).options;
     options.out = join(dir, "run.jsonl");
     const outcome = await runLoadTest(options, realLoadDeps());
     assert.equal(outcome.status, "unreachable");
@@ -97,7 +97,7 @@ Deno.test("a comparison whose baseline never answers its warm-up fails after --w
   const baseline = await startMockEngine({ timeScale: 0, script: HUNG_WARMUP });
   const candidate = await startMockEngine({ timeScale: 0 });
   try {
-    const options = parseCompareArgs([
+    const options = parseCompareCommand([
       "--baseline",
       baseline.url,
       "--candidate",
@@ -110,7 +110,7 @@ Deno.test("a comparison whose baseline never answers its warm-up fails after --w
       "0.5",
       "--synthetic",
       "chat-short",
-    ]);
+    ]).options;
     const started = performance.now();
     await assert.rejects(
       runCompare(options, realLoadDeps()),
@@ -133,7 +133,8 @@ Deno.test("a FIFO, a device or a link to one as a prompt or ShareGPT file is ref
     execFileSync("mkfifo", [fifo]);
     await symlink("/dev/zero", join(dir, "zero.json"));
     for (const [flag, path] of [["--prompts", fifo], ["--sharegpt", join(dir, "zero.json")]]) {
-      const options = parseLoadArgs(["--url", engine.url, "--concurrency", "1", "--requests", "1", flag!, path!]);
+      const options =
+        parseLoadCommand(["--url", engine.url, "--concurrency", "1", "--requests", "1", flag!, path!]).options;
       await assert.rejects(
         runLoadTest(options, realLoadDeps()),
         (e: FileReadError) => e.code === "not_regular" && /not a regular file/.test(e.message),
@@ -152,7 +153,7 @@ Deno.test("compare --plan's wall-time bound counts every preflight deadline and 
   const plan = [...sides, "--concurrency", "1", "--rounds", "1", "--duration", "10", "--drain-s", "1"];
   const workload = ["--workload", "chat-short", "--sample", "4"];
   const timed = await planCompare(
-    parseCompareArgs([...plan, ...workload, "--warmup-s", "2", "--warmup-limit-s", "30"]),
+    parseCompareCommand([...plan, ...workload, "--warmup-s", "2", "--warmup-limit-s", "30"]).options,
     realLoadDeps(),
   );
   // Two runs of 2 s warm-up + 30 s limit + 10 s + 2 x 1 s drain, and two servers' preflights.
@@ -160,11 +161,11 @@ Deno.test("compare --plan's wall-time bound counts every preflight deadline and 
   assert.equal(timed.bound_s, 88 + 2 * PREFLIGHT_DEADLINE_S);
   // A warm-up by count is bounded by its limit too; one server on both sides is checked once.
   const counted = await planCompare(
-    parseCompareArgs(
+    parseCompareCommand(
       [...plan, ...workload, "--warmup-requests", "1", "--warmup-limit-s", "30"].map((a) =>
         a === "http://127.0.0.1:10" ? "http://127.0.0.1:9" : a
       ),
-    ),
+    ).options,
     realLoadDeps(),
   );
   assert.deepEqual(counted.runs.map((r) => r.bound_s), [42, 42]);
@@ -203,11 +204,11 @@ Deno.test("load --publishable refuses zero warm-up and the self-check before any
       "chat-short",
     ];
     await assert.rejects(
-      runLoadTest(parseLoadArgs([...args, "--warmup-requests", "0"]), realLoadDeps()),
+      runLoadTest(parseLoadCommand([...args, "--warmup-requests", "0"]).options, realLoadDeps()),
       /Cannot publish this load: zero warm-up/,
     );
     await assert.rejects(
-      runLoadTest(parseLoadArgs(args), realLoadDeps()),
+      runLoadTest(parseLoadCommand(args).options, realLoadDeps()),
       /Cannot publish profile:chat-short|synthetic/,
     );
     assert.equal(engine.requests.length, 0);

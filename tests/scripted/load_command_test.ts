@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
 import {
   consoleHooks,
   type LoadTestHooks,
@@ -38,7 +38,7 @@ Deno.test("load writes versioned JSONL whose summary the console prints number f
     );
     await writeFile(join(dir, "p.jsonl"), prompts);
     const out = join(dir, "run.jsonl");
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--url",
       engine.url,
       "--concurrency",
@@ -54,7 +54,7 @@ Deno.test("load writes versioned JSONL whose summary the console prints number f
       "--osl-target",
       "7",
       "--fail-on-osl-mismatch",
-    ]);
+    ]).options;
     options.out = out; // the CLI names a new file in the --out folder; the conductor writes the file it is given
     const { outcome, out: stdout } = await captured(options);
     assert.equal(outcome.status, "ok");
@@ -87,7 +87,7 @@ Deno.test("--fail-on-osl-mismatch fails the test when outputs miss the target", 
     script: { "*": { answer: { kind: "text", text: "alpha beta" }, reasoningTokens: 0 } },
   });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--url",
       engine.url,
       "--concurrency",
@@ -97,7 +97,7 @@ Deno.test("--fail-on-osl-mismatch fails the test when outputs miss the target", 
       "--osl-target",
       "64",
       "--fail-on-osl-mismatch",
-    ]);
+    ]).options;
     assert.equal((await captured(options)).outcome.status, "osl-mismatch");
   } finally {
     await engine.close();
@@ -109,7 +109,7 @@ Deno.test("one literal prompt repeated is refused before any request is sent", a
   const engine = await startMockEngine({ timeScale: 0 });
   try {
     await writeFile(join(dir, "same.jsonl"), '{"prompt":"same"}\n{"prompt":"same"}\n');
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--url",
       engine.url,
       "--concurrency",
@@ -118,7 +118,7 @@ Deno.test("one literal prompt repeated is refused before any request is sent", a
       "4",
       "--prompts",
       join(dir, "same.jsonl"),
-    ]);
+    ]).options;
     await assert.rejects(captured(options), RangeError);
     assert.equal(engine.requests.length, 0);
   } finally {
@@ -128,7 +128,8 @@ Deno.test("one literal prompt repeated is refused before any request is sent", a
 });
 
 Deno.test("self-check loads the in-process scripted engine and reports the client's ceiling", async () => {
-  const options = parseLoadArgs(["--self-check", "--concurrency", "8", "--requests", "40", "--warmup-requests", "4"]);
+  const options =
+    parseLoadCommand(["--self-check", "--concurrency", "8", "--requests", "40", "--warmup-requests", "4"]).options;
   const { outcome, out } = await captured(options);
   assert.equal(outcome.status, "ok");
   const text = out.join("");
@@ -151,7 +152,7 @@ Deno.test("load --out sanitizes server error text: a home path in an error messa
       ["say one", "say two"].map((prompt) => JSON.stringify({ prompt })).join("\n"),
     );
     const out = join(dir, "run.jsonl");
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--url",
       engine.url,
       "--concurrency",
@@ -162,7 +163,7 @@ Deno.test("load --out sanitizes server error text: a home path in an error messa
       "0",
       "--prompts",
       join(dir, "p.jsonl"),
-    ]);
+    ]).options;
     options.out = out;
     await captured(options);
     const text = await readFile(out, "utf8");
@@ -182,10 +183,10 @@ Deno.test("a sweep loads each point once into one JSONL, ends with a line per po
   try {
     const prompts = ["one", "two", "three", "four", "five"].map((p) => JSON.stringify({ prompt: `say ${p}` }));
     await writeFile(join(dir, "p.jsonl"), prompts.join("\n"));
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       ...["--url", engine.url, "--concurrency", "4,1,2", "--requests", "8", "--prompts", join(dir, "p.jsonl")],
       ...["--max-tokens", "16", "--no-headroom-check"],
-    ]);
+    ]).options;
     options.out = join(dir, "sweep.jsonl");
     const { outcome } = await captured(options);
     assert.equal(outcome.status, "ok");

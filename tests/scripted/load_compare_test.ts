@@ -1,8 +1,9 @@
 /** The compare gate between scripted engines: identical ones pass, a 10% slower decode fails, profiles run in turn. */
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseCompareArgs } from "../../cli/compare.ts";
-import { type ProfileStarter, realLoadDeps, runCompare } from "../../load/mod.ts";
+import { parseCompareCommand } from "../../cli/compare.ts";
+import { realLoadDeps, runCompare } from "../../load/mod.ts";
+import type { ProfileStarter } from "../../load/compare_sessions.ts";
 
 // 16 answer tokens at 50 tok/s reported, run 4x faster: about 5 ms a token, 80 ms a request.
 const ENGINE = {
@@ -30,7 +31,7 @@ async function gate(baselineTps: number, candidateTps: number, tolerance = 0.05)
   const baseline = await startMockEngine({ ...ENGINE, decodeTps: baselineTps });
   const candidate = await startMockEngine({ ...ENGINE, decodeTps: candidateTps });
   try {
-    const options = parseCompareArgs([
+    const options = parseCompareCommand([
       "--baseline",
       baseline.url,
       "--candidate",
@@ -49,7 +50,7 @@ async function gate(baselineTps: number, candidateTps: number, tolerance = 0.05)
       "16",
       "--tolerance",
       String(tolerance),
-    ]);
+    ]).options;
     const deps = realLoadDeps();
     const outcome = await runCompare(options, deps);
     assert.ok(outcome.result !== null, "an uninterrupted comparison has a verdict");
@@ -101,7 +102,7 @@ Deno.test("compare of a URL against a profile starts the profile's engine each r
     };
   };
   try {
-    const options = parseCompareArgs([
+    const options = parseCompareCommand([
       "--baseline",
       baseline.url,
       "--candidate-profile",
@@ -116,7 +117,7 @@ Deno.test("compare of a URL against a profile starts the profile's engine each r
       "1",
       "--sample",
       "16",
-    ]);
+    ]).options;
     const deps = { ...realLoadDeps(), startProfile };
     const { result, lines } = await runCompare(options, deps);
     assert.ok(result !== null);
@@ -141,7 +142,7 @@ Deno.test("compare of a URL against a profile starts the profile's engine each r
 Deno.test("every compare output line passes through the sanitizer, as run and load outputs do", async () => {
   const engine = await startMockEngine({ ...ENGINE });
   try {
-    const options = parseCompareArgs([
+    const options = parseCompareCommand([
       "--baseline",
       engine.url,
       "--candidate",
@@ -158,7 +159,7 @@ Deno.test("every compare output line passes through the sanitizer, as run and lo
       "chat-short",
       "--sample",
       "4",
-    ]);
+    ]).options;
     let passed = 0;
     const sanitizer = {
       text: (text: string) => text,

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseLoadArgs } from "../../cli/load.ts";
-import { parseCompareArgs } from "../../cli/compare.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
+import { parseCompareCommand } from "../../cli/compare.ts";
 import { realLoadDeps, runCompare, runLoadTest } from "../../load/mod.ts";
 import { startMockEngine } from "../../mock/mod.ts";
 
@@ -17,7 +17,7 @@ Deno.test("a load interrupted mid-run keeps its ended rows, cancels the in-fligh
   const engine = await startMockEngine({ timeScale: 1, decodeTps: 400, slots: 4 });
   const controller = new AbortController();
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--url",
       engine.url,
       "--concurrency",
@@ -31,7 +31,7 @@ Deno.test("a load interrupted mid-run keeps its ended rows, cancels the in-fligh
       "--no-headroom-check",
       "--repeat",
       "2",
-    ]);
+    ]).options;
     options.out = join(dir, "run.jsonl");
     let measuredEnded = 0;
     const outcome = await runLoadTest(options, realLoadDeps(controller.signal), {
@@ -68,7 +68,7 @@ Deno.test("a comparison interrupted mid-measurement gives no verdict, keeps what
   const candidate = await startMockEngine({ timeScale: 1, decodeTps: 400, slots: 4 });
   const controller = new AbortController();
   try {
-    const options = parseCompareArgs([
+    const options = parseCompareCommand([
       "--baseline",
       baseline.url,
       "--candidate",
@@ -83,7 +83,7 @@ Deno.test("a comparison interrupted mid-measurement gives no verdict, keeps what
       "0",
       "--synthetic",
       "chat-short",
-    ]);
+    ]).options;
     options.out = join(dir, "gate.jsonl");
     let measurements = 0;
     const deps = {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
 import { type LoadTestOptions, realLoadDeps, runLoadTest } from "../../load/mod.ts";
 
 const quiet = ["--no-headroom-check"];
@@ -17,11 +17,11 @@ Deno.test("--strict rejects reasoning-truncated answers; without it they count b
   const engine = await startMockEngine({ timeScale: 0, script: { "*": { answer: { kind: "cap" } } } });
   try {
     const args = [...quiet, "--url", engine.url, "--concurrency", "2", "--requests", "4", "--synthetic", "chat-short"];
-    const loose = await run(parseLoadArgs(args));
+    const loose = await run(parseLoadCommand(args).options);
     assert.equal(loose.status, "ok");
     assert.equal(loose.runs[0]!.summary.overall.counts.reasoning_truncated, 4);
     assert.equal(loose.runs[0]!.summary.audits?.reasoning_truncated.pass, true);
-    const strict = await run(parseLoadArgs([...args, "--strict"]));
+    const strict = await run(parseLoadCommand([...args, "--strict"]).options);
     assert.equal(strict.status, "audit-failed");
     assert.match(strict.reasons.join("\n"), /4 measured answers were reasoning-truncated/);
   } finally {
@@ -47,12 +47,12 @@ Deno.test("non-streaming requests fail the TTFT audit unless allowed, or TTFT is
       "chat-short",
       "--no-stream",
     ];
-    const audited = await run(parseLoadArgs(args));
+    const audited = await run(parseLoadCommand(args).options);
     assert.equal(audited.status, "audit-failed");
     assert.ok((engine.requests[0]!.body as { stream: boolean }).stream === false);
     assert.equal(audited.runs[0]!.summary.overall.distributions.ttft_s.n, 0);
-    assert.equal((await run(parseLoadArgs([...args, "--allow-missing-ttft"]))).status, "ok");
-    const inferred = await run(parseLoadArgs([...args, "--infer-ttft-from-first-byte"]));
+    assert.equal((await run(parseLoadCommand([...args, "--allow-missing-ttft"]).options)).status, "ok");
+    const inferred = await run(parseLoadCommand([...args, "--infer-ttft-from-first-byte"]).options);
     assert.equal(inferred.status, "ok");
     assert.equal(inferred.runs[0]!.summary.overall.distributions.ttft_s.n, 4);
   } finally {
@@ -65,7 +65,7 @@ Deno.test("a pinned workload whose bytes differ is refused before any request", 
   const engine = await startMockEngine({ timeScale: 0 });
   try {
     await writeFile(join(dir, "p.jsonl"), '{"prompt":"a"}\n{"prompt":"b"}\n');
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       ...quiet,
       "--url",
       engine.url,
@@ -79,7 +79,7 @@ Deno.test("a pinned workload whose bytes differ is refused before any request", 
       "8",
       "--workload-sha256",
       "0".repeat(64),
-    ]);
+    ]).options;
     await assert.rejects(run(options), /not the pinned/);
     assert.equal(engine.requests.length, 0);
   } finally {
@@ -95,7 +95,7 @@ Deno.test("--duration bounds a run whose requests hang: at the window plus the d
     script: { preflight: {}, "*": { fault: { kind: "stall", afterTokens: 1, ms: 120_000 } } },
   });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       ...quiet,
       "--url",
       engine.url,
@@ -109,7 +109,7 @@ Deno.test("--duration bounds a run whose requests hang: at the window plus the d
       "0",
       "--synthetic",
       "chat-short",
-    ]);
+    ]).options;
     const outcome = await run(options);
     const r = outcome.runs[0]!;
     assert.equal(r.facts.drain.cancelled, 3);
@@ -126,7 +126,7 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
   const dir = await mkdtemp(join(tmpdir(), "strata-load-"));
   const engine = await startMockEngine({ timeScale: 0 });
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--headroom-s",
       "0.3",
       "--url",
@@ -137,7 +137,7 @@ Deno.test("every run stamps the client headroom, the prompt mix of real text, an
       "4",
       "--workload",
       "chat-short",
-    ]);
+    ]).options;
     options.promptMixReport = join(dir, "mix.json"); // the CLI names it beside the JSONL (--prompt-mix-report)
     const deps = realLoadDeps();
     delete deps.cacheIdentity; // measure, never read or write the user's cache from a test
@@ -168,7 +168,7 @@ Deno.test("the config line of load and of compare says when the test started and
   };
   const expected = { started_at: "2026-01-31T12:00:00.000Z", toolkit: { version: "9.9.9", commit: "c".repeat(40) } };
   try {
-    const options = parseLoadArgs([
+    const options = parseLoadCommand([
       "--no-headroom-check",
       "--url",
       engine.url,
@@ -176,19 +176,19 @@ Deno.test("the config line of load and of compare says when the test started and
       "1",
       "--requests",
       "1",
-    ]);
+    ]).options;
     options.out = join(dir, "load.jsonl");
     assert.equal((await runLoadTest(options, stamped())).status, "ok");
     const config = JSON.parse((await readFile(options.out, "utf8")).split("\n")[0]!);
     assert.equal(config.kind, "config");
     assert.deepEqual({ started_at: config.started_at, toolkit: config.toolkit }, expected);
-    const { parseCompareArgs } = await import("../../cli/compare.ts");
+    const { parseCompareCommand } = await import("../../cli/compare.ts");
     const { runCompare } = await import("../../load/mod.ts");
     const compared = await runCompare(
-      parseCompareArgs([
+      parseCompareCommand([
         ...["--baseline", engine.url, "--candidate", engine.url, "--concurrency", "1", "--rounds", "1"],
         ...["--requests", "1", "--warmup-requests", "0", "--workload", "chat-short", "--sample", "4"],
-      ]),
+      ]).options,
       stamped(),
     );
     const compareConfig = JSON.parse(compared.lines[0]!);
@@ -205,26 +205,26 @@ Deno.test("load and compare warn when they send min_tokens to llama.cpp, which i
   try {
     const flags = ["--url", engine.url, "--concurrency", "1", "--requests", "1", "--workload", "chat-short"];
     const warned: string[] = [];
-    const sent = parseLoadArgs([...quiet, ...flags, "--sample", "4", "--min-tokens", "2"]);
+    const sent = parseLoadCommand([...quiet, ...flags, "--sample", "4", "--min-tokens", "2"]).options;
     assert.equal((await runLoadTest(sent, realLoadDeps(), { onWarning: (w) => warned.push(w) })).status, "ok");
     assert.equal(warned.length, 1, warned.join("\n"));
     assert.match(warned[0]!, /is llama\.cpp \(\/props build_info "b7000-80fb11a".*\), which ignores min_tokens/);
     const silent: string[] = [];
     const deps = realLoadDeps();
     deps.dialectOf = () => Promise.reject(new Error("asked without a reason"));
-    const plain = parseLoadArgs([...quiet, ...flags, "--sample", "4"]);
+    const plain = parseLoadCommand([...quiet, ...flags, "--sample", "4"]).options;
     assert.equal((await runLoadTest(plain, deps, { onWarning: (w) => silent.push(w) })).status, "ok");
     assert.deepEqual(silent, []);
 
-    const { parseCompareArgs } = await import("../../cli/compare.ts");
+    const { parseCompareCommand } = await import("../../cli/compare.ts");
     const { runCompare } = await import("../../load/mod.ts");
     const progress: string[] = [];
     const compared = await runCompare(
-      parseCompareArgs([
+      parseCompareCommand([
         ...["--baseline", engine.url, "--candidate", engine.url, "--concurrency", "1", "--rounds", "1"],
         ...["--requests", "1", "--warmup-requests", "0", "--workload", "chat-short", "--sample", "4"],
         ...["--min-tokens", "2"],
-      ]),
+      ]).options,
       { ...realLoadDeps(), progress: (line) => progress.push(line) },
     );
     const config = JSON.parse(compared.lines[0]!);

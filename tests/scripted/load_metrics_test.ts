@@ -9,7 +9,8 @@ import { streamChat } from "../../client/mod.ts";
 import type { LoadPlan } from "../../load/load_plan_bounds.ts";
 import { runCollected } from "../unit/load/_fakes.ts";
 import { buildLoadRow } from "../../load/metrics.ts";
-import { summarizeLoad } from "../../load/summary.ts";
+import { summarizeStore } from "../../load/summary.ts";
+import { RowStore } from "../../load/row_store.ts";
 import { describeDistribution } from "../../score/mod.ts";
 
 const WORDS = (n: number) => Array.from({ length: n }, () => "tok").join(" ");
@@ -82,7 +83,7 @@ Deno.test("closed loop against the scripted engine: server token counts, TTFT on
     // A fresh engine: the warm-up requests open connections, which the measured requests take from the pool.
     for (const row of rows.filter((r) => r.phase === "warmup")) assert.ok((row.connect_s as number) > 0);
     assert.ok(measured.some((row) => row.connect_s === 0), `connect_s ${measured.map((r) => r.connect_s)}`);
-    const summary = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 4 }).overall;
+    const summary = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 4 }).overall;
     assert.equal(summary.counts.succeeded, 8);
     assert.equal(summary.distributions.output_tokens.mean, 17);
     assert.ok(summary.concurrency.max <= 4);
@@ -130,7 +131,7 @@ Deno.test("a request that streams reasoning gets its own cadence: thinking time,
       ]);
       assert.equal(row.missing.thinking_s, "no reasoning streamed");
     }
-    const d = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 2 }).overall.distributions;
+    const d = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 2 }).overall.distributions;
     const reasoning = rows.filter((r) => r.index >= 2);
     assert.equal(d.thinking_s.n, 4);
     assert.equal(d.reasoning_itl_s.n, 36);
@@ -166,7 +167,8 @@ Deno.test("reasoning-only cap is reasoning_truncated, early EOS is no_output_tok
     assert.equal(rows[0]!.ttft_s, rows[0]!.first_reasoning_s);
     assert.equal(rows[2]!.status, "failed");
     assert.equal(rows[2]!.error?.kind, "http_error");
-    const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 1, slo: { e2eS: 60 } }).overall;
+    const s =
+      summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 1, slo: { e2eS: 60 } }).overall;
     assert.equal(s.error_rate, 0.25);
     assert.equal(s.counts.reasoning_truncated, 1);
     assert.equal(s.counts.no_output_token, 1);
@@ -204,7 +206,7 @@ Deno.test("open loop at its cap sends late with lateness in CO latency, or drops
     assert.equal(dropped[1]!.status, "dropped");
     assert.equal(dropped[1]!.send_offset_s, null);
     assert.equal(dropped[0]!.status, "success");
-    const s = summarizeLoad(dropped, { mode: "open", effectiveMaxConcurrency: 1 }).overall;
+    const s = summarizeStore(RowStore.of(dropped), { mode: "open", effectiveMaxConcurrency: 1 }).overall;
     assert.ok(s.counts.dropped >= 1);
     assert.equal(s.counts.attempted + s.counts.dropped, 4);
   });

@@ -7,15 +7,10 @@ import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
-import {
-  type LoadRequestRow,
-  MergeRefusal,
-  mergeShardFiles,
-  realLoadDeps,
-  runLoadTest,
-  summarizeLoad,
-} from "../../load/mod.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
+import { type LoadRequestRow, MergeRefusal, mergeShardFiles, realLoadDeps, runLoadTest } from "../../load/mod.ts";
+import { summarizeStore } from "../../load/summary.ts";
+import { RowStore } from "../../load/row_store.ts";
 import { describeDistribution } from "../../score/mod.ts";
 
 const mergeDeps = {
@@ -30,7 +25,7 @@ const mergeDeps = {
 
 /** A shard's options, writing its JSONL to `out` (the CLI would name a new file in the --out folder). */
 function shardOptions(url: string, shard: string, startAt: number, out: string, extra: string[] = []) {
-  const options = parseLoadArgs(shardArgs(url, shard, startAt, extra));
+  const options = parseLoadCommand(shardArgs(url, shard, startAt, extra)).options;
   options.out = out;
   return options;
 }
@@ -87,7 +82,7 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
     }
     // The union of the shards is the unsharded schedule's 45 arrivals, each exactly once.
     assert.deepEqual(rows.map((r) => r.index).sort((a, b) => a - b), Array.from({ length: 45 }, (_, i) => i));
-    const union = summarizeLoad(rows.map((r) => ({ ...r, endpoint_index: 0 })), {
+    const union = summarizeStore(RowStore.of(rows.map((r) => ({ ...r, endpoint_index: 0 }))), {
       mode: "open",
       effectiveMaxConcurrency: null,
     }).overall;

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { readdir, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
-import { parseCompareArgs } from "../../cli/compare.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
+import { parseCompareCommand } from "../../cli/compare.ts";
 import { reportSaved } from "../../cli/_saved_results.ts";
 import { realLoadDeps, runCompare, runLoadTest } from "../../load/mod.ts";
 
@@ -23,7 +23,8 @@ Deno.test({
     try {
       const link = join(dir, "results");
       await symlink(target, link);
-      const load = parseLoadArgs(["--url", engine.url, "--concurrency", "1", "--requests", "2", "--no-headroom-check"]);
+      const load =
+        parseLoadCommand(["--url", engine.url, "--concurrency", "1", "--requests", "2", "--no-headroom-check"]).options;
       load.out = join(link, "run.jsonl");
       load.promptMixReport = join(link, "run.prompt-mix.json");
       const outcome = await runLoadTest(load, realLoadDeps());
@@ -32,10 +33,10 @@ Deno.test({
       const page = await realLoadDeps().writeText(join(link, "run.html"), "<html></html>");
       assert.equal(page.ok, false);
 
-      const compare = parseCompareArgs([
+      const compare = parseCompareCommand([
         ...["--baseline", engine.url, "--candidate", engine.url, "--concurrency", "1", "--rounds", "1"],
         ...["--requests", "1", "--warmup-requests", "0", "--workload", "chat-short", "--sample", "4"],
-      ]);
+      ]).options;
       compare.out = join(link, "compare.jsonl");
       await assert.rejects(runCompare(compare, realLoadDeps()), /results" is a symbolic link; nothing is written/);
 

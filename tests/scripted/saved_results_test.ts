@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type MockEngine, startMockEngine } from "../../mock/mod.ts";
-import { parseLoadArgs } from "../../cli/load.ts";
-import { parseCompareArgs } from "../../cli/compare.ts";
+import { parseLoadCommand } from "../../cli/load.ts";
+import { parseCompareCommand } from "../../cli/compare.ts";
 import {
   curvePoints,
   gateSaved,
@@ -45,15 +45,16 @@ async function command(...args: string[]): Promise<{ code: number; stdout: strin
 /** A saved load result (two runs) and a saved compare result (two points), from scripted engines. */
 async function savedFiles(dir: string, engines: MockEngine[]) {
   const load = join(dir, "2026-12-01-load-a.jsonl");
-  const options = parseLoadArgs(["--url", engines[0]!.url, "--concurrency", "2", "--requests", "8", "--repeat", "2"]);
+  const options =
+    parseLoadCommand(["--url", engines[0]!.url, "--concurrency", "2", "--requests", "8", "--repeat", "2"]).options;
   options.out = load;
   const loaded = await runLoadTest(options, realLoadDeps());
   assert.equal(loaded.status, "ok");
   const compare = join(dir, "2026-12-01-compare-a.jsonl");
-  const compareOptions = parseCompareArgs([
+  const compareOptions = parseCompareCommand([
     ...["--baseline", engines[0]!.url, "--candidate", engines[1]!.url, "--concurrency", "1,2", "--rounds", "2"],
     ...["--requests", "4", "--warmup-requests", "1", "--workload", "chat-short", "--sample", "8"],
-  ]);
+  ]).options;
   compareOptions.out = compare;
   const compared = await runCompare(compareOptions, realLoadDeps());
   assert.ok(compared.result !== null);

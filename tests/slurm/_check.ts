@@ -5,7 +5,9 @@
  * Exits 1 when a check failed.
  */
 import { readFileSync } from "node:fs";
-import { type LoadRequestRow, summarizeLoad } from "../../load/mod.ts";
+import type { LoadRequestRow } from "../../load/mod.ts";
+import { summarizeStore } from "../../load/summary.ts";
+import { RowStore } from "../../load/row_store.ts";
 import { describeDistribution } from "../../score/mod.ts";
 
 const [mode, first, ...rest] = Deno.args;
@@ -43,7 +45,7 @@ if (mode === "schedule") {
   const rows = rest.flatMap((p) =>
     lines(p).filter((l) => l.format === "strata-load-request" && l.phase === "measure")
   ) as unknown as LoadRequestRow[];
-  const union = summarizeLoad(rows.map((r) => ({ ...r, endpoint_index: 0 })), {
+  const union = summarizeStore(RowStore.of(rows.map((r) => ({ ...r, endpoint_index: 0 }))), {
     mode: merged.mode,
     effectiveMaxConcurrency: null,
   }).overall;

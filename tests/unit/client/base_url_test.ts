@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { classifyServerUrl, isLoopbackHost } from "../../../client/mod.ts";
-import { requireLoopback } from "../../../cli/load.ts";
+import { requireLoopback } from "../../../cli/_workload_args.ts";
 import { runMockCommand } from "../../../cli/mock.ts";
 import { EXIT } from "../../../cli/exit_codes.ts";
 import { parseProfile } from "../../../engine/profile.ts";

@@ -3,10 +3,11 @@ import { compareLoad } from "../../../load/gate.ts";
 import { aggregateRuns } from "../../../load/aggregate.ts";
 import { bootstrapRelativeDelta } from "../../../score/bootstrap.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
-import { type EndpointLoadSummary, summarizeLoad } from "../../../load/summary.ts";
+import { type EndpointLoadSummary, summarizeStore } from "../../../load/summary.ts";
+import { RowStore } from "../../../load/row_store.ts";
 
 function summary(outTps: number | null, tpotP50: number | null, ttftP50 = 0.1, errorRate = 0): EndpointLoadSummary {
-  const s = structuredClone(summarizeLoad([], { mode: "closed", effectiveMaxConcurrency: 1 }).overall);
+  const s = structuredClone(summarizeStore(RowStore.of([]), { mode: "closed", effectiveMaxConcurrency: 1 }).overall);
   s.output_tokens_per_s = outTps;
   s.distributions.tpot_s = { ...describeDistribution(tpotP50 === null ? [] : [tpotP50]) };
   s.distributions.ttft_s = describeDistribution([ttftP50]);

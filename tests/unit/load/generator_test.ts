@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
 import { type LoadPlan, type LoadStreamOptions, validateLoadPlan } from "../../../load/load_plan_bounds.ts";
-import { scheduleOffsets } from "../../../load/schedule.ts";
+import { arrivalOffsets, type ScheduleOptions } from "../../../load/schedule.ts";
 import { outcome, runCollected, VirtualClock } from "./_fakes.ts";
+
+/** The first `count` offsets of a schedule. */
+function scheduleOffsets(options: ScheduleOptions, count: number): number[] {
+  const out: number[] = [];
+  for (const t of arrivalOffsets(options)) {
+    out.push(t);
+    if (out.length >= count) break;
+  }
+  return out;
+}
 
 /** A fake client that takes `serviceS` of virtual time per request and counts the most ever in flight. */
 function fakeClient(clock: VirtualClock, serviceS: number | ((n: number) => number)) {

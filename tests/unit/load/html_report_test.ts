@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { startMockEngine } from "../../../mock/mod.ts";
-import { parseLoadArgs } from "../../../cli/load.ts";
-import { compareLoad, realLoadDeps, renderCompareHtml, renderLoadHtml, runLoadTest } from "../../../load/mod.ts";
+import { parseLoadCommand } from "../../../cli/load.ts";
+import { realLoadDeps, renderCompareHtml, renderLoadHtml, runLoadTest } from "../../../load/mod.ts";
+import { compareLoad } from "../../../load/gate.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 
@@ -13,7 +14,7 @@ async function twoEndpointRun() {
   const a = await startMockEngine({ timeScale: 0, script });
   const b = await startMockEngine({ timeScale: 0, script });
   try {
-    const load = parseLoadArgs(["--url", a.url, "--url", b.url, "--concurrency", "4", "--requests", "16"]);
+    const load = parseLoadCommand(["--url", a.url, "--url", b.url, "--concurrency", "4", "--requests", "16"]).options;
     return await runLoadTest(load, realLoadDeps());
   } finally {
     await a.close();
@@ -72,7 +73,10 @@ Deno.test("the load page draws 200,000 measured rows (no argument spread of a co
   const a = await startMockEngine({ timeScale: 0, script: { "*": { answer: { kind: "text", text: "alpha beta" } } } });
   let run;
   try {
-    run = (await runLoadTest(parseLoadArgs(["--url", a.url, "--concurrency", "2", "--requests", "4"]), realLoadDeps()))
+    run = (await runLoadTest(
+      parseLoadCommand(["--url", a.url, "--concurrency", "2", "--requests", "4"]).options,
+      realLoadDeps(),
+    ))
       .runs[0]!;
   } finally {
     await a.close();

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { renderCompare, renderLoadSummary } from "../../../load/mod.ts";
 import { buildLoadRow } from "../../../load/metrics.ts";
-import { summarizeLoad } from "../../../load/summary.ts";
+import { summarizeStore } from "../../../load/summary.ts";
+import { RowStore } from "../../../load/row_store.ts";
 import { compareLoad } from "../../../load/gate.ts";
 import { headroomStamp } from "../../../load/headroom.ts";
 import { outcome } from "./_fakes.ts";
@@ -26,7 +27,7 @@ function rows(n: number, endpointIndex = 0) {
 }
 
 Deno.test("console summary prints the summary's own numbers and marks unreliable tail percentiles", () => {
-  const summary = summarizeLoad(rows(30), { mode: "closed", effectiveMaxConcurrency: 4 });
+  const summary = summarizeStore(RowStore.of(rows(30)), { mode: "closed", effectiveMaxConcurrency: 4 });
   const text = renderLoadSummary(summary);
   const d = summary.overall.distributions.ttft_s;
   assert.ok(text.includes(`${summary.overall.requests_per_s!.toFixed(2)} req/s`));
@@ -37,7 +38,7 @@ Deno.test("console summary prints the summary's own numbers and marks unreliable
 });
 
 Deno.test("the headroom line says when and under what load the client's ceiling was measured", () => {
-  const summary = summarizeLoad(rows(3), { mode: "closed", effectiveMaxConcurrency: 4 });
+  const summary = summarizeStore(RowStore.of(rows(3)), { mode: "closed", effectiveMaxConcurrency: 4 });
   const ceiling = {
     shape: { concurrency: 4, outputTokens: 20 },
     requests_per_s: 500,
@@ -65,7 +66,10 @@ Deno.test("the headroom line says when and under what load the client's ceiling 
 });
 
 Deno.test("several endpoints print each endpoint and the pooled mixture", () => {
-  const summary = summarizeLoad([...rows(3, 0), ...rows(3, 1)], { mode: "closed", effectiveMaxConcurrency: 2 });
+  const summary = summarizeStore(RowStore.of([...rows(3, 0), ...rows(3, 1)]), {
+    mode: "closed",
+    effectiveMaxConcurrency: 2,
+  });
   const text = renderLoadSummary(summary);
   assert.match(text, /== http:\/\/127\.0\.0\.1:1/);
   assert.match(text, /== http:\/\/127\.0\.0\.1:2/);
@@ -73,7 +77,7 @@ Deno.test("several endpoints print each endpoint and the pooled mixture", () => 
 });
 
 Deno.test("compare table shows each point's deltas, intervals and the gate verdict", () => {
-  const s = summarizeLoad(rows(10), { mode: "closed", effectiveMaxConcurrency: 1 }).overall;
+  const s = summarizeStore(RowStore.of(rows(10)), { mode: "closed", effectiveMaxConcurrency: 1 }).overall;
   const slower = structuredClone(s);
   slower.output_tokens_per_s = s.output_tokens_per_s! * 0.9;
   const result = compareLoad([{ concurrency: 1, baseline: [s, s], candidate: [slower, slower] }], {
@@ -109,7 +113,7 @@ Deno.test("the per-run table keeps to the ending's 100 columns: long latencies, 
       // E2E up to 400 s, TTFT of seconds, 2000 output tokens: five and six digits of milliseconds.
       outcome: outcome({ endS: 100 + i, firstDeltaS: 1.1 + i / 100, completionTokens: 2000, promptTokens: 131072 }),
     }));
-  const summary = summarizeLoad(slow, { mode: "open", effectiveMaxConcurrency: null });
+  const summary = summarizeStore(RowStore.of(slow), { mode: "open", effectiveMaxConcurrency: null });
   summary.overall.counts.cancelled_at_drain = 123456;
   summary.overall.counts.cancelled = 654321;
   summary.overall.distributions.itl_s = { ...summary.overall.distributions.ttft_s, n: 98_765_432 };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildLoadRow } from "../../../load/metrics.ts";
 import { RowStore } from "../../../load/row_store.ts";
-import { summarizeLoad } from "../../../load/summary.ts";
+import { summarizeStore } from "../../../load/summary.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
 import { outcome } from "./_fakes.ts";
 
@@ -49,14 +49,14 @@ Deno.test("a stored row takes about 120 bytes of typed columns; ITL samples a fi
 
 Deno.test("ITL gaps longer than the dense histogram (a second) and exact microsecond ties keep the exact distribution", () => {
   const rows = Array.from({ length: 40 }, (_, i) => row(i, 0, [0.000001 * (i % 3), 1.5 + i, 2.000001, 0.25]));
-  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 8 });
+  const s = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 8 });
   assert.deepEqual(s.overall.distributions.itl_s, describeDistribution(rows.flatMap((r) => r.itl_s ?? [])));
   assert.ok(rows.every((r) => (r.itl_s ?? []).every((g) => Math.round(g * 1e6) / 1e6 === g)));
 });
 
 Deno.test("summaries from the columns equal the distributions of the rows' own values, per endpoint and pooled", () => {
   const rows = Array.from({ length: 300 }, (_, i) => row(i, i % 3, [0.001 * (1 + (i % 4)), 0.003, 0.0005 * i]));
-  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 8 });
+  const s = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 8 });
   assert.equal(s.overall.label, "pooled_mixture");
   assert.deepEqual(s.overall.distributions.ttft_s, describeDistribution(rows.map((r) => r.ttft_s as number)));
   assert.deepEqual(s.overall.distributions.itl_s, describeDistribution(rows.flatMap((r) => r.itl_s ?? [])));

@@ -1,8 +1,20 @@
 import assert from "node:assert/strict";
 import { buildLoadRow, type LoadRequestRow } from "../../../load/metrics.ts";
-import { observedConcurrency, summarizeLoad, throughputBins } from "../../../load/summary.ts";
+import { summarizeStore } from "../../../load/summary.ts";
+import { RowStore } from "../../../load/row_store.ts";
+import { binsOf, concurrencyOf } from "../../../load/throughput.ts";
 import type { LoadSample } from "../../../contract/mod.ts";
 import { outcome, type OutcomeSpec } from "./_fakes.ts";
+
+function throughputBins(points: { offsetS: number; completed: boolean; outputTokens: number | null }[], width: number) {
+  const at = (i: number) => points[i]!;
+  return binsOf(points.length, (i) => at(i).offsetS, (i) => at(i).completed, (i) => at(i).outputTokens, width);
+}
+
+function observedConcurrency(intervals: { startS: number; endS: number }[], capLevel: number) {
+  const starts = Float64Array.from(intervals, (iv) => iv.startS), ends = Float64Array.from(intervals, (iv) => iv.endS);
+  return concurrencyOf(starts, ends, capLevel);
+}
 
 function row(sendS: number, spec: OutcomeSpec, extra: Partial<LoadSample> = {}): LoadRequestRow {
   return buildLoadRow({
@@ -29,7 +41,7 @@ Deno.test("the window runs from first measured send to last terminal completion 
     row(1, { endS: 3, end: "cut" }), // failed, ends at 4: still closes the window
     row(-5, { endS: 1 }, { phase: "warmup" }), // warm-up: ignored
   ];
-  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 2 }).overall;
+  const s = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 2 }).overall;
   assert.equal(s.window_s, 4);
   assert.equal(s.counts.attempted, 3);
   assert.equal(s.counts.succeeded, 2);
@@ -41,7 +53,7 @@ Deno.test("the window runs from first measured send to last terminal completion 
 
 Deno.test("token throughput is unavailable when a success lacks a server count", () => {
   const rows = [row(0, { endS: 1, completionTokens: 10 }), row(0, { endS: 2, completionTokens: null })];
-  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 2 }).overall;
+  const s = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 2 }).overall;
   assert.equal(s.output_tokens_per_s, null);
   assert.match(s.missing.output_tokens_per_s as string, /no local estimate/);
   assert.equal(s.requests_per_s, 1);
@@ -61,12 +73,13 @@ Deno.test("goodput counts answered successes meeting every SLO over the window",
       finishReason: "length",
     }),
   ];
-  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 4, slo: { ttftS: 0.2, tpotS: 0.1 } })
-    .overall;
+  const s =
+    summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 4, slo: { ttftS: 0.2, tpotS: 0.1 } })
+      .overall;
   assert.equal(s.window_s, 2);
   assert.equal(s.goodput_requests_per_s, 0.5);
   assert.equal(s.counts.reasoning_truncated, 1);
-  const none = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 4 }).overall;
+  const none = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 4 }).overall;
   assert.equal(none.goodput_requests_per_s, null);
 });
 
@@ -90,11 +103,11 @@ Deno.test("open-loop bins use scheduled offsets, closed-loop bins use send offse
     row(1.6, { endS: 1 }, { scheduled_offset_s: 0.5 }),
     row(2.2, { endS: 1 }, { scheduled_offset_s: 2 }),
   ];
-  const s = summarizeLoad(open, { mode: "open", effectiveMaxConcurrency: 8 }).overall;
+  const s = summarizeStore(RowStore.of(open), { mode: "open", effectiveMaxConcurrency: 8 }).overall;
   assert.deepEqual(s.bins.map((b) => b.completed), [2, 1]);
   assert.equal(s.distributions.lateness_s.n, 3);
   assert.ok(Math.abs((s.distributions.co_latency_s.max as number) - 2.1) < 1e-12);
-  const closed = summarizeLoad(open, { mode: "closed", effectiveMaxConcurrency: 8 }).overall;
+  const closed = summarizeStore(RowStore.of(open), { mode: "closed", effectiveMaxConcurrency: 8 }).overall;
   assert.deepEqual(closed.bins.map((b) => b.completed), [1, 2]);
 });
 
@@ -114,7 +127,7 @@ Deno.test("several endpoints get their own summaries and a pooled_mixture", () =
     row(0, { endS: 1, completionTokens: 5 }),
     row(0, { endS: 2, completionTokens: 7 }, { endpoint: "http://127.0.0.1:2", endpoint_index: 1 }),
   ];
-  const s = summarizeLoad(rows, { mode: "closed", effectiveMaxConcurrency: 2 });
+  const s = summarizeStore(RowStore.of(rows), { mode: "closed", effectiveMaxConcurrency: 2 });
   assert.equal(s.overall.label, "pooled_mixture");
   assert.deepEqual(s.endpoints.map((e) => e.label), ["http://127.0.0.1:1", "http://127.0.0.1:2"]);
   assert.equal(s.endpoints[1]!.distributions.latency_s.p50, 2);
@@ -125,7 +138,7 @@ Deno.test("several endpoints get their own summaries and a pooled_mixture", () =
 
 Deno.test("OSL target reports the achieved stat and counts each request outside tolerance", () => {
   const rows = [60, 64, 64, 70, 80].map((n) => row(0, { endS: 1, completionTokens: n }));
-  const s = summarizeLoad(rows, {
+  const s = summarizeStore(RowStore.of(rows), {
     mode: "closed",
     effectiveMaxConcurrency: 1,
     osl: { target: 64, tolerance: 0.1, stat: "median" },
