@@ -10,9 +10,8 @@ import {
   gitRunner,
   knownProtocols,
   MANIFEST_PATH,
-  type ManifestEntry,
-  readManifest,
 } from "../../site/mod.ts";
+import { type ManifestEntry, readManifest } from "../../site/web/manifest.js";
 import {
   copyFolder,
   demoFolder,

@@ -7,8 +7,8 @@ import {
   KNOWN_PROTOCOLS,
   ManifestMissingError,
   readWebFile,
-  slugFor,
 } from "../../site/mod.ts";
+import { slugFor } from "../../site/_pages.ts";
 import { git, strataBench } from "./_fixture_repo.ts";
 
 Deno.test("every entry gets its own page folder, also when a suffixed name is another run's id", () => {
