@@ -10,8 +10,7 @@
 import { readManifest } from "./manifest.js";
 import { sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
-import { fetchBytes, unverifiable, verifyEntry } from "./verify_entry.js";
-import { siteProtocols } from "./verify_entry.js";
+import { fetchBytes, siteProtocols, unverifiable, verifyEntry } from "./verify_entry.js";
 import { h, show } from "./app_dom.js";
 import { kindOf } from "./app_state.js";
 import { openRemembered } from "./remembered.js";

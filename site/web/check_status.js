@@ -13,7 +13,7 @@
  *
  * A stated status better than the one these rules give fails the check.
  */
-import { isObject } from "./evidence.js";
+import { isObject, show } from "./evidence.js";
 
 /** @typedef {import("./check_records.js").CheckedRequest} CheckedRequest */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
@@ -38,12 +38,6 @@ export const STATUS_RULES_WORDS = "the status rules give";
 const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 const RANK = /** @type {const} */ ({ complete: 0, partial: 1, nonconforming: 2 });
-
-/** @param {unknown} value */
-function show(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
 
 /**
  * The engine stores sampling values as 32-bit floats (0.95 reads back as 0.949999988...): equal within that.

@@ -38,6 +38,12 @@ export function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Repeated);
 }
 
+/** A value for a problem's text: its JSON, cut at 60 characters. @param {unknown} value */
+export function show(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
 /**
  * A token count only as an exact nonnegative safe integer; a number read with its lexeme (from a chunk's text)
  * must also be written as one: no sign, fraction or exponent, at most 2^53-1.

@@ -143,7 +143,7 @@ function qwen38Schedule(optionalConcurrency) {
 }
 
 /** @type {Workload} */
-export const QWEN38_THINKING_V1 = Object.freeze({
+const QWEN38_THINKING_V1 = Object.freeze({
   name: "qwen38-thinking-v1",
   profile: "qwen3.8-flash-next-thinking",
   schedule: qwen38Schedule,
@@ -163,11 +163,6 @@ export const QWEN38_THINKING_V1 = Object.freeze({
   }),
   chatTemplateKwargs: Object.freeze({ enable_thinking: true, preserve_thinking: true }),
 });
-
-/** Workloads by name; a registry entry names one of these. */
-export const WORKLOADS = /** @type {Readonly<Record<string, Workload>>} */ (Object.freeze({
-  [QWEN38_THINKING_V1.name]: QWEN38_THINKING_V1,
-}));
 
 /**
  * A protocol id the site knows. `stage` "draft": pilot data, kept outside the standard list; "activated": may

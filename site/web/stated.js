@@ -12,19 +12,13 @@
  * checks that the value has the field's type and that results.json lists exactly these pointers, and the page
  * names each one as stated by the runner, not recomputed.
  */
-import { isObject } from "./evidence.js";
+import { isObject, show } from "./evidence.js";
 
 /** @typedef {import("./evidence.js").RebuiltRequest} RebuiltRequest */
 /** @typedef {import("./sanity.js").SanityVerdict & { category: string, caseId: string }} Verdict */
 
 const STATUSES = ["completed", "truncated", "failed", "skipped"];
 const NUMBER_GROUPS = /** @type {const} */ (["tokens", "timings", "metrics"]);
-
-/** @param {unknown} value */
-function show(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
 
 /**
  * The pointers and values a line states ({} when it states none), or null after naming the problem.
