@@ -6,7 +6,14 @@
  * of another protocol, model or quantization.
  */
 import type { GitRepo } from "./_git.ts";
-import { EvidenceReader, type KnownProtocol, type ReadEntry, type ResolvedEntry, resolveEntry } from "./_entries.ts";
+import {
+  EvidenceReader,
+  folderOf,
+  type KnownProtocol,
+  type ReadEntry,
+  type ResolvedEntry,
+  resolveEntry,
+} from "./_entries.ts";
 import { reproductionProblems, type RunIdentity, runIdentity, setupDifferences } from "./_reproductions.ts";
 import {
   type CheckOutcome,
@@ -57,7 +64,7 @@ export type Reviewer = (folder: ReviewedFolder) => Promise<ReviewVerdict>;
 
 /** The folder of an entry's results.json at its evidence commit, read from git. */
 function gitFolder(repo: GitRepo, entry: ManifestEntry, resultsBytes: Uint8Array): ReviewedFolder {
-  const folder = entry.results_path.slice(0, -"/results.json".length);
+  const folder = folderOf(entry.results_path);
   return {
     folder,
     resultsBytes,

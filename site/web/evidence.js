@@ -44,6 +44,11 @@ export function show(value) {
   return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
 }
 
+/** The reference tokens of a JSON Pointer (RFC 6901), decoded. @param {string} pointer @returns {string[]} */
+export function pointerTokens(pointer) {
+  return pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
 /**
  * A token count only as an exact nonnegative safe integer; a number read with its lexeme (from a chunk's text)
  * must also be written as one: no sign, fraction or exponent, at most 2^53-1.

@@ -12,7 +12,7 @@
  * checks that the value has the field's type and that results.json lists exactly these pointers, and the page
  * names each one as stated by the runner, not recomputed.
  */
-import { isObject, show } from "./evidence.js";
+import { isObject, pointerTokens, show } from "./evidence.js";
 
 /** @typedef {import("./evidence.js").RebuiltRequest} RebuiltRequest */
 /** @typedef {import("./sanity.js").SanityVerdict & { category: string, caseId: string }} Verdict */
@@ -70,11 +70,6 @@ function sourceOf(pointer) {
   return { fields: ["final_answer", "tool_calls", "error", "usage_chunk", "timings_chunk", "skip_reason"] };
 }
 
-/** @param {string} pointer @returns {string[]} */
-function tokensOf(pointer) {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
-}
-
 /**
  * The record as the site rebuilt it, in results.json's shape (only the fields the site compares).
  * @param {RebuiltRequest} rebuilt @param {Verdict | null} verdict
@@ -101,7 +96,7 @@ function recordView(rebuilt, verdict) {
  * @param {Record<string, unknown>} view @param {string} pointer @param {unknown} value
  */
 function setAt(view, pointer, value) {
-  const tokens = tokensOf(pointer);
+  const tokens = pointerTokens(pointer);
   let at = view;
   for (const token of tokens.slice(0, -1)) {
     const next = Object.hasOwn(at, token) ? at[token] : undefined;
