@@ -6,6 +6,7 @@
  */
 import type { GitRepo } from "./_git.ts";
 import {
+  isObject,
   isSafeRelativePath,
   isSha256Hex,
   type KnownProtocol,
@@ -216,8 +217,4 @@ function knownResult(
   if (run.id !== entry.run_id) {
     resolved.contradictions.push(`run.id ${JSON.stringify(run.id)} differs from the entry's ${entry.run_id}`);
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,8 +4,7 @@
  * may be a simulation. The hardware, the engine build and the configuration may differ; those differences are
  * named so the manifest's maintainer and the page's reader see them.
  */
-import { parseStrictJson } from "./web/mod.js";
-import { isObject } from "./_entries.ts";
+import { isObject, parseStrictJson } from "./web/mod.js";
 
 /** The facts of a reviewed results.json that decide whether two runs are one protocol, model and quantization. */
 export interface RunIdentity {

@@ -7,6 +7,7 @@
  *
  * A malformed entry does not spoil the others: each entry gets its own list of problems.
  */
+import { isObject } from "./evidence.js";
 import { parseStrictJson } from "./strict_json.js";
 import { isSha256Hex } from "./sha256.js";
 
@@ -59,11 +60,6 @@ export const WITHDRAWN_FIELDS =
  * @typedef {{ ok: true, entries: ReadEntry[], withdrawn: WithdrawnEntry[] } | { ok: false, problem: string }}
  *   ReadManifest
  */
-
-/** @param {unknown} value @returns {value is Record<string, unknown>} */
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** A full Git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories), lowercase. @param {unknown} value */
 export function isFullCommit(value) {

@@ -11,6 +11,7 @@
 export { checkResult, isSafeRelativePath, RESULT_FORMAT, RESULT_SCHEMA_VERSION } from "./check_result.js";
 export { parseStrictJson } from "./strict_json.js";
 export { STATUS_RULES_WORDS } from "./check_status.js";
+export { isObject } from "./evidence.js";
 export { isSha256Hex, sha256Hex } from "./sha256.js";
 export { KNOWN_PROTOCOLS, PROTOCOLS_FORMAT, protocolsWithDeclarations } from "./protocol.js";
 export { isHandle, isResultsPath, isReviewUrl, MANIFEST_PATH, manifestText, readManifest } from "./manifest.js";
