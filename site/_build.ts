@@ -18,8 +18,8 @@ import {
 import { indexPage, resultPage, slugFor, WEB_FILES } from "./_pages.ts";
 import { MANIFEST_PATH, PROTOCOLS_FORMAT, readManifest, sha256Hex } from "./web/mod.js";
 
-export const SITE_FORMAT = "strata-site";
-export const SITE_SCHEMA_VERSION = 1;
+const SITE_FORMAT = "strata-site";
+const SITE_SCHEMA_VERSION = 1;
 
 /** Where the built site's files go: relative "/"-separated paths. */
 export interface SiteWriter {

@@ -24,7 +24,7 @@ import { resultFacts } from "./facts.js";
 
 export const RESULT_FORMAT = "strata-standard-benchmark";
 export const RESULT_SCHEMA_VERSION = 1;
-export const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
+const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
 /** The top-level sections of a result (spec, "Result file"); any other key is not a result's. */
 const RESULT_SECTIONS = /** @type {readonly string[]} */ ([
   "format",

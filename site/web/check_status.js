@@ -154,7 +154,7 @@ function requestCauses(checked, protocol, reused, out) {
  * @param {Set<string>} reused @param {readonly { path: string, json: unknown }[]} files the folder's verified JSON files
  * @returns {string[]}
  */
-export function nonconformities(result, checked, protocol, reused, files) {
+function nonconformities(result, checked, protocol, reused, files) {
   /** @type {string[]} */
   const out = [];
   requestCauses(checked, protocol, reused, out);

@@ -11,11 +11,11 @@ import { isObject } from "./evidence.js";
 import { parseStrictJson } from "./strict_json.js";
 import { isSha256Hex } from "./sha256.js";
 
-export const MANIFEST_FORMAT = "strata-approved-benchmarks";
-export const MANIFEST_SCHEMA_VERSION = 1;
+const MANIFEST_FORMAT = "strata-approved-benchmarks";
+const MANIFEST_SCHEMA_VERSION = 1;
 export const MANIFEST_PATH = "bench/approved.json";
-export const VERIFICATION_LEVELS = /** @type {readonly string[]} */ (["evidence-reviewed", "independently-reproduced"]);
-export const ENTRY_FIELDS = /** @type {const} */ ([
+const VERIFICATION_LEVELS = /** @type {readonly string[]} */ (["evidence-reviewed", "independently-reproduced"]);
+const ENTRY_FIELDS = /** @type {const} */ ([
   "run_id",
   "protocol_id",
   "results_path",
@@ -46,7 +46,7 @@ export const ENTRY_FIELDS = /** @type {const} */ ([
  * @typedef {{ run_id: string, results_sha256: string, reason: string, review_pr: string, withdrawn_at: string }}
  *   WithdrawnEntry
  */
-export const WITHDRAWN_FIELDS =
+const WITHDRAWN_FIELDS =
   /** @type {const} */ (["run_id", "results_sha256", "reason", "review_pr", "withdrawn_at"]);
 
 /**
@@ -62,7 +62,7 @@ export const WITHDRAWN_FIELDS =
  */
 
 /** A full Git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories), lowercase. @param {unknown} value */
-export function isFullCommit(value) {
+function isFullCommit(value) {
   return typeof value === "string" && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
 }
 

@@ -13,7 +13,7 @@
  */
 
 /** Deepest nesting accepted; deeper input is refused instead of exhausting the stack. */
-export const MAX_DEPTH = 256;
+const MAX_DEPTH = 256;
 
 /** A number as written in the source, for comparisons that must tell `3` from `3.0` or `3e0`. */
 export class JsonNumber {
