@@ -1,7 +1,7 @@
 /** `approved verify` / `approved add`: the approved manifest (bench/approved.json) of a results repository. */
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { FileReadError, invocationFolder, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { invocationFolder, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
 import {
   addApproved,
   GitRepo,
@@ -10,6 +10,7 @@ import {
   knownProtocols,
   MANIFEST_PATH,
   type ManifestFiles,
+  readIfPresent,
   verifyApproved,
   withdrawApproved,
 } from "../site/mod.ts";
@@ -64,15 +65,6 @@ Exit codes:
   ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
 `;
 
-async function readOptional(path: string): Promise<Uint8Array | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if (error instanceof FileReadError && error.code === "not_found") return null;
-    throw error;
-  }
-}
-
 async function protocolsFrom(path: string | undefined): Promise<readonly KnownProtocol[]> {
   return knownProtocols(path === undefined ? null : await readFile(resolve(invocationFolder(), path)));
 }
@@ -85,7 +77,7 @@ function repoOf(values: Record<string, unknown>): string {
 async function verify(values: Record<string, unknown>): Promise<number> {
   const repoDir = repoOf(values);
   const protocols = await protocolsFrom(values.protocols as string | undefined);
-  const manifest = await readOptional(join(repoDir, MANIFEST_PATH));
+  const manifest = await readIfPresent(join(repoDir, MANIFEST_PATH));
   if (manifest === null) {
     writeStderr(
       `Cannot verify: the repository "${repoDir}" has no ${MANIFEST_PATH}; pass --repo with the results repository ` +
@@ -127,7 +119,7 @@ function manifestFiles(repoDir: string): ManifestFiles {
   const manifestPath = join(repoDir, MANIFEST_PATH);
   return {
     readManifest: async () => {
-      const bytes = await readOptional(manifestPath);
+      const bytes = await readIfPresent(manifestPath);
       return bytes === null ? null : new TextDecoder().decode(bytes);
     },
     writeManifest: async (text) => {

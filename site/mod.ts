@@ -23,7 +23,7 @@ export { openSiteOutput, SiteOutputError } from "./_output.ts";
 export { siteRequestHandler } from "./_serve.ts";
 export { verifyFolder } from "./_verify_folder.ts";
 export { knownProtocols, ProtocolsFileError } from "./_protocols.ts";
-export { folderReader, gitRunner, outputFiles, readWebFile } from "./_deps.ts";
+export { folderReader, gitRunner, outputFiles, readIfPresent, readWebFile } from "./_deps.ts";
 export {
   type CheckOutcome,
   checkResult,

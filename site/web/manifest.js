@@ -46,8 +46,7 @@ const ENTRY_FIELDS = /** @type {const} */ ([
  * @typedef {{ run_id: string, results_sha256: string, reason: string, review_pr: string, withdrawn_at: string }}
  *   WithdrawnEntry
  */
-const WITHDRAWN_FIELDS =
-  /** @type {const} */ (["run_id", "results_sha256", "reason", "review_pr", "withdrawn_at"]);
+const WITHDRAWN_FIELDS = /** @type {const} */ (["run_id", "results_sha256", "reason", "review_pr", "withdrawn_at"]);
 
 /**
  * One entry as read: its fields when well-formed (`entry`), else null; `problems` names what is wrong.
