@@ -61,7 +61,7 @@ const WITHDRAWN_FIELDS = /** @type {const} */ (["run_id", "results_sha256", "rea
  */
 
 /** A full Git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories), lowercase. @param {unknown} value */
-function isFullCommit(value) {
+export function isFullCommit(value) {
   return typeof value === "string" && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value);
 }
 
