@@ -38,6 +38,17 @@ export function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Repeated);
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The bytes as UTF-8 text (a byte-order mark kept), or null when they are not UTF-8. @param {Uint8Array} bytes */
+export function decodeUtf8(bytes) {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
 /** A value for a problem's text: its JSON, cut at 60 characters. @param {unknown} value */
 export function show(value) {
   const text = JSON.stringify(value);
