@@ -28,7 +28,7 @@ import { SIMULATED_WORDS } from "./check_status.js";
  * @typedef {{
  *   runId: string, status: string, protocolId: string, stage: string, simulated: boolean,
  *   identity: { gpu: string, model: string, quant: string, track: string, engine: string },
- *   requiredDurationS: number | null, optionalDurationS: number | null, optionalConcurrency: boolean,
+ *   requiredDurationS: number | null,
  *   counts: Record<string, Record<string, number>>,
  *   quality: { passed: number, total: number, categories: Record<string, { passed: number, total: number }> },
  *   verdicts: { id: string, caseId: string, category: string, passed: boolean, reason: string, stated: boolean }[],
@@ -123,8 +123,6 @@ export function resultFacts(input) {
       engine: text(software.engine_version),
     },
     requiredDurationS: typeof run.required_duration_s === "number" ? run.required_duration_s : null,
-    optionalDurationS: typeof run.optional_duration_s === "number" ? run.optional_duration_s : null,
-    optionalConcurrency: optional,
     counts: input.counts,
     quality: input.quality,
     verdicts: checked.flatMap((r) =>
