@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  buildSite,
-  GitRepo,
-  gitRunner,
-  KNOWN_PROTOCOLS,
-  ManifestMissingError,
-  readWebFile,
-} from "../../site/mod.ts";
+import { buildSite, GitRepo, gitRunner, KNOWN_PROTOCOLS, ManifestMissingError, readWebFile } from "../../site/mod.ts";
 import { slugFor } from "../../site/_pages.ts";
 import { git, strataBench } from "./_fixture_repo.ts";
 
