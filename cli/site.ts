@@ -85,7 +85,8 @@ function typed(path: string): string {
   return resolve(invocationFolder(), path);
 }
 
-async function protocolsFrom(path: unknown) {
+/** The protocols a command knows, with those --protocols FILE declares, and that file's bytes (null without one). */
+export async function protocolsFrom(path: unknown) {
   const bytes = typeof path === "string" ? await readFile(typed(path)) : null;
   return { bytes, protocols: knownProtocols(bytes) };
 }
