@@ -1,22 +1,21 @@
 /** `approved verify` / `approved add`: the approved manifest (bench/approved.json) of a results repository. */
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { FileReadError, invocationFolder, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { invocationFolder, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
 import {
   addApproved,
   GitRepo,
   gitRunner,
-  type KnownProtocol,
-  knownProtocols,
   MANIFEST_PATH,
   type ManifestFiles,
+  readIfPresent,
   verifyApproved,
   withdrawApproved,
 } from "../site/mod.ts";
 import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
-import { progressLine, reviewer } from "./site.ts";
+import { progressLine, protocolsFrom, reviewer } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
@@ -64,19 +63,6 @@ Exit codes:
   ${EXIT.environment}  git is missing, the folder is not a repository, or a file cannot be read or written
 `;
 
-async function readOptional(path: string): Promise<Uint8Array | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if (error instanceof FileReadError && error.code === "not_found") return null;
-    throw error;
-  }
-}
-
-async function protocolsFrom(path: string | undefined): Promise<readonly KnownProtocol[]> {
-  return knownProtocols(path === undefined ? null : await readFile(resolve(invocationFolder(), path)));
-}
-
 /** The repository folder: --repo, or the folder the command was run from, as an absolute path. */
 function repoOf(values: Record<string, unknown>): string {
   return resolve(invocationFolder(), typeof values.repo === "string" ? values.repo : ".");
@@ -84,8 +70,8 @@ function repoOf(values: Record<string, unknown>): string {
 
 async function verify(values: Record<string, unknown>): Promise<number> {
   const repoDir = repoOf(values);
-  const protocols = await protocolsFrom(values.protocols as string | undefined);
-  const manifest = await readOptional(join(repoDir, MANIFEST_PATH));
+  const { protocols } = await protocolsFrom(values.protocols);
+  const manifest = await readIfPresent(join(repoDir, MANIFEST_PATH));
   if (manifest === null) {
     writeStderr(
       `Cannot verify: the repository "${repoDir}" has no ${MANIFEST_PATH}; pass --repo with the results repository ` +
@@ -127,7 +113,7 @@ function manifestFiles(repoDir: string): ManifestFiles {
   const manifestPath = join(repoDir, MANIFEST_PATH);
   return {
     readManifest: async () => {
-      const bytes = await readOptional(manifestPath);
+      const bytes = await readIfPresent(manifestPath);
       return bytes === null ? null : new TextDecoder().decode(bytes);
     },
     writeManifest: async (text) => {
@@ -165,7 +151,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
   if (folder === "" || folder.startsWith("..") || resolve(folder) === folder) {
     throw new UsageError(`the report folder "${positionals[0]}" is not inside the repository "${repoDir}"`);
   }
-  const protocols = await protocolsFrom(values.protocols as string | undefined);
+  const { protocols } = await protocolsFrom(values.protocols);
   const repo = new GitRepo(gitRunner(repoDir));
   await repo.assertRepository();
   const result = await addApproved(repo, manifestFiles(repoDir), {

@@ -80,16 +80,13 @@ Exit codes:
      holding other files
 `;
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A path the person typed, resolved against the folder they ran the command from (deno task's INIT_CWD). */
 function typed(path: string): string {
   return resolve(invocationFolder(), path);
 }
 
-async function protocolsFrom(path: unknown) {
+/** The protocols a command knows, with those --protocols FILE declares, and that file's bytes (null without one). */
+export async function protocolsFrom(path: unknown) {
   const bytes = typeof path === "string" ? await readFile(typed(path)) : null;
   return { bytes, protocols: knownProtocols(bytes) };
 }
@@ -199,7 +196,9 @@ export async function serveFolder(dir: string, hostname: string, port: number): 
       ? "the port is in use (another server, or an earlier site serve still running)"
       : code === "EADDRNOTAVAIL"
       ? "this machine has no such loopback address"
-      : describe(error);
+      : error instanceof Error
+      ? error.message
+      : String(error);
     writeStderr(`Cannot serve on ${shown}:${port}: ${why}; pass --port N with a free port, or --port 0 for any\n`);
     return EXIT.environment;
   }

@@ -6,7 +6,14 @@
  * of another protocol, model or quantization.
  */
 import type { GitRepo } from "./_git.ts";
-import { EvidenceReader, type KnownProtocol, type ReadEntry, resolveEntry } from "./_entries.ts";
+import {
+  EvidenceReader,
+  folderOf,
+  type KnownProtocol,
+  type ReadEntry,
+  type ResolvedEntry,
+  resolveEntry,
+} from "./_entries.ts";
 import { reproductionProblems, type RunIdentity, runIdentity, setupDifferences } from "./_reproductions.ts";
 import {
   type CheckOutcome,
@@ -55,22 +62,29 @@ export interface ReviewVerdict {
 /** The review every entry must pass (review/'s conductor; without one, the site's check alone). */
 export type Reviewer = (folder: ReviewedFolder) => Promise<ReviewVerdict>;
 
-/** The folder of `resultsPath` at `commit`, read from git. */
-export function gitFolder(
-  repo: GitRepo,
-  commit: string,
-  resultsPath: string,
-  resultsBytes: Uint8Array,
-  expected: ReviewedFolder["expected"],
-): ReviewedFolder {
-  const folder = resultsPath.slice(0, -"/results.json".length);
+/** The folder of an entry's results.json at its evidence commit, read from git. */
+function gitFolder(repo: GitRepo, entry: ManifestEntry, resultsBytes: Uint8Array): ReviewedFolder {
+  const folder = folderOf(entry.results_path);
   return {
     folder,
     resultsBytes,
-    read: (path) => repo.readBlob(commit, `${folder}/${path}`),
-    list: async () => [...(await repo.blobIds(commit, folder)).keys()].map((p) => p.slice(folder.length + 1)),
-    expected,
+    read: (path) => repo.readBlob(entry.evidence_commit, `${folder}/${path}`),
+    list: async () =>
+      [...(await repo.blobIds(entry.evidence_commit, folder)).keys()].map((p) => p.slice(folder.length + 1)),
+    expected: { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id },
   };
+}
+
+/**
+ * What the review refuses of a resolved entry (each refusal names the judge); nothing for an entry that cannot be
+ * read or whose evidence contradicts the manifest (those are reported as they are).
+ */
+export async function refusalsOf(repo: GitRepo, resolved: ResolvedEntry, review: Reviewer): Promise<string[]> {
+  const e = resolved.read.entry;
+  if (e === null || resolved.results === null || resolved.problems.length + resolved.contradictions.length > 0) {
+    return [];
+  }
+  return (await review(gitFolder(repo, e, resolved.results.bytes))).refusals;
 }
 
 /** The outcome of one entry in `approved verify`. */
@@ -123,12 +137,7 @@ export async function verifyApproved(
   for (const entry of read.entries) {
     const resolved = await resolveEntry(repo, entry, branch, options.protocols, reader);
     const problems = [...resolved.problems, ...resolved.contradictions];
-    const e = entry.entry;
-    if (options.review !== undefined && problems.length === 0 && e !== null && resolved.results !== null) {
-      const expected = { resultsSha256: e.results_sha256, runId: e.run_id, protocolId: e.protocol_id };
-      const folder = gitFolder(repo, e.evidence_commit, e.results_path, resolved.results.bytes, expected);
-      problems.push(...(await options.review(folder)).refusals);
-    }
+    if (options.review !== undefined) problems.push(...await refusalsOf(repo, resolved, options.review));
     options.onProgress?.(entries.length + 1, read.entries.length);
     entries.push({ read: entry, report: { label: entry.label, problems } });
     const identity = resolved.results === null ? null : runIdentity(resolved.results.bytes);
@@ -264,11 +273,8 @@ async function checkDraft(
       `Cannot add "${options.folder}": approved verify would reject the entry:\n  ${problems.join("\n  ")}`,
     );
   }
-  const expected = { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id };
   if (options.review !== undefined && resolved.results !== null) {
-    const verdict = await options.review(
-      gitFolder(repo, draft.evidence_commit, draft.results_path, resolved.results.bytes, expected),
-    );
+    const verdict = await options.review(gitFolder(repo, draft, resolved.results.bytes));
     if (!verdict.approved) {
       throw new ApprovedAddError(
         `Cannot add "${options.folder}": the review refuses it:\n  ${verdict.refusals.join("\n  ")}`,
@@ -278,7 +284,7 @@ async function checkDraft(
   }
   const check = await checkResult({
     resultsBytes: resolved.results?.bytes ?? null,
-    expected,
+    expected: { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id },
     readArtifact: (path) => repo.readBlob(draft.evidence_commit, `${options.folder}/${path}`),
     protocols: options.protocols,
   });

@@ -6,7 +6,7 @@
  * reviewed bytes and checks them itself. Nothing runs on the server at view time.
  */
 import type { GitRepo } from "./_git.ts";
-import { gitFolder, type Reviewer } from "./_approved.ts";
+import { refusalsOf, type Reviewer } from "./_approved.ts";
 import {
   EvidenceReader,
   folderOf,
@@ -18,8 +18,8 @@ import {
 import { indexPage, resultPage, slugFor, WEB_FILES } from "./_pages.ts";
 import { MANIFEST_PATH, PROTOCOLS_FORMAT, readManifest, sha256Hex } from "./web/mod.js";
 
-export const SITE_FORMAT = "strata-site";
-export const SITE_SCHEMA_VERSION = 1;
+const SITE_FORMAT = "strata-site";
+const SITE_SCHEMA_VERSION = 1;
 
 /** Where the built site's files go: relative "/"-separated paths. */
 export interface SiteWriter {
@@ -252,20 +252,6 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
     evidenceBytes: evidence.bytes,
     packBytes: evidence.packBytes,
   };
-}
-
-/**
- * What the review refuses of a resolved entry (each refusal names the judge); nothing for an entry the build cannot
- * read or whose evidence contradicts the manifest (the browser shows those), as `approved verify` does.
- */
-async function refusalsOf(repo: GitRepo, resolved: ResolvedEntry, review: Reviewer): Promise<string[]> {
-  const e = resolved.read.entry;
-  if (e === null || resolved.results === null || resolved.problems.length + resolved.contradictions.length > 0) {
-    return [];
-  }
-  const expected = { resultsSha256: e.results_sha256, runId: e.run_id, protocolId: e.protocol_id };
-  const folder = gitFolder(repo, e.evidence_commit, e.results_path, resolved.results.bytes, expected);
-  return (await review(folder)).refusals;
 }
 
 /**

@@ -71,13 +71,18 @@ export function folderReader(dir: string): FolderRead {
     if (!real.ok || real.value !== path) return null;
     const facts = await lstatOutcome(path);
     if (!facts.ok || !facts.value.isFile || facts.value.isSymlink) return null;
-    try {
-      return await readFile(path);
-    } catch (error) {
-      if (error instanceof FileReadError && error.code === "not_found") return null;
-      throw error;
-    }
+    return await readIfPresent(path);
   }, { list });
+}
+
+/** The bytes of the file at `path`, or null when there is none. */
+export async function readIfPresent(path: string): Promise<Uint8Array | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (error instanceof FileReadError && error.code === "not_found") return null;
+    throw error;
+  }
 }
 
 /** The runtime's safe folder writer for the output folder. */

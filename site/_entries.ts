@@ -6,6 +6,7 @@
  */
 import type { GitRepo } from "./_git.ts";
 import {
+  isObject,
   isSafeRelativePath,
   isSha256Hex,
   type KnownProtocol,
@@ -183,13 +184,13 @@ function resultObject(bytes: Uint8Array): Record<string, unknown> | null {
   return parsed.ok && isObject(parsed.value) ? parsed.value : null;
 }
 
-/** The format, schema version, protocol and run id checks; false when the result is not one this site reads. */
+/** The format, schema version, protocol and run id checks; the ids only of a result this site reads. */
 function knownResult(
   result: Record<string, unknown>,
   entry: NonNullable<ReadEntry["entry"]>,
   protocols: readonly KnownProtocol[],
   resolved: ResolvedEntry,
-): boolean {
+): void {
   if (result.format !== RESULT_FORMAT || result.schema_version !== RESULT_SCHEMA_VERSION) {
     const field = (name: string, value: unknown) =>
       value === undefined ? `no ${name}` : `${name} ${JSON.stringify(value)}`;
@@ -199,7 +200,7 @@ function knownResult(
       }; ` +
         `this site reads ${RESULT_FORMAT} ${RESULT_SCHEMA_VERSION} (legacy and other reports are not standard)`,
     );
-    return false;
+    return;
   }
   const protocol = isObject(result.protocol) ? result.protocol : {};
   const run = isObject(result.run) ? result.run : {};
@@ -216,9 +217,4 @@ function knownResult(
   if (run.id !== entry.run_id) {
     resolved.contradictions.push(`run.id ${JSON.stringify(run.id)} differs from the entry's ${entry.run_id}`);
   }
-  return true;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -7,6 +7,7 @@
  */
 import type { FolderWriter } from "../runtime/mod.ts";
 import type { SiteWriter } from "./_build.ts";
+import { isSafeRelativePath } from "./web/mod.js";
 
 /** Opens the output folder for writing; site/_deps.ts wires runtime's `openFolderWriter`. */
 export interface OutputFiles {
@@ -19,7 +20,7 @@ export class SiteOutputError extends Error {
 }
 
 /** The marker a build leaves in its folder. */
-export const BUILD_MARKER = ".strata-site-files.json";
+const BUILD_MARKER = ".strata-site-files.json";
 
 /** A marker lists paths; its size is bounded by what a build of any manifest writes. */
 const MAX_MARKER_BYTES = 64 * 1024 * 1024;
@@ -27,11 +28,6 @@ const MAX_MARKER_BYTES = 64 * 1024 * 1024;
 /** A writer into the prepared folder, and `finish` to leave the marker. */
 export interface SiteOutput extends SiteWriter {
   finish(files: readonly string[]): Promise<void>;
-}
-
-function safeListed(path: unknown): path is string {
-  return typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\\") &&
-    path.split("/").every((s) => s !== "" && s !== "." && s !== "..");
 }
 
 function describe(error: unknown): string {
@@ -53,7 +49,7 @@ async function previousFiles(folder: FolderWriter, dir: string): Promise<string[
     throw new SiteOutputError(`Cannot build into "${dir}": its ${BUILD_MARKER} is not JSON; remove the folder first`);
   }
   const previous = (listed as { files?: unknown } | null)?.files;
-  if (!Array.isArray(previous) || !previous.every(safeListed)) {
+  if (!Array.isArray(previous) || !previous.every(isSafeRelativePath)) {
     throw new SiteOutputError(`Cannot build into "${dir}": its ${BUILD_MARKER} is malformed; remove the folder first`);
   }
   return previous;

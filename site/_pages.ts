@@ -24,6 +24,7 @@ export const WEB_FILES = [
   "page_common.js",
   "page_index.js",
   "page_record.js",
+  "page_reproductions.js",
   "page_result.js",
   "protocol.js",
   "remembered.js",

@@ -4,7 +4,7 @@
  * may be a simulation. The hardware, the engine build and the configuration may differ; those differences are
  * named so the manifest's maintainer and the page's reader see them.
  */
-import { parseStrictJson } from "./web/mod.js";
+import { isObject, parseStrictJson } from "./web/mod.js";
 
 /** The facts of a reviewed results.json that decide whether two runs are one protocol, model and quantization. */
 export interface RunIdentity {
@@ -20,10 +20,6 @@ export interface RunIdentity {
 }
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function textOf(value: unknown): string | null {
   return typeof value === "string" && value !== "" ? value : null;

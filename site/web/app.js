@@ -7,11 +7,11 @@
  * reasons and none of its numbers. A verified verdict is remembered in this browser (remembered.js), and a page
  * that shows a remembered one says so.
  */
+import { isObject } from "./evidence.js";
 import { readManifest } from "./manifest.js";
 import { sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
-import { fetchBytes, unverifiable, verifyEntry } from "./verify_entry.js";
-import { siteProtocols } from "./verify_entry.js";
+import { fetchBytes, siteProtocols, unverifiable, verifyEntry } from "./verify_entry.js";
 import { h, show } from "./app_dom.js";
 import { kindOf } from "./app_state.js";
 import { openRemembered } from "./remembered.js";
@@ -217,9 +217,7 @@ async function recordOf(state, slug) {
   const bytes = await fetchBytes(state.root + entry.site.results);
   if (bytes === null || await sha256Hex(bytes) !== entry.outcome.resultsSha256) return null;
   const parsed = parseStrictJson(new TextDecoder().decode(bytes));
-  return parsed.ok && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value)
-    ? /** @type {Record<string, unknown>} */ (parsed.value)
-    : null;
+  return parsed.ok && isObject(parsed.value) ? parsed.value : null;
 }
 
 async function main() {

@@ -62,7 +62,7 @@ export function num(value, digits = 1) {
  * @param {{ median: number | null, min: number | null, max: number | null, n: number } | undefined} stat
  * @param {number} digits
  */
-export function statText(stat, digits) {
+function statText(stat, digits) {
   if (stat === undefined) return "not measured";
   if (stat.median === null) return `not measured (n=${stat.n})`;
   return `${num(stat.median, digits)} [${num(stat.min, digits)}-${num(stat.max, digits)}] n=${stat.n}`;

@@ -4,7 +4,7 @@
  * request counts per phase with their identities, the sanity score, the per-case summaries (median, min, max, n,
  * included and excluded ids) and the concurrency rounds (the run status: check_status.js).
  */
-import { isObject, sameNumber } from "./evidence.js";
+import { isObject, sameNumber, show } from "./evidence.js";
 import { BURST_CASE, CATEGORIES, PERFORMANCE_CASES, PHASES, SUMMARY_METRICS } from "./protocol.js";
 
 /** @typedef {import("./check_records.js").CheckedRequest} CheckedRequest */
@@ -21,12 +21,6 @@ import { BURST_CASE, CATEGORIES, PERFORMANCE_CASES, PHASES, SUMMARY_METRICS } fr
 /** @typedef {{ round: number, request_ids: string[], wall_s: number | null, output_tokens: number | null,
  *   aggregate_tps: number | null, failed: number }} Round */
 
-/** @param {unknown} value */
-function show(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
-
 /**
  * Median of a sorted list (mean of the two middle values for an even count).
  * @param {readonly number[]} sorted
@@ -38,6 +32,22 @@ export function medianOfSorted(sorted) {
   return n % 2 === 1
     ? /** @type {number} */ (sorted[mid])
     : (/** @type {number} */ (sorted[mid - 1]) + /** @type {number} */ (sorted[mid])) / 2;
+}
+
+/**
+ * The median, range and count of some values, with the values sorted.
+ * @param {readonly number[]} values
+ * @returns {{ median: number | null, min: number | null, max: number | null, n: number, values: number[] }}
+ */
+export function statOf(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: medianOfSorted(sorted),
+    min: sorted[0] ?? null,
+    max: sorted.at(-1) ?? null,
+    n: sorted.length,
+    values: sorted,
+  };
 }
 
 /**
@@ -153,15 +163,10 @@ export function checkSummaries(claimed, checked, optional, reused, problems) {
           valid.push({ id: request.scheduled.id, value });
         } else excluded.push(request.scheduled.id);
       }
-      const sorted = valid.map((v) => v.value).sort((a, b) => a - b);
       summaries.push({
         ...group,
         metric,
-        median: medianOfSorted(sorted),
-        min: sorted[0] ?? null,
-        max: sorted[sorted.length - 1] ?? null,
-        n: sorted.length,
-        values: sorted,
+        ...statOf(valid.map((v) => v.value)),
         included: valid.map((v) => v.id),
         excluded,
       });

@@ -6,7 +6,7 @@
  */
 
 /** Name endings of model weight and checkpoint files. */
-export const WEIGHT_SUFFIXES = /** @type {readonly string[]} */ ([
+const WEIGHT_SUFFIXES = /** @type {readonly string[]} */ ([
   ".gguf",
   ".ggml",
   ".safetensors",
@@ -25,14 +25,14 @@ export const WEIGHT_SUFFIXES = /** @type {readonly string[]} */ ([
 ]);
 
 /** The files every result folder has besides its artifacts. */
-export const FOLDER_OWN_FILES = /** @type {readonly string[]} */ (["results.json", "README.md"]);
+const FOLDER_OWN_FILES = /** @type {readonly string[]} */ (["results.json", "README.md"]);
 
 /**
  * Which weight format the first bytes of a file show: "GGUF" (the four bytes GGUF) or "safetensors" (an 8-byte
  * little-endian header length that fits the file, then a JSON object), else null.
  * @param {Uint8Array} bytes @returns {string | null}
  */
-export function weightMagic(bytes) {
+function weightMagic(bytes) {
   if (bytes.length >= 4 && bytes[0] === 0x47 && bytes[1] === 0x47 && bytes[2] === 0x55 && bytes[3] === 0x46) {
     return "GGUF";
   }

@@ -16,7 +16,7 @@
  *
  * An edit after the run that changed a measured value shows here even when every file hash was updated with it.
  */
-import { isObject } from "./evidence.js";
+import { decodeUtf8, isObject } from "./evidence.js";
 import { sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
 
@@ -114,12 +114,7 @@ export async function measuredProblems(result, read) {
   });
   const path = typeof outputs.path === "string" ? outputs.path : "";
   const bytes = await read(path);
-  let text = null;
-  try {
-    text = bytes === null ? null : new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    text = null;
-  }
+  const text = bytes === null ? null : decodeUtf8(bytes);
   if (text === null) return [...problems, changed(`${JSON.stringify(path)} is not in the evidence`)];
   const texts = text.split("\n");
   if (texts.at(-1) === "") texts.pop();
@@ -142,12 +137,8 @@ export async function measuredProblems(result, read) {
  * @returns {Promise<string[]>}
  */
 export async function changedAfterRun(bytes, read) {
-  let text = null;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return [];
-  }
+  const text = decodeUtf8(bytes);
+  if (text === null) return [];
   const parsed = parseStrictJson(text, { integersAsWritten: true });
   return parsed.ok && isObject(parsed.value) ? await measuredProblems(parsed.value, read) : [];
 }

@@ -5,7 +5,7 @@
  * request body is that request (marker, seed, cap); status, finish reason, counts, durations, rates and sanity
  * verdicts equal what the line itself supports.
  */
-import { isObject, rebuildRequest, sameNumber } from "./evidence.js";
+import { isObject, rebuildRequest, sameNumber, show } from "./evidence.js";
 import { judgeSanity } from "./sanity.js";
 import { SANITY_CASES } from "./protocol.js";
 import { statedOf, withStated } from "./stated.js";
@@ -36,12 +36,6 @@ const TOKEN_FIELDS =
   /** @type {const} */ (["input_tokens", "cached_tokens", "read_tokens", "output_tokens", "decode_tokens"]);
 const TIMING_FIELDS = /** @type {const} */ (["prompt_s", "decode_s", "ttft_s", "first_answer_s", "total_s"]);
 const METRIC_FIELDS = /** @type {const} */ (["prompt_tps", "decode_tps"]);
-
-/** @param {unknown} value */
-function show(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
 
 /**
  * Parses outputs.jsonl into its lines by request id.

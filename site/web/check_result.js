@@ -14,7 +14,7 @@ import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse
 import { checkStatus, simulationMarked } from "./check_status.js";
 import { activePicture, folderProblems, weightReason } from "./check_folder.js";
 import { changedAfterRun, measuredProblems } from "./check_measured.js";
-import { isObject } from "./evidence.js";
+import { decodeUtf8, isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
 import { parseStrictJson } from "./strict_json.js";
 import { resultFacts } from "./facts.js";
@@ -24,7 +24,7 @@ import { resultFacts } from "./facts.js";
 
 export const RESULT_FORMAT = "strata-standard-benchmark";
 export const RESULT_SCHEMA_VERSION = 1;
-export const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
+const ARTIFACT_KINDS = /** @type {readonly string[]} */ (["config", "engine_log", "outputs", "provenance"]);
 /** The top-level sections of a result (spec, "Result file"); any other key is not a result's. */
 const RESULT_SECTIONS = /** @type {readonly string[]} */ ([
   "format",
@@ -83,17 +83,6 @@ export function isSafeRelativePath(path) {
     return false;
   }
   return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** @param {Uint8Array} bytes @returns {string | null} */
-function decodeUtf8(bytes) {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -13,7 +13,9 @@
  *
  * A stated status better than the one these rules give fails the check.
  */
-import { isObject } from "./evidence.js";
+import { isObject, show } from "./evidence.js";
+import { isFullCommit } from "./manifest.js";
+import { isSha256Hex } from "./sha256.js";
 
 /** @typedef {import("./check_records.js").CheckedRequest} CheckedRequest */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
@@ -35,15 +37,7 @@ export const SIMULATED_WORDS = "says the engine was simulated";
 /** The words of the problem a stated status better than the rules' gives (the status rules' own refusal). */
 export const STATUS_RULES_WORDS = "the status rules give";
 
-const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const SHA256 = /^[0-9a-f]{64}$/;
 const RANK = /** @type {const} */ ({ complete: 0, partial: 1, nonconforming: 2 });
-
-/** @param {unknown} value */
-function show(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
 
 /**
  * The engine stores sampling values as 32-bit floats (0.95 reads back as 0.949999988...): equal within that.
@@ -76,10 +70,10 @@ function simulatedMark(value, at = "", depth = 0) {
  */
 function identityGaps(result, protocol, out) {
   const software = isObject(result.software) ? result.software : {};
-  if (typeof software.strata_commit !== "string" || !COMMIT.test(software.strata_commit)) {
+  if (!isFullCommit(software.strata_commit)) {
     out.push(`the engine commit (software.strata_commit) is ${show(software.strata_commit)}, not a full commit`);
   }
-  if (typeof software.runner_commit !== "string" || !COMMIT.test(software.runner_commit)) {
+  if (!isFullCommit(software.runner_commit)) {
     out.push(`the runner commit (software.runner_commit) is ${show(software.runner_commit)}, not a full commit`);
   }
   const model = isObject(result.model) ? result.model : {};
@@ -87,7 +81,7 @@ function identityGaps(result, protocol, out) {
   if (files.length === 0) out.push("model.files names no model file, so nothing identifies the weights");
   for (const file of files) {
     const sha = isObject(file) ? file.sha256 : undefined;
-    if (typeof sha !== "string" || !SHA256.test(sha)) {
+    if (!isSha256Hex(sha)) {
       out.push(`model file ${show(isObject(file) ? file.path : file)} has no SHA-256 (${show(sha)})`);
     }
   }
@@ -160,7 +154,7 @@ function requestCauses(checked, protocol, reused, out) {
  * @param {Set<string>} reused @param {readonly { path: string, json: unknown }[]} files the folder's verified JSON files
  * @returns {string[]}
  */
-export function nonconformities(result, checked, protocol, reused, files) {
+function nonconformities(result, checked, protocol, reused, files) {
   /** @type {string[]} */
   const out = [];
   requestCauses(checked, protocol, reused, out);

@@ -38,6 +38,28 @@ export function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Repeated);
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The bytes as UTF-8 text (a byte-order mark kept), or null when they are not UTF-8. @param {Uint8Array} bytes */
+export function decodeUtf8(bytes) {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** A value for a problem's text: its JSON, cut at 60 characters. @param {unknown} value */
+export function show(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
+}
+
+/** The reference tokens of a JSON Pointer (RFC 6901), decoded. @param {string} pointer @returns {string[]} */
+export function pointerTokens(pointer) {
+  return pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
 /**
  * A token count only as an exact nonnegative safe integer; a number read with its lexeme (from a chunk's text)
  * must also be written as one: no sign, fraction or exponent, at most 2^53-1.

@@ -6,7 +6,7 @@
  */
 import { isObject } from "./evidence.js";
 import { BURST_CASE, PERFORMANCE_CASES } from "./protocol.js";
-import { medianOfSorted } from "./check_derived.js";
+import { statOf } from "./check_derived.js";
 import { SIMULATED_WORDS } from "./check_status.js";
 
 /** @typedef {import("./check_records.js").CheckedRequest} CheckedRequest */
@@ -28,7 +28,7 @@ import { SIMULATED_WORDS } from "./check_status.js";
  * @typedef {{
  *   runId: string, status: string, protocolId: string, stage: string, simulated: boolean,
  *   identity: { gpu: string, model: string, quant: string, track: string, engine: string },
- *   requiredDurationS: number | null, optionalDurationS: number | null, optionalConcurrency: boolean,
+ *   requiredDurationS: number | null,
  *   counts: Record<string, Record<string, number>>,
  *   quality: { passed: number, total: number, categories: Record<string, { passed: number, total: number }> },
  *   verdicts: { id: string, caseId: string, category: string, passed: boolean, reason: string, stated: boolean }[],
@@ -68,18 +68,6 @@ function range(values) {
   return known.length === 0 ? null : { min: Math.min(...known), max: Math.max(...known) };
 }
 
-/** @param {readonly number[]} values @returns {Stat} */
-function stat(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    median: medianOfSorted(sorted),
-    min: sorted[0] ?? null,
-    max: sorted[sorted.length - 1] ?? null,
-    n: sorted.length,
-    values: sorted,
-  };
-}
-
 /**
  * @param {{ result: Record<string, unknown>, protocol: KnownProtocol, checked: readonly CheckedRequest[],
  *   counts: Record<string, Record<string, number>>, quality: ResultFacts["quality"], summaries: readonly Summary[],
@@ -117,7 +105,7 @@ export function resultFacts(input) {
       cachedTokens: range(members.map((r) => r.rebuilt.tokens.cached_tokens)),
       outputTokens: range(members.map((r) => r.rebuilt.tokens.output_tokens)),
       metrics,
-      aggregateTps: group.phase === "concurrency" ? stat(aggregates) : null,
+      aggregateTps: group.phase === "concurrency" ? statOf(aggregates) : null,
     });
   }
   const reasons = Array.isArray(extensions.status_reasons) ? extensions.status_reasons : [];
@@ -135,8 +123,6 @@ export function resultFacts(input) {
       engine: text(software.engine_version),
     },
     requiredDurationS: typeof run.required_duration_s === "number" ? run.required_duration_s : null,
-    optionalDurationS: typeof run.optional_duration_s === "number" ? run.optional_duration_s : null,
-    optionalConcurrency: optional,
     counts: input.counts,
     quality: input.quality,
     verdicts: checked.flatMap((r) =>

@@ -7,14 +7,15 @@
  *
  * A malformed entry does not spoil the others: each entry gets its own list of problems.
  */
+import { isObject } from "./evidence.js";
 import { parseStrictJson } from "./strict_json.js";
 import { isSha256Hex } from "./sha256.js";
 
-export const MANIFEST_FORMAT = "strata-approved-benchmarks";
-export const MANIFEST_SCHEMA_VERSION = 1;
+const MANIFEST_FORMAT = "strata-approved-benchmarks";
+const MANIFEST_SCHEMA_VERSION = 1;
 export const MANIFEST_PATH = "bench/approved.json";
-export const VERIFICATION_LEVELS = /** @type {readonly string[]} */ (["evidence-reviewed", "independently-reproduced"]);
-export const ENTRY_FIELDS = /** @type {const} */ ([
+const VERIFICATION_LEVELS = /** @type {readonly string[]} */ (["evidence-reviewed", "independently-reproduced"]);
+const ENTRY_FIELDS = /** @type {const} */ ([
   "run_id",
   "protocol_id",
   "results_path",
@@ -45,8 +46,7 @@ export const ENTRY_FIELDS = /** @type {const} */ ([
  * @typedef {{ run_id: string, results_sha256: string, reason: string, review_pr: string, withdrawn_at: string }}
  *   WithdrawnEntry
  */
-export const WITHDRAWN_FIELDS =
-  /** @type {const} */ (["run_id", "results_sha256", "reason", "review_pr", "withdrawn_at"]);
+const WITHDRAWN_FIELDS = /** @type {const} */ (["run_id", "results_sha256", "reason", "review_pr", "withdrawn_at"]);
 
 /**
  * One entry as read: its fields when well-formed (`entry`), else null; `problems` names what is wrong.
@@ -59,11 +59,6 @@ export const WITHDRAWN_FIELDS =
  * @typedef {{ ok: true, entries: ReadEntry[], withdrawn: WithdrawnEntry[] } | { ok: false, problem: string }}
  *   ReadManifest
  */
-
-/** @param {unknown} value @returns {value is Record<string, unknown>} */
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** A full Git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories), lowercase. @param {unknown} value */
 export function isFullCommit(value) {

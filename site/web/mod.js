@@ -8,37 +8,15 @@
  * Nothing here imports from the rest of the project (score/, runner/, report/ or the shared contract): where the
  * runner's scorer and this code disagree on a result, the site says so.
  */
-export {
-  checkEvidence,
-  checkResult,
-  isSafeRelativePath,
-  judgeAgainstEntry,
-  RESULT_FORMAT,
-  RESULT_SCHEMA_VERSION,
-} from "./check_result.js";
-export { JsonNumber, parseStrictJson } from "./strict_json.js";
-export { SIMULATED_WORDS, STATUS_RULES_WORDS } from "./check_status.js";
-export { folderProblems, weightMagic, weightReason } from "./check_folder.js";
-export { jsonEqual, judgeSanity, stripAsciiSpace } from "./sanity.js";
+export { checkResult, isSafeRelativePath, RESULT_FORMAT, RESULT_SCHEMA_VERSION } from "./check_result.js";
+export { parseStrictJson } from "./strict_json.js";
+export { STATUS_RULES_WORDS } from "./check_status.js";
+export { isObject } from "./evidence.js";
 export { isSha256Hex, sha256Hex } from "./sha256.js";
-export { KNOWN_PROTOCOLS, PROTOCOLS_FORMAT, protocolsWithDeclarations, SANITY_CASES } from "./protocol.js";
-export {
-  isFullCommit,
-  isHandle,
-  isResultsPath,
-  isReviewUrl,
-  isUtcTimestamp,
-  MANIFEST_FORMAT,
-  MANIFEST_PATH,
-  MANIFEST_SCHEMA_VERSION,
-  manifestText,
-  readManifest,
-} from "./manifest.js";
+export { KNOWN_PROTOCOLS, PROTOCOLS_FORMAT, protocolsWithDeclarations } from "./protocol.js";
+export { isHandle, isResultsPath, isReviewUrl, MANIFEST_PATH, manifestText, readManifest } from "./manifest.js";
 
 /** @typedef {import("./check_result.js").CheckOutcome} CheckOutcome */
-/** @typedef {import("./check_result.js").CheckInput} CheckInput */
-/** @typedef {import("./check_result.js").EvidenceOutcome} EvidenceOutcome */
-/** @typedef {import("./facts.js").ResultFacts} ResultFacts */
 /** @typedef {import("./protocol.js").KnownProtocol} KnownProtocol */
 /** @typedef {import("./manifest.js").ManifestEntry} ManifestEntry */
 /** @typedef {import("./manifest.js").ReadEntry} ReadEntry */

@@ -299,6 +299,16 @@ function unrankedSection(state, rows, text) {
   );
 }
 
+/**
+ * One listed entry (never ranked): its badge, page link, `what` follows, its review and remembered mark, `after`.
+ * @param {SiteState} state @param {VerifiedEntry} e @param {import("./app_dom.js").Child} badge
+ * @param {import("./app_dom.js").Child} what @param {import("./app_dom.js").Child} [after]
+ */
+function entryItem(state, e, badge, what, after = null) {
+  const attributes = { "data-run": e.site.run_id ?? "", "data-kind": e.kind };
+  return h("li", attributes, badge, " ", pageLink(state, e), what, " ", reviewLink(e), " ", rememberedMark(e), after);
+}
+
 /** Nonconforming and draft-protocol results: verified, reachable, outside the standard list. @param {SiteState} state @param {VerifiedEntry[]} outside */
 function outsideSection(state, outside) {
   return h(
@@ -316,19 +326,8 @@ function outsideSection(state, outside) {
       { class: "entries" },
       outside.map((e) => {
         const f = /** @type {ResultFacts} */ (e.outcome.facts);
-        return h(
-          "li",
-          { "data-run": e.site.run_id ?? "", "data-kind": e.kind },
-          statusBadges(f),
-          " ",
-          pageLink(state, e),
-          ` ${f.protocolId} / ${f.identity.gpu} / ${f.identity.model} / ${f.identity.quant} / sanity `,
-          ...qualityCell(f),
-          " ",
-          reviewLink(e),
-          " ",
-          rememberedMark(e),
-        );
+        const what = ` ${f.protocolId} / ${f.identity.gpu} / ${f.identity.model} / ${f.identity.quant} / sanity `;
+        return entryItem(state, e, statusBadges(f), [what, ...qualityCell(f)]);
       }),
     ),
   );
@@ -350,16 +349,11 @@ function rejectedSection(state, rejected) {
       "ul",
       { class: "entries" },
       rejected.map((e) =>
-        h(
-          "li",
-          { "data-run": e.site.run_id ?? "", "data-kind": e.kind },
+        entryItem(
+          state,
+          e,
           kindBadge(e.kind),
-          " ",
-          pageLink(state, e),
-          " ",
-          reviewLink(e),
-          " ",
-          rememberedMark(e),
+          null,
           h("ul", { class: "reasons" }, e.outcome.reasons.slice(0, 5).map((r) => h("li", {}, r))),
         )
       ),

@@ -11,7 +11,7 @@
  * The values are the runner's record, shown as written (this page verified their file's hash, not their truth).
  */
 import { h } from "./app_dom.js";
-import { isObject } from "./evidence.js";
+import { isObject, pointerTokens } from "./evidence.js";
 import { factList, plainTable } from "./page_common.js";
 
 /** @typedef {import("./app_dom.js").Child} Child */
@@ -22,8 +22,7 @@ import { factList, plainTable } from "./page_common.js";
  */
 function at(root, pointer) {
   let value = root;
-  for (const raw of pointer.split("/").slice(1)) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+  for (const key of pointerTokens(pointer)) {
     if (Array.isArray(value)) value = value[Number(key)];
     else if (isObject(value) && Object.hasOwn(value, key)) value = value[key];
     else return undefined;

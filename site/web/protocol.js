@@ -6,6 +6,8 @@
  * disagree, the site's check fails and a person looks at which one misread the spec.
  */
 
+import { isObject } from "./evidence.js";
+
 /** @typedef {"warmup" | "performance" | "sanity" | "concurrency"} Phase */
 /** @typedef {"instruction" | "retrieval" | "tool_call"} Category */
 
@@ -143,7 +145,7 @@ function qwen38Schedule(optionalConcurrency) {
 }
 
 /** @type {Workload} */
-export const QWEN38_THINKING_V1 = Object.freeze({
+const QWEN38_THINKING_V1 = Object.freeze({
   name: "qwen38-thinking-v1",
   profile: "qwen3.8-flash-next-thinking",
   schedule: qwen38Schedule,
@@ -163,11 +165,6 @@ export const QWEN38_THINKING_V1 = Object.freeze({
   }),
   chatTemplateKwargs: Object.freeze({ enable_thinking: true, preserve_thinking: true }),
 });
-
-/** Workloads by name; a registry entry names one of these. */
-export const WORKLOADS = /** @type {Readonly<Record<string, Workload>>} */ (Object.freeze({
-  [QWEN38_THINKING_V1.name]: QWEN38_THINKING_V1,
-}));
 
 /**
  * A protocol id the site knows. `stage` "draft": pilot data, kept outside the standard list; "activated": may
@@ -242,10 +239,8 @@ export function protocolsWithDeclarations(value) {
   const problems = [];
   /** @type {KnownProtocol[]} */
   const protocols = [...KNOWN_PROTOCOLS];
-  const file = /** @type {Record<string, unknown>} */ (value);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, problems: ["(root): expected a JSON object"] };
-  }
+  if (!isObject(value)) return { ok: false, problems: ["(root): expected a JSON object"] };
+  const file = value;
   if (file.format !== PROTOCOLS_FORMAT) problems.push(`/format: expected "${PROTOCOLS_FORMAT}"`);
   if (file.schema_version !== 1) problems.push("/schema_version: expected 1 (the only version this site reads)");
   for (const key of Object.keys(file)) {
@@ -257,10 +252,8 @@ export function protocolsWithDeclarations(value) {
   }
   file.protocols.forEach((raw, index) => {
     const at = `/protocols/${index}`;
-    const declared = /** @type {Record<string, unknown>} */ (raw);
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      return void problems.push(`${at}: expected an object`);
-    }
+    if (!isObject(raw)) return void problems.push(`${at}: expected an object`);
+    const declared = raw;
     for (const key of Object.keys(declared)) {
       if (!["id", "stage", "definition_of"].includes(key)) problems.push(`${at}/${key}: unknown field`);
     }

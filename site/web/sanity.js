@@ -24,7 +24,7 @@ const ASCII_SPACE = /^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g;
  * Strips only surrounding ASCII whitespace (tab, LF, VT, FF, CR, space).
  * @param {string} text
  */
-export function stripAsciiSpace(text) {
+function stripAsciiSpace(text) {
   return text.replace(ASCII_SPACE, "");
 }
 
@@ -33,7 +33,7 @@ export function stripAsciiSpace(text) {
  * objects need the same key set; arrays the same order.
  * @param {unknown} a @param {unknown} b @returns {boolean}
  */
-export function jsonEqual(a, b) {
+function jsonEqual(a, b) {
   if (a instanceof JsonNumber || b instanceof JsonNumber) {
     if (!(a instanceof JsonNumber && b instanceof JsonNumber)) return false;
     if (a.isInteger !== b.isInteger) return false;

@@ -12,19 +12,13 @@
  * checks that the value has the field's type and that results.json lists exactly these pointers, and the page
  * names each one as stated by the runner, not recomputed.
  */
-import { isObject } from "./evidence.js";
+import { isObject, pointerTokens, show } from "./evidence.js";
 
 /** @typedef {import("./evidence.js").RebuiltRequest} RebuiltRequest */
 /** @typedef {import("./sanity.js").SanityVerdict & { category: string, caseId: string }} Verdict */
 
 const STATUSES = ["completed", "truncated", "failed", "skipped"];
 const NUMBER_GROUPS = /** @type {const} */ (["tokens", "timings", "metrics"]);
-
-/** @param {unknown} value */
-function show(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 60)}...` : text;
-}
 
 /**
  * The pointers and values a line states ({} when it states none), or null after naming the problem.
@@ -76,11 +70,6 @@ function sourceOf(pointer) {
   return { fields: ["final_answer", "tool_calls", "error", "usage_chunk", "timings_chunk", "skip_reason"] };
 }
 
-/** @param {string} pointer @returns {string[]} */
-function tokensOf(pointer) {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
-}
-
 /**
  * The record as the site rebuilt it, in results.json's shape (only the fields the site compares).
  * @param {RebuiltRequest} rebuilt @param {Verdict | null} verdict
@@ -107,7 +96,7 @@ function recordView(rebuilt, verdict) {
  * @param {Record<string, unknown>} view @param {string} pointer @param {unknown} value
  */
 function setAt(view, pointer, value) {
-  const tokens = tokensOf(pointer);
+  const tokens = pointerTokens(pointer);
   let at = view;
   for (const token of tokens.slice(0, -1)) {
     const next = Object.hasOwn(at, token) ? at[token] : undefined;

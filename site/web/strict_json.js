@@ -13,7 +13,7 @@
  */
 
 /** Deepest nesting accepted; deeper input is refused instead of exhausting the stack. */
-export const MAX_DEPTH = 256;
+const MAX_DEPTH = 256;
 
 /** A number as written in the source, for comparisons that must tell `3` from `3.0` or `3e0`. */
 export class JsonNumber {
@@ -217,18 +217,20 @@ class Parser {
     for (;;) {
       this.skipSpace();
       items.push(this.value(depth));
-      this.skipSpace();
-      const c = this.text.charCodeAt(this.at);
-      if (c === 0x2c) {
-        this.at++;
-        continue;
-      }
-      if (c === 0x5d) {
-        this.at++;
-        return items;
-      }
-      throw new Failure("expected , or ] in an array", this.at);
+      if (!this.more(0x5d, "] in an array")) return items;
     }
+  }
+
+  /**
+   * Past the comma or the closing `close` after an item: whether another item follows.
+   * @param {number} close @param {string} what
+   */
+  more(close, what) {
+    this.skipSpace();
+    const c = this.text.charCodeAt(this.at);
+    if (c !== 0x2c && c !== close) throw new Failure(`expected , or ${what}`, this.at);
+    this.at++;
+    return c === 0x2c;
   }
 
   /** @param {number} depth */
@@ -261,17 +263,7 @@ class Parser {
           ? new Repeated([...earlier.values, value])
           : new Repeated([earlier, value]);
       }
-      this.skipSpace();
-      const c = this.text.charCodeAt(this.at);
-      if (c === 0x2c) {
-        this.at++;
-        continue;
-      }
-      if (c === 0x7d) {
-        this.at++;
-        return object;
-      }
-      throw new Failure("expected , or } in an object", this.at);
+      if (!this.more(0x7d, "} in an object")) return object;
     }
   }
 }

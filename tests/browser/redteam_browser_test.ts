@@ -21,7 +21,7 @@ import {
   siteRequestHandler,
   verifyFolder,
 } from "../../site/mod.ts";
-import { manifestText } from "../../site/web/mod.js";
+import { manifestText } from "../../site/web/manifest.js";
 import { cleanup, runScripted } from "../scripted/_harness.ts";
 import { copyFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
 import { forgeries } from "../review/_forgeries.ts";

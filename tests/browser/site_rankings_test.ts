@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { manifestText } from "../../site/web/mod.js";
+import { manifestText } from "../../site/web/manifest.js";
 import {
   copyFolder,
   demoFolder,

@@ -17,11 +17,10 @@ import {
   gitRunner,
   knownProtocols,
   MANIFEST_PATH,
-  type ManifestEntry,
   readWebFile,
   type ReviewedFolder,
 } from "../../site/mod.ts";
-import { manifestText } from "../../site/web/mod.js";
+import { type ManifestEntry, manifestText } from "../../site/web/manifest.js";
 import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
 import { copyFolder, git, PROTOCOLS_JSON, sha256File, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
 import { forge, forgeries } from "./_forgeries.ts";

@@ -14,26 +14,6 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
     "STREAM_END_KINDS",
     "xoshiro128ss",
   ],
-  site: [
-    "AddApprovedOptions",
-    "AddApprovedResult",
-    "BUILD_MARKER",
-    "BuildSiteOptions",
-    "BuildSiteReport",
-    "BuiltEntry",
-    "EntryReport",
-    "GitRunner",
-    "ManifestEntry",
-    "OutputFiles",
-    "ResultFacts",
-    "SiteFileReader",
-    "SiteOutput",
-    "SiteWriter",
-    "VerifyApprovedReport",
-    "WEB_FILES",
-    "sitePathOf",
-    "slugFor",
-  ],
 };
 
 /** Product files over the size limit today (path -> the lines it had, which it may not exceed). */

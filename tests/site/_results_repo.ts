@@ -4,15 +4,8 @@
  * it; the browser test and the build tests assert those outcomes.
  */
 import { join } from "node:path";
-import {
-  addApproved,
-  GitRepo,
-  gitRunner,
-  knownProtocols,
-  MANIFEST_PATH,
-  type ManifestEntry,
-  readManifest,
-} from "../../site/mod.ts";
+import { addApproved, GitRepo, gitRunner, knownProtocols, MANIFEST_PATH } from "../../site/mod.ts";
+import { type ManifestEntry, readManifest } from "../../site/web/manifest.js";
 import {
   copyFolder,
   demoFolder,

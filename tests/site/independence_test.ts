@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { WEB_FILES } from "../../site/mod.ts";
+import { WEB_FILES } from "../../site/_pages.ts";
 
 const SITE = fileURLToPath(new URL("../../site/", import.meta.url));
 const IMPORT = /(?:import|export)\s[^;]*?from\s+"([^"]+)"|import\(\s*"([^"]+)"\s*\)/g;

@@ -1,7 +1,6 @@
 /** The approved manifest contract: the file's shape, each entry's fields, and the rules across entries. */
 import assert from "node:assert/strict";
-import { readManifest } from "../../site/mod.ts";
-import { isUtcTimestamp, manifestText } from "../../site/web/mod.js";
+import { isUtcTimestamp, manifestText, readManifest } from "../../site/web/manifest.js";
 
 const entry = (change: Record<string, unknown> = {}) => ({
   run_id: "20260501T120000Z-abc123",

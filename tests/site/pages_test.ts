@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  buildSite,
-  GitRepo,
-  gitRunner,
-  KNOWN_PROTOCOLS,
-  ManifestMissingError,
-  readWebFile,
-  slugFor,
-} from "../../site/mod.ts";
+import { buildSite, GitRepo, gitRunner, KNOWN_PROTOCOLS, ManifestMissingError, readWebFile } from "../../site/mod.ts";
+import { slugFor } from "../../site/_pages.ts";
 import { git, strataBench } from "./_fixture_repo.ts";
 
 Deno.test("every entry gets its own page folder, also when a suffixed name is another run's id", () => {

@@ -1,6 +1,7 @@
 /** The site's sanity verdicts, case by case, by the rules of "Twelve sanity checks". */
 import assert from "node:assert/strict";
-import { judgeSanity, SANITY_CASES } from "../../site/web/mod.js";
+import { SANITY_CASES } from "../../site/web/protocol.js";
+import { judgeSanity } from "../../site/web/sanity.js";
 
 const byId = (id: string) => SANITY_CASES.find((c) => c.caseId === id)!;
 const text = (finalAnswer: string, status = "completed") => ({ status, finalAnswer, toolCalls: [] });

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { serveHttp } from "../../runtime/mod.ts";
-import { folderReader, sitePathOf, siteRequestHandler } from "../../site/mod.ts";
+import { folderReader, siteRequestHandler } from "../../site/mod.ts";
+import { sitePathOf } from "../../site/_serve.ts";
 
 Deno.test("URL paths map to files inside the site; dotfiles, parent segments and backslashes map to nothing", () => {
   assert.equal(sitePathOf("/"), "index.html");

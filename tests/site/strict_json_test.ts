@@ -1,6 +1,6 @@
 /** The site's own strict JSON parser: exactly one RFC 8259 value, nothing lenient. */
 import assert from "node:assert/strict";
-import { JsonNumber, parseStrictJson } from "../../site/web/mod.js";
+import { JsonNumber, parseStrictJson } from "../../site/web/strict_json.js";
 
 const accepts: [string, unknown][] = [
   ['{"ok":true,"count":3}', { ok: true, count: 3 }],

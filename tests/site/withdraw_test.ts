@@ -1,8 +1,8 @@
 /** `approved withdraw`: the run's entries move to `withdrawn` with the reason; a refusal changes nothing. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ApprovedAddError, readManifest, withdrawApproved } from "../../site/mod.ts";
-import { manifestText } from "../../site/web/mod.js";
+import { ApprovedAddError, withdrawApproved } from "../../site/mod.ts";
+import { manifestText, readManifest } from "../../site/web/manifest.js";
 import { main } from "../../cli/approved.ts";
 
 const PR = "https://github.com/example/results/pull/";
