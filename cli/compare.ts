@@ -92,8 +92,8 @@ export interface CompareCommand {
 }
 
 /**
- * The flags a spec file pins, refused beside it: every workload flag but --publishable and --allow-repeated-prompt,
- * and the plan's and the gate's.
+ * The flags a spec file pins, refused beside it: every workload flag but --publishable and --allow-repeated-prompt
+ * (inert beside a spec, refused as such), and the plan's and the gate's.
  */
 const SPEC_OWNS = [
   ...Object.keys(WORKLOAD_OPTIONS).filter((k) => k !== "publishable" && k !== "allow-repeated-prompt"),
@@ -165,11 +165,23 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
   const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
+  const specNames = specPath === null ? null : "with a spec file, which names its workloads:";
   const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
   refuseInert("compare", [
     ["--out", values.out !== undefined, writesNothing],
     ["--html", values.html === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
+    [
+      "--publishable",
+      values.publishable === true,
+      specNames && `${specNames} each is pinned by "sha256"; for a published run give each real text (not ` +
+        `"synthetic") and no "sample" in the spec`,
+    ],
+    [
+      "--allow-repeated-prompt",
+      values["allow-repeated-prompt"] === true,
+      specNames && `${specNames} a spec never admits one repeated prompt (name a workload of distinct prompts)`,
+    ],
     [
       "--noise-floor",
       unmeasured.length > 0 && specPath === null,
