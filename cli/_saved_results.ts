@@ -78,7 +78,9 @@ function dateOf(path: string): string | undefined {
 async function write(path: string, text: string): Promise<boolean> {
   const written = await writeTextOutcome(path, text);
   if (!written.ok) {
-    writeStderr(`Cannot write "${path}": ${written.reason}. Run "deno task report:write FILE.jsonl" to write.\n`);
+    // Only a refused permission is fixed by the writing task; any other refusal (a link in the way) says itself.
+    const hint = written.kind === "permission" ? ' Run "deno task report:write FILE.jsonl" to write.' : "";
+    writeStderr(`Cannot write "${path}": ${written.reason}.${hint}\n`);
     return false;
   }
   writeStderr(`wrote ${path}\n`);
