@@ -21,11 +21,10 @@ import {
   renderCompareHtml,
   runCompare,
   SPEC_DEFAULTS,
-  TargetRefused,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { renderEnding } from "./_ending.ts";
 import { compareEnding } from "./_load_ending.ts";
 import {
@@ -261,8 +260,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     command = parseCompareCommand(argv);
   } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.usage;
+    return endWith(error);
   }
   let options = command.options;
   const controller = new AbortController();
@@ -315,11 +313,8 @@ export async function main(argv: string[]): Promise<number> {
     return await finishCompare(outcome, command, stem, deps);
   } catch (error) {
     view.finish();
-    writeStderr(`${(error as Error).message}\n`);
-    if (controller.signal.aborted) return EXIT.interrupted;
-    if (error instanceof TargetRefused) return EXIT.environment;
-    if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;
-    return EXIT.environment;
+    const code = endWith(error, undefined, { otherwise: EXIT.environment });
+    return controller.signal.aborted ? EXIT.interrupted : code;
   } finally {
     view.finish();
     stop();
