@@ -148,7 +148,7 @@ Deno.test("compare's table keeps to 100 columns with long values; metric names a
   assert.doesNotMatch(text, /_p50_s|tokens_per_s/, "no raw key of the verdict");
   assert.match(
     text,
-    /^thinking p50 ms, reasoning TPOT p50 ms, answer TPOT p50 ms: informational: the reasoning cadence is\n  not gated$/m,
+    /^thinking p50 ms, reasoning TPOT p50 ms, answer TPOT p50 ms: informational: the reasoning cadence is\n {2}not gated$/m,
   );
 });
 
