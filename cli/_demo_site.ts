@@ -4,19 +4,10 @@
  * SIMULATED (site/'s buildDemoSite), and the site is served on loopback until Ctrl-C.
  */
 import { join, relative, resolve } from "node:path";
-import { invocationFolder, readDirOutcome, readFile, resultFiles, writeStderr, writeStdout } from "../runtime/mod.ts";
-import {
-  buildDemoSite,
-  GitError,
-  gitRunner,
-  KNOWN_PROTOCOLS,
-  openSiteOutput,
-  outputFiles,
-  readWebFile,
-  SiteOutputError,
-} from "../site/mod.ts";
+import { invocationFolder, readDirOutcome, readFile, resultFiles, writeStdout } from "../runtime/mod.ts";
+import { buildDemoSite, gitRunner, KNOWN_PROTOCOLS, openSiteOutput, outputFiles, readWebFile } from "../site/mod.ts";
 import { serveFolder } from "./site.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith } from "./exit_codes.ts";
 
 /** Where the demo site's parts go. */
 export interface DemoSitePlan {
@@ -52,9 +43,7 @@ export async function showDemoSite(plan: DemoSitePlan, folder: string, port: num
     });
     await out.finish(report.files);
   } catch (error) {
-    if (!(error instanceof GitError || error instanceof SiteOutputError)) throw error;
-    writeStderr(`Cannot build the demo site: ${error.message}\n`);
-    return EXIT.environment;
+    return endWith(error, (message) => `Cannot build the demo site: ${message}`);
   }
   writeStdout(
     `SIMULATED demo site (never approvable) in ${plan.site}; its scratch repository: ${plan.repo}\n` +

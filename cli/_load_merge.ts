@@ -1,10 +1,10 @@
 /** `load merge FILE...`: joins the JSONL of a fleet run's shards into per-shard, per-host and pooled summaries. */
 import { openReaderOutcome, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
-import { DEFAULT_MAX_CLOCK_SPREAD_S, MergeRefusal, mergeShardFiles, renderEndpointSummary } from "../load/mod.ts";
+import { DEFAULT_MAX_CLOCK_SPREAD_S, mergeShardFiles, renderEndpointSummary } from "../load/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, UsageError } from "./_args.ts";
 import { outputStem } from "./_out_files.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 
 export const MERGE_HELP = `Usage: strata-bench load merge FILE.jsonl... [--out DIR] [--max-clock-spread-ms MS]
 
@@ -55,8 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     command = parseMergeArgs(argv);
   } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.usage;
+    return endWith(error);
   }
   if (command.help) {
     writeStdout(MERGE_HELP);
@@ -113,7 +112,6 @@ export async function mergeAndPrint(
     }
     return EXIT.ok;
   } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return error instanceof MergeRefusal ? EXIT.usage : EXIT.environment;
+    return endWith(error, undefined, { otherwise: EXIT.environment });
   }
 }

@@ -21,7 +21,7 @@ import {
 import type { LoadTestOptions } from "../load/mod.ts";
 import { mergeAndPrint } from "./_load_merge.ts";
 import { outputStem } from "./_out_files.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 
 /** Seconds from the workers' start to their common measurement epoch, before any headroom check or timed warm-up. */
 export const WORKERS_LEAD_S = 5;
@@ -118,8 +118,7 @@ export async function runWorkers(
     const files = listed.value.filter((name) => name.endsWith(".jsonl")).sort().map((name) => join(shardDir, name));
     return await mergeAndPrint(files, { outDir: folder, spreadMs: undefined, workers });
   } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.environment;
+    return endWith(error, undefined, { otherwise: EXIT.environment });
   } finally {
     stopAll();
     await Promise.all(children.map((c) => c.exited));

@@ -53,20 +53,16 @@ async function readOrSay(path: string): Promise<SavedResults | number> {
   try {
     return await readSavedResults(path);
   } catch (error) {
-    if (error instanceof SavedResultsRefusal) {
-      writeStderr(`${error.message}\n${error.problems.map((p) => `  ${p}\n`).join("")}`);
-      return EXIT.resultNotOk;
-    }
-    if (error instanceof FolderFileError) {
+    return endWith(error, (message) => {
+      if (error instanceof SavedResultsRefusal) return [message, ...error.problems.map((p) => `  ${p}`)].join("\n");
+      if (!(error instanceof FolderFileError)) return message;
       const why = error.code === "not_found" || error.code === "not_folder"
         ? "no such file; check the path"
         : error.code === "permission_denied"
         ? 'permission refused; run "deno task report FILE" or grant --allow-read'
-        : error.message;
-      writeStderr(`Cannot read "${path}": ${why}\n`);
-      return EXIT.environment;
-    }
-    throw error;
+        : message;
+      return `Cannot read "${path}": ${why}`;
+    });
   }
 }
 
@@ -78,7 +74,9 @@ function dateOf(path: string): string | undefined {
 async function write(path: string, text: string): Promise<boolean> {
   const written = await writeTextOutcome(path, text);
   if (!written.ok) {
-    writeStderr(`Cannot write "${path}": ${written.reason}. Run "deno task report:write FILE.jsonl" to write.\n`);
+    // Only a refused permission is fixed by the writing task; any other refusal (a link in the way) says itself.
+    const hint = written.kind === "permission" ? ' Run "deno task report:write FILE.jsonl" to write.' : "";
+    writeStderr(`Cannot write "${path}": ${written.reason}.${hint}\n`);
     return false;
   }
   writeStderr(`wrote ${path}\n`);
@@ -152,9 +150,7 @@ export async function compareFrom(argv: readonly string[]): Promise<number> {
       );
     }
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}\nRun "strata-bench compare --help" for usage.\n`);
-    return EXIT.usage;
+    return endWith(error, (message) => `${message}\nRun "strata-bench compare --help" for usage.`);
   }
   const sides: SavedResults[] = [];
   for (const path of paths) {
@@ -175,15 +171,6 @@ export async function compareFrom(argv: readonly string[]): Promise<number> {
     writeStdout(renderCompare(result));
     return result.pass ? EXIT.ok : EXIT.resultNotOk;
   } catch (error) {
-    if (error instanceof SavedResultsRefusal) {
-      writeStderr(`${error.message}\n`);
-      return EXIT.resultNotOk;
-    }
-    if (error instanceof UsageError || error instanceof RangeError || error instanceof SyntaxError) {
-      writeStderr(`${(error as Error).message}\n`);
-      return EXIT.usage;
-    }
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.environment;
+    return endWith(error, undefined, { otherwise: EXIT.environment });
   }
 }

@@ -12,7 +12,7 @@ import {
   verifyApproved,
   withdrawApproved,
 } from "../site/mod.ts";
-import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
+import { endWith, EXIT, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { progressLine, protocolsFrom, reviewer } from "./site.ts";
@@ -225,15 +225,8 @@ export async function main(argv: string[]): Promise<number> {
     if (sub === "withdraw") return await withdraw(values, positionals);
     return await add(values, positionals);
   } catch (error) {
-    const code = exitCodeOf(error);
-    if (code === null) throw error;
-    writeStderr(failureText(
-      "approved",
-      argv[0],
-      error,
-      ' "deno task approved" may write bench/ of the folder it was started from; for --repo elsewhere run mod.ts ' +
-        "with that flag.",
-    ));
-    return code;
+    const hint = ' "deno task approved" may write bench/ of the folder it was started from; for --repo elsewhere ' +
+      "run mod.ts with that flag.";
+    return endWith(error, () => failureText("approved", argv[0], error, hint).trimEnd());
   }
 }

@@ -21,11 +21,10 @@ import {
   renderCompareHtml,
   runCompare,
   SPEC_DEFAULTS,
-  TargetRefused,
   WARMUP_LIMIT_S,
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { renderEnding } from "./_ending.ts";
 import { compareEnding } from "./_load_ending.ts";
 import {
@@ -92,8 +91,8 @@ export interface CompareCommand {
 }
 
 /**
- * The flags a spec file pins, refused beside it: every workload flag but --publishable and --allow-repeated-prompt,
- * and the plan's and the gate's.
+ * The flags a spec file pins, refused beside it: every workload flag but --publishable and --allow-repeated-prompt
+ * (inert beside a spec, refused as such), and the plan's and the gate's.
  */
 const SPEC_OWNS = [
   ...Object.keys(WORKLOAD_OPTIONS).filter((k) => k !== "publishable" && k !== "allow-repeated-prompt"),
@@ -165,11 +164,23 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
   const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
+  const specNames = specPath === null ? null : "with a spec file, which names its workloads:";
   const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
   refuseInert("compare", [
     ["--out", values.out !== undefined, writesNothing],
     ["--html", values.html === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
+    [
+      "--publishable",
+      values.publishable === true,
+      specNames && `${specNames} each is pinned by "sha256"; for a published run give each real text (not ` +
+        `"synthetic") and no "sample" in the spec`,
+    ],
+    [
+      "--allow-repeated-prompt",
+      values["allow-repeated-prompt"] === true,
+      specNames && `${specNames} a spec never admits one repeated prompt (name a workload of distinct prompts)`,
+    ],
     [
       "--noise-floor",
       unmeasured.length > 0 && specPath === null,
@@ -249,8 +260,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     command = parseCompareCommand(argv);
   } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.usage;
+    return endWith(error);
   }
   let options = command.options;
   const controller = new AbortController();
@@ -303,11 +313,8 @@ export async function main(argv: string[]): Promise<number> {
     return await finishCompare(outcome, command, stem, deps);
   } catch (error) {
     view.finish();
-    writeStderr(`${(error as Error).message}\n`);
-    if (controller.signal.aborted) return EXIT.interrupted;
-    if (error instanceof TargetRefused) return EXIT.environment;
-    if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;
-    return EXIT.environment;
+    const code = endWith(error, undefined, { otherwise: EXIT.environment });
+    return controller.signal.aborted ? EXIT.interrupted : code;
   } finally {
     view.finish();
     stop();

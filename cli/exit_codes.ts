@@ -1,5 +1,5 @@
-import { FileReadError, refusedPermissionFlag, writeStderr } from "../runtime/mod.ts";
-import { FixtureBundleError } from "../fixtures/mod.ts";
+import { FileReadError, FolderFileError, refusedPermissionFlag, writeStderr } from "../runtime/mod.ts";
+import { FixtureBundleError, LengthRuleError } from "../fixtures/mod.ts";
 import { ApprovedAddError, GitError, ManifestMissingError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
 import { explainParseError, UsageError } from "./_args.ts";
 
@@ -28,22 +28,39 @@ function isUsageError(error: unknown): boolean {
   return error instanceof UsageError || (error instanceof TypeError && "code" in error);
 }
 
-/** The toolkit's own errors a command may end with, and the code each means. */
+/**
+ * The toolkit's own errors a command may end with, and the code each means; last, the built-in errors of a file or
+ * value a person gave that does not parse (SyntaxError) or is out of range (RangeError): load's and compare's inputs.
+ */
 const ERROR_CODES: readonly [abstract new (...args: never[]) => Error, ExitCode][] = [
   [ProtocolsFileError, EXIT.usage],
   [ApprovedAddError, EXIT.resultNotOk],
+  [LengthRuleError, EXIT.resultNotOk],
   [GitError, EXIT.environment],
   [FileReadError, EXIT.environment],
+  [FolderFileError, EXIT.environment],
   [SiteOutputError, EXIT.environment],
   [ManifestMissingError, EXIT.environment],
   [FixtureBundleError, EXIT.environment],
+  [SyntaxError, EXIT.usage],
+  [RangeError, EXIT.usage],
 ];
 
 /**
- * runner/'s errors, known by name: a run refused before anything was sent, a result folder that could not be
- * written (importing runner/ here would load it, and all below it, for every command).
+ * Errors of the parts a command loads only when it needs them, known by name (importing runner/, load/ or engine/
+ * here would load them, and all below them, for every command): a run refused before anything was sent, a result
+ * folder that could not be written, an engine that did not start or build, a load target that is not a streaming
+ * chat server; shard files that do not form one run; a saved result that is damaged or foreign.
  */
-const RUN_ERRORS = ["RunRefusedError", "RunWriteError"];
+const NAMED_ERRORS: Readonly<Record<string, ExitCode>> = {
+  RunRefusedError: EXIT.environment,
+  RunWriteError: EXIT.environment,
+  EngineStartError: EXIT.environment,
+  ProvisionError: EXIT.environment,
+  TargetRefused: EXIT.environment,
+  MergeRefusal: EXIT.usage,
+  SavedResultsRefusal: EXIT.resultNotOk,
+};
 
 /** The permission flag a refused permission names, where that (not one of the toolkit's own errors) is the error. */
 function refusedFlagOf(error: unknown): string | null {
@@ -71,25 +88,33 @@ export function failureText(command: string, sub: string | undefined, error: unk
 
 /**
  * The exit code of an error a command could not finish for, the one mapping of errors to codes: a bad command line
- * (or a protocols file the person named) is usage; a refused approval is resultNotOk; git, an unreadable file, a
- * site --out folder, the fixture bundle, a refused permission, a run refused before it began or one whose result
- * folder could not be written is environment. Null for an error that is a defect (the caller rethrows it).
+ * (or a protocols file, load merge's shard files, a load or compare input the person named) is usage; a refused
+ * approval, a broken length rule or a damaged saved result is resultNotOk; git, an unreadable file or folder, a site
+ * --out folder, the fixture bundle, a refused permission, a run refused before it began or one whose result folder
+ * could not be written, an engine that did not start, a target that is no chat server is environment. Null for an
+ * error that is a defect (the caller rethrows it).
  */
 export function exitCodeOf(error: unknown): ExitCode | null {
   if (isUsageError(error)) return EXIT.usage;
+  const named = error instanceof Error ? NAMED_ERRORS[error.name] : undefined;
+  if (named !== undefined) return named;
   const known = ERROR_CODES.find(([kind]) => error instanceof kind);
   if (known !== undefined) return known[1];
-  if (error instanceof Error && RUN_ERRORS.includes(error.name)) return EXIT.environment;
   return refusedPermissionFlag(error) !== null ? EXIT.environment : null;
 }
 
 /**
- * Ends a command with an error exitCodeOf maps: writes `say` of its message to stderr and returns the code. An error
- * with no code is a defect and is thrown again.
+ * Ends a command with an error exitCodeOf maps: writes `say` of its message (to stderr, or `write`) and returns the
+ * code. An error with no code is a defect and is thrown again, unless the command names `otherwise`, the code of any
+ * failure it cannot name past its command line (load's, compare's, mock's: the environment's, such as a network's).
  */
-export function endWith(error: unknown, say: (message: string) => string = (message) => message): ExitCode {
-  const code = exitCodeOf(error);
+export function endWith(
+  error: unknown,
+  say: (message: string) => string = (message) => message,
+  { otherwise = null, write = writeStderr }: { otherwise?: ExitCode | null; write?: (text: string) => void } = {},
+): ExitCode {
+  const code = exitCodeOf(error) ?? otherwise;
   if (code === null) throw error;
-  writeStderr(`${say(error instanceof Error ? error.message : String(error))}\n`);
+  write(`${say(error instanceof Error ? error.message : String(error))}\n`);
   return code;
 }

@@ -9,7 +9,7 @@ import {
   verifyBundle,
 } from "../fixtures/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench fixtures build [--out DIR]
@@ -49,10 +49,6 @@ Exit codes:
 function usage(message: string): number {
   writeStderr(`${message}\nRun "strata-bench fixtures --help" for usage.\n`);
   return EXIT.usage;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function build(argv: string[]): Promise<number> {
@@ -110,8 +106,7 @@ async function build(argv: string[]): Promise<number> {
     }
     return EXIT.ok;
   } catch (error) {
-    writeStderr(`${describe(error)}\n`);
-    return error instanceof RangeError ? EXIT.resultNotOk : EXIT.environment;
+    return endWith(error, undefined, { otherwise: EXIT.environment });
   }
 }
 
@@ -138,8 +133,9 @@ async function verify(argv: string[]): Promise<number> {
     writeStdout(`${problems.length} problem(s) in ${dir}; corpus_sha256 ${result.corpusSha256 ?? "none"}\n`);
     return EXIT.resultNotOk;
   } catch (error) {
-    writeStderr(`Cannot verify fixtures in "${dir}": ${describe(error)}\n`);
-    return EXIT.environment;
+    return endWith(error, (message) => `Cannot verify fixtures in "${dir}": ${message}`, {
+      otherwise: EXIT.environment,
+    });
   }
 }
 
@@ -158,8 +154,7 @@ export async function main(argv: string[]): Promise<number> {
     if (subcommand === "build") return await build(rest);
     if (subcommand === "verify") return await verify(rest);
   } catch (error) {
-    if (error instanceof UsageError) return usage(error.message);
-    throw error;
+    return endWith(error, (message) => `${message}\nRun "strata-bench fixtures --help" for usage.`);
   }
   if (subcommand === undefined) return usage("Cannot run fixtures: name a subcommand, build or verify");
   return usage(`Cannot run fixtures: no subcommand "${subcommand}"; use build or verify`);

@@ -18,11 +18,10 @@ import {
   runLoadTest,
 } from "../load/mod.ts";
 import { type LoadCommand, parseLoadCommand } from "./_load_args.ts";
-import { UsageError } from "./_args.ts";
 import { loadProgressView } from "./_load_progress.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem, writePage } from "./_out_files.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { livePageContext } from "./_saved_results.ts";
 import { renderEnding } from "./_ending.ts";
 import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
@@ -87,8 +86,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     command = parseLoadCommand(argv);
   } catch (error) {
-    writeStderr(`${(error as Error).message}\n`);
-    return EXIT.usage;
+    return endWith(error);
   }
   const { options } = command;
   if (command.workers !== null) return await runWorkers(argv, options, command.files.folder, command.workers);
@@ -125,8 +123,8 @@ export async function main(argv: string[]): Promise<number> {
         });
       } catch (error) {
         view.finish();
-        writeStderr(`${(error as Error).message}\n`);
-        return controller.signal.aborted ? EXIT.interrupted : EXIT.environment;
+        const code = endWith(error, undefined, { otherwise: EXIT.environment });
+        return controller.signal.aborted ? EXIT.interrupted : code;
       }
       options.urls = [engine.baseUrl];
       options.engine = profileServerStamp(command.profile, engine);
@@ -162,9 +160,7 @@ export async function main(argv: string[]): Promise<number> {
     return final;
   } catch (error) {
     view.finish();
-    writeStderr(`${(error as Error).message}\n`);
-    if (error instanceof UsageError || error instanceof SyntaxError || error instanceof RangeError) return EXIT.usage;
-    return EXIT.environment;
+    return endWith(error, undefined, { otherwise: EXIT.environment });
   } finally {
     view.finish();
     if (engine?.started) writeStderr(`stopping the engine (exit: ${JSON.stringify(await engine.stop())})\n`);

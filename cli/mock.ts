@@ -10,7 +10,7 @@ import {
 } from "../mock/mod.ts";
 import { isLoopbackHost } from "../client/mod.ts";
 import { numberFlag, parseFlags, UsageError } from "./_args.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 
 export const HELP = `Usage: strata-bench mock [options]
@@ -101,13 +101,8 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
   try {
     parsed = parseMockArgs(argv);
     if (parsed.scriptPath !== null) {
-      let text: string;
-      try {
-        text = await readTextFile(parsed.scriptPath);
-      } catch (error) {
-        io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
-        return EXIT.environment;
-      }
+      // An unreadable script is the environment's (FileReadError), one that does not parse a usage error.
+      const text = await readTextFile(parsed.scriptPath);
       try {
         script = parseMockScript(JSON.parse(text));
       } catch (error) {
@@ -115,9 +110,7 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
       }
     }
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr(`${error.message}\n`);
-    return EXIT.usage;
+    return endWith(error, undefined, { write: io.stderr });
   }
   const options: MockEngineOptions = { ...parsed.options, script };
   if (parsed.bundle) {
@@ -132,8 +125,10 @@ export async function runMockCommand(argv: string[], io: MockCommandIo): Promise
   try {
     engine = await startMockEngine(options);
   } catch (error) {
-    io.stderr(`Cannot start mock: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT.environment;
+    return endWith(error, (message) => `Cannot start mock: ${message}`, {
+      otherwise: EXIT.environment,
+      write: io.stderr,
+    });
   }
   io.stdout(`${engine.url}\n`);
   io.stderr(

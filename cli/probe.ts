@@ -2,11 +2,11 @@
 import { writeStderr, writeStdout } from "../runtime/mod.ts";
 import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
 import { machineSanitizer } from "../report/mod.ts";
-import { parseFlags, refuseInert, UsageError } from "./_args.ts";
+import { parseFlags, refuseInert } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { errorLine, formatBytes, openProgress, progressMode } from "./_progress.ts";
 import { hashStatus } from "./_run_progress.ts";
-import { EXIT } from "./exit_codes.ts";
+import { endWith, EXIT } from "./exit_codes.ts";
 import { templateCheckLines } from "./_template_table.ts";
 
 export const HELP = `Usage: strata-bench probe [--url URL] [options]
@@ -97,9 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     values = parseCommandLine(argv);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    writeStderr(`${error.message}. Run with --help to list the options.\n`);
-    return EXIT.usage;
+    return endWith(error, (message) => `${message}. Run with --help to list the options.`);
   }
   if (values.url !== undefined && !URL.canParse(values.url)) {
     writeStderr(`Cannot run probe: --url "${values.url}" is not a URL (e.g. http://127.0.0.1:8080)\n`);

@@ -374,8 +374,9 @@ export async function main(argv: string[]): Promise<number> {
     bundle = await loadBundle();
   } catch (error) {
     const hint = error instanceof FixtureBundleError ? "" : " Restore fixtures/standard-v1 (git checkout) first.";
-    writeStderr(`Cannot validate without the fixture bundle: ${describe(error)}${hint}\n`);
-    return EXIT.environment;
+    return endWith(error, (message) => `Cannot validate without the fixture bundle: ${message}${hint}`, {
+      otherwise: EXIT.environment,
+    });
   }
   const dirs = positionals;
   if (values.seal === true) return await seal(dirs[0]!, bundle);

@@ -118,8 +118,7 @@ export async function main(argv: string[]): Promise<number> {
         });
       } catch (error) {
         view.finish();
-        writeStderr(`${error instanceof Error ? error.message : String(error)}\n`);
-        return EXIT.environment;
+        return endWith(error, undefined, { otherwise: EXIT.environment });
       }
     }
     const { engineLogFile, realRunDeps } = await import("../runner/mod.ts");

@@ -29,7 +29,7 @@ import {
 } from "../site/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { reviewFolder } from "../review/mod.ts";
-import { EXIT, exitCodeOf, failureText } from "./exit_codes.ts";
+import { endWith, EXIT, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 
@@ -196,11 +196,13 @@ export async function serveFolder(dir: string, hostname: string, port: number): 
       ? "the port is in use (another server, or an earlier site serve still running)"
       : code === "EADDRNOTAVAIL"
       ? "this machine has no such loopback address"
-      : error instanceof Error
-      ? error.message
-      : String(error);
-    writeStderr(`Cannot serve on ${shown}:${port}: ${why}; pass --port N with a free port, or --port 0 for any\n`);
-    return EXIT.environment;
+      : null;
+    return endWith(
+      error,
+      (message) =>
+        `Cannot serve on ${shown}:${port}: ${why ?? message}; pass --port N with a free port, or --port 0 for any`,
+      { otherwise: EXIT.environment },
+    );
   }
   writeStdout(`http://${shown}:${server.port}/\n`);
   writeStderr("serving the site; stop with Ctrl-C\n");
@@ -305,9 +307,6 @@ export async function main(argv: string[]): Promise<number> {
     if (sub === "serve") return await serve(values as Parameters<typeof serve>[0], positionals);
     return await verify(values as Parameters<typeof verify>[0], positionals);
   } catch (error) {
-    const code = exitCodeOf(error);
-    if (code === null) throw error;
-    writeStderr(failureText("site", argv[0], error));
-    return code;
+    return endWith(error, () => failureText("site", argv[0], error).trimEnd());
   }
 }

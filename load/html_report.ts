@@ -210,7 +210,17 @@ export async function renderLoadHtml(
   context?: PageContext,
 ): Promise<string> {
   const parts = [`<h1>${escapeHtml(heading)}</h1>`, ...await opening(context, "Throughput against latency")];
+  const levels = runs.map(({ summary }) =>
+    summary.mode === "open"
+      ? `rate ${number(summary.config.requested_rate_per_s as number)}/s`
+      : `concurrency ${summary.effective_max_concurrency}`
+  );
+  // A sweep's runs are its points, each at its own level; runs at one level are repeats.
+  const sweep = runs.length > 1 && new Set(levels).size === runs.length;
   for (const [index, run] of runs.entries()) {
+    const title = sweep
+      ? `Point ${index + 1} of ${runs.length}: ${levels[index]},`
+      : `Run ${index + 1} of ${runs.length}:`;
     const endpoints = run.store.endpoints();
     const views: { label: string; parts: RowSelection[]; summary: EndpointLoadSummary }[] = run.summary.endpoints.map(
       (summary, i) => ({ label: summary.label, parts: [{ store: run.store, endpoints: [endpoints[i]!] }], summary }),
@@ -224,7 +234,7 @@ export async function renderLoadHtml(
         ...overTimeCharts(view.parts, view.summary),
       ];
       parts.push(
-        `<section><h2>Run ${index + 1} of ${runs.length}: ${escapeHtml(view.label)} (${run.summary.mode} loop)</h2>`,
+        `<section><h2>${title} ${escapeHtml(view.label)} (${run.summary.mode} loop)</h2>`,
         distributionTable(view.summary, sloText(run.summary.slo)),
         await svgGrid(charts, 4),
         "</section>",

@@ -23,7 +23,6 @@ export type { LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_ty
 export { PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
 export { buildLoadRow, type LoadRequestRow } from "./metrics.ts";
 export { prepareWorkload, type WorkloadOptions } from "./prepare.ts";
-export { TargetRefused } from "./preflight.ts";
 export { promptMixReport } from "./prompt_mix.ts";
 export { corpusFiles, useEmbeddedCorpus } from "./real_text.ts";
 export { RowStore } from "./row_store.ts";
@@ -33,7 +32,7 @@ export { consoleHooks, renderAggregate, renderCompare, renderEndpointSummary, re
 export { type LengthTarget, type Slo, summarizeStore } from "./summary.ts";
 export { buildLoadBody, PROFILES, syntheticProfile } from "./workloads.ts";
 export { describeLoadPlan } from "./load_plan.ts";
-export { DEFAULT_MAX_CLOCK_SPREAD_S, MergeRefusal, mergeShardFiles } from "./merge.ts";
+export { DEFAULT_MAX_CLOCK_SPREAD_S, mergeShardFiles } from "./merge.ts";
 export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";
 export { type PageContext } from "./_html_parts.ts";
 export { parseSavedResults, readSavedResults, type SavedResults, SavedResultsRefusal } from "./saved_results.ts";

@@ -6,7 +6,7 @@ import type { DistSummary } from "../score/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
 import type { LoadTestHooks } from "./_load_types.ts";
-import type { CompareResult } from "./gate.ts";
+import type { CompareMetric, CompareResult } from "./gate.ts";
 import { ceilingOrigin, type HeadroomStamp } from "./headroom.ts";
 import type { EndpointLoadSummary, LoadPhases, LoadSummary } from "./summary.ts";
 
@@ -45,11 +45,15 @@ function tableRow(cells: readonly string[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(COLUMNS[0]!) : c.padStart(COLUMNS[i]!))).join(" ");
 }
 
+/** A table's number: two decimals, none at or above 100,000 (so that it keeps to its column). */
+function fixed(value: number): string {
+  return value.toFixed(Math.abs(value) >= 100_000 ? 0 : 2);
+}
+
 function distRow(name: string, d: DistSummary, unit: "ms" | ""): string {
   const cell = (x: number | null, unreliable = false): string => {
     if (x === null) return "-";
-    const v = unit === "ms" ? x * 1000 : x;
-    return `${v.toFixed(Math.abs(v) >= 100_000 ? 0 : 2)}${unreliable ? "*" : ""}`;
+    return `${fixed(unit === "ms" ? x * 1000 : x)}${unreliable ? "*" : ""}`;
   };
   const u = d.unreliable;
   return tableRow([
@@ -219,28 +223,37 @@ function pct(x: number | null): string {
   return x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 }
 
-const METRIC_NAMES: Readonly<Record<string, string>> = {
+/** Each gate metric as the load console names it, in its unit there (ms, not s). */
+const METRIC_NAMES: Readonly<Record<CompareMetric, string>> = {
   output_tokens_per_s: "output tok/s",
   tpot_p50_s: "TPOT p50 ms",
   error_rate: "error rate",
   ttft_p50_s: "TTFT p50 ms",
+  thinking_p50_s: "thinking p50 ms",
+  reasoning_tpot_p50_s: "reasoning TPOT p50 ms",
+  answer_tpot_p50_s: "answer TPOT p50 ms",
 };
 
-/** Table of deltas with intervals, from the verdict object. */
+/**
+ * Table of deltas with intervals, from the verdict object: a heading line per point (saying where its noise floor
+ * was recorded) and its metrics under it, numbers right-aligned one space apart as on the load console, so that no
+ * line is over WIDTH columns (a row that still is, with extreme values, wraps).
+ */
 export function renderCompare(result: CompareResult): string {
-  const header = ["point", "metric", "baseline", "candidate", "delta", "95% interval", "allowed", "floor", "verdict"];
-  const rows: string[][] = [];
-  for (const p of result.points) {
-    for (const m of p.metrics) {
+  const header = ["metric", "baseline", "candidate", "delta", "95% interval", "allowed", "floor", "verdict"];
+  const points = result.points.map((p) => ({
+    key: p.key + (p.metrics.some((m) => m.noise_floor_source === "recorded") ? " (noise floor recorded)" : ""),
+    rows: p.metrics.map((m) => {
       const cell = (x: number | null) =>
-        m.metric === "error_rate"
+        x === null
+          ? "-"
+          : m.metric === "error_rate"
           ? pct(x).replace("+", "")
           : m.metric === "output_tokens_per_s"
           ? fmt(x, "", 1)
-          : fmt(x, "ms");
-      rows.push([
-        p.key,
-        METRIC_NAMES[m.metric] ?? m.metric,
+          : fixed(x * 1000);
+      return [
+        METRIC_NAMES[m.metric],
         cell(m.baseline),
         cell(m.candidate),
         pct(m.delta_fraction),
@@ -248,25 +261,29 @@ export function renderCompare(result: CompareResult): string {
         m.allowed_fraction === null
           ? "-"
           : `${m.metric === "error_rate" ? "+" : "+-"}${(m.allowed_fraction * 100).toFixed(1)}%`,
-        m.noise_floor_fraction === null ? "-" : `${(m.noise_floor_fraction * 100).toFixed(1)}% ${m.noise_floor_source}`,
+        m.noise_floor_fraction === null ? "-" : `${(m.noise_floor_fraction * 100).toFixed(1)}%`,
         m.pass === null ? "info" : m.pass ? "pass" : `FAIL${m.reason.startsWith("missing") ? " (missing)" : ""}`,
-      ]);
-    }
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  // Each informational row's caveat once under the table (TTFT: its cohort and issuance), as the JSONL says it.
+      ];
+    }),
+  }));
+  const widths = header.map((h, i) => Math.max(h.length, ...points.flatMap((p) => p.rows).map((r) => r[i]!.length)));
+  const line = ([name, ...cells]: string[]) =>
+    `  ${name!.padEnd(widths[0]!)}  ${cells.slice(0, -1).map((c, i) => c.padStart(widths[i + 1]!)).join(" ")} ` +
+    cells.at(-1);
+  // Each informational caveat once under the table, naming its rows (TTFT: its cohort and issuance), as the JSONL does.
   const info = result.points.flatMap((p) => p.metrics.filter((m) => m.pass === null));
-  const caveats = [...new Map(info.map((m) => [m.reason, METRIC_NAMES[m.metric] ?? m.metric])).entries()];
-  return [
-    `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's recorded noise floor ` +
-    `(the baseline's own rounds); error rate may rise by ${(result.max_error_rate_increase * 100).toFixed(1)}%; ` +
+  const caveats = [...Map.groupBy(info, (m) => m.reason)].map(([reason, metrics]) =>
+    `${[...new Set(metrics.map((m) => METRIC_NAMES[m.metric]))].join(", ")}: ${reason}`
+  );
+  return wrap([
+    `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's noise floor (the ` +
+    `baseline's own rounds, or recorded); error rate may rise by ${pct(result.max_error_rate_increase).slice(1)}; ` +
     `intervals: seeded percentile bootstrap over rounds (seed ${result.seed})`,
     line(header),
-    ...rows.map(line),
-    ...caveats.map(([reason, metric]) => `${metric}: ${reason}`),
+    ...points.flatMap((p) => [p.key, ...p.rows.map(line)]),
+    ...caveats,
     `gate: ${result.pass ? "PASS" : "FAIL"}`,
-  ].join("\n") + "\n";
+  ].join("\n")) + "\n";
 }
 
 /** Where console text goes. */

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseLoadCommand } from "../../cli/load.ts";
 import { parseCompareCommand } from "../../cli/compare.ts";
-import { realLoadDeps, renderLoadSummary, runCompare, runLoadTest, TargetRefused } from "../../load/mod.ts";
+import { realLoadDeps, renderLoadSummary, runCompare, runLoadTest } from "../../load/mod.ts";
+import { TargetRefused } from "../../load/preflight.ts";
 import { FileReadError } from "../../runtime/mod.ts";
 
 /** The preflight answers (it is no request of the workload); every workload request, warm-up included, hangs. */

@@ -122,6 +122,12 @@ Deno.test({
         assert.match(page, /<dt>mode<\/dt><dd>closed loop, concurrency 2<\/dd>/);
         assert.match(page, /goodput not measured/);
         assert.match(page, /<dt>date<\/dt><dd>2026-12-01<\/dd>/);
+        // An --out folder that is a link is refused by naming the link, not with the writing task's hint.
+        await symlink(out, join(dir, "linked-out"));
+        const linked = await command("report", load, "--out", join(dir, "linked-out"));
+        assert.equal(linked.code, 3);
+        assert.match(linked.stderr, /linked-out" is a symbolic link; nothing is written/);
+        assert.doesNotMatch(linked.stderr, /report:write/);
         const same = await command("compare", "--from", load, load);
         assert.equal(same.code, 0, same.stderr);
         assert.match(same.stdout, /gate: PASS/);

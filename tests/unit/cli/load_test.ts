@@ -186,6 +186,22 @@ Deno.test("compare refuses the flags a spec file pins, and --drain-s without --d
   assert.throws(() => parseCompareCommand([...sides, "--spec", "a", "--plan", "b"]).options, /not both/);
 });
 
+Deno.test("compare refuses --publishable and --allow-repeated-prompt beside a spec, which names its workloads", () => {
+  const sides = ["--baseline", "http://127.0.0.1:1", "--candidate", "http://127.0.0.1:2"];
+  assert.throws(
+    () => parseCompareCommand([...sides, "--spec", "s.jsonc", "--publishable"]).options,
+    /--publishable has no effect with a spec file, which names its workloads: .*no "sample" in the spec/,
+  );
+  assert.throws(
+    () => parseCompareCommand([...sides, "--plan", "s.jsonc", "--allow-repeated-prompt"]).options,
+    /--allow-repeated-prompt has no effect with a spec file.*distinct prompts/,
+  );
+  // Without a spec they are workload flags that take effect.
+  const flags = parseCompareCommand([...sides, "--publishable", "--allow-repeated-prompt"]).options.workloads[0]!;
+  assert.equal(flags.options.publishable, true);
+  assert.equal(flags.options.allowRepeatedPrompt, true);
+});
+
 Deno.test("one vocabulary: an old spelling that now means something else is refused with the new one", () => {
   const base = [...URL, "--concurrency", "2", "--requests", "4"];
   assert.throws(

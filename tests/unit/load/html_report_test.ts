@@ -125,3 +125,28 @@ Deno.test("the load page draws 200,000 measured rows (no argument spread of a co
   assert.match(html, new RegExp(`E2E latency CDF \\(n=${rows}\\)`));
   assert.match(html, /Requests in flight/);
 });
+
+Deno.test("a sweep's page heads each point's section by its level; repeats stay runs", options, async () => {
+  const engine = await startMockEngine({ timeScale: 0, script: { "*": { answer: { kind: "text", text: "a b c" } } } });
+  const page = async (...flags: string[]) => {
+    const load = parseLoadCommand(["--url", engine.url, "--requests", "4", "--warmup-requests", "0", ...flags]);
+    const outcome = await runLoadTest(load.options, realLoadDeps());
+    return [...(await renderLoadHtml(outcome.runs, "sweep")).matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
+  };
+  try {
+    assert.deepEqual(await page("--concurrency", "1,2"), [
+      `Point 1 of 2: concurrency 1, ${engine.url} (closed loop)`,
+      `Point 2 of 2: concurrency 2, ${engine.url} (closed loop)`,
+    ]);
+    assert.deepEqual(await page("--rate", "200,400", "--max-concurrency", "4"), [
+      `Point 1 of 2: rate 200/s, ${engine.url} (open loop)`,
+      `Point 2 of 2: rate 400/s, ${engine.url} (open loop)`,
+    ]);
+    assert.deepEqual(await page("--concurrency", "2", "--repeat", "2"), [
+      `Run 1 of 2: ${engine.url} (closed loop)`,
+      `Run 2 of 2: ${engine.url} (closed loop)`,
+    ]);
+  } finally {
+    await engine.close();
+  }
+});

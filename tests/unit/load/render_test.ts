@@ -98,6 +98,60 @@ Deno.test("compare table shows each point's deltas, intervals and the gate verdi
   assert.match(text, /gate: FAIL/);
 });
 
+Deno.test("compare's table keeps to 100 columns with long values; metric names and units are the load console's", () => {
+  const s = summarizeStore(RowStore.of(rows(10)), { mode: "closed", effectiveMaxConcurrency: 1 }).overall;
+  const result = compareLoad([{ concurrency: 4096, baseline: [s, s], candidate: [s, s] }], {
+    seed: 4_294_967_295,
+    expectedConcurrency: [4096],
+  });
+  const point = result.points[0]!;
+  point.key = "a workload label of several words, long enough to need a line of its own@4096";
+  const tpot = point.metrics.find((m) => m.metric === "tpot_p50_s")!;
+  const reason = "informational: the reasoning cadence is not gated";
+  for (const metric of ["thinking_p50_s", "reasoning_tpot_p50_s", "answer_tpot_p50_s"] as const) {
+    point.metrics.push({ ...tpot, metric, pass: null, allowed_fraction: null, noise_floor_fraction: null, reason });
+  }
+  for (const m of point.metrics) {
+    // A 600 s latency against 2.5 s, six digits of tokens/s, a tenfold delta, a wide interval, a recorded floor.
+    const [baseline, candidate] = m.metric === "output_tokens_per_s"
+      ? [123456.7, 98765.4]
+      : m.metric === "error_rate"
+      ? [0.25, 0.5]
+      : [600, 2.5];
+    Object.assign(m, { baseline, candidate, delta_fraction: 9.0001 });
+    m.delta_interval = { ...m.delta_interval!, lower: -0.999, upper: 12.345 };
+    if (m.noise_floor_fraction !== null) {
+      Object.assign(m, { noise_floor_fraction: 0.876, noise_floor_source: "recorded", allowed_fraction: 0.876 });
+    }
+  }
+  tpot.pass = false;
+  tpot.reason = "missing: a round of this point has no value";
+  const text = renderCompare(result);
+  for (const line of text.trimEnd().split("\n")) {
+    assert.ok(line.length <= ENDING_MAX_COLUMNS, `${line.length} columns: ${line}`);
+  }
+  assert.match(text, /^a workload label .*@4096 \(noise floor recorded\)$/m);
+  // Every row on one line: latencies in ms (600 s is 600000 ms, without decimals, as the load console's table).
+  const interval = String.raw` +\+900\.0% \[-99\.9%, \+1234\.5%\]`;
+  assert.match(
+    text,
+    new RegExp(String.raw`^  output tok/s +123456\.7 +98765\.4${interval} +\+-87\.6% +87\.6% pass$`, "m"),
+  );
+  assert.match(
+    text,
+    new RegExp(String.raw`^  TPOT p50 ms +600000 +2500\.00${interval} +\+-87\.6% +87\.6% FAIL \(missing\)$`, "m"),
+  );
+  assert.match(text, new RegExp(String.raw`^  error rate +25\.0% +50\.0%${interval} +\+1\.0% +- pass$`, "m"));
+  for (const name of ["TTFT p50 ms", "thinking p50 ms", "reasoning TPOT p50 ms", "answer TPOT p50 ms"]) {
+    assert.match(text, new RegExp(String.raw`^  ${name} +600000 +2500\.00${interval} +- +- info$`, "m"), name);
+  }
+  assert.doesNotMatch(text, /_p50_s|tokens_per_s/, "no raw key of the verdict");
+  assert.match(
+    text,
+    /^thinking p50 ms, reasoning TPOT p50 ms, answer TPOT p50 ms: informational: the reasoning cadence is\n {2}not gated$/m,
+  );
+});
+
 Deno.test("the per-run table keeps to the ending's 100 columns: long latencies, huge counts, every note line", () => {
   const slow = Array.from({ length: 300 }, (_, i) =>
     buildLoadRow({
