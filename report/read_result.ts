@@ -150,10 +150,11 @@ export async function readResultsText(dir: string): Promise<
     if (error instanceof FolderFileError && error.code === "not_found") {
       return { kind: "absent", folder, message: unreadableMessage(dir, error) };
     }
-    if (error instanceof FolderFileError && (error.code === "permission_denied" || error.code === "other")) {
+    // Refused permission, or a FIFO, device, socket or folder where the file should be: results.json cannot be read.
+    if (error instanceof FolderFileError && ["permission_denied", "not_regular", "other"].includes(error.code)) {
       return { kind: "unreadable", message: unreadableMessage(dir, error) };
     }
-    // A link, a FIFO, a device, a folder or a file over its cap: the folder's content is the problem.
+    // A link (refused, never followed) or a file over its cap: the folder's content is the problem.
     return { kind: "invalid", message: describe(error) };
   }
   try {

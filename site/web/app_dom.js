@@ -2,9 +2,18 @@
 /// <reference lib="dom" />
 /**
  * Small DOM helpers for the site's pages. Every text from a result or the manifest goes in as a text node (never
- * as HTML), and links point only at the site's own files or at https review pages the manifest contract accepted.
+ * as HTML), its controls shown, never obeyed, there and in the attributes a reader sees; links point only at the
+ * site's own files or at https review pages the manifest contract accepted.
  */
 import { visibleText } from "./visible.js";
+
+/** Attributes a reader sees (a tooltip, a label read aloud): their text is set as visibleText shows it. */
+const SHOWN_ATTRIBUTES = ["title", "aria-label", "alt", "placeholder"];
+
+/** @param {Element} element @param {string} name @param {string} text */
+function setAttribute(element, name, text) {
+  element.setAttribute(name, SHOWN_ATTRIBUTES.includes(name) ? visibleText(text) : text);
+}
 
 /** A child: text, a node, nothing, or a (nested) list of children. @typedef {string | number | Node | null | undefined | false | readonly unknown[]} Child */
 
@@ -19,7 +28,7 @@ export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
-    element.setAttribute(name, value === true ? "" : String(value));
+    setAttribute(element, name, value === true ? "" : String(value));
   }
   append(element, children);
   return element;
@@ -34,7 +43,7 @@ const SVG_NS = "http://www.w3.org/2000/svg";
  */
 export function s(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG_NS, tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  for (const [name, value] of Object.entries(attributes)) setAttribute(element, name, String(value));
   append(element, children);
   return element;
 }

@@ -51,15 +51,16 @@ function resolvedEqual(sent, resolved) {
 /**
  * Where a parsed JSON file says its engine was simulated: a key named simulated or simulated_engine set to true,
  * at any depth (bounded). Returns the key path, or null.
- * @param {unknown} value @param {string} at @param {number} depth @returns {string | null}
+ * @param {unknown} value @param {number} depth @returns {string | null}
  */
-function simulatedMark(value, at = "", depth = 0) {
+function simulatedMark(value, depth = 0) {
   if (depth > 8 || typeof value !== "object" || value === null) return null;
-  for (const [key, inner] of Object.entries(value)) {
-    const path = `${at}/${key}`;
-    if ((key === "simulated" || key === "simulated_engine") && inner === true) return path;
-    const deeper = simulatedMark(inner, path, depth + 1);
-    if (deeper !== null) return deeper;
+  // The path is written only for the key found: most of a result is walked and found clean.
+  for (const key of Object.keys(value)) {
+    const inner = /** @type {Record<string, unknown>} */ (value)[key];
+    if ((key === "simulated" || key === "simulated_engine") && inner === true) return `/${key}`;
+    const deeper = simulatedMark(inner, depth + 1);
+    if (deeper !== null) return `/${key}${deeper}`;
   }
   return null;
 }

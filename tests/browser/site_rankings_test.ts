@@ -3,7 +3,8 @@
  * quantization, case and concurrency (two tracks and two quantizations here, never one rank sequence across them),
  * a draft-protocol result's numbers as labelled pilot data, nothing wider than the window, the headline on the
  * first screen, every fact results.json records on the result page, and a verdict remembered by the browser said
- * to be remembered. Screenshots go to $STRATA_CI_LOGS (or a temporary folder), whose path the test prints.
+ * to be remembered, and bidirectional or invisible controls in a model name and track notes shown as escapes, never
+ * obeyed. Screenshots go to $STRATA_CI_LOGS (or a temporary folder), whose path the test prints.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -22,6 +23,24 @@ import { launchChromium } from "./_chromium.ts";
 import { buildAndServe } from "./_served_site.ts";
 
 const PAGE_DEADLINE_MS = 30_000;
+/** Bidirectional and invisible controls a hostile model name or note carries: a page shows them, never obeys them. */
+const HOSTILE = "\u202Egnp.exe\u200B\u2066x\u2069\uFEFF";
+const HOSTILE_SHOWN = "<U+202E>gnp.exe<U+200B><U+2066>x<U+2069><U+FEFF>";
+const RAW_CONTROL = /[\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+/**
+ * What a reader of the page sees: its text and the attributes shown as text (tooltips, labels). A filter's option
+ * value or a data- attribute holds the raw name, as the page compares it, and is never shown.
+ */
+const SHOWN =
+  "document.body.innerText + [...document.querySelectorAll('[title], [aria-label], [alt], [placeholder]')]" +
+  ".map((e) => ['title', 'aria-label', 'alt', 'placeholder'].map((a) => e.getAttribute(a) ?? '').join(' ')).join(' ')";
+
+/** Where a page shows a raw control, with the text around it; "" where none. */
+function rawControl(shown: string): string {
+  const at = shown.search(RAW_CONTROL);
+  return at === -1 ? "" : JSON.stringify(shown.slice(Math.max(0, at - 120), at + 40));
+}
 const WIDTH = 1280;
 const HEIGHT = 800;
 
@@ -49,10 +68,13 @@ async function repository(root: string) {
       runId: `run-${name}`,
       gpu,
       quant,
-      model: "Qwen/Qwen3.8-Flash-Next",
+      // The pilot run's model name and one ranked run's notes carry hostile controls.
+      model: name === "pilot-draft" ? `Qwen/Qwen3.8-Flash-Next${HOSTILE}` : "Qwen/Qwen3.8-Flash-Next",
       edit: (r) => {
         r.configuration.track = track;
-        r.configuration.track_notes = `${track} track for the ranking test`;
+        r.configuration.track_notes = `${track} track for the ranking test${
+          name === "default-iq3-3060" ? HOSTILE : ""
+        }`;
       },
     });
   }
@@ -148,6 +170,14 @@ Deno.test({
         assert.match(await rows.first().innerText(), /\d+\.\d\s+\[\d/);
       });
 
+      await t.step(
+        "bidi and invisible controls in a model name are shown as escapes on the index, never obeyed",
+        async () => {
+          assert.ok((await page.locator("#pilot").innerText()).includes(`Qwen/Qwen3.8-Flash-Next${HOSTILE_SHOWN}`));
+          assert.equal(rawControl(String(await page.evaluate(SHOWN))), "", "no raw control shown on the index");
+        },
+      );
+
       await t.step("the index fits 1280 px", async () => {
         assert.ok(
           await overflow() <= 0,
@@ -209,6 +239,8 @@ Deno.test({
           `the result page with every detail open is ${await overflow()} px wider: ${await widest()}`,
         );
         await page.screenshot({ path: join(shots, "site-result-page.png"), fullPage: true });
+        assert.ok(text.includes(`default track for the ranking test${HOSTILE_SHOWN}`), "the track notes, escaped");
+        assert.equal(rawControl(String(await page.evaluate(SHOWN))), "", "no raw control shown on the result page");
         for (const part of ["provenance", "configuration", "limitations"]) {
           const y = (await page.locator(`#${part}`).boundingBox())?.y ?? 0;
           const clip = { x: 0, y: y - 8, width: WIDTH, height: 1200 };
@@ -220,6 +252,8 @@ Deno.test({
         await open("r/run-pilot-draft/");
         assert.match(await page.locator("#headline.pilot h2").innerText(), /Pilot data: draft protocol/);
         assert.match(await page.locator("#headline").innerText(), /\d+\.\d/);
+        assert.ok((await page.locator("main").innerText()).includes(`Qwen3.8-Flash-Next${HOSTILE_SHOWN}`));
+        assert.equal(rawControl(String(await page.evaluate(SHOWN))), "", "no raw control shown on the pilot's page");
       });
 
       await t.step("a returning reader's verdicts are remembered, and said to be", async () => {
