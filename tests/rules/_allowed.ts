@@ -1,8 +1,8 @@
 /**
- * Today's known offenders of the face and size rules (house_test.ts), written down when the rules were added while
+ * Today's known offenders of the face, size and function-length rules (house_test.ts), written down when the rules were added while
  * other work was still landing. Each list may only shrink: an entry that no longer offends (a name now used by
- * another part or no longer exported, a file now within the size) fails the rules until it is removed here. Do not
- * add to these lists; make the name private, or split the file.
+ * another part or no longer exported, a file or function now within the size) fails the rules until it is removed here. Do not
+ * add to these lists; make the name private, split the file, or cut the function into named stages.
  */
 
 /** Names a part's mod.ts exports that no other part uses yet (part -> names). */
@@ -18,3 +18,42 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
 
 /** Product files over the size limit today (path -> the lines it had, which it may not exceed). */
 export const SIZE_ALLOWED: Readonly<Record<string, number>> = {};
+
+/**
+ * Product functions over the length limit today ("path name" -> the lines it had, which it may not exceed): those
+ * not cut yet, and those this branch may not touch (cli/_load_args.ts, site/web).
+ */
+export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
+  "cli/_load_args.ts parseLoadCommand": 84,
+  "cli/_run_args.ts parseRunArgs": 99,
+  "cli/_run_progress.ts runProgressView": 101,
+  "cli/compare.ts parseCompareCommand": 94,
+  "cli/load.ts main": 90,
+  "client/chat_once.ts chatOnce": 117,
+  "engine/engine_process.ts startEngine": 89,
+  "engine/profile.ts parseProfile": 95,
+  "engine/provision.ts provisionLlamaServer": 87,
+  "engine/tiny_qwen3.ts buildTinyQwen3": 144,
+  "load/html_report.ts renderCompareHtml": 87,
+  "load/load_run.ts runLoadTest": 110,
+  "load/metrics.ts sentRow": 99,
+  "load/summary.ts summarizeSelection": 136,
+  "mock/_chat.ts handleChat": 85,
+  "mock/_slots.ts createSlotPool": 98,
+  "probe/_hash_pool.ts startWorkerHasher": 92,
+  "probe/gguf_reader.ts readGguf": 140,
+  "probe/gpu_power.ts startGpuPowerSampler": 85,
+  "probe/hardware.ts probeHardware": 98,
+  "probe/model_files.ts findAndHashModelFiles": 114,
+  "probe/model_files.ts hashJobs": 83,
+  "probe/provenance.ts collectProvenance": 167,
+  "probe/server.ts probeServer": 96,
+  "release/compile.ts compileRelease": 96,
+  "report/assemble.ts assembleResult": 82,
+  "report/validate.ts validateResultCounted": 85,
+  "runner/executor.ts executeRun": 95,
+  "runner/run_protocol.ts runProtocol": 136,
+  "runtime/_folder_writer.ts openFolderWriter": 82,
+  "site/web/app.js load": 101,
+  "site/web/evidence.js rebuildRequest": 81,
+};
