@@ -1,8 +1,9 @@
 /**
- * Today's known offenders of the face, size and function-length rules (house_test.ts), written down when the rules were added while
- * other work was still landing. Each list may only shrink: an entry that no longer offends (a name now used by
- * another part or no longer exported, a file or function now within the size) fails the rules until it is removed here. Do not
- * add to these lists; make the name private, split the file, or cut the function into named stages.
+ * Today's known offenders of the face, size and function-length rules (house_test.ts), written down when the rules
+ * were added while other work was still landing. Each list may only shrink: an entry that no longer offends (a name
+ * now used by another part or no longer exported, a file or function now within its limit) fails the rules until it
+ * is removed here. Do not add to these lists; make the name private, split the file, or cut the function into named
+ * stages.
  */
 
 /** Names a part's mod.ts exports that no other part uses yet (part -> names). */
