@@ -47,7 +47,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "probe/hardware.ts probeHardware": 98,
   "probe/model_files.ts findAndHashModelFiles": 114,
   "probe/model_files.ts hashJobs": 83,
-  "probe/provenance.ts collectProvenance": 167,
   "probe/server.ts probeServer": 96,
   "release/compile.ts compileRelease": 96,
   "report/assemble.ts assembleResult": 82,
