@@ -52,7 +52,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "report/assemble.ts assembleResult": 82,
   "report/validate.ts validateResultCounted": 85,
   "runner/executor.ts executeRun": 95,
-  "runner/run_protocol.ts runProtocol": 136,
   "runtime/_folder_writer.ts openFolderWriter": 82,
   "site/web/app.js load": 101,
   "site/web/evidence.js rebuildRequest": 81,
