@@ -30,7 +30,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/_run_progress.ts runProgressView": 101,
   "cli/compare.ts parseCompareCommand": 94,
   "cli/load.ts main": 90,
-  "client/chat_once.ts chatOnce": 117,
   "engine/engine_process.ts startEngine": 89,
   "engine/profile.ts parseProfile": 95,
   "engine/provision.ts provisionLlamaServer": 87,
