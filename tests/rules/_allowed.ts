@@ -41,8 +41,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "probe/_hash_pool.ts startWorkerHasher": 92,
   "probe/gpu_power.ts startGpuPowerSampler": 85,
   "probe/hardware.ts probeHardware": 98,
-  "probe/model_files.ts findAndHashModelFiles": 114,
-  "probe/model_files.ts hashJobs": 83,
   "probe/server.ts probeServer": 96,
   "release/compile.ts compileRelease": 96,
   "report/assemble.ts assembleResult": 82,
