@@ -45,7 +45,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "release/compile.ts compileRelease": 96,
   "report/validate.ts validateResultCounted": 85,
   "runner/executor.ts executeRun": 95,
-  "runtime/_folder_writer.ts openFolderWriter": 82,
   "site/web/app.js load": 101,
   "site/web/evidence.js rebuildRequest": 81,
 };
