@@ -43,7 +43,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "probe/hardware.ts probeHardware": 98,
   "probe/server.ts probeServer": 96,
   "release/compile.ts compileRelease": 96,
-  "report/validate.ts validateResultCounted": 85,
   "runner/executor.ts executeRun": 95,
   "site/web/app.js load": 101,
   "site/web/evidence.js rebuildRequest": 81,
