@@ -39,7 +39,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "mock/_chat.ts handleChat": 85,
   "mock/_slots.ts createSlotPool": 98,
   "probe/_hash_pool.ts startWorkerHasher": 92,
-  "probe/gpu_power.ts startGpuPowerSampler": 85,
   "probe/hardware.ts probeHardware": 98,
   "probe/server.ts probeServer": 96,
   "release/compile.ts compileRelease": 96,
