@@ -36,7 +36,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
   "load/html_report.ts renderCompareHtml": 87,
   "load/metrics.ts sentRow": 99,
-  "mock/_chat.ts handleChat": 85,
   "mock/_slots.ts createSlotPool": 98,
   "probe/_hash_pool.ts startWorkerHasher": 92,
   "probe/hardware.ts probeHardware": 98,
