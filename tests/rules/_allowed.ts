@@ -34,7 +34,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "engine/profile.ts parseProfile": 95,
   "engine/provision.ts provisionLlamaServer": 87,
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
-  "load/html_report.ts renderCompareHtml": 87,
   "load/metrics.ts sentRow": 99,
   "mock/_slots.ts createSlotPool": 98,
   "probe/_hash_pool.ts startWorkerHasher": 92,
