@@ -32,7 +32,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/load.ts main": 90,
   "engine/engine_process.ts startEngine": 89,
   "engine/profile.ts parseProfile": 95,
-  "engine/provision.ts provisionLlamaServer": 87,
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
   "load/metrics.ts sentRow": 99,
   "mock/_slots.ts createSlotPool": 98,
