@@ -29,7 +29,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/_run_args.ts parseRunArgs": 99,
   "cli/_run_progress.ts runProgressView": 101,
   "cli/compare.ts parseCompareCommand": 94,
-  "cli/load.ts main": 90,
   "engine/profile.ts parseProfile": 95,
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
   "load/metrics.ts sentRow": 99,
