@@ -34,7 +34,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "load/metrics.ts sentRow": 99,
   "mock/_slots.ts createSlotPool": 98,
   "probe/_hash_pool.ts startWorkerHasher": 92,
-  "probe/server.ts probeServer": 96,
   "release/compile.ts compileRelease": 96,
   "runner/executor.ts executeRun": 95,
   "site/web/app.js load": 101,
