@@ -33,7 +33,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
   "mock/_slots.ts createSlotPool": 98,
   "probe/_hash_pool.ts startWorkerHasher": 92,
-  "runner/executor.ts executeRun": 95,
   "site/web/app.js load": 101,
   "site/web/evidence.js rebuildRequest": 81,
 };
