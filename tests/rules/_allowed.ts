@@ -31,7 +31,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/compare.ts parseCompareCommand": 94,
   "engine/profile.ts parseProfile": 95,
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
-  "mock/_slots.ts createSlotPool": 98,
   "probe/_hash_pool.ts startWorkerHasher": 92,
   "site/web/app.js load": 101,
   "site/web/evidence.js rebuildRequest": 81,
