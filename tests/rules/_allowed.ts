@@ -29,7 +29,6 @@ export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/_run_args.ts parseRunArgs": 99,
   "cli/_run_progress.ts runProgressView": 101,
   "cli/compare.ts parseCompareCommand": 94,
-  "engine/profile.ts parseProfile": 95,
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
   "probe/_hash_pool.ts startWorkerHasher": 92,
   "site/web/app.js load": 101,
