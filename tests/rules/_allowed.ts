@@ -26,7 +26,6 @@ export const SIZE_ALLOWED: Readonly<Record<string, number>> = {};
  */
 export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/_load_args.ts parseLoadCommand": 84,
-  "cli/_run_args.ts parseRunArgs": 99,
   "cli/_run_progress.ts runProgressView": 101,
   "cli/compare.ts parseCompareCommand": 94,
   "engine/tiny_qwen3.ts buildTinyQwen3": 144,
