@@ -26,7 +26,6 @@ export const SIZE_ALLOWED: Readonly<Record<string, number>> = {};
  */
 export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "cli/_load_args.ts parseLoadCommand": 84,
-  "probe/_hash_pool.ts startWorkerHasher": 92,
   "site/web/app.js load": 101,
   "site/web/evidence.js rebuildRequest": 81,
 };
