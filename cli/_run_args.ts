@@ -32,6 +32,34 @@ export interface RunArgs extends DeclaredProvenance {
   engineLog: string | null;
 }
 
+/** The flags of `run`, as parseFlags reads them. */
+const RUN_OPTIONS = {
+  url: { type: "string" },
+  profile: { type: "string" },
+  "no-start": { type: "boolean" },
+  "optional-concurrency": { type: "boolean" },
+  track: { type: "string" },
+  "track-notes": { type: "string" },
+  "model-id": { type: "string" },
+  "model-revision": { type: "string" },
+  "source-revision": { type: "string" },
+  "tokenizer-revision": { type: "string" },
+  quantization: { type: "string" },
+  "custom-pack": { type: "string" },
+  background: { type: "string", multiple: true },
+  "build-options": { type: "string", multiple: true },
+  "engine-commit": { type: "string" },
+  "engine-source": { type: "string" },
+  "engine-args": { type: "string" },
+  "pack-dir": { type: "string" },
+  "check-template": { type: "boolean" },
+  "no-check-template": { type: "boolean" },
+  "engine-log": { type: "string" },
+  out: { type: "string" },
+  simulated: { type: "boolean" },
+  quiet: { type: "boolean" },
+} as const;
+
 /**
  * Parses the arguments after `run`.
  * @throws {UsageError} on an unknown or refused flag, a missing value, or a bad value.
@@ -47,32 +75,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
       );
     }
   }
-  const { values } = parseFlags("parse the run options", argv, {
-    url: { type: "string" },
-    profile: { type: "string" },
-    "no-start": { type: "boolean" },
-    "optional-concurrency": { type: "boolean" },
-    track: { type: "string" },
-    "track-notes": { type: "string" },
-    "model-id": { type: "string" },
-    "model-revision": { type: "string" },
-    "source-revision": { type: "string" },
-    "tokenizer-revision": { type: "string" },
-    quantization: { type: "string" },
-    "custom-pack": { type: "string" },
-    background: { type: "string", multiple: true },
-    "build-options": { type: "string", multiple: true },
-    "engine-commit": { type: "string" },
-    "engine-source": { type: "string" },
-    "engine-args": { type: "string" },
-    "pack-dir": { type: "string" },
-    "check-template": { type: "boolean" },
-    "no-check-template": { type: "boolean" },
-    "engine-log": { type: "string" },
-    out: { type: "string" },
-    simulated: { type: "boolean" },
-    quiet: { type: "boolean" },
-  });
+  const { values } = parseFlags("parse the run options", argv, RUN_OPTIONS);
   const track = values.track ?? "custom";
   if (track !== "default" && track !== "custom") {
     throw new UsageError(`Cannot use --track "${track}": it must be default or custom`);

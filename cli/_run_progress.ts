@@ -62,15 +62,10 @@ export function runProgressView(progress: Progress, nowMs: () => number = () => 
   let hashing: ModelHashProgress | null = null;
   const hashStarted = new Set<number>();
   const inFlight = new Map<string, InFlight>();
-  let skipped: { first: number; last: number; total: number; reason: string } | null = null;
+  let skipped: SkippedRun | null = null;
   const flushSkipped = () => {
     if (skipped === null) return;
-    const { first, last, total, reason } = skipped;
-    const range = first === last ? `${first}` : `${first}-${last}`;
-    progress.line(
-      `[${range}/${total}] ${last - first + 1 === 1 ? "1 request" : `${last - first + 1} requests`} ` +
-        `skipped (${errorLine(reason)})`,
-    );
+    progress.line(skippedLine(skipped));
     skipped = null;
   };
   const render = (): StyledText[] | null => {
@@ -84,27 +79,7 @@ export function runProgressView(progress: Progress, nowMs: () => number = () => 
         text: ` … ${formatDuration((now - stageStartMs) / 1000)}`,
       }];
     }
-    const requests = [...inFlight.values()];
-    const first = requests[0]!;
-    if (requests.length === 1) {
-      const ttft = first.live.firstDeltaS;
-      return [
-        { text: `[${first.position.index}/${first.position.total}] ` },
-        { text: first.fixture.id, style: "cyan" },
-        { text: ` · ${formatDuration((now - first.startedMs) / 1000)}` },
-        { text: ` · TTFT ${ttft === null ? "waiting" : `${ttft.toFixed(2)} s`}` },
-        { text: ` · ${deliveredText(first.live)}`, style: "dim" },
-      ];
-    }
-    const indices = requests.map((r) => r.position.index);
-    const firstTokens = requests.filter((r) => r.live.firstDeltaS !== null).length;
-    return [
-      { text: `[${Math.min(...indices)}-${Math.max(...indices)}/${first.position.total}] ` },
-      { text: `${first.fixture.phase} round ${first.fixture.round ?? "?"}`, style: "cyan" },
-      { text: `: ${requests.length} in flight · ${formatDuration((now - first.startedMs) / 1000)}` },
-      { text: ` · TTFT ${firstTokens}/${requests.length}` },
-      { text: ` · deltas ${requests.map((r) => r.live.deltas).join(" ")} (not tokens)`, style: "dim" },
-    ];
+    return inFlightStatus([...inFlight.values()], now);
   };
   progress.status(() => {
     const parts = render();
@@ -156,6 +131,44 @@ export function runProgressView(progress: Progress, nowMs: () => number = () => 
       progress.stop();
     },
   };
+}
+
+/** Consecutive requests skipped for one reason, said on one line (skippedLine). */
+interface SkippedRun {
+  first: number;
+  last: number;
+  total: number;
+  reason: string;
+}
+
+function skippedLine({ first, last, total, reason }: SkippedRun): string {
+  const range = first === last ? `${first}` : `${first}-${last}`;
+  return `[${range}/${total}] ${last - first + 1 === 1 ? "1 request" : `${last - first + 1} requests`} ` +
+    `skipped (${errorLine(reason)})`;
+}
+
+/** The status of the requests in flight: one request's clock, TTFT and deltas, or a round's counts. */
+function inFlightStatus(requests: readonly InFlight[], now: number): StyledText[] {
+  const first = requests[0]!;
+  if (requests.length === 1) {
+    const ttft = first.live.firstDeltaS;
+    return [
+      { text: `[${first.position.index}/${first.position.total}] ` },
+      { text: first.fixture.id, style: "cyan" },
+      { text: ` · ${formatDuration((now - first.startedMs) / 1000)}` },
+      { text: ` · TTFT ${ttft === null ? "waiting" : `${ttft.toFixed(2)} s`}` },
+      { text: ` · ${deliveredText(first.live)}`, style: "dim" },
+    ];
+  }
+  const indices = requests.map((r) => r.position.index);
+  const firstTokens = requests.filter((r) => r.live.firstDeltaS !== null).length;
+  return [
+    { text: `[${Math.min(...indices)}-${Math.max(...indices)}/${first.position.total}] ` },
+    { text: `${first.fixture.phase} round ${first.fixture.round ?? "?"}`, style: "cyan" },
+    { text: `: ${requests.length} in flight · ${formatDuration((now - first.startedMs) / 1000)}` },
+    { text: ` · TTFT ${firstTokens}/${requests.length}` },
+    { text: ` · deltas ${requests.map((r) => r.live.deltas).join(" ")} (not tokens)`, style: "dim" },
+  ];
 }
 
 /** The hashing status: file i/n and its name, bytes of all files, rate and ETA. */

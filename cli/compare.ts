@@ -131,23 +131,8 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
       throw new UsageError(`Cannot use --${owned[0]} with a spec file: the spec pins it (edit the spec instead)`);
     }
   }
-  const points = ((values.concurrency as string | undefined) ?? "1,8,32").split(",").map((x) => {
-    const n = Number(x.trim());
-    if (!Number.isInteger(n) || n < 1 || n > 4096) throw new UsageError(`Cannot use --concurrency point "${x}"`);
-    return n;
-  });
-  if (new Set(points).size !== points.length) throw new UsageError("Cannot use --concurrency: a point repeats");
-  const noiseFloor: Record<string, number> = {};
-  if (typeof values["noise-floor"] === "string") {
-    for (const part of values["noise-floor"].split(",")) {
-      const [c, f] = part.split("=");
-      const cN = Number(c), fN = Number(f);
-      if (!Number.isInteger(cN) || !(fN >= 0 && fN < 10)) {
-        throw new UsageError(`Cannot use --noise-floor entry "${part}": expected CONCURRENCY=FRACTION`);
-      }
-      noiseFloor[String(cN)] = fN;
-    }
-  }
+  const points = concurrencyPoints(values.concurrency as string | undefined);
+  const noiseFloor = noiseFloorOf(values["noise-floor"]);
   if (values["noise-floor"] !== undefined && values["noise-floor-from"] !== undefined) {
     throw new UsageError("Cannot compare: pass --noise-floor or --noise-floor-from, not both");
   }
@@ -213,6 +198,33 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
     noiseFloorFrom: (values["noise-floor-from"] as string | undefined) ?? null,
     quiet: values.quiet === true,
   };
+}
+
+/** --concurrency's points (default 1,8,32), each an integer 1-4096, none repeated. @throws {UsageError} */
+function concurrencyPoints(text: string | undefined): number[] {
+  const points = (text ?? "1,8,32").split(",").map((x) => {
+    const n = Number(x.trim());
+    if (!Number.isInteger(n) || n < 1 || n > 4096) throw new UsageError(`Cannot use --concurrency point "${x}"`);
+    return n;
+  });
+  if (new Set(points).size !== points.length) throw new UsageError("Cannot use --concurrency: a point repeats");
+  return points;
+}
+
+/** --noise-floor's CONCURRENCY=FRACTION entries, per concurrency. @throws {UsageError} on a malformed entry */
+function noiseFloorOf(text: unknown): Record<string, number> {
+  const noiseFloor: Record<string, number> = {};
+  if (typeof text === "string") {
+    for (const part of text.split(",")) {
+      const [c, f] = part.split("=");
+      const cN = Number(c), fN = Number(f);
+      if (!Number.isInteger(cN) || !(fN >= 0 && fN < 10)) {
+        throw new UsageError(`Cannot use --noise-floor entry "${part}": expected CONCURRENCY=FRACTION`);
+      }
+      noiseFloor[String(cN)] = fN;
+    }
+  }
+  return noiseFloor;
 }
 
 /** Parses compare's command line (for the help's examples test). @throws {UsageError}. */

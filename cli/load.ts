@@ -145,19 +145,7 @@ export async function main(argv: string[]): Promise<number> {
       onOutput: (path) => progress.line(`load: writing ${path}`),
     });
     view.finish();
-    const code = loadExitCode(options, outcome);
-    let written: number = EXIT.ok;
-    if (command.files.html && outcome.runs.length > 0) {
-      const context = options.out === undefined ? undefined : await livePageContext({ path: options.out });
-      const heading = `Load test of ${options.urls.join(", ") || "the scripted engine"}`;
-      const page = await renderLoadHtml(outcome.runs, heading, context);
-      written = await writePage(`${stem}.html`, page, deps.writeText);
-    }
-    const missed = sloMiss(outcome, command.failOnSlo);
-    const final = code !== EXIT.ok ? code : missed !== null ? EXIT.resultNotOk : written;
-    const html = command.files.html ? `${stem}.html` : null;
-    writeStdout(renderEnding(loadEnding(outcome, options.out ?? null, final, html, missed)));
-    return final;
+    return await reportOutcome(command, outcome, stem, deps);
   } catch (error) {
     view.finish();
     return endWith(error, undefined, { otherwise: EXIT.environment });
@@ -166,4 +154,27 @@ export async function main(argv: string[]): Promise<number> {
     if (engine?.started) writeStderr(`stopping the engine (exit: ${JSON.stringify(await engine.stop())})\n`);
     stop();
   }
+}
+
+/** The page (with --html), the ending printed, and the exit code: the run's own, an SLO missed, or the page's. */
+async function reportOutcome(
+  command: LoadCommand,
+  outcome: Awaited<ReturnType<typeof runLoadTest>>,
+  stem: string,
+  deps: ReturnType<typeof realLoadDeps>,
+): Promise<number> {
+  const { options } = command;
+  const code = loadExitCode(options, outcome);
+  let written: number = EXIT.ok;
+  if (command.files.html && outcome.runs.length > 0) {
+    const context = options.out === undefined ? undefined : await livePageContext({ path: options.out });
+    const heading = `Load test of ${options.urls.join(", ") || "the scripted engine"}`;
+    const page = await renderLoadHtml(outcome.runs, heading, context);
+    written = await writePage(`${stem}.html`, page, deps.writeText);
+  }
+  const missed = sloMiss(outcome, command.failOnSlo);
+  const final = code !== EXIT.ok ? code : missed !== null ? EXIT.resultNotOk : written;
+  const html = command.files.html ? `${stem}.html` : null;
+  writeStdout(renderEnding(loadEnding(outcome, options.out ?? null, final, html, missed)));
+  return final;
 }

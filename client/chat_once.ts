@@ -6,7 +6,7 @@
  */
 import { isObject, type Json } from "./_chunk_reader.ts";
 import { errorBodyMessage } from "./_error_body.ts";
-import { type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
+import { type Exchange, type ExchangeEnd, type ExchangeHandlers, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
 import type { StreamChatOptions } from "./stream_client.ts";
 import type { StreamEnd, StreamOutcome, ToolCallRecord } from "../contract/mod.ts";
@@ -88,16 +88,16 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
   const now = options.now ?? (() => performance.now());
   return new Promise((resolve) => {
     const startMs = now();
-    let dispatchMs: number | null = null;
-    let exchangeStartMs = startMs;
-    let reused = false;
-    let dispatchedAtEpochMs = Date.now();
-    let headersMs: number | null = null;
-    let firstByteMs: number | null = null;
-    let status: number | null = null;
-    let contentType: string | undefined;
-    const parts: Uint8Array[] = [];
-    let bytes = 0;
+    const at: Stamps = {
+      startMs,
+      exchangeStartMs: startMs,
+      dispatchMs: null,
+      reused: false,
+      dispatchedAtEpochMs: Date.now(),
+      headersMs: null,
+      firstByteMs: null,
+      status: null,
+    };
     let exchange: Exchange | null = null;
     let ended = false;
     let timer: ReturnType<typeof setTimeout> | null = null;
@@ -109,36 +109,7 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
       if (cancel) exchange?.cancel();
       if (timer !== null) clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
-      const zero = dispatchMs ?? startMs;
-      const offset = (ms: number | null) => (ms === null ? null : (ms - zero) / 1000);
-      const read = end === "finished" ? readCompletion(text) : null;
-      const finished = read?.end === "finished";
-      const outcome: StreamOutcome = {
-        dispatched_at_epoch_ms: dispatchedAtEpochMs,
-        dispatch_clock_ms: zero,
-        end: read === null ? end : read.end,
-        http_status: status,
-        finish_reason: read?.finish ?? null,
-        error_message: finished ? null : read?.message ?? message,
-        first_delta_kind: null,
-        reasoning_text: read?.reasoning ?? "",
-        answer_text: read?.answer ?? "",
-        tool_calls: read?.tools ?? [],
-        usage: read?.usage ?? null,
-        timings: read?.timings ?? null,
-        offsets: {
-          headers_s: offset(headersMs),
-          first_byte_s: offset(firstByteMs),
-          first_delta_s: null,
-          first_answer_s: null,
-          end_s: Math.max(0, (tMs - zero) / 1000),
-        },
-        events: 0,
-        keepalives: 0,
-        first_reasoning_s: null,
-      };
-      if (dispatchMs !== null) outcome.connect_s = reused ? 0 : Math.max(0, (dispatchMs - exchangeStartMs) / 1000);
-      resolve(outcome);
+      resolve(outcomeOf(at, end, tMs, message, text));
     }
 
     if (options.signal?.aborted) return finish("cancelled", startMs, "cancelled before dispatch");
@@ -155,7 +126,7 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
       deadlineS * 1000,
     );
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    exchangeStartMs = now();
+    at.exchangeStartMs = now();
     try {
       exchange = startExchange({
         target,
@@ -164,40 +135,99 @@ export function chatOnce(options: ChatOnceOptions): Promise<StreamOutcome> {
         headers: { Accept: "application/json" },
         body,
         now,
-      }, {
-        dispatch: (tMs, wasReused) => {
-          dispatchMs = tMs;
-          reused = wasReused;
-          dispatchedAtEpochMs = Date.now();
-        },
-        firstByte: (tMs) => firstByteMs = tMs,
-        head: (head, tMs) => {
-          headersMs = tMs;
-          status = head.status;
-          contentType = head.headers.get("content-type");
-        },
-        body: (chunk, tMs) => {
-          bytes += chunk.length;
-          if (bytes > MAX_BODY_BYTES) {
-            return finish("malformed", tMs, `the response body exceeds ${MAX_BODY_BYTES} bytes`, true);
-          }
-          parts.push(chunk.slice());
-        },
-        end: (end: ExchangeEnd, tMs) => {
-          const text = new TextDecoder().decode(concatBytes(parts));
-          if (end.kind === "complete") {
-            if (status !== null && (status < 200 || status > 299)) {
-              return finish("http_error", tMs, errorBodyMessage(status, contentType, concatBytes(parts)));
-            }
-            return finish("finished", tMs, null, false, text);
-          }
-          if (end.kind === "connect_error") return finish("connect_error", tMs, end.message);
-          if (end.kind === "cut") return finish("cut", tMs, `${end.message} before the response was complete`);
-          return finish("malformed", tMs, end.message);
-        },
-      });
+      }, exchangeHandlers(at, finish));
     } catch (error) {
       finish("connect_error", now(), (error as Error).message);
     }
   });
+}
+
+/** One exchange's stamps on the caller's clock (and the wall clock at dispatch), filled in as it goes. */
+interface Stamps {
+  startMs: number;
+  exchangeStartMs: number;
+  dispatchMs: number | null;
+  reused: boolean;
+  dispatchedAtEpochMs: number;
+  headersMs: number | null;
+  firstByteMs: number | null;
+  status: number | null;
+}
+
+/** The exchange's hooks: each stamp as it comes, the body gathered (capped), its end handed to `finish`. */
+function exchangeHandlers(
+  at: Stamps,
+  finish: (end: StreamEnd, tMs: number, message: string | null, cancel?: boolean, text?: string) => void,
+): ExchangeHandlers {
+  let contentType: string | undefined;
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  return {
+    dispatch: (tMs, wasReused) => {
+      at.dispatchMs = tMs;
+      at.reused = wasReused;
+      at.dispatchedAtEpochMs = Date.now();
+    },
+    firstByte: (tMs) => at.firstByteMs = tMs,
+    head: (head, tMs) => {
+      at.headersMs = tMs;
+      at.status = head.status;
+      contentType = head.headers.get("content-type");
+    },
+    body: (chunk, tMs) => {
+      bytes += chunk.length;
+      if (bytes > MAX_BODY_BYTES) {
+        return finish("malformed", tMs, `the response body exceeds ${MAX_BODY_BYTES} bytes`, true);
+      }
+      parts.push(chunk.slice());
+    },
+    end: (end: ExchangeEnd, tMs) => {
+      const text = new TextDecoder().decode(concatBytes(parts));
+      if (end.kind === "complete") {
+        if (at.status !== null && (at.status < 200 || at.status > 299)) {
+          return finish("http_error", tMs, errorBodyMessage(at.status, contentType, concatBytes(parts)));
+        }
+        return finish("finished", tMs, null, false, text);
+      }
+      if (end.kind === "connect_error") return finish("connect_error", tMs, end.message);
+      if (end.kind === "cut") return finish("cut", tMs, `${end.message} before the response was complete`);
+      return finish("malformed", tMs, end.message);
+    },
+  };
+}
+
+/** The outcome in the streamed shape: offsets from dispatch (else the start), the body read when it finished. */
+function outcomeOf(at: Stamps, end: StreamEnd, tMs: number, message: string | null, text: string): StreamOutcome {
+  const zero = at.dispatchMs ?? at.startMs;
+  const offset = (ms: number | null) => (ms === null ? null : (ms - zero) / 1000);
+  const read = end === "finished" ? readCompletion(text) : null;
+  const finished = read?.end === "finished";
+  const outcome: StreamOutcome = {
+    dispatched_at_epoch_ms: at.dispatchedAtEpochMs,
+    dispatch_clock_ms: zero,
+    end: read === null ? end : read.end,
+    http_status: at.status,
+    finish_reason: read?.finish ?? null,
+    error_message: finished ? null : read?.message ?? message,
+    first_delta_kind: null,
+    reasoning_text: read?.reasoning ?? "",
+    answer_text: read?.answer ?? "",
+    tool_calls: read?.tools ?? [],
+    usage: read?.usage ?? null,
+    timings: read?.timings ?? null,
+    offsets: {
+      headers_s: offset(at.headersMs),
+      first_byte_s: offset(at.firstByteMs),
+      first_delta_s: null,
+      first_answer_s: null,
+      end_s: Math.max(0, (tMs - zero) / 1000),
+    },
+    events: 0,
+    keepalives: 0,
+    first_reasoning_s: null,
+  };
+  if (at.dispatchMs !== null) {
+    outcome.connect_s = at.reused ? 0 : Math.max(0, (at.dispatchMs - at.exchangeStartMs) / 1000);
+  }
+  return outcome;
 }

@@ -142,34 +142,8 @@ function foundRunning(baseUrl: string, modelFiles: string[], engineCommit: strin
 export async function startEngine(profile: EngineProfile, options: StartEngineOptions = {}): Promise<EngineHandle> {
   const fetchFn = options.fetch ?? fetch;
   const progress = options.progress ?? (() => {});
-  if (profile.port !== 0) {
-    const url = profileBaseUrl(profile.host, profile.port);
-    const found = await health(url, fetchFn, 2_000);
-    if (found.state === "foreign") {
-      throw new EngineStartError(
-        "not-engine",
-        `Cannot use profile "${profile.name}": ${foreignServer(url, found.status)}; stop what listens on port ` +
-          `${profile.port} or give the profile another port`,
-      );
-    }
-    if (found.state !== "down") {
-      progress(`a server already answers at ${url}; using it and leaving it running`);
-      if (found.state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
-      return foundRunning(url, profile.modelFiles, profile.engineCommit);
-    }
-    if (options.noStart) {
-      throw new EngineStartError(
-        "no-start",
-        `Cannot use profile "${profile.name}": nothing answers at ${url} and --no-start forbids starting ` +
-          `${profile.engine}; start it yourself or leave out --no-start`,
-      );
-    }
-  } else if (options.noStart) {
-    throw new EngineStartError(
-      "no-start",
-      `Cannot use profile "${profile.name}" with --no-start: its port is 0, so there is no running server to find`,
-    );
-  }
+  const running = await runningEngine(profile, options, fetchFn, progress);
+  if (running !== null) return running;
 
   // 32 MiB of log kept in memory; beyond that the middle is dropped with a marker.
   const log = logBuffer(32 * 1024 * 1024);
@@ -227,6 +201,49 @@ export async function startEngine(profile: EngineProfile, options: StartEngineOp
     await stop();
     throw error;
   }
+}
+
+/**
+ * The server already answering at the profile's fixed port (waited for while it loads), or null when nothing
+ * answers and the engine may be started. @throws {EngineStartError} for a foreign server, or when --no-start
+ * forbids starting one.
+ */
+async function runningEngine(
+  profile: EngineProfile,
+  options: StartEngineOptions,
+  fetchFn: typeof fetch,
+  progress: (line: string) => void,
+): Promise<EngineHandle | null> {
+  if (profile.port !== 0) {
+    const url = profileBaseUrl(profile.host, profile.port);
+    const found = await health(url, fetchFn, 2_000);
+    if (found.state === "foreign") {
+      throw new EngineStartError(
+        "not-engine",
+        `Cannot use profile "${profile.name}": ${foreignServer(url, found.status)}; stop what listens on port ` +
+          `${profile.port} or give the profile another port`,
+      );
+    }
+    if (found.state !== "down") {
+      progress(`a server already answers at ${url}; using it and leaving it running`);
+      if (found.state === "loading") await waitReady(url, null, profile, options, fetchFn, () => "", undefined, true);
+      return foundRunning(url, profile.modelFiles, profile.engineCommit);
+    }
+    if (options.noStart) {
+      throw new EngineStartError(
+        "no-start",
+        `Cannot use profile "${profile.name}": nothing answers at ${url} and --no-start forbids starting ` +
+          `${profile.engine}; start it yourself or leave out --no-start`,
+      );
+    }
+  } else if (options.noStart) {
+    throw new EngineStartError(
+      "no-start",
+      `Cannot use profile "${profile.name}" with --no-start: its port is 0, so there is no running server to find`,
+    );
+  }
+
+  return null;
 }
 
 /**

@@ -105,31 +105,7 @@ export function parseProfile(text: string, name: string, context: ProfileContext
   for (const key of Object.keys(raw)) {
     if (!KNOWN_KEYS.has(key)) problems.push(`/${key}: unknown key (known: ${[...KNOWN_KEYS].join(", ")})`);
   }
-  const str = (key: string, fallback?: string): string => {
-    const v = raw[key];
-    if (v === undefined && fallback !== undefined) return fallback;
-    if (typeof v !== "string" || v === "") {
-      problems.push(`/${key}: must be a nonempty string`);
-      return "";
-    }
-    return resolve(v, `/${key}`, context, problems);
-  };
-  const strings = (key: string): string[] => {
-    const v = raw[key] ?? [];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-      problems.push(`/${key}: must be an array of strings`);
-      return [];
-    }
-    return (v as string[]).map((x, i) => resolve(x, `/${key}/${i}`, context, problems));
-  };
-  const seconds = (key: string, fallback: number): number => {
-    const v = raw[key] ?? fallback;
-    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
-      problems.push(`/${key}: must be a positive number of seconds`);
-      return fallback;
-    }
-    return v;
-  };
+  const { str, strings, seconds } = fieldReaders(raw, context, problems);
   const label = str("label");
   const engine = str("engine");
   const argv = strings("args");
@@ -186,6 +162,36 @@ export function parseProfile(text: string, name: string, context: ProfileContext
     stopGraceS,
     engineCommit,
   };
+}
+
+/** Readers of a profile's string, string-list and seconds fields: each resolved, or a problem and a fallback. */
+function fieldReaders(raw: Record<string, unknown>, context: ProfileContext, problems: string[]) {
+  const str = (key: string, fallback?: string): string => {
+    const v = raw[key];
+    if (v === undefined && fallback !== undefined) return fallback;
+    if (typeof v !== "string" || v === "") {
+      problems.push(`/${key}: must be a nonempty string`);
+      return "";
+    }
+    return resolve(v, `/${key}`, context, problems);
+  };
+  const strings = (key: string): string[] => {
+    const v = raw[key] ?? [];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
+      problems.push(`/${key}: must be an array of strings`);
+      return [];
+    }
+    return (v as string[]).map((x, i) => resolve(x, `/${key}/${i}`, context, problems));
+  };
+  const seconds = (key: string, fallback: number): number => {
+    const v = raw[key] ?? fallback;
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+      problems.push(`/${key}: must be a positive number of seconds`);
+      return fallback;
+    }
+    return v;
+  };
+  return { str, strings, seconds };
 }
 
 /** Base URL of the profile's server (`http://127.0.0.1:8080`, `http://[::1]:8080`) for a known port. */

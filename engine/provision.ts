@@ -159,24 +159,7 @@ export async function provisionLlamaServer(
     return { llamaServer: paths.llamaServer, commit: LLAMA_CPP_COMMIT, built: false, buildSeconds: null };
   }
   await resultFiles.makeDirectory(paths.npmDir);
-  if (!(await exists(paths.tarball))) {
-    progress(`npm pack ${NODE_LLAMA_CPP.name}@${NODE_LLAMA_CPP.version} (no install scripts)`);
-    await run("npm", [
-      "pack",
-      `${NODE_LLAMA_CPP.name}@${NODE_LLAMA_CPP.version}`,
-      "--ignore-scripts",
-      "--pack-destination",
-      paths.npmDir,
-    ], "download the node-llama-cpp tarball (is npm installed and the registry reachable?)");
-  }
-  if (!(await exists(paths.bundle))) {
-    progress("extracting llama/gitRelease.bundle");
-    await run(
-      "tar",
-      ["-xzf", paths.tarball, "-C", paths.npmDir, "package/llama/gitRelease.bundle"],
-      "extract the bundle",
-    );
-  }
+  await fetchBundle(paths, progress);
   const heads = await run("git", ["bundle", "list-heads", paths.bundle], "read the bundle (is git installed?)");
   const commit = /^([0-9a-f]{40})\s/m.exec(heads)?.[1];
   if (!commit) throw new ProvisionError(`Cannot read the bundle's commit: git bundle list-heads printed "${heads}"`);
@@ -201,6 +184,41 @@ export async function provisionLlamaServer(
     throw new ProvisionError(`Cannot use the other build: it ended with rc=${rc}; see ${paths.buildLog}`);
   }
 
+  return await buildFromSource(paths, commit, options.jobs ?? Math.max(1, sys.cpuCount()), progress);
+}
+
+/** The bundle of llama.cpp's source that node-llama-cpp's npm tarball ships, fetched and extracted once. */
+async function fetchBundle(paths: EnginePaths, progress: (line: string) => void): Promise<void> {
+  if (!(await exists(paths.tarball))) {
+    progress(`npm pack ${NODE_LLAMA_CPP.name}@${NODE_LLAMA_CPP.version} (no install scripts)`);
+    await run("npm", [
+      "pack",
+      `${NODE_LLAMA_CPP.name}@${NODE_LLAMA_CPP.version}`,
+      "--ignore-scripts",
+      "--pack-destination",
+      paths.npmDir,
+    ], "download the node-llama-cpp tarball (is npm installed and the registry reachable?)");
+  }
+  if (!(await exists(paths.bundle))) {
+    progress("extracting llama/gitRelease.bundle");
+    await run(
+      "tar",
+      ["-xzf", paths.tarball, "-C", paths.npmDir, "package/llama/gitRelease.bundle"],
+      "extract the bundle",
+    );
+  }
+}
+
+/**
+ * Clones the bundle (once), configures with cmake (once) and builds llama-server with `jobs` jobs, the build's
+ * start and end in its log. @throws {ProvisionError} when cmake fails or leaves no llama-server.
+ */
+async function buildFromSource(
+  paths: EnginePaths,
+  commit: string,
+  jobs: number,
+  progress: (line: string) => void,
+): Promise<ProvisionResult> {
   await checkToolchain();
   if (!(await exists(paths.sourceDir))) {
     progress(`cloning llama.cpp ${commit.slice(0, 7)} from the bundle`);
@@ -221,7 +239,6 @@ export async function provisionLlamaServer(
       throw new ProvisionError(`Cannot configure llama.cpp: cmake exited with ${rc}; see ${paths.buildLog}`);
     }
   }
-  const jobs = options.jobs ?? Math.max(1, sys.cpuCount());
   progress(`building llama-server with ${jobs} jobs (tens of minutes on 2 cores)`);
   const rc = await logged(
     paths,

@@ -275,13 +275,7 @@ export function buildTinyQwen3(options: TinyQwen3Options, source: TokenizerSourc
   const think = idOf("<think>", "<think>");
   const thinkEnd = idOf("</think>", "</think>");
   const n = o.embeddingLength;
-  const d = o.headDim;
   const nVocab = vocab.tokens.length;
-  const qWidth = o.headCount * d;
-  const kvWidth = o.headCountKv * d;
-  const ff = o.feedForwardLength;
-  /** The head dimension RoPE rotates slowest under both pairings (NEOX pairs i with i+d/2, NORM pairs 2i, 2i+1). */
-  const slow = d - 1;
   const outStd = 1 / Math.sqrt(n - RESERVED);
   // Rows that must never win a sampling step: every added token except <think>, </think> and end of turn, text
   // tokens that llama.cpp treats as control or end-of-generation because of how they look, and tokens holding
@@ -314,66 +308,89 @@ export function buildTinyQwen3(options: TinyQwen3Options, source: TokenizerSourc
       return col < RESERVED ? 0 : r;
     }),
   ];
-  for (let layer = 0; layer < o.blockCount; layer++) {
-    const p = `blk.${layer}.`;
-    const first = layer === 0;
-    const random = (
-      name: string,
-      cols: number,
-      rows: number,
-      std: number,
-      rule: (row: number, col: number) => number | null,
-    ) =>
-      matrix(p + name, cols, rows, "f16", o.seed, (row, col, rnd) => {
-        const v = uniform(rnd, std);
-        return rule(row, col) ?? v;
-      });
-    const normWithSlow = (name: string) =>
-      matrix(p + name, d, 1, "f32", o.seed, (_row, col) => (first && col === slow ? 8 : 1));
-    tensors.push(
-      matrix(`${p}attn_norm.weight`, n, 1, "f32", o.seed, ones),
-      // Query of head 0 (layer 0): only the slow dimension, from the constant channel. No other head uses it.
-      random("attn_q.weight", n, qWidth, 1 / Math.sqrt(n), (row, col) => {
-        if (!first) return null;
-        if (row < d) return row === slow && col === CONSTANT ? 1 : 0;
-        return row % d === slow ? 0 : null;
-      }),
-      // Keys: the slow dimension carries only the `</think>` mark.
-      random("attn_k.weight", n, kvWidth, 1 / Math.sqrt(n), (row, col) => {
-        if (!first || row % d !== slow) return null;
-        return col === END_MARK ? 1 : 0;
-      }),
-      // Values of kv head 0, dimension 0: the `</think>` mark.
-      random("attn_v.weight", n, kvWidth, 1 / Math.sqrt(n), (row, col) => {
-        if (!first || row !== 0) return null;
-        return col === END_MARK ? 1 : 0;
-      }),
-      // Output: channels 0-3 stay untouched except "reasoning has ended" <- head 0, dimension 0 (layer 0).
-      random("attn_output.weight", qWidth, n, 0.5 / Math.sqrt(qWidth), (row, col) => {
-        if (first && row === ENDED) return col === 0 ? 1 : 0;
-        return row < RESERVED ? 0 : null;
-      }),
-      normWithSlow("attn_q_norm.weight"),
-      normWithSlow("attn_k_norm.weight"),
-      matrix(`${p}ffn_norm.weight`, n, 1, "f32", o.seed, ones),
-      random("ffn_gate.weight", n, ff, 1 / Math.sqrt(n), () => null),
-      random("ffn_up.weight", n, ff, 1 / Math.sqrt(n), () => null),
-      random("ffn_down.weight", ff, n, 0.5 / Math.sqrt(ff), (row) => (row < RESERVED ? 0 : null)),
-    );
-  }
+  for (let layer = 0; layer < o.blockCount; layer++) tensors.push(...blockTensors(o, layer));
 
+  return {
+    metadata: metadataOf(o, source, vocab, { eos, pad, addBos: config.add_bos_token === true, template }),
+    tensors,
+  };
+}
+
+/** One transformer block's tensors: random weights, with the wiring that lets layer 0 see `</think>`. */
+function blockTensors(o: TinyQwen3Options, layer: number): GgufTensor[] {
+  const n = o.embeddingLength;
+  const d = o.headDim;
+  const qWidth = o.headCount * d;
+  const kvWidth = o.headCountKv * d;
+  const ff = o.feedForwardLength;
+  /** The head dimension RoPE rotates slowest under both pairings (NEOX pairs i with i+d/2, NORM pairs 2i, 2i+1). */
+  const slow = d - 1;
+  const p = `blk.${layer}.`;
+  const first = layer === 0;
+  const random = (
+    name: string,
+    cols: number,
+    rows: number,
+    std: number,
+    rule: (row: number, col: number) => number | null,
+  ) =>
+    matrix(p + name, cols, rows, "f16", o.seed, (row, col, rnd) => {
+      const v = uniform(rnd, std);
+      return rule(row, col) ?? v;
+    });
+  const normWithSlow = (name: string) =>
+    matrix(p + name, d, 1, "f32", o.seed, (_row, col) => (first && col === slow ? 8 : 1));
+  return [
+    matrix(`${p}attn_norm.weight`, n, 1, "f32", o.seed, ones),
+    // Query of head 0 (layer 0): only the slow dimension, from the constant channel. No other head uses it.
+    random("attn_q.weight", n, qWidth, 1 / Math.sqrt(n), (row, col) => {
+      if (!first) return null;
+      if (row < d) return row === slow && col === CONSTANT ? 1 : 0;
+      return row % d === slow ? 0 : null;
+    }),
+    // Keys: the slow dimension carries only the `</think>` mark.
+    random("attn_k.weight", n, kvWidth, 1 / Math.sqrt(n), (row, col) => {
+      if (!first || row % d !== slow) return null;
+      return col === END_MARK ? 1 : 0;
+    }),
+    // Values of kv head 0, dimension 0: the `</think>` mark.
+    random("attn_v.weight", n, kvWidth, 1 / Math.sqrt(n), (row, col) => {
+      if (!first || row !== 0) return null;
+      return col === END_MARK ? 1 : 0;
+    }),
+    // Output: channels 0-3 stay untouched except "reasoning has ended" <- head 0, dimension 0 (layer 0).
+    random("attn_output.weight", qWidth, n, 0.5 / Math.sqrt(qWidth), (row, col) => {
+      if (first && row === ENDED) return col === 0 ? 1 : 0;
+      return row < RESERVED ? 0 : null;
+    }),
+    normWithSlow("attn_q_norm.weight"),
+    normWithSlow("attn_k_norm.weight"),
+    matrix(`${p}ffn_norm.weight`, n, 1, "f32", o.seed, ones),
+    random("ffn_gate.weight", n, ff, 1 / Math.sqrt(n), () => null),
+    random("ffn_up.weight", n, ff, 1 / Math.sqrt(n), () => null),
+    random("ffn_down.weight", ff, n, 0.5 / Math.sqrt(ff), (row) => (row < RESERVED ? 0 : null)),
+  ];
+}
+
+/** The file's metadata: Qwen3's shape, the tokenizer (vocabulary, merges, special ids, template), the generator's stamp. */
+function metadataOf(
+  o: TinyQwen3Options,
+  source: TokenizerSource,
+  vocab: Vocabulary,
+  { eos, pad, addBos, template }: { eos: number; pad: number; addBos: boolean; template: string },
+): [string, GgufValue][] {
   const u32 = (value: number): GgufValue => ({ type: "uint32", value });
   const f32 = (value: number): GgufValue => ({ type: "float32", value });
   const str = (value: string): GgufValue => ({ type: "string", value });
-  const metadata: [string, GgufValue][] = [
+  return [
     ["general.architecture", str("qwen3")],
     ["general.type", str("model")],
     ["general.name", str("strata-bench tiny qwen3 (random weights)")],
     ["general.file_type", u32(1)],
     ["qwen3.context_length", u32(o.contextLength)],
-    ["qwen3.embedding_length", u32(n)],
+    ["qwen3.embedding_length", u32(o.embeddingLength)],
     ["qwen3.block_count", u32(o.blockCount)],
-    ["qwen3.feed_forward_length", u32(ff)],
+    ["qwen3.feed_forward_length", u32(o.feedForwardLength)],
     ["qwen3.attention.head_count", u32(o.headCount)],
     ["qwen3.attention.head_count_kv", u32(o.headCountKv)],
     ["qwen3.attention.key_length", u32(o.headDim)],
@@ -388,12 +405,11 @@ export function buildTinyQwen3(options: TinyQwen3Options, source: TokenizerSourc
     ["tokenizer.ggml.eos_token_id", u32(eos)],
     ["tokenizer.ggml.padding_token_id", u32(pad)],
     ["tokenizer.ggml.bos_token_id", u32(pad)],
-    ["tokenizer.ggml.add_bos_token", { type: "bool", value: config.add_bos_token === true }],
+    ["tokenizer.ggml.add_bos_token", { type: "bool", value: addBos }],
     ["tokenizer.chat_template", str(template)],
     ["strata_bench.generator_version", u32(TINY_QWEN3_GENERATOR_VERSION)],
     ["strata_bench.seed", u32(o.seed)],
     ["strata_bench.tokenizer_sha256", str(source.tokenizerSha256)],
     ["strata_bench.tokenizer_config_sha256", str(source.configSha256)],
   ];
-  return { metadata, tensors };
 }

@@ -270,53 +270,9 @@ export async function renderCompareHtml(
   context?: PageContext,
 ): Promise<string> {
   const rows: string[] = [];
-  const charts: ChartSpec[] = [];
-  for (const metric of ["output_tokens_per_s", "tpot_p50_s", "ttft_p50_s"] as const) {
-    const { name, label } = GATE_METRICS[metric];
-    const values = result.points.flatMap((p) => {
-      const m = p.metrics.find((x) => x.metric === metric);
-      if (!m) return [];
-      const allowed = m.allowed_fraction;
-      const base = gateValue(metric, m.baseline);
-      return [{
-        point: `${p.workload} c=${p.concurrency}`,
-        side: "baseline",
-        value: base,
-        low: base !== null && allowed !== null ? base * (1 - allowed) : null,
-        high: base !== null && allowed !== null ? base * (1 + allowed) : null,
-      }, { point: `${p.workload} c=${p.concurrency}`, side: "candidate", value: gateValue(metric, m.candidate) }];
-    });
-    const x = { field: "point", type: "nominal", title: "concurrency point", sort: null, axis: { labelAngle: 0 } };
-    const y = { field: "value", type: "quantitative", title: label, scale: { zero: false, nice: true } };
-    charts.push({
-      title: `${name}${metric === "ttft_p50_s" ? " (informational, not gated)" : ": candidate against the gate band"}`,
-      width: 300,
-      height: 200,
-      data: { values },
-      layer: [
-        {
-          transform: [{ filter: "datum.low !== null" }],
-          mark: { type: "bar", opacity: 0.25, color: "#54a24b", size: 36 },
-          encoding: { x, y: { field: "low", type: "quantitative", title: label }, y2: { field: "high" } },
-        },
-        {
-          mark: { type: "point", filled: true, size: 110 },
-          encoding: {
-            x,
-            y,
-            shape: { field: "side", type: "nominal", title: null, scale: { range: ["square", "diamond"] } },
-            color: {
-              field: "side",
-              type: "nominal",
-              title: null,
-              scale: { range: ["#4c78a8", "#e45756"] },
-              legend: { orient: "bottom" },
-            },
-          },
-        },
-      ],
-    } as unknown as ChartSpec);
-  }
+  const charts = (["output_tokens_per_s", "tpot_p50_s", "ttft_p50_s"] as const).map((metric) =>
+    gateChart(result, metric)
+  );
   for (const p of result.points) {
     for (const metric of ["output_tokens_per_s", "tpot_p50_s", "error_rate", "ttft_p50_s"] as const) {
       const m = p.metrics.find((x) => x.metric === metric);
@@ -350,4 +306,52 @@ export async function renderCompareHtml(
     `<th>allowed</th><th>verdict</th><th>reason</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`,
   ].join("\n");
   return page(heading, body);
+}
+
+/** One gated metric's chart: per point the baseline with the band the gate allows, and the candidate. */
+function gateChart(result: CompareResult, metric: "output_tokens_per_s" | "tpot_p50_s" | "ttft_p50_s"): ChartSpec {
+  const { name, label } = GATE_METRICS[metric];
+  const values = result.points.flatMap((p) => {
+    const m = p.metrics.find((x) => x.metric === metric);
+    if (!m) return [];
+    const allowed = m.allowed_fraction;
+    const base = gateValue(metric, m.baseline);
+    return [{
+      point: `${p.workload} c=${p.concurrency}`,
+      side: "baseline",
+      value: base,
+      low: base !== null && allowed !== null ? base * (1 - allowed) : null,
+      high: base !== null && allowed !== null ? base * (1 + allowed) : null,
+    }, { point: `${p.workload} c=${p.concurrency}`, side: "candidate", value: gateValue(metric, m.candidate) }];
+  });
+  const x = { field: "point", type: "nominal", title: "concurrency point", sort: null, axis: { labelAngle: 0 } };
+  const y = { field: "value", type: "quantitative", title: label, scale: { zero: false, nice: true } };
+  return {
+    title: `${name}${metric === "ttft_p50_s" ? " (informational, not gated)" : ": candidate against the gate band"}`,
+    width: 300,
+    height: 200,
+    data: { values },
+    layer: [
+      {
+        transform: [{ filter: "datum.low !== null" }],
+        mark: { type: "bar", opacity: 0.25, color: "#54a24b", size: 36 },
+        encoding: { x, y: { field: "low", type: "quantitative", title: label }, y2: { field: "high" } },
+      },
+      {
+        mark: { type: "point", filled: true, size: 110 },
+        encoding: {
+          x,
+          y,
+          shape: { field: "side", type: "nominal", title: null, scale: { range: ["square", "diamond"] } },
+          color: {
+            field: "side",
+            type: "nominal",
+            title: null,
+            scale: { range: ["#4c78a8", "#e45756"] },
+            legend: { orient: "bottom" },
+          },
+        },
+      },
+    ],
+  } as unknown as ChartSpec;
 }

@@ -129,54 +129,10 @@ export async function runLoadTest(
       ...(options.selfCheck ? [] : await ignoredFieldWarnings(workload.stamp, urls, deps)),
     ];
     for (const warning of warnings) hooks.onWarning?.(warning);
-    out.emit({
-      ...lineHead("config"),
-      started_at: startedAt,
-      urls,
-      self_check: options.selfCheck,
-      plan: options.plan,
-      workload: workload.stamp,
-      repeat: options.repeat,
-      sweep: options.sweep ?? null,
-      slo: options.slo,
-      isl: options.isl ?? null,
-      osl: osl ?? null,
-      bin_s: options.binS,
-      late_after_s: options.lateAfterS,
-      strict: options.strict === true,
-      ci_safety: options.ciSafety === true,
-      allow_missing_ttft: options.allowMissingTtft === true,
-      infer_ttft_from_first_byte: options.inferTtftFromFirstByte === true,
-      schedule_sha256: scheduleSha256(scheduleInput, workload),
-      client_headroom_ceiling: headroom.ceiling,
-      toolkit,
-      shard,
-      engine: options.engine ?? null,
-      preflight: checked.preflight,
-      warnings,
-    });
     const context: RunContext = { options, deps, hooks, urls, workload, osl, warmupWarning, headroom, shard, out };
-    for (let r = 0; r < options.repeat && !deps.signal?.aborted; r++) {
-      const run = await measureRun(context, r);
-      runs.push(run);
-      out.emit({ run: r, ...run.summary });
-      hooks.onRunEnd?.(run, r);
-      if (run.facts.stopped_by === "warmup-limit") {
-        return await closed(ended("warmup-limit", [warmupLimitReason(run, r, options.repeat)]));
-      }
-    }
-    if (deps.signal?.aborted) {
-      // What ended before the signal is kept, marked; no aggregate or verdict is made of an unfinished plan.
-      const stamp = interruptedStamp(deps.signal);
-      out.emit({
-        ...lineHead("interrupted"),
-        by: stamp.by,
-        runs_planned: options.repeat,
-        runs_ended: runs.length,
-        note: stamp.note,
-      });
-      return await closed(ended("interrupted", [`interrupted by ${stamp.by}`]));
-    }
+    out.emit(configLine(context, { startedAt, scheduleInput, toolkit, preflight: checked.preflight, warnings }));
+    const stopped = await measureRuns(context, runs);
+    if (stopped !== null) return await closed(ended(stopped.status, stopped.reasons));
     return await finish(options, deps, hooks, runs, out);
   } finally {
     await out.close();
@@ -191,6 +147,72 @@ export async function runLoadTest(
     hooks.onWritten?.(options.out, out.lines);
     return outcome;
   }
+}
+
+/** The run's config line: what was asked (plan, workload, targets, rules), the schedule's hash, headroom, shard. */
+function configLine(
+  { options, urls, workload, osl, headroom, shard }: RunContext,
+  { startedAt, scheduleInput, toolkit, preflight, warnings }: {
+    startedAt: string;
+    scheduleInput: Parameters<typeof scheduleSha256>[0];
+    toolkit: unknown;
+    preflight: unknown;
+    warnings: string[];
+  },
+): Record<string, unknown> {
+  return {
+    ...lineHead("config"),
+    started_at: startedAt,
+    urls,
+    self_check: options.selfCheck,
+    plan: options.plan,
+    workload: workload.stamp,
+    repeat: options.repeat,
+    sweep: options.sweep ?? null,
+    slo: options.slo,
+    isl: options.isl ?? null,
+    osl: osl ?? null,
+    bin_s: options.binS,
+    late_after_s: options.lateAfterS,
+    strict: options.strict === true,
+    ci_safety: options.ciSafety === true,
+    allow_missing_ttft: options.allowMissingTtft === true,
+    infer_ttft_from_first_byte: options.inferTtftFromFirstByte === true,
+    schedule_sha256: scheduleSha256(scheduleInput, workload),
+    client_headroom_ceiling: headroom.ceiling,
+    toolkit,
+    shard,
+    engine: options.engine ?? null,
+    preflight,
+    warnings,
+  };
+}
+
+/** The measured runs, each summary written as it ends; what stopped them early (the warm-up limit, a signal). */
+async function measureRuns(context: RunContext, runs: LoadRunResult[]) {
+  const { options, deps, hooks, out } = context;
+  for (let r = 0; r < options.repeat && !deps.signal?.aborted; r++) {
+    const run = await measureRun(context, r);
+    runs.push(run);
+    out.emit({ run: r, ...run.summary });
+    hooks.onRunEnd?.(run, r);
+    if (run.facts.stopped_by === "warmup-limit") {
+      return { status: "warmup-limit" as const, reasons: [warmupLimitReason(run, r, options.repeat)] };
+    }
+  }
+  if (deps.signal?.aborted) {
+    // What ended before the signal is kept, marked; no aggregate or verdict is made of an unfinished plan.
+    const stamp = interruptedStamp(deps.signal);
+    out.emit({
+      ...lineHead("interrupted"),
+      by: stamp.by,
+      runs_planned: options.repeat,
+      runs_ended: runs.length,
+      note: stamp.note,
+    });
+    return { status: "interrupted" as const, reasons: [`interrupted by ${stamp.by}`] };
+  }
+  return null;
 }
 
 /** The head of a line of load's own (not a row or summary). */

@@ -280,39 +280,17 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number, opt
     missing.prefill_s = "needs connect_s, which is unavailable";
   }
 
-  const latency = ok ? o.end_s : null;
-  if (!ok) missing.latency_s = `failed request (${outcome.end}): E2E counts successes only`;
-  const coLatency = latency !== null && lateness !== null ? latency + lateness : null;
-  if (coLatency === null) {
-    missing.co_latency_s = latency === null ? missing.latency_s as string : "closed loop: no schedule";
-  }
+  const { latency, coLatency } = latenciesOf(ok ? o.end_s : null, outcome.end, lateness, missing);
 
   const answer = ok ? answerState(outcome) : null;
   if (answer === null) missing.answer = "failed request";
-  let ttft: number | null = null;
-  let ttftSource: LoadRequestRow["ttft_source"] = null;
-  if (!ok) missing.ttft_s = "failed request";
-  else if (options.nonStreaming) {
-    if (options.inferTtftFromFirstByte && o.headers_s !== null) {
-      ttft = o.headers_s;
-      ttftSource = "http_first_byte";
-    } else {
-      missing.ttft_s = options.inferTtftFromFirstByte
-        ? "no response headers arrived"
-        : "non-streaming request: TTFT is absent (--infer-ttft-from-first-byte approximates it by the headers)";
-    }
-  } else if (o.first_delta_s !== null) {
-    ttft = o.first_delta_s;
-    ttftSource = "stream";
-  } else missing.ttft_s = "no nonempty reasoning or visible delta arrived";
-  if (ttftSource === null) missing.ttft_source = missing.ttft_s ?? "no TTFT";
+  const { ttft, ttftSource } = ttftOf(ok, options, o, missing);
   // The client stamps the first reasoning delta on its own; an older outcome only tells the first delta's kind.
-  const reasoningAt = outcome.first_reasoning_s !== undefined
+  const firstReasoning = outcome.first_reasoning_s !== undefined
     ? at(outcome.first_reasoning_s)
     : outcome.first_delta_kind === "reasoning"
     ? o.first_delta_s
     : null;
-  const firstReasoning = reasoningAt;
   if (firstReasoning === null) {
     missing.first_reasoning_s = options.nonStreaming
       ? "non-streaming request: no deltas"
@@ -353,6 +331,51 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number, opt
     token_source: tokens.source,
     missing,
   };
+}
+
+/** E2E latency (successes only) and the coordinated-omission latency (plus the lateness), or why each is null. */
+function latenciesOf(
+  latency: number | null,
+  end: StreamOutcome["end"],
+  lateness: number | null,
+  missing: Record<string, string>,
+) {
+  if (latency === null) missing.latency_s = `failed request (${end}): E2E counts successes only`;
+  const coLatency = latency !== null && lateness !== null ? latency + lateness : null;
+  if (coLatency === null) {
+    missing.co_latency_s = latency === null ? missing.latency_s as string : "closed loop: no schedule";
+  }
+  return { latency, coLatency };
+}
+
+/**
+ * TTFT and where it came from: the first nonempty delta of a stream; for a non-streaming request only the headers
+ * when asked to infer it; none for a failed request (each null's reason written to `missing`).
+ */
+function ttftOf(
+  ok: boolean,
+  options: LoadRowOptions,
+  o: { headers_s: number | null; first_delta_s: number | null },
+  missing: Record<string, string>,
+): { ttft: number | null; ttftSource: LoadRequestRow["ttft_source"] } {
+  let ttft: number | null = null;
+  let ttftSource: LoadRequestRow["ttft_source"] = null;
+  if (!ok) missing.ttft_s = "failed request";
+  else if (options.nonStreaming) {
+    if (options.inferTtftFromFirstByte && o.headers_s !== null) {
+      ttft = o.headers_s;
+      ttftSource = "http_first_byte";
+    } else {
+      missing.ttft_s = options.inferTtftFromFirstByte
+        ? "no response headers arrived"
+        : "non-streaming request: TTFT is absent (--infer-ttft-from-first-byte approximates it by the headers)";
+    }
+  } else if (o.first_delta_s !== null) {
+    ttft = o.first_delta_s;
+    ttftSource = "stream";
+  } else missing.ttft_s = "no nonempty reasoning or visible delta arrived";
+  if (ttftSource === null) missing.ttft_source = missing.ttft_s ?? "no TTFT";
+  return { ttft, ttftSource };
 }
 
 /** Mean gap per chunk from the first to the last of `offsets` (null below two). */

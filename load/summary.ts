@@ -251,6 +251,30 @@ export function summarizeSelection(
 ): EndpointLoadSummary {
   const missing: Record<string, string> = {};
   const binWidthS = options.binWidthS ?? 1;
+  const tally = tallyRows(parts, options, missing);
+  const timeline = sentTimeline(parts, options, tally.rates.counts.attempted, binWidthS);
+  const distributions = distributionsOf(parts);
+  if (tally.itlMissing) missing.itl_s = "the stream client did not record chunk offsets";
+  if (!options.isl) missing.isl = "no --isl-target";
+  if (!options.osl) missing.osl = "no --osl-target";
+  return {
+    label,
+    ...tally.rates,
+    bin_width_s: binWidthS,
+    bins: timeline.bins,
+    distributions,
+    concurrency: concurrencyOf(timeline.starts, timeline.ends, capLevel),
+    isl: options.isl ? lengthCheckOf(distributions.input_tokens, tally.islMisses, options.isl) : null,
+    osl: options.osl ? lengthCheckOf(distributions.output_tokens, tally.oslMisses, options.osl) : null,
+    missing,
+  };
+}
+
+/**
+ * One pass over the rows: the counts, and the rates over the window from the first send to the last end (token
+ * rates null once a count is missing, goodput null without an SLO), each null's reason written to `missing`.
+ */
+function tallyRows(parts: readonly RowSelection[], options: LoadSummaryOptions, missing: Record<string, string>) {
   const slo = options.slo ?? {};
   const sloSet = slo.ttftS !== undefined || slo.tpotS !== undefined || slo.e2eS !== undefined;
   let measured = 0, sent = 0, ok = 0, late = 0, answered = 0, truncated = 0, noOutput = 0, drained = 0, good = 0;
@@ -303,49 +327,7 @@ export function summarizeSelection(
     const span = lastSend - firstSend;
     achievedRate = span > 0 ? (sent - 1) / span : null;
   } else if (options.mode !== "open") missing.achieved_send_rate_per_s = "closed loop: no requested rate";
-
-  // Bins and concurrency intervals over the sent rows, in typed scratch arrays (NaN tokens: no count).
-  const starts = new Float64Array(sent), ends = new Float64Array(sent);
-  const binOffsets = new Float64Array(sent), binTokens = new Float64Array(sent), binDone = new Uint8Array(sent);
-  let k = 0, b = 0;
-  eachRow(parts, (store, i) => {
-    if (store.status.at(i) === DROPPED) return;
-    const num = store.numeric;
-    starts[k] = num.send_offset_s.at(i);
-    ends[k++] = num.end_offset_s.at(i);
-    const x = options.mode === "open" ? num.scheduled_offset_s.at(i) : num.send_offset_s.at(i);
-    if (Number.isNaN(x)) return;
-    binOffsets[b] = x;
-    binDone[b] = store.status.at(i) === SUCCESS ? 1 : 0;
-    binTokens[b++] = num.output_tokens.at(i);
-  });
-
-  const isOk = (store: RowStore, i: number) => store.status.at(i) === SUCCESS;
-  const isSent = (store: RowStore, i: number) => store.status.at(i) !== DROPPED;
-  const dist = (column: NumericColumn, keep = isOk) => describeSortedRuns(columnRuns(parts, column, keep));
-  const itlRuns = parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.itlRuns(e)));
-  const distributions: LoadDistributions = {
-    latency_s: dist("latency_s"),
-    co_latency_s: dist("co_latency_s"),
-    ttft_s: dist("ttft_s"),
-    first_byte_s: dist("first_byte_s"),
-    first_reasoning_s: dist("first_reasoning_s"),
-    first_answer_s: dist("first_answer_s"),
-    tpot_s: dist("tpot_s"),
-    itl_s: describeSortedRuns(itlRuns),
-    thinking_s: describeSortedRuns(cadenceRuns(parts, "thinking_s")),
-    reasoning_itl_s: describeSortedRuns(parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.reasoningItlRuns(e)))),
-    reasoning_tpot_s: describeSortedRuns(cadenceRuns(parts, "reasoning_tpot_s")),
-    answer_tpot_s: describeSortedRuns(cadenceRuns(parts, "answer_tpot_s")),
-    lateness_s: dist("lateness_s", isSent),
-    input_tokens: dist("input_tokens"),
-    output_tokens: dist("output_tokens"),
-  };
-  if (ok > 0 && okWithItl === 0) missing.itl_s = "the stream client did not record chunk offsets";
-  if (!options.isl) missing.isl = "no --isl-target";
-  if (!options.osl) missing.osl = "no --osl-target";
-  return {
-    label,
+  const rates = {
     counts: {
       attempted: sent,
       succeeded: ok,
@@ -367,16 +349,55 @@ export function summarizeSelection(
     input_tokens_per_s: perWindow(inTokens),
     goodput_requests_per_s: perWindow(sloSet ? good : null),
     achieved_send_rate_per_s: achievedRate,
-    bin_width_s: binWidthS,
-    bins: binsOf(b, (i) => binOffsets[i] as number, (i) => binDone[i] === 1, (i) => {
-      const t = binTokens[i] as number;
-      return Number.isNaN(t) ? null : t;
-    }, binWidthS),
-    distributions,
-    concurrency: concurrencyOf(starts, ends, capLevel),
-    isl: options.isl ? lengthCheckOf(distributions.input_tokens, islMiss.n, options.isl) : null,
-    osl: options.osl ? lengthCheckOf(distributions.output_tokens, oslMiss.n, options.osl) : null,
-    missing,
+  };
+  return { rates, itlMissing: ok > 0 && okWithItl === 0, islMisses: islMiss.n, oslMisses: oslMiss.n };
+}
+/** The sent rows' send-to-end intervals (for concurrency) and throughput bins, in typed scratch arrays. */
+function sentTimeline(parts: readonly RowSelection[], options: LoadSummaryOptions, sent: number, binWidthS: number) {
+  // NaN tokens: no count.
+  const starts = new Float64Array(sent), ends = new Float64Array(sent);
+  const binOffsets = new Float64Array(sent), binTokens = new Float64Array(sent), binDone = new Uint8Array(sent);
+  let k = 0, b = 0;
+  eachRow(parts, (store, i) => {
+    if (store.status.at(i) === DROPPED) return;
+    const num = store.numeric;
+    starts[k] = num.send_offset_s.at(i);
+    ends[k++] = num.end_offset_s.at(i);
+    const x = options.mode === "open" ? num.scheduled_offset_s.at(i) : num.send_offset_s.at(i);
+    if (Number.isNaN(x)) return;
+    binOffsets[b] = x;
+    binDone[b] = store.status.at(i) === SUCCESS ? 1 : 0;
+    binTokens[b++] = num.output_tokens.at(i);
+  });
+  const bins = binsOf(b, (i) => binOffsets[i] as number, (i) => binDone[i] === 1, (i) => {
+    const t = binTokens[i] as number;
+    return Number.isNaN(t) ? null : t;
+  }, binWidthS);
+  return { starts, ends, bins };
+}
+
+/** Every distribution of the selection: successful requests' columns, lateness over the sent, the pooled runs. */
+function distributionsOf(parts: readonly RowSelection[]): LoadDistributions {
+  const isOk = (store: RowStore, i: number) => store.status.at(i) === SUCCESS;
+  const isSent = (store: RowStore, i: number) => store.status.at(i) !== DROPPED;
+  const dist = (column: NumericColumn, keep = isOk) => describeSortedRuns(columnRuns(parts, column, keep));
+  const itlRuns = parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.itlRuns(e)));
+  return {
+    latency_s: dist("latency_s"),
+    co_latency_s: dist("co_latency_s"),
+    ttft_s: dist("ttft_s"),
+    first_byte_s: dist("first_byte_s"),
+    first_reasoning_s: dist("first_reasoning_s"),
+    first_answer_s: dist("first_answer_s"),
+    tpot_s: dist("tpot_s"),
+    itl_s: describeSortedRuns(itlRuns),
+    thinking_s: describeSortedRuns(cadenceRuns(parts, "thinking_s")),
+    reasoning_itl_s: describeSortedRuns(parts.flatMap((p) => p.endpoints.flatMap((e) => p.store.reasoningItlRuns(e)))),
+    reasoning_tpot_s: describeSortedRuns(cadenceRuns(parts, "reasoning_tpot_s")),
+    answer_tpot_s: describeSortedRuns(cadenceRuns(parts, "answer_tpot_s")),
+    lateness_s: dist("lateness_s", isSent),
+    input_tokens: dist("input_tokens"),
+    output_tokens: dist("output_tokens"),
   };
 }
 

@@ -154,28 +154,7 @@ export async function handleChat(
   const cachedTokens = reuseOf(slot, prompt, promptTokens, chat.cachePrompt);
   slot.cache = { prompt, tokens: promptTokens };
   log.cachedTokens = cachedTokens;
-  const plan = planTokens({
-    requestId: log.requestId,
-    behaviour,
-    limitTokens: chat.maxTokens ?? state.nCtx - promptTokens,
-    newToolCallId: () => randomId(32),
-    reasoningBudget: chat.reasoningBudget,
-  });
-  const promptN = promptTokens - cachedTokens;
-  const timings = timingsOf({
-    cacheN: cachedTokens,
-    promptN,
-    completionTokens: plan.completionTokens,
-    promptTps: state.promptTps,
-    decodeTps: state.decodeTps,
-    predictedNOffset: behaviour.predictedNOffset ?? 0,
-  });
-  const envelope: Envelope = {
-    id: `chatcmpl-${randomId(32)}`,
-    created: Math.floor(Date.now() / 1000),
-    model: state.identity.modelAlias,
-    system_fingerprint: state.identity.buildInfo,
-  };
+  const { plan, promptN, timings, envelope } = answerPlan(state, admitted, log, cachedTokens);
   state.notify();
   const context = {
     response,
@@ -203,6 +182,38 @@ export async function handleChat(
   if (outcome === "aborted") outcome = state.shutdownKind ?? "client_disconnected";
   if (!response.closed && outcome !== "finished") response.destroy();
   end(outcome);
+}
+
+/** What the answer will be: its tokens (planned from the behaviour), its timings, the completion's envelope. */
+function answerPlan(
+  state: EngineState,
+  { chat, behaviour, promptTokens }: NonNullable<Awaited<ReturnType<typeof admit>>>,
+  log: MockRequestLog,
+  cachedTokens: number,
+) {
+  const plan = planTokens({
+    requestId: log.requestId,
+    behaviour,
+    limitTokens: chat.maxTokens ?? state.nCtx - promptTokens,
+    newToolCallId: () => randomId(32),
+    reasoningBudget: chat.reasoningBudget,
+  });
+  const promptN = promptTokens - cachedTokens;
+  const timings = timingsOf({
+    cacheN: cachedTokens,
+    promptN,
+    completionTokens: plan.completionTokens,
+    promptTps: state.promptTps,
+    decodeTps: state.decodeTps,
+    predictedNOffset: behaviour.predictedNOffset ?? 0,
+  });
+  const envelope: Envelope = {
+    id: `chatcmpl-${randomId(32)}`,
+    created: Math.floor(Date.now() / 1000),
+    model: state.identity.modelAlias,
+    system_fingerprint: state.identity.buildInfo,
+  };
+  return { plan, promptN, timings, envelope };
 }
 
 /** Adds one answer to the /metrics counters, as llama-server counts it. */

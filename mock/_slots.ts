@@ -63,23 +63,6 @@ export function createSlotPool(count: number, onChange: () => void): SlotPool {
   const queue: Waiter[] = [];
   let seq = 0;
 
-  function pick(prompt: string, requiredSlot: number | null): Slot | null {
-    if (requiredSlot !== null) {
-      const slot = slots[requiredSlot % slots.length]!;
-      return slot.busy ? null : slot;
-    }
-    const idle = slots.filter((slot) => !slot.busy);
-    if (idle.length === 0) return null;
-    let best: Slot | null = null;
-    let bestShared = 0;
-    for (const slot of idle) {
-      const shared = slot.cache === null ? 0 : commonPrefixChars(slot.cache.prompt, prompt);
-      if (shared > bestShared) [best, bestShared] = [slot, shared];
-    }
-    if (best !== null && bestShared / Math.max(1, prompt.length) > SIMILARITY_THRESHOLD) return best;
-    return idle.reduce((a, b) => (b.lastUsedSeq < a.lastUsedSeq ? b : a));
-  }
-
   function take(slot: Slot): Slot {
     slot.busy = true;
     slot.decoded = 0;
@@ -90,7 +73,7 @@ export function createSlotPool(count: number, onChange: () => void): SlotPool {
   function drain(): void {
     for (let i = 0; i < queue.length;) {
       const waiter = queue[i]!;
-      const slot = pick(waiter.prompt, waiter.requiredSlot);
+      const slot = pickSlot(slots, waiter.prompt, waiter.requiredSlot);
       if (slot === null) {
         i++;
         continue;
@@ -104,36 +87,14 @@ export function createSlotPool(count: number, onChange: () => void): SlotPool {
     slots,
     acquire(prompt, requiredSlot, signal) {
       if (queue.length === 0) {
-        const slot = pick(prompt, requiredSlot);
+        const slot = pickSlot(slots, prompt, requiredSlot);
         if (slot !== null) {
           take(slot);
           onChange();
           return Promise.resolve(slot);
         }
       }
-      return new Promise<Slot>((resolve, reject) => {
-        const onAbort = () => {
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
-          onChange();
-          reject(new Error("Cannot wait for a slot: the client disconnected"));
-        };
-        const waiter: Waiter = {
-          prompt,
-          requiredSlot,
-          resolve(slot) {
-            signal.removeEventListener("abort", onAbort);
-            resolve(slot);
-          },
-          reject(reason) {
-            signal.removeEventListener("abort", onAbort);
-            reject(reason);
-          },
-        };
-        queue.push(waiter);
-        signal.addEventListener("abort", onAbort, { once: true });
-        onChange();
-      });
+      return waitForSlot(queue, { prompt, requiredSlot, signal, onChange });
     },
     release(slot) {
       slot.busy = false;
@@ -147,6 +108,62 @@ export function createSlotPool(count: number, onChange: () => void): SlotPool {
       onChange();
     },
   };
+}
+
+/**
+ * The slot for a prompt: the required one if idle; else the idle slot whose cache shares the most of it, above the
+ * similarity threshold; else the idle slot used longest ago. Null when none is idle.
+ */
+function pickSlot(slots: readonly Slot[], prompt: string, requiredSlot: number | null): Slot | null {
+  if (requiredSlot !== null) {
+    const slot = slots[requiredSlot % slots.length]!;
+    return slot.busy ? null : slot;
+  }
+  const idle = slots.filter((slot) => !slot.busy);
+  if (idle.length === 0) return null;
+  let best: Slot | null = null;
+  let bestShared = 0;
+  for (const slot of idle) {
+    const shared = slot.cache === null ? 0 : commonPrefixChars(slot.cache.prompt, prompt);
+    if (shared > bestShared) [best, bestShared] = [slot, shared];
+  }
+  if (best !== null && bestShared / Math.max(1, prompt.length) > SIMILARITY_THRESHOLD) return best;
+  return idle.reduce((a, b) => (b.lastUsedSeq < a.lastUsedSeq ? b : a));
+}
+
+/** Queues a request for a slot; a disconnect takes it off the queue and rejects. */
+function waitForSlot(
+  queue: Waiter[],
+  { prompt, requiredSlot, signal, onChange }: {
+    prompt: string;
+    requiredSlot: number | null;
+    signal: AbortSignal;
+    onChange: () => void;
+  },
+): Promise<Slot> {
+  return new Promise<Slot>((resolve, reject) => {
+    const onAbort = () => {
+      const index = queue.indexOf(waiter);
+      if (index >= 0) queue.splice(index, 1);
+      onChange();
+      reject(new Error("Cannot wait for a slot: the client disconnected"));
+    };
+    const waiter: Waiter = {
+      prompt,
+      requiredSlot,
+      resolve(slot) {
+        signal.removeEventListener("abort", onAbort);
+        resolve(slot);
+      },
+      reject(reason) {
+        signal.removeEventListener("abort", onAbort);
+        reject(reason);
+      },
+    };
+    queue.push(waiter);
+    signal.addEventListener("abort", onAbort, { once: true });
+    onChange();
+  });
 }
 
 /** Reuse a slot gives a prompt (0 when the request turned cache_prompt off). */

@@ -106,39 +106,50 @@ export async function startWorkerHasher(
         fail(`cannot send to the hash worker: ${firstLine(error)}`);
       }
     });
+  return {
+    ok: true,
+    value: chunkHasher(port, request, () => failure, () => {
+      failure ??= "closed";
+      for (const waiter of waiters.splice(0)) waiter.reject(new Error("the hash worker was closed"));
+      terminate();
+    }),
+  };
+}
+
+/** The hasher over a started worker: a file begins on its first chunk, and its digest ends it. */
+function chunkHasher(
+  port: HashWorkerPort,
+  request: (message: unknown, transfer: ArrayBuffer[]) => Promise<Parameters<Waiter["resolve"]>[0]>,
+  failure: () => string | null,
+  close: () => void,
+): WorkerHasher {
   let begun = false;
   /** Tells the worker a file starts, unless it already did. */
   const begin = () => {
     if (begun) return;
-    if (failure !== null) throw new Error(failure);
+    const failed = failure();
+    if (failed !== null) throw new Error(failed);
     port.post({ kind: "begin" }, []);
     begun = true;
   };
   return {
-    ok: true,
-    value: {
-      update: async (buffer, length) => {
-        begin();
-        const reply = await request({ kind: "chunk", buffer: buffer.buffer, length }, [buffer.buffer as ArrayBuffer]);
-        if (!(reply.buffer instanceof ArrayBuffer)) throw new Error("the hash worker returned no buffer");
-        return new Uint8Array(reply.buffer);
-      },
-      digest: async () => {
-        begin();
-        begun = false;
-        const reply = await request({ kind: "end" }, []);
-        if (typeof reply.hex !== "string") throw new Error("the hash worker returned no digest");
-        return reply.hex;
-      },
-      reset: () => {
-        begun = false;
-      },
-      close: () => {
-        failure ??= "closed";
-        for (const waiter of waiters.splice(0)) waiter.reject(new Error("the hash worker was closed"));
-        terminate();
-      },
+    update: async (buffer, length) => {
+      begin();
+      const reply = await request({ kind: "chunk", buffer: buffer.buffer, length }, [buffer.buffer as ArrayBuffer]);
+      if (!(reply.buffer instanceof ArrayBuffer)) throw new Error("the hash worker returned no buffer");
+      return new Uint8Array(reply.buffer);
     },
+    digest: async () => {
+      begin();
+      begun = false;
+      const reply = await request({ kind: "end" }, []);
+      if (typeof reply.hex !== "string") throw new Error("the hash worker returned no digest");
+      return reply.hex;
+    },
+    reset: () => {
+      begun = false;
+    },
+    close,
   };
 }
 

@@ -137,20 +137,71 @@ const MIN_BYTES: Readonly<Record<GgufScalarType, number>> = {
 };
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** How each fixed-size scalar is read at a byte offset (little-endian); its size is MIN_BYTES's. */
+const SCALAR_READERS: Record<Exclude<GgufScalarType, "string">, (view: DataView, at: number) => GgufScalar> = {
+  uint8: (view, at) => view.getUint8(at),
+  int8: (view, at) => view.getInt8(at),
+  bool: (view, at) => view.getUint8(at) !== 0,
+  uint16: (view, at) => view.getUint16(at, true),
+  int16: (view, at) => view.getInt16(at, true),
+  uint32: (view, at) => view.getUint32(at, true),
+  int32: (view, at) => view.getInt32(at, true),
+  float32: (view, at) => view.getFloat32(at, true),
+  uint64: (view, at) => view.getBigUint64(at, true),
+  int64: (view, at) => view.getBigInt64(at, true),
+  float64: (view, at) => view.getFloat64(at, true),
+};
+
+type GgufScalar = number | bigint | boolean | string;
+
 /**
  * Decodes a GGUF file, or its leading bytes with `wholeFile: false`.
  * @throws {SyntaxError} when the bytes are not a GGUF v3 file this reader understands (bad magic, unknown value
  * type, a string that is not UTF-8, a count larger than the bytes left, truncated data, tensor data past the end).
  */
 export function readGguf(bytes: Uint8Array, options: ReadGgufOptions = {}): GgufFile {
+  const read = ggufCursor(bytes);
+  read.need(4);
+  if (decoder.decode(bytes.subarray(0, 4)) !== "GGUF") throw new SyntaxError("Cannot read GGUF: bad magic");
+  read.skip("uint32");
+  const version = read.u32();
+  if (version !== 3) throw new SyntaxError(`Cannot read GGUF: version ${version}, only 3 is supported`);
+  const tensorCount = read.u64();
+  const metadataCount = read.u64();
+  // A metadata entry takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info at least 8 + 4 + 4 + 8.
+  read.fits(metadataCount, 13, "the metadata count");
+  const { metadata, skippedArrays } = readMetadata(read, metadataCount, options.keepArrays ?? true);
+  const alignmentValue = metadata.get("general.alignment");
+  const alignment = alignmentValue && alignmentValue.type === "uint32" ? Number(alignmentValue.value) : 32;
+  if (alignment < 1 || alignment > 1 << 20) throw new SyntaxError(`Cannot read GGUF: alignment ${alignment}`);
+  read.fits(tensorCount, 24, "the tensor count");
+  const infos = readTensorInfos(read, tensorCount);
+  const dataStart = Math.ceil(read.at() / alignment) * alignment;
   const wholeFile = options.wholeFile ?? true;
-  const keepArrays = options.keepArrays ?? true;
+  const tensors = infos.map((info) => {
+    const start = dataStart + info.offset;
+    if (info.offset % alignment !== 0) {
+      throw new SyntaxError(`Cannot read GGUF: tensor "${info.name}" offset ${info.offset} is not aligned`);
+    }
+    if (wholeFile && (info.byteLength === null || start + info.byteLength > bytes.length)) {
+      throw new SyntaxError(
+        info.byteLength === null
+          ? `Cannot read GGUF: tensor "${info.name}" has type ${info.type}, whose size this reader does not check`
+          : `Cannot read GGUF: tensor "${info.name}" runs past the end of the file`,
+      );
+    }
+    return { ...info, start };
+  });
+  return { version, metadata, skippedArrays, tensors, alignment, dataStart };
+}
+
+/** A read position over `bytes` and the reads of GGUF's values from it, each refusing what runs past the end. */
+function ggufCursor(bytes: Uint8Array) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let at = 0;
   const need = (n: number) => {
     if (at + n > bytes.length) throw new SyntaxError(`Cannot read GGUF: truncated at byte ${at}`);
   };
-  const u32 = () => (need(4), at += 4, view.getUint32(at - 4, true));
   const u64 = () => {
     need(8);
     at += 8;
@@ -168,117 +219,83 @@ export function readGguf(bytes: Uint8Array, options: ReadGgufOptions = {}): Gguf
       throw new SyntaxError(`Cannot read GGUF: the string at byte ${at - n} is not UTF-8`);
     }
   };
-  const scalar = (type: GgufScalarType): number | bigint | boolean | string => {
-    switch (type) {
-      case "uint8":
-        return (need(1), at += 1, view.getUint8(at - 1));
-      case "int8":
-        return (need(1), at += 1, view.getInt8(at - 1));
-      case "uint16":
-        return (need(2), at += 2, view.getUint16(at - 2, true));
-      case "int16":
-        return (need(2), at += 2, view.getInt16(at - 2, true));
-      case "uint32":
-        return u32();
-      case "int32":
-        return (need(4), at += 4, view.getInt32(at - 4, true));
-      case "float32":
-        return (need(4), at += 4, view.getFloat32(at - 4, true));
-      case "float64":
-        return (need(8), at += 8, view.getFloat64(at - 8, true));
-      case "uint64":
-        return (need(8), at += 8, view.getBigUint64(at - 8, true));
-      case "int64":
-        return (need(8), at += 8, view.getBigInt64(at - 8, true));
-      case "bool":
-        return (need(1), at += 1, view.getUint8(at - 1) !== 0);
-      case "string":
-        return str();
-    }
+  const scalar = (type: GgufScalarType): GgufScalar => {
+    if (type === "string") return str();
+    need(MIN_BYTES[type]);
+    at += MIN_BYTES[type];
+    return SCALAR_READERS[type](view, at - MIN_BYTES[type]);
   };
-  const skip = (type: GgufScalarType) => {
-    if (type !== "string") return (need(MIN_BYTES[type]), at += MIN_BYTES[type]);
-    const n = u64();
-    need(n);
-    at += n;
+  return {
+    at: () => at,
+    need,
+    u64,
+    str,
+    scalar,
+    u32: () => scalar("uint32") as number,
+    skip: (type: GgufScalarType) => {
+      if (type !== "string") return (need(MIN_BYTES[type]), at += MIN_BYTES[type]);
+      const n = u64();
+      need(n);
+      at += n;
+    },
+    typeName: (code: number) => {
+      const name = TYPE_NAMES.get(code);
+      if (name === undefined) throw new SyntaxError(`Cannot read GGUF: unknown value type ${code} at byte ${at - 4}`);
+      return name;
+    },
+    /** A claimed count of items of at least `minBytes` each must fit in the bytes left. */
+    fits: (count: number, minBytes: number, what: string) => {
+      if (count * minBytes > bytes.length - at) {
+        throw new SyntaxError(
+          `Cannot read GGUF: truncated: ${what} claims ${count} items, more than the bytes left at ${at}`,
+        );
+      }
+    },
   };
-  const typeName = (code: number) => {
-    const name = TYPE_NAMES.get(code);
-    if (name === undefined) throw new SyntaxError(`Cannot read GGUF: unknown value type ${code} at byte ${at - 4}`);
-    return name;
-  };
-  /** A claimed count of items of at least `minBytes` each must fit in the bytes left. */
-  const fits = (count: number, minBytes: number, what: string) => {
-    if (count * minBytes > bytes.length - at) {
-      throw new SyntaxError(
-        `Cannot read GGUF: truncated: ${what} claims ${count} items, more than the bytes left at ${at}`,
-      );
-    }
-  };
+}
 
-  need(4);
-  if (decoder.decode(bytes.subarray(0, 4)) !== "GGUF") throw new SyntaxError("Cannot read GGUF: bad magic");
-  at = 4;
-  const version = u32();
-  if (version !== 3) throw new SyntaxError(`Cannot read GGUF: version ${version}, only 3 is supported`);
-  const tensorCount = u64();
-  const metadataCount = u64();
-  // A metadata entry takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info at least 8 + 4 + 4 + 8.
-  fits(metadataCount, 13, "the metadata count");
+/** The metadata's `count` entries; arrays kept whole, or (without `keepArrays`) skipped with their type and length. */
+function readMetadata(read: ReturnType<typeof ggufCursor>, count: number, keepArrays: boolean) {
   const metadata = new Map<string, GgufValue>();
   const skippedArrays = new Map<string, { itemType: GgufScalarType; length: number }>();
-  for (let i = 0; i < metadataCount; i++) {
-    const key = str();
-    const type = typeName(u32());
+  for (let i = 0; i < count; i++) {
+    const key = read.str();
+    const type = read.typeName(read.u32());
     if (type === "array") {
-      const itemType = typeName(u32());
+      const itemType = read.typeName(read.u32());
       if (itemType === "array") throw new SyntaxError(`Cannot read GGUF: nested array at "${key}"`);
-      const n = u64();
-      fits(n, MIN_BYTES[itemType], `the array "${key}"`);
+      const n = read.u64();
+      read.fits(n, MIN_BYTES[itemType], `the array "${key}"`);
       if (!keepArrays) {
-        for (let j = 0; j < n; j++) skip(itemType);
+        for (let j = 0; j < n; j++) read.skip(itemType);
         skippedArrays.set(key, { itemType, length: n });
         continue;
       }
-      const values: (number | bigint | boolean | string)[] = [];
-      for (let j = 0; j < n; j++) values.push(scalar(itemType));
+      const values: GgufScalar[] = [];
+      for (let j = 0; j < n; j++) values.push(read.scalar(itemType));
       metadata.set(key, { type: "array", itemType, values });
     } else {
-      metadata.set(key, { type, value: scalar(type) } as GgufValue);
+      metadata.set(key, { type, value: read.scalar(type) } as GgufValue);
     }
   }
-  const alignmentValue = metadata.get("general.alignment");
-  const alignment = alignmentValue && alignmentValue.type === "uint32" ? Number(alignmentValue.value) : 32;
-  if (alignment < 1 || alignment > 1 << 20) throw new SyntaxError(`Cannot read GGUF: alignment ${alignment}`);
-  fits(tensorCount, 24, "the tensor count");
+  return { metadata, skippedArrays };
+}
+
+/** The `count` tensor descriptions: name, dimensions, type, data offset, and bytes where the type's size is known. */
+function readTensorInfos(read: ReturnType<typeof ggufCursor>, count: number): Omit<GgufTensorInfo, "start">[] {
   const infos: Omit<GgufTensorInfo, "start">[] = [];
-  for (let i = 0; i < tensorCount; i++) {
-    const name = str();
-    const nDims = u32();
+  for (let i = 0; i < count; i++) {
+    const name = read.str();
+    const nDims = read.u32();
     if (nDims > MAX_DIMS) throw new SyntaxError(`Cannot read GGUF: tensor "${name}" claims ${nDims} dimensions`);
     const dims: number[] = [];
-    for (let d = 0; d < nDims; d++) dims.push(u64());
-    const code = u32();
+    for (let d = 0; d < nDims; d++) dims.push(read.u64());
+    const code = read.u32();
     const type = GGML_TYPE_NAMES[code] ?? `type ${code}`;
-    const offset = u64();
+    const offset = read.u64();
     const elementBytes = ELEMENT_BYTES[type];
     const byteLength = elementBytes === undefined ? null : dims.reduce((a, b) => a * b, 1) * elementBytes;
     infos.push({ name, dims, type, offset, byteLength });
   }
-  const dataStart = Math.ceil(at / alignment) * alignment;
-  const tensors = infos.map((info) => {
-    const start = dataStart + info.offset;
-    if (info.offset % alignment !== 0) {
-      throw new SyntaxError(`Cannot read GGUF: tensor "${info.name}" offset ${info.offset} is not aligned`);
-    }
-    if (wholeFile && (info.byteLength === null || start + info.byteLength > bytes.length)) {
-      throw new SyntaxError(
-        info.byteLength === null
-          ? `Cannot read GGUF: tensor "${info.name}" has type ${info.type}, whose size this reader does not check`
-          : `Cannot read GGUF: tensor "${info.name}" runs past the end of the file`,
-      );
-    }
-    return { ...info, start };
-  });
-  return { version, metadata, skippedArrays, tensors, alignment, dataStart };
+  return infos;
 }

@@ -234,20 +234,7 @@ export function startGpuPowerSampler(options: GpuPowerOptions): GpuPowerSampler 
       }
     }
   };
-  const ready = (async () => {
-    const problems: string[] = [];
-    for (const tool of ["nvidia-smi", "amd-smi"] as const) {
-      const startMs = options.nowMs();
-      const first = await sampleOnce(options.runCommand, tool);
-      if (first.ok) {
-        trace.tool = tool;
-        trace.samples.push({ atMs: (startMs + options.nowMs()) / 2, gpus: first.value });
-        return;
-      }
-      problems.push(`${tool}: ${first.reason}`);
-    }
-    trace.reason = `no GPU tool answered (${problems.join("; ")})`;
-  })();
+  const ready = firstAnsweringTool(options, trace);
   const loop = (async () => {
     await ready;
     const tool = trace.tool;
@@ -282,6 +269,22 @@ export function startGpuPowerSampler(options: GpuPowerOptions): GpuPowerSampler 
       return trace;
     },
   };
+}
+
+/** Samples with nvidia-smi, else amd-smi: the first that answers becomes the trace's tool, else the trace says why. */
+async function firstAnsweringTool(options: GpuPowerOptions, trace: PowerTrace): Promise<void> {
+  const problems: string[] = [];
+  for (const tool of ["nvidia-smi", "amd-smi"] as const) {
+    const startMs = options.nowMs();
+    const first = await sampleOnce(options.runCommand, tool);
+    if (first.ok) {
+      trace.tool = tool;
+      trace.samples.push({ atMs: (startMs + options.nowMs()) / 2, gpus: first.value });
+      return;
+    }
+    problems.push(`${tool}: ${first.reason}`);
+  }
+  trace.reason = `no GPU tool answered (${problems.join("; ")})`;
 }
 
 /** Power over one window (a request from dispatch to its end). */

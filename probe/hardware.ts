@@ -85,21 +85,7 @@ export async function probeHardware(deps: ProbeDeps, options: ProbeHardwareOptio
     if (!runtime) missing["/software/runtime"] = reasonFor(found, vendors, "cuda");
   }
 
-  if (cpu === null) {
-    if (deps.platform === "linux") {
-      const cpuinfo = await deps.readText("/proc/cpuinfo");
-      cpu = cpuinfo.ok ? parseCpuinfoModel(cpuinfo.value) : null;
-      if (cpu === null) {
-        const fallback = deps.cpuModel();
-        cpu = fallback.ok ? fallback.value : null;
-        if (cpu === null) missing["/hardware/cpu"] = cpuinfo.ok ? "/proc/cpuinfo names no CPU model" : cpuinfo.reason;
-      }
-    } else {
-      const model = deps.cpuModel();
-      cpu = model.ok ? model.value : null;
-      if (!model.ok) missing["/hardware/cpu"] = model.reason;
-    }
-  }
+  if (cpu === null) cpu = await cpuModelOf(deps, missing);
 
   if (ramBytes === null) {
     const meminfo = deps.platform === "linux" ? await deps.readText("/proc/meminfo") : null;
@@ -116,25 +102,7 @@ export async function probeHardware(deps: ProbeDeps, options: ProbeHardwareOptio
     missing["/hardware/storage"] = `not probed on ${deps.platform}: storage is read from lsblk or sysfs on Linux only`;
   }
 
-  if (os === null && !missing["/software/os"]) {
-    if (deps.platform === "linux") {
-      const release = await deps.readText("/etc/os-release");
-      const fallback = release.ok ? null : await deps.readText("/usr/lib/os-release");
-      const text = release.ok ? release.value : fallback?.ok ? fallback.value : null;
-      os = text === null ? null : parseOsRelease(text);
-      if (!os) {
-        missing["/software/os"] = text === null && !release.ok
-          ? release.reason
-          : "os-release names no NAME and VERSION_ID";
-      }
-    } else if (deps.platform === "win32" && kernel) {
-      os = { name: "Windows", version: kernel };
-    } else if (kernel) {
-      os = { name: deps.platform, version: kernel };
-    } else {
-      missing["/software/os"] = kernelRelease.ok ? "unknown operating system" : kernelRelease.reason;
-    }
-  }
+  if (os === null && !missing["/software/os"]) os = await osOf(deps, kernelRelease, missing);
 
   const hardware: Hardware = {
     gpus,
@@ -145,6 +113,44 @@ export async function probeHardware(deps: ProbeDeps, options: ProbeHardwareOptio
   };
   const deviceSelection = selectedDevices(deps, gpus, options.engineEnv ?? {});
   return { hardware, os, kernel, drivers, runtime, missing, deviceSelection };
+}
+
+/** The CPU's model: /proc/cpuinfo on Linux, else (or when it names none) the runtime's; null with the reason. */
+async function cpuModelOf(deps: ProbeDeps, missing: MissingMap): Promise<string | null> {
+  if (deps.platform === "linux") {
+    const cpuinfo = await deps.readText("/proc/cpuinfo");
+    const cpu = cpuinfo.ok ? parseCpuinfoModel(cpuinfo.value) : null;
+    if (cpu !== null) return cpu;
+    const fallback = deps.cpuModel();
+    if (fallback.ok) return fallback.value;
+    missing["/hardware/cpu"] = cpuinfo.ok ? "/proc/cpuinfo names no CPU model" : cpuinfo.reason;
+    return null;
+  }
+  const model = deps.cpuModel();
+  if (model.ok) return model.value;
+  missing["/hardware/cpu"] = model.reason;
+  return null;
+}
+
+/** The operating system: os-release on Linux, else the platform and kernel release; null with the reason. */
+async function osOf(deps: ProbeDeps, kernelRelease: ReturnType<ProbeDeps["osRelease"]>, missing: MissingMap) {
+  const kernel = kernelRelease.ok ? kernelRelease.value : null;
+  if (deps.platform === "linux") {
+    const release = await deps.readText("/etc/os-release");
+    const fallback = release.ok ? null : await deps.readText("/usr/lib/os-release");
+    const text = release.ok ? release.value : fallback?.ok ? fallback.value : null;
+    const os = text === null ? null : parseOsRelease(text);
+    if (!os) {
+      missing["/software/os"] = text === null && !release.ok
+        ? release.reason
+        : "os-release names no NAME and VERSION_ID";
+    }
+    return os;
+  }
+  if (deps.platform === "win32" && kernel) return { name: "Windows", version: kernel };
+  if (kernel) return { name: deps.platform, version: kernel };
+  missing["/software/os"] = kernelRelease.ok ? "unknown operating system" : kernelRelease.reason;
+  return null;
 }
 
 /** The GPUs CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES leave the engine (every GPU when neither is set). */

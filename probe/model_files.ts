@@ -147,6 +147,36 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
     nonconformingReasons.push("the model files could not be identified, so none was hashed");
     return result;
   }
+  const paths = await distinctShards(candidates, deps);
+  let cache: HashCache | null = null;
+  if (options.cacheDir === null) result.cacheProblem = "hash cache disabled";
+  else cache = await openHashCache(options.cacheDir, deps);
+  const startedMs = deps.nowMs();
+  const { jobs, notGguf } = await detailFiles(paths, cache, options, deps, result);
+  if (notGguf > 0) {
+    nonconformingReasons.push(
+      `${notGguf} file(s) the server or the engine arguments name as the model are not GGUF files (their first ` +
+        "bytes are not GGUF); they were neither hashed nor named",
+    );
+  }
+  if (result.details.length === 0) {
+    missing["/model/files"] = "no GGUF model file found: every file the server or the engine arguments name " +
+      "is missing a GGUF header";
+    return result;
+  }
+  const outcomes = await hashJobs(jobs, result.details.length, options, deps, result);
+  recordHashes(jobs, outcomes, cache, result);
+  result.hashSeconds = (deps.nowMs() - startedMs) / 1000;
+  if (cache) {
+    const saved = await cache.save();
+    if (!saved.ok) result.cacheProblem = `hash cache not saved: ${saved.reason}`;
+  }
+  result.files = result.details.map((d) => ({ path: d.path, sha256: d.sha256 }));
+  return result;
+}
+
+/** Every shard of the candidates, once each (two paths to one file count once), in the order first named. */
+async function distinctShards(candidates: readonly string[], deps: ProbeDeps): Promise<string[]> {
   const seen = new Set<string>();
   const paths: string[] = [];
   for (const candidate of candidates) {
@@ -158,10 +188,20 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
       paths.push(shard);
     }
   }
-  let cache: HashCache | null = null;
-  if (options.cacheDir === null) result.cacheProblem = "hash cache disabled";
-  else cache = await openHashCache(options.cacheDir, deps);
-  const startedMs = deps.nowMs();
+  return paths;
+}
+
+/**
+ * One detail per GGUF file (its size, or why it cannot be read; the cache's hash when it has one), and the hash
+ * jobs for the rest; a readable file that is not GGUF is counted and left out.
+ */
+async function detailFiles(
+  paths: readonly string[],
+  cache: HashCache | null,
+  options: ModelFileOptions,
+  deps: ProbeDeps,
+  result: ModelFilesResult,
+): Promise<{ jobs: HashJob[]; notGguf: number }> {
   const jobs: HashJob[] = [];
   let notGguf = 0;
   for (const path of paths) {
@@ -199,18 +239,16 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
       jobs.push({ fileIndex, path, absolute, facts: facts.value, detail });
     }
   }
-  if (notGguf > 0) {
-    nonconformingReasons.push(
-      `${notGguf} file(s) the server or the engine arguments name as the model are not GGUF files (their first ` +
-        "bytes are not GGUF); they were neither hashed nor named",
-    );
-  }
-  if (result.details.length === 0) {
-    missing["/model/files"] = "no GGUF model file found: every file the server or the engine arguments name " +
-      "is missing a GGUF header";
-    return result;
-  }
-  const outcomes = await hashJobs(jobs, result.details.length, options, deps, result);
+  return { jobs, notGguf };
+}
+
+/** Each job's hash into its detail (and the cache), or its reason; every file left without a hash said so. */
+function recordHashes(
+  jobs: readonly HashJob[],
+  outcomes: readonly Outcome<string>[],
+  cache: HashCache | null,
+  result: ModelFilesResult,
+): void {
   for (const [n, job] of jobs.entries()) {
     const hashed = outcomes[n]!;
     if (hashed.ok) {
@@ -226,17 +264,10 @@ export async function findAndHashModelFiles(options: ModelFileOptions, deps: Pro
       const reason = `cannot hash model file ${detail.path}: ${
         scrubPath(detail.reason ?? "unreadable", detail.absolutePath, detail.path)
       }`;
-      missing[`/model/files/${fileIndex}/sha256`] = reason;
-      nonconformingReasons.push(reason);
+      result.missing[`/model/files/${fileIndex}/sha256`] = reason;
+      result.nonconformingReasons.push(reason);
     }
   }
-  result.hashSeconds = (deps.nowMs() - startedMs) / 1000;
-  if (cache) {
-    const saved = await cache.save();
-    if (!saved.ok) result.cacheProblem = `hash cache not saved: ${saved.reason}`;
-  }
-  result.files = result.details.map((d) => ({ path: d.path, sha256: d.sha256 }));
-  return result;
 }
 
 const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
@@ -272,31 +303,8 @@ async function hashJobs(
   result: ModelFilesResult,
 ): Promise<Outcome<string>[]> {
   const outcomes: Outcome<string>[] = [];
-  const bytesTotal = jobs.reduce((sum, job) => sum + job.facts.sizeBytes, 0);
-  const bytesByJob = jobs.map(() => 0);
-  const startedMs = deps.nowMs();
-  let filesDone = 0;
-  const progressOf = (n: number) => {
-    const onProgress = options.onProgress;
-    if (!onProgress) return {};
-    const job = jobs[n]!;
-    return {
-      onProgress: (p: HashProgress) => {
-        bytesByJob[n] = p.bytesDone;
-        if (p.done) filesDone += 1;
-        const bytesDone = bytesByJob.reduce((sum, b) => sum + b, 0);
-        const elapsedS = (deps.nowMs() - startedMs) / 1000;
-        const rate = elapsedS > 0 ? bytesDone / elapsedS : null;
-        const etaS = rate && bytesTotal > 0 ? Math.max(0, (bytesTotal - bytesDone) / rate) : null;
-        onProgress({
-          ...p,
-          fileIndex: job.fileIndex,
-          fileCount,
-          overall: { bytesDone, bytesTotal, rateBytesPerS: rate, etaS, filesDone, filesTotal: jobs.length },
-        });
-      },
-    };
-  };
+  const progress = jobProgress(jobs, fileCount, options, deps);
+  const { of: progressOf, bytesTotal } = progress;
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   const inThread = (n: number) =>
     hashFile(jobs[n]!.path, deps, { sizeBytes: jobs[n]!.facts.sizeBytes, ...progressOf(n), ...signal });
@@ -333,7 +341,7 @@ async function hashJobs(
           problems.push(hashed.reason);
           hasher.close();
           hasher = null;
-          bytesByJob[n] = 0;
+          progress.restart(n);
         }
         outcomes[n] = await inThread(n);
       }
@@ -346,6 +354,39 @@ async function hashJobs(
     result.parallelProblem = `hashed in this thread instead of on a worker (${problems.length}x): ${problems[0]}`;
   }
   return outcomes;
+}
+
+/**
+ * Progress per job for `options.onProgress` (none without it), with the overall bytes, rate and ETA over all jobs;
+ * `restart` forgets a job's bytes when it starts again in this thread.
+ */
+function jobProgress(jobs: readonly HashJob[], fileCount: number, options: ModelFileOptions, deps: ProbeDeps) {
+  const bytesTotal = jobs.reduce((sum, job) => sum + job.facts.sizeBytes, 0);
+  const bytesByJob = jobs.map(() => 0);
+  const startedMs = deps.nowMs();
+  let filesDone = 0;
+  const progressOf = (n: number) => {
+    const onProgress = options.onProgress;
+    if (!onProgress) return {};
+    const job = jobs[n]!;
+    return {
+      onProgress: (p: HashProgress) => {
+        bytesByJob[n] = p.bytesDone;
+        if (p.done) filesDone += 1;
+        const bytesDone = bytesByJob.reduce((sum, b) => sum + b, 0);
+        const elapsedS = (deps.nowMs() - startedMs) / 1000;
+        const rate = elapsedS > 0 ? bytesDone / elapsedS : null;
+        const etaS = rate && bytesTotal > 0 ? Math.max(0, (bytesTotal - bytesDone) / rate) : null;
+        onProgress({
+          ...p,
+          fileIndex: job.fileIndex,
+          fileCount,
+          overall: { bytesDone, bytesTotal, rateBytesPerS: rate, etaS, filesDone, filesTotal: jobs.length },
+        });
+      },
+    };
+  };
+  return { of: progressOf, bytesTotal, restart: (n: number) => bytesByJob[n] = 0 };
 }
 
 /** Replaces the machine path of a file in a reason with its published name. */

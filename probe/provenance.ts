@@ -5,7 +5,7 @@
 import type { EngineCommandLine, Hardware, Model, ProbedConfiguration, Software } from "../contract/mod.ts";
 import { toolkitCacheDir } from "../runtime/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
-import { buildConfigurationObjects } from "./configuration.ts";
+import { buildConfigurationObjects, type EngineArgsReading } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
 import { declaredEngineArgs, type EngineCommandLineReading, observeEngineCommandLine } from "./engine_command_line.ts";
 import { resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
@@ -107,142 +107,47 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
       `Cannot use engine commit "${operator.engineCommit}": a full 40-character hexadecimal commit is required`,
     );
   }
-  const missing: MissingMap = {};
-  const nonconformingReasons: string[] = [];
-
   const server = options.server ??
     (options.baseUrl ? await probeServer(options.baseUrl, { fetch: deps.fetch }) : null);
+  const gaps: Gaps = { server, missing: {}, nonconformingReasons: [] };
   const hardwareFacts = await probeHardware(deps, {
     backgroundWorkloads: options.backgroundWorkloads ?? [],
     ...(options.engineEnv === undefined ? {} : { engineEnv: options.engineEnv }),
   });
-  Object.assign(missing, hardwareFacts.missing);
+  Object.assign(gaps.missing, hardwareFacts.missing);
 
   const commandLine = await engineCommandLineOf(options);
   const config = buildConfigurationObjects(
     commandLine.ok ? commandLine.argv : null,
     commandLine.ok ? "" : commandLine.reason,
   );
-  Object.assign(missing, config.missing);
+  Object.assign(gaps.missing, config.missing);
   const reading = config.reading;
 
-  let cacheDir: string | null;
-  if (options.cacheDir !== undefined) cacheDir = options.cacheDir;
-  else {
-    const dir = toolkitCacheDir(deps);
-    cacheDir = dir.ok ? dir.value : null;
-  }
-  const modelFiles = await findAndHashModelFiles({
-    modelPath: server?.modelPath ?? null,
-    engineArgFiles: [...(reading?.modelFiles ?? []), ...(options.extraModelFiles ?? [])],
-    packDir: options.packDir ?? null,
-    cacheDir,
-    rehash: options.rehash ?? false,
-    ...(options.onHashProgress ? { onProgress: options.onHashProgress } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  }, deps);
-  Object.assign(missing, modelFiles.missing);
-  nonconformingReasons.push(...modelFiles.nonconformingReasons);
-
+  const modelFiles = await hashModelFiles(options, reading?.modelFiles ?? [], gaps);
   const commit = await readRunnerCommit({
     toolkitDir: options.toolkitDir,
     executableDir: options.executableDir ?? null,
   }, deps);
-  Object.assign(missing, commit.missing);
+  Object.assign(gaps.missing, commit.missing);
   if (!commit.runnerCommit) {
-    nonconformingReasons.push(`runner commit unknown: ${commit.missing["/software/runner_commit"]}`);
+    gaps.nonconformingReasons.push(`runner commit unknown: ${commit.missing["/software/runner_commit"]}`);
   }
-
-  const firstModel = modelFiles.details[0]?.absolutePath;
-  const fileFacts = await readModelFileFacts({
-    paths: firstModel === undefined ? [] : expandShards(firstModel),
-    packDir: options.packDir ?? null,
-    declaredQuantization: operator.quantization ?? null,
-    declaredModelId: operator.modelId ?? null,
-    effectiveTemplateSha256: server?.chatTemplate?.sha256 ?? null,
-  }, deps);
-  if (fileFacts.facts === null) missing["/model/file_facts"] = fileFacts.reason ?? "the model file was not read";
-  for (const [pointer, reason] of Object.entries(fileFacts.missing)) missing[`/model/file_facts${pointer}`] = reason;
-
-  const noServer = "no server was probed";
-  let engineCommit = operator.engineCommit?.toLowerCase() ?? server?.engineCommit ?? null;
-  let sourceProblem: string | null = null;
-  if (!engineCommit && operator.engineSource !== undefined) {
-    const short = shortEngineCommit(server?.engineVersion ?? null);
-    const resolved = short === null
-      ? { ok: false as const, reason: "the server reports no short commit to resolve" }
-      : await resolveEngineCommit(operator.engineSource, short, deps);
-    if (resolved.ok) engineCommit = resolved.value;
-    else sourceProblem = `--engine-source: ${resolved.reason}`;
-  }
-  if (!engineCommit) {
-    const reason = sourceProblem ?? server?.missing["/software/strata_commit"] ??
-      `${noServer}; pass the engine commit explicitly`;
-    missing["/software/strata_commit"] = reason;
-    nonconformingReasons.push(`engine commit unknown: ${reason}`);
-  }
-  const engineVersion = server?.engineVersion ?? null;
-  if (!engineVersion) missing["/software/engine_version"] = server?.missing["/software/engine_version"] ?? noServer;
-  const buildOptions = operator.buildOptions ? [...operator.buildOptions] : null;
-  if (!buildOptions) {
-    missing["/software/build_options"] =
-      "not given: the runner cannot read build options from a server (pass --build-options)";
-  }
-
-  const contextTokens = server?.contextTokens ?? reading?.contextTokens ?? null;
-  if (contextTokens === null) {
-    missing["/configuration/context_tokens"] = server?.missing["/configuration/context_tokens"] ??
-      `${noServer} and the engine arguments set no -c / --ctx-size`;
-  }
-  const serverCapacity = server?.serverCapacity ?? reading?.serverCapacity ?? null;
-  if (serverCapacity === null) {
-    missing["/configuration/server_capacity"] = server?.missing["/configuration/server_capacity"] ??
-      `${noServer} and the engine arguments set no -np / --parallel`;
-  }
-  const template = server?.chatTemplate
-    ? { path: options.templateArtifactPath ?? "provenance/chat_template.jinja", sha256: server.chatTemplate.sha256 }
-    : null;
-  if (!template) {
-    const reason = server?.missing["/configuration/template"] ??
-      `${noServer}, so the effective chat template is unknown`;
-    missing["/configuration/template"] = reason;
-    nonconformingReasons.push(`chat template unknown: ${reason}`);
-  }
-
-  /** An operator's value of a model field, or null with the reason at its pointer. */
-  const stated = (value: string | undefined, field: string, reason: string): string | null => {
-    if (value !== undefined && value !== "") return value;
-    missing[`/model/${field}`] = reason;
-    return null;
-  };
-  const model: Model = {
-    id: stated(operator.modelId, "id", "not given (pass the model id)"),
-    revision: stated(operator.modelRevision, "revision", "not given (pass --model-revision)"),
-    source_revision: stated(operator.sourceRevision, "source_revision", "not given (pass --source-revision)"),
-    quantization: stated(operator.quantization, "quantization", "not given (pass --quantization)"),
-    files: modelFiles.files,
-    tokenizer_revision: stated(
-      operator.tokenizerRevision,
-      "tokenizer_revision",
-      "not given (pass --tokenizer-revision)",
-    ),
-    custom_pack: stated(operator.customPack, "custom_pack", "no custom pack declared (--custom-pack)"),
-    file_facts: fileFacts.facts,
-  };
-
+  const fileFacts = await modelFileFacts(options, modelFiles, gaps);
+  const engine = await engineSoftware(operator, deps, gaps);
   const software: Software = {
     os: hardwareFacts.os,
     drivers: hardwareFacts.drivers,
     runtime: hardwareFacts.runtime,
-    strata_commit: engineCommit,
-    engine_version: engineVersion,
+    strata_commit: engine.commit,
+    engine_version: engine.version,
     build_kind: commit.buildKind,
     runner_commit: commit.runnerCommit,
-    build_options: buildOptions,
+    build_options: engine.buildOptions,
   };
+  const { template, ...sizes } = serverConfiguration(reading, options.templateArtifactPath, gaps);
   const configuration: ProbedConfiguration = {
-    context_tokens: contextTokens,
-    server_capacity: serverCapacity,
+    ...sizes,
     ...config.objects,
     template,
     ...(commandLine.ok
@@ -252,7 +157,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
   return {
     hardware: hardwareFacts.hardware,
     software,
-    model,
+    model: modelSection(operator, modelFiles.files, fileFacts, gaps.missing),
     configuration,
     engineCommandLine: configuration.engine_command_line ?? null,
     templateText: server?.chatTemplate?.text ?? null,
@@ -262,8 +167,138 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     deviceSelection: hardwareFacts.deviceSelection,
     otherEngineOptions: reading?.otherOptions ?? null,
     unclassifiedEngineArgs: reading?.unclassified ?? [],
-    missing,
-    nonconformingReasons,
+    missing: gaps.missing,
+    nonconformingReasons: gaps.nonconformingReasons,
+  };
+}
+
+/** The server probed (or null), and where each stage writes why a value is null and why the run cannot conform. */
+interface Gaps {
+  server: ServerFacts | null;
+  missing: MissingMap;
+  nonconformingReasons: string[];
+}
+
+const NO_SERVER = "no server was probed";
+
+/** Why `pointer` is null (`first`, else the server's reason, else `otherwise`); with a `cause`, why not conforming. */
+function explain(gaps: Gaps, pointer: string, otherwise: string, cause?: string, first: string | null = null): void {
+  const reason = first ?? gaps.server?.missing[pointer] ?? otherwise;
+  gaps.missing[pointer] = reason;
+  if (cause !== undefined) gaps.nonconformingReasons.push(`${cause}: ${reason}`);
+}
+
+/** Hashes the server's model file, the engine arguments' -m files and the extra ones (cache folder by default). */
+async function hashModelFiles(options: CollectProvenanceOptions, engineArgFiles: readonly string[], gaps: Gaps) {
+  const dir = options.cacheDir === undefined
+    ? toolkitCacheDir(options.deps)
+    : { ok: true as const, value: options.cacheDir };
+  const modelFiles = await findAndHashModelFiles({
+    modelPath: gaps.server?.modelPath ?? null,
+    engineArgFiles: [...engineArgFiles, ...(options.extraModelFiles ?? [])],
+    packDir: options.packDir ?? null,
+    cacheDir: dir.ok ? dir.value : null,
+    rehash: options.rehash ?? false,
+    ...(options.onHashProgress ? { onProgress: options.onHashProgress } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  }, options.deps);
+  Object.assign(gaps.missing, modelFiles.missing);
+  gaps.nonconformingReasons.push(...modelFiles.nonconformingReasons);
+  return modelFiles;
+}
+
+/** What the first model file (all its shards) says of itself, or null with the reason. */
+async function modelFileFacts(
+  options: CollectProvenanceOptions,
+  modelFiles: ModelFilesResult,
+  { server, missing }: Gaps,
+) {
+  const firstModel = modelFiles.details[0]?.absolutePath;
+  const fileFacts = await readModelFileFacts({
+    paths: firstModel === undefined ? [] : expandShards(firstModel),
+    packDir: options.packDir ?? null,
+    declaredQuantization: options.operator?.quantization ?? null,
+    declaredModelId: options.operator?.modelId ?? null,
+    effectiveTemplateSha256: server?.chatTemplate?.sha256 ?? null,
+  }, options.deps);
+  if (fileFacts.facts === null) missing["/model/file_facts"] = fileFacts.reason ?? "the model file was not read";
+  for (const [pointer, reason] of Object.entries(fileFacts.missing)) missing[`/model/file_facts${pointer}`] = reason;
+  return fileFacts.facts;
+}
+
+/** The engine's commit (operator's, server's, or its short one resolved), version and build options, or why not. */
+async function engineSoftware(operator: OperatorFacts, deps: ProbeDeps, gaps: Gaps) {
+  const { server } = gaps;
+  let commit = operator.engineCommit?.toLowerCase() ?? server?.engineCommit ?? null;
+  let sourceProblem: string | null = null;
+  if (!commit && operator.engineSource !== undefined) {
+    const short = shortEngineCommit(server?.engineVersion ?? null);
+    const resolved = short === null
+      ? { ok: false as const, reason: "the server reports no short commit to resolve" }
+      : await resolveEngineCommit(operator.engineSource, short, deps);
+    if (resolved.ok) commit = resolved.value;
+    else sourceProblem = `--engine-source: ${resolved.reason}`;
+  }
+  if (!commit) {
+    const otherwise = `${NO_SERVER}; pass the engine commit explicitly`;
+    explain(gaps, "/software/strata_commit", otherwise, "engine commit unknown", sourceProblem);
+  }
+  const version = server?.engineVersion ?? null;
+  if (!version) explain(gaps, "/software/engine_version", NO_SERVER);
+  const buildOptions = operator.buildOptions ? [...operator.buildOptions] : null;
+  if (!buildOptions) {
+    gaps.missing["/software/build_options"] =
+      "not given: the runner cannot read build options from a server (pass --build-options)";
+  }
+  return { commit, version, buildOptions };
+}
+
+/** The context size and server capacity (the server's, else the engine arguments') and the chat template. */
+function serverConfiguration(reading: EngineArgsReading | null, templatePath: string | undefined, gaps: Gaps) {
+  const { server } = gaps;
+  const context_tokens = server?.contextTokens ?? reading?.contextTokens ?? null;
+  if (context_tokens === null) {
+    explain(gaps, "/configuration/context_tokens", `${NO_SERVER} and the engine arguments set no -c / --ctx-size`);
+  }
+  const server_capacity = server?.serverCapacity ?? reading?.serverCapacity ?? null;
+  if (server_capacity === null) {
+    explain(gaps, "/configuration/server_capacity", `${NO_SERVER} and the engine arguments set no -np / --parallel`);
+  }
+  const template = server?.chatTemplate
+    ? { path: templatePath ?? "provenance/chat_template.jinja", sha256: server.chatTemplate.sha256 }
+    : null;
+  if (!template) {
+    const otherwise = `${NO_SERVER}, so the effective chat template is unknown`;
+    explain(gaps, "/configuration/template", otherwise, "chat template unknown");
+  }
+  return { context_tokens, server_capacity, template };
+}
+
+/** The model section: the files and their facts, and the fields only the operator can state (null with a reason). */
+function modelSection(
+  operator: OperatorFacts,
+  files: Model["files"],
+  fileFacts: Exclude<Model["file_facts"], undefined>,
+  missing: MissingMap,
+): Model {
+  const stated = (value: string | undefined, field: string, reason: string): string | null => {
+    if (value !== undefined && value !== "") return value;
+    missing[`/model/${field}`] = reason;
+    return null;
+  };
+  return {
+    id: stated(operator.modelId, "id", "not given (pass the model id)"),
+    revision: stated(operator.modelRevision, "revision", "not given (pass --model-revision)"),
+    source_revision: stated(operator.sourceRevision, "source_revision", "not given (pass --source-revision)"),
+    quantization: stated(operator.quantization, "quantization", "not given (pass --quantization)"),
+    files,
+    tokenizer_revision: stated(
+      operator.tokenizerRevision,
+      "tokenizer_revision",
+      "not given (pass --tokenizer-revision)",
+    ),
+    custom_pack: stated(operator.customPack, "custom_pack", "no custom pack declared (--custom-pack)"),
+    file_facts: fileFacts,
   };
 }
 

@@ -225,26 +225,8 @@ export async function probeDialect(
  * null with a reason in `missing` (contract pointers) and `endpointProblems`.
  */
 export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promise<ServerFacts> {
-  const [propsReply, statusReply, slotsReply, metricsReply] = await Promise.all([
-    fetchEndpoint(deps, baseUrl, "/props"),
-    fetchEndpoint(deps, baseUrl, "/v1/status"),
-    fetchEndpoint(deps, baseUrl, "/slots"),
-    fetchEndpoint(deps, baseUrl, "/metrics"),
-  ]);
+  const { props, status, slots, metrics, endpointProblems } = await readEndpoints(deps, baseUrl);
   const missing: MissingMap = {};
-  const endpointProblems: Record<string, string> = {};
-  const props = propsReply.ok ? asObject(propsReply.body) : null;
-  if (!propsReply.ok) endpointProblems["/props"] = propsReply.reason;
-  else if (!props) endpointProblems["/props"] = "GET /props answered something that is not a JSON object";
-  const status = statusReply.ok ? asObject(statusReply.body) : null;
-  if (!statusReply.ok) endpointProblems["/v1/status"] = statusReply.reason;
-  else if (!status) endpointProblems["/v1/status"] = "GET /v1/status answered something that is not a JSON object";
-  const slots = slotsReply.ok ? asArray(slotsReply.body) : null;
-  if (!slotsReply.ok) endpointProblems["/slots"] = slotsReply.reason;
-  else if (!slots) endpointProblems["/slots"] = SLOTS_NOT_ARRAY;
-  let metrics: Record<string, number> | null = null;
-  if (metricsReply.ok) metrics = Object.fromEntries(parsePrometheusText(metricsReply.body));
-  else endpointProblems["/metrics"] = metricsReply.reason;
 
   const buildInfo = typeof props?.build_info === "string" ? props.build_info : null;
   const { dialect, evidence: dialectEvidence } = dialectFrom(props, status);
@@ -275,18 +257,7 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
   if (serverCapacity === null) {
     missing["/configuration/server_capacity"] = notInProps("/props has no total_slots and /slots listed no slot");
   }
-  const templateText = typeof props?.chat_template === "string" && props.chat_template !== ""
-    ? props.chat_template
-    : null;
-  const templateBytes = templateText === null ? 0 : new TextEncoder().encode(templateText).length;
-  const templateFits = templateText !== null && templateBytes <= TEMPLATE_MAX_BYTES;
-  const chatTemplate = templateFits ? { text: templateText, sha256: sha256Hex(templateText) } : null;
-  if (templateText !== null && !templateFits) {
-    missing["/configuration/template"] = `the server's chat template is ${templateBytes} bytes, more than the ` +
-      `${TEMPLATE_MAX_BYTES} bytes the runner copies; it is not attached (its SHA-256 is ${sha256Hex(templateText)})`;
-  } else if (!chatTemplate) {
-    missing["/configuration/template"] = notInProps("/props reports no chat_template");
-  }
+  const chatTemplate = chatTemplateOf(props, missing, notInProps);
   const params = settings?.params;
   const defaultGenerationParams = typeof params === "object" && params !== null && !Array.isArray(params)
     ? params as Record<string, unknown>
@@ -319,6 +290,51 @@ export async function probeServer(baseUrl: string, deps: ProbeServerDeps): Promi
     missing,
     endpointProblems,
   };
+}
+
+/** /props, /v1/status, /slots and /metrics, asked together: each one's reading, or why there is none. */
+async function readEndpoints(deps: ProbeServerDeps, baseUrl: string) {
+  const [propsReply, statusReply, slotsReply, metricsReply] = await Promise.all([
+    fetchEndpoint(deps, baseUrl, "/props"),
+    fetchEndpoint(deps, baseUrl, "/v1/status"),
+    fetchEndpoint(deps, baseUrl, "/slots"),
+    fetchEndpoint(deps, baseUrl, "/metrics"),
+  ]);
+  const endpointProblems: Record<string, string> = {};
+  const props = propsReply.ok ? asObject(propsReply.body) : null;
+  if (!propsReply.ok) endpointProblems["/props"] = propsReply.reason;
+  else if (!props) endpointProblems["/props"] = "GET /props answered something that is not a JSON object";
+  const status = statusReply.ok ? asObject(statusReply.body) : null;
+  if (!statusReply.ok) endpointProblems["/v1/status"] = statusReply.reason;
+  else if (!status) endpointProblems["/v1/status"] = "GET /v1/status answered something that is not a JSON object";
+  const slots = slotsReply.ok ? asArray(slotsReply.body) : null;
+  if (!slotsReply.ok) endpointProblems["/slots"] = slotsReply.reason;
+  else if (!slots) endpointProblems["/slots"] = SLOTS_NOT_ARRAY;
+  let metrics: Record<string, number> | null = null;
+  if (metricsReply.ok) metrics = Object.fromEntries(parsePrometheusText(metricsReply.body));
+  else endpointProblems["/metrics"] = metricsReply.reason;
+  return { props, status, slots, metrics, endpointProblems };
+}
+
+/** The chat template /props reports, when the runner may copy it (its size capped); else null with the reason. */
+function chatTemplateOf(
+  props: Record<string, unknown> | null,
+  missing: MissingMap,
+  notInProps: (lack: string) => string,
+): { text: string; sha256: string } | null {
+  const templateText = typeof props?.chat_template === "string" && props.chat_template !== ""
+    ? props.chat_template
+    : null;
+  const templateBytes = templateText === null ? 0 : new TextEncoder().encode(templateText).length;
+  const templateFits = templateText !== null && templateBytes <= TEMPLATE_MAX_BYTES;
+  const chatTemplate = templateFits ? { text: templateText, sha256: sha256Hex(templateText) } : null;
+  if (templateText !== null && !templateFits) {
+    missing["/configuration/template"] = `the server's chat template is ${templateBytes} bytes, more than the ` +
+      `${TEMPLATE_MAX_BYTES} bytes the runner copies; it is not attached (its SHA-256 is ${sha256Hex(templateText)})`;
+  } else if (!chatTemplate) {
+    missing["/configuration/template"] = notInProps("/props reports no chat_template");
+  }
+  return chatTemplate;
 }
 
 const TOKEN_COUNTERS = ["llamacpp:prompt_tokens_total", "llamacpp:tokens_predicted_total", "llamacpp:n_decode_total"];

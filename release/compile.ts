@@ -235,46 +235,7 @@ export async function compileRelease(options: CompileOptions): Promise<CompileRe
     }
   }
 
-  for (const target of options.targets.deno) {
-    const output = join(options.outDir, `strata-bench-${version}-${target.name}${target.exeSuffix}`);
-    const denort = denortFor(target, options, host);
-    if (options.denoPath === null) {
-      report.skipped.push(`${target.name} (deno compile): the deno executable's path is unknown`);
-      continue;
-    }
-    if (denort === null || !(await isFile(denort))) {
-      const why = denort === null ? "DENORT_BIN / DENORT_DIR is not set for it" : `${denort} does not exist`;
-      report.skipped.push(
-        `${target.name} (deno compile): no denort runtime base (${why}); deno compile would download ` +
-          `denort-${target.denoTriple}.zip from dl.deno.land, which this machine cannot reach`,
-      );
-      continue;
-    }
-    log(`deno compile ${target.name} (denort ${denort})`);
-    const runSet = permissionSetFrom(await readFile(join(REPO_DIR, "deno.json"), "utf8"), "run");
-    const result = await runTool(
-      options.denoPath,
-      [
-        "compile",
-        "--no-check",
-        // The bundle is self-contained: without a config deno compile embeds no node_modules folder.
-        "--no-config",
-        "--target",
-        target.denoTriple,
-        "--output",
-        output,
-        // As the measuring tasks of deno.json: no V8 helper threads competing with the client for a core, a young
-        // generation of 8 MB, and a full collection load can ask for before its schedule (see docs/commands.md).
-        "--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc",
-        ...permissionFlags(runSet),
-        bundle,
-      ],
-      log,
-      { DENORT_BIN: denort },
-    );
-    if (result.ok && result.code === 0) report.artifacts.push(await artifactOf(output));
-    else report.failed.push(`${target.name} (deno compile): ${result.ok ? `exit ${result.code}` : result.reason}`);
-  }
+  for (const target of options.targets.deno) await compileDeno(target, { options, host, version, bundle, report });
 
   for (const target of options.targets.bun) {
     const output = join(options.outDir, `strata-bench-${version}-${target.name}-bun${target.exeSuffix}`);
@@ -298,6 +259,58 @@ export async function compileRelease(options: CompileOptions): Promise<CompileRe
   await writeFile(join(options.outDir, "SHA256SUMS"), sums);
   await rm(buildDir, { recursive: true, force: true });
   return report;
+}
+
+/** One deno compile of the bundle for `target` (over a local denort runtime base), into the report. */
+async function compileDeno(
+  target: CompileOptions["targets"]["deno"][number],
+  { options, host, version, bundle, report }: {
+    options: CompileOptions;
+    host: ReturnType<typeof hostTarget>;
+    version: string;
+    bundle: string;
+    report: CompileReport;
+  },
+): Promise<void> {
+  const { log } = options;
+  const output = join(options.outDir, `strata-bench-${version}-${target.name}${target.exeSuffix}`);
+  const denort = denortFor(target, options, host);
+  if (options.denoPath === null) {
+    report.skipped.push(`${target.name} (deno compile): the deno executable's path is unknown`);
+    return;
+  }
+  if (denort === null || !(await isFile(denort))) {
+    const why = denort === null ? "DENORT_BIN / DENORT_DIR is not set for it" : `${denort} does not exist`;
+    report.skipped.push(
+      `${target.name} (deno compile): no denort runtime base (${why}); deno compile would download ` +
+        `denort-${target.denoTriple}.zip from dl.deno.land, which this machine cannot reach`,
+    );
+    return;
+  }
+  log(`deno compile ${target.name} (denort ${denort})`);
+  const runSet = permissionSetFrom(await readFile(join(REPO_DIR, "deno.json"), "utf8"), "run");
+  const result = await runTool(
+    options.denoPath,
+    [
+      "compile",
+      "--no-check",
+      // The bundle is self-contained: without a config deno compile embeds no node_modules folder.
+      "--no-config",
+      "--target",
+      target.denoTriple,
+      "--output",
+      output,
+      // As the measuring tasks of deno.json: no V8 helper threads competing with the client for a core, a young
+      // generation of 8 MB, and a full collection load can ask for before its schedule (see docs/commands.md).
+      "--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc",
+      ...permissionFlags(runSet),
+      bundle,
+    ],
+    log,
+    { DENORT_BIN: denort },
+  );
+  if (result.ok && result.code === 0) report.artifacts.push(await artifactOf(output));
+  else report.failed.push(`${target.name} (deno compile): ${result.ok ? `exit ${result.code}` : result.reason}`);
 }
 
 function splitList(values: readonly string[]): string[] {

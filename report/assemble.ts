@@ -87,15 +87,7 @@ export interface AssembledResult {
 export function assembleResult(input: AssembleInput): AssembledResult {
   const missing: Record<string, string> = {};
   const reasons = [...input.nonconformingReasons, ...input.provenance.nonconformingReasons];
-  const requests: RequestRecord[] = [];
-  const fixtures: Fixture[] = [];
-  input.requests.forEach(({ fixture, built }, i) => {
-    requests.push(built.record);
-    fixtures.push(fixture);
-    for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${i}${pointer}`] = reason;
-    reasons.push(...nonconformingReasonsOf(built, fixture.max_shared_prefix_tokens));
-  });
-  const maxSharedPrefixTokens = Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
+  const { requests, maxSharedPrefixTokens } = gatherRequests(input, missing, reasons);
   const summaries = summarizeRequests(requests, {
     maxSharedPrefixTokens,
     optionalConcurrency: input.optionalConcurrency,
@@ -165,6 +157,20 @@ export function assembleResult(input: AssembleInput): AssembledResult {
   const unexplainedNulls = completeMissing(result, missing);
   result.missing = sortedMissing(missing);
   return { result, nonconformingReasons: uniqueReasons, unexplainedNulls };
+}
+
+/** The records in plan order, each one's nulls at its pointer and its nonconforming reasons; the fixtures' caps. */
+function gatherRequests(input: AssembleInput, missing: Record<string, string>, reasons: string[]) {
+  const requests: RequestRecord[] = [];
+  const fixtures: Fixture[] = [];
+  input.requests.forEach(({ fixture, built }, i) => {
+    requests.push(built.record);
+    fixtures.push(fixture);
+    for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${i}${pointer}`] = reason;
+    reasons.push(...nonconformingReasonsOf(built, fixture.max_shared_prefix_tokens));
+  });
+  const maxSharedPrefixTokens = Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
+  return { requests, maxSharedPrefixTokens };
 }
 
 /** Why each run-level fact the runner could not give is null: the commits, the durations, the track notes. */

@@ -265,31 +265,42 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
     checkArtifactList(result.artifacts, sound("/configuration") ? result.configuration.template : null, problems);
     checkSeals(value, result.artifacts, problems);
   }
-  if (options.readArtifact && Array.isArray(value["artifacts"])) {
-    const read = readOnce(options.readArtifact);
-    const readable: { index: number; artifact: Artifact }[] = [];
-    (value["artifacts"] as unknown[]).forEach((artifact, index) => {
-      if (sound(childPointer("/artifacts", index))) readable.push({ index, artifact: artifact as Artifact });
-    });
-    await checkArtifactBytes(readable, read, problems);
-    if (options.folderFiles !== undefined) {
-      await checkFolderFiles(readable.map((r) => r.artifact), options.folderFiles, read, problems);
-    }
-    const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
-    if (sound(...drawnFrom, "/extensions", "/artifacts")) {
-      await checkPictures(result, readable, read, problems);
-    }
-    const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
-    if (outputs && Array.isArray(value["requests"])) {
-      // Unreadable or absent bytes were reported by the hash check.
-      const bytes = await read(outputs.artifact.path).catch(() => null);
-      if (bytes !== null) {
-        checkOutputsEvidence(value, result, { ...outputs, bytes }, { ids, records: checked }, options, sound, problems);
-      }
-    }
-    await checkMeasuredDigest(value, read, problems);
-  }
+  await checkArtifactFiles(value, result, { ids, records: checked }, options, sound, problems);
   return report();
+}
+
+/** With a reader, the artifacts' bytes: hashes, the folder's other files, pictures, outputs.jsonl, measured digest. */
+async function checkArtifactFiles(
+  value: Record<string, unknown>,
+  result: Result,
+  evidence: Parameters<typeof checkOutputsEvidence>[3],
+  options: ValidateOptions,
+  sound: (...pointers: string[]) => boolean,
+  problems: ProblemCollector,
+): Promise<void> {
+  if (!options.readArtifact || !Array.isArray(value["artifacts"])) return;
+  const read = readOnce(options.readArtifact);
+  const readable: { index: number; artifact: Artifact }[] = [];
+  (value["artifacts"] as unknown[]).forEach((artifact, index) => {
+    if (sound(childPointer("/artifacts", index))) readable.push({ index, artifact: artifact as Artifact });
+  });
+  await checkArtifactBytes(readable, read, problems);
+  if (options.folderFiles !== undefined) {
+    await checkFolderFiles(readable.map((r) => r.artifact), options.folderFiles, read, problems);
+  }
+  const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
+  if (sound(...drawnFrom, "/extensions", "/artifacts")) {
+    await checkPictures(result, readable, read, problems);
+  }
+  const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
+  if (outputs && Array.isArray(value["requests"])) {
+    // Unreadable or absent bytes were reported by the hash check.
+    const bytes = await read(outputs.artifact.path).catch(() => null);
+    if (bytes !== null) {
+      checkOutputsEvidence(value, result, { ...outputs, bytes }, evidence, options, sound, problems);
+    }
+  }
+  await checkMeasuredDigest(value, read, problems);
 }
 
 /**

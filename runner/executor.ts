@@ -167,34 +167,12 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     optional: [],
     optionalComplete: plan.optionalConcurrency,
   };
-  const cancelReason = () => {
-    const reason = signal?.reason;
-    const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
-    return `the run was cancelled (${what})`;
-  };
   const slots = slotReader(options, deps);
   await slots.start();
-  const send = async (fixture: Fixture, concurrency: number): Promise<SentRequest> => {
-    const body = options.bodyOf(fixture);
-    const live = newStreamProgress();
-    options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total }, live);
-    const calledMs = deps.nowMs();
-    const streamOptions: ExecutorStreamOptions = {
-      baseUrl: options.baseUrl,
-      body,
-      deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
-      now: deps.nowMs,
-      maxBodyBytes: MAX_STREAM_BODY_BYTES,
-      progress: live,
-    };
-    if (signal) streamOptions.signal = signal;
-    const outcome = await deps.streamChat(streamOptions);
-    // The client's offset zero on this clock; a client that reports none is placed at the call.
-    const zeroMs = Number.isFinite(outcome.dispatch_clock_ms) ? outcome.dispatch_clock_ms : calledMs;
-    return { kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS: (zeroMs - originMs) / 1000 };
-  };
+  const send = (fixture: Fixture, concurrency: number) =>
+    sendRequest(fixture, concurrency, { options, deps, recorder, originMs });
   const runBatch = async (batch: PlannedBatch): Promise<void> => {
-    if (stopReason === null && signal?.aborted) stopReason = cancelReason();
+    if (stopReason === null && signal?.aborted) stopReason = cancelReasonOf(signal);
     if (stopReason !== null) {
       for (const fixture of batch.fixtures) {
         // The reason alone: the record's status already says skipped, and readers print "skipped: <reason>".
@@ -225,7 +203,7 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
       if (batch.phase === "sanity") clock.lastSanity = spans.at(-1) ?? null;
     }
     if (signal?.aborted || finished.some((f) => f.outcome.end === "cancelled")) {
-      stopReason = cancelReason();
+      stopReason = cancelReasonOf(signal);
       return;
     }
     stopReason = await afterBatch(batch, finished, options, deps, healthChecks);
@@ -244,6 +222,44 @@ export async function executeRun(options: ExecuteOptions, deps: ExecutorDeps): P
     healthChecks,
     cancelled: signal?.aborted === true || requests.some((r) => r.kind === "outcome" && r.outcome.end === "cancelled"),
   };
+}
+
+/** Why the run stopped when its signal aborted. */
+function cancelReasonOf(signal: AbortSignal | undefined): string {
+  const reason = signal?.reason;
+  const what = typeof reason === "string" ? reason : reason instanceof Error ? reason.message : "an abort signal";
+  return `the run was cancelled (${what})`;
+}
+
+/** Streams one request, its progress announced; its dispatch offset counts from the run's origin on `deps.nowMs`. */
+async function sendRequest(
+  fixture: Fixture,
+  concurrency: number,
+  { options, deps, recorder, originMs }: {
+    options: ExecuteOptions;
+    deps: ExecutorDeps;
+    recorder: ReturnType<typeof createRecorder>;
+    originMs: number;
+  },
+): Promise<SentRequest> {
+  const { signal } = options;
+  const body = options.bodyOf(fixture);
+  const live = newStreamProgress();
+  options.onRequestStart?.(fixture, { index: recorder.slotOf(fixture.id) + 1, total: recorder.total }, live);
+  const calledMs = deps.nowMs();
+  const streamOptions: ExecutorStreamOptions = {
+    baseUrl: options.baseUrl,
+    body,
+    deadlineS: options.deadlineS ?? REQUEST_TIMEOUT_S,
+    now: deps.nowMs,
+    maxBodyBytes: MAX_STREAM_BODY_BYTES,
+    progress: live,
+  };
+  if (signal) streamOptions.signal = signal;
+  const outcome = await deps.streamChat(streamOptions);
+  // The client's offset zero on this clock; a client that reports none is placed at the call.
+  const zeroMs = Number.isFinite(outcome.dispatch_clock_ms) ? outcome.dispatch_clock_ms : calledMs;
+  return { kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS: (zeroMs - originMs) / 1000 };
 }
 
 /**

@@ -44,7 +44,36 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   const startedAt = startedAtDate.toISOString();
   const runId = newRunId(startedAtDate);
   const folder = await openFolder(options, deps, prepared, startedAt, runId);
+  const run = await runRequests(options, deps, prepared, folder);
 
+  let artifacts: Artifact[];
+  options.onStage?.("writing");
+  const logSource = options.engineLogSource ?? (options.engineLog ? startedEngineLog(options.engineLog) : null);
+  const engineLog = logSource === null ? null : await readEngineLog(logSource, run.execution.requests);
+  try {
+    artifacts = await writeArtifacts(options, prepared, folder, engineLog?.text ?? null);
+  } catch (error) {
+    throw writeError(folder.path, run.keptRequests, error, "writing the artifacts");
+  }
+  const assembled = assembleResult(resultInput(options, prepared, run, artifacts, engineLog, { runId, startedAt }));
+  const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
+  let text: string;
+  try {
+    text = await finishFolder(resultValue, folder, deps);
+    await folder.writeResults(text);
+  } catch (error) {
+    throw writeError(folder.path, run.keptRequests, error, `writing ${RESULT_FILES.results}`);
+  }
+  const validationProblems = await selfCheck(text, prepared, folder, deps);
+  return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
+}
+
+/**
+ * Sends the plan, GPU power sampled around it. Each request's record is built once, when it ends, from the text as
+ * the engine sent it; what is published (its evidence line and the record in results.json) is redacted and kept
+ * consistent by report/'s publishRequest. @throws {RunWriteError} when an evidence line could not be appended.
+ */
+async function runRequests(options: RunOptions, deps: RunDeps, prepared: PreparedRun, folder: ResultFolder) {
   // A write failure stops the run as Ctrl-C does (the request in flight is cancelled, the rest skipped); the
   // evidence already flushed stays, and no further line is appended, so outputs.jsonl holds only whole lines.
   const stop = new AbortController();
@@ -53,9 +82,6 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   else options.signal?.addEventListener("abort", forwardAbort, { once: true });
   let writeFailure: RunWriteError | null = null;
   let keptRequests = 0;
-
-  // Each request's record is built once, when it ends, from the text as the engine sent it; what is published
-  // (its evidence line and the record in results.json) is redacted and kept consistent by report/'s publishRequest.
   const built = new Map<string, BuiltRecord>();
   const overridden: Record<string, string[]> = {};
   const configChecks: Record<string, ConfigCheck> = {};
@@ -106,24 +132,24 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     if (record === undefined) throw new RangeError(`Cannot assemble the result: no record of ${request.fixture.id}`);
     return { fixture: request.fixture, built: record };
   });
+  return { execution, requests, overridden, configChecks, gpuPower, keptRequests };
+}
+
+/** What assembleResult is given: the run's timeline and records, the protocol, provenance and extensions. */
+function resultInput(
+  options: RunOptions,
+  prepared: PreparedRun,
+  { execution, requests, overridden, configChecks, gpuPower }: Awaited<ReturnType<typeof runRequests>>,
+  artifacts: Artifact[],
+  engineLog: Awaited<ReturnType<typeof readEngineLog>> | null,
+  { runId, startedAt }: { runId: string; startedAt: string },
+): Parameters<typeof assembleResult>[0] {
   const headersS = Object.fromEntries(
     execution.requests.map((r) => [r.fixture.id, r.kind === "outcome" ? r.outcome.offsets.headers_s : null]),
   );
-  const queueing = options.optionalConcurrency
-    ? roundQueueing(requests.map((r) => r.built.record), headersS, prepared.provenance.configuration.server_capacity)
-    : [];
-
-  let artifacts: Artifact[];
-  options.onStage?.("writing");
-  const logSource = options.engineLogSource ?? (options.engineLog ? startedEngineLog(options.engineLog) : null);
-  const engineLog = logSource === null ? null : await readEngineLog(logSource, execution.requests);
-  try {
-    artifacts = await writeArtifacts(options, prepared, folder, engineLog?.text ?? null);
-  } catch (error) {
-    throw writeError(folder.path, keptRequests, error, "writing the artifacts");
-  }
   const { requests: _executed, ...timeline } = execution;
-  const assembled = assembleResult({
+  const { hardware, software, model, configuration, missing, nonconformingReasons } = prepared.provenance;
+  return {
     runId,
     startedAt,
     command: options.command,
@@ -132,20 +158,13 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
     requests,
     protocol: {
       // The protocol definition (fixtures, scoring) is this toolkit's commit.
-      gitCommit: prepared.provenance.software.runner_commit,
-      gitCommitReason: prepared.provenance.missing["/software/runner_commit"] ?? null,
+      gitCommit: software.runner_commit,
+      gitCommitReason: missing["/software/runner_commit"] ?? null,
       corpusSha256: prepared.bundle.corpusSha256,
       modelCardRevision: null,
       modelCardRevisionReason: "the protocol is a draft: the model-card revision is not pinned until activation",
     },
-    provenance: {
-      hardware: prepared.provenance.hardware,
-      software: prepared.provenance.software,
-      model: prepared.provenance.model,
-      configuration: prepared.provenance.configuration,
-      missing: prepared.provenance.missing,
-      nonconformingReasons: prepared.provenance.nonconformingReasons,
-    },
+    provenance: { hardware, software, model, configuration, missing, nonconformingReasons },
     track: options.track,
     trackNotes: options.trackNotes,
     sampling: prepared.sampling,
@@ -159,20 +178,12 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
         { reason: "no engine log: the runner did not start the engine and no --engine-log was given" },
       record_overrides: overridden,
       resolved_configuration: resolvedConfiguration(configChecks),
-      round_queueing: queueing,
+      round_queueing: options.optionalConcurrency
+        ? roundQueueing(requests.map((r) => r.built.record), headersS, configuration.server_capacity)
+        : [],
       template_check: templateCheckSummary(prepared.templateCheck, options),
     },
-  });
-  const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
-  let text: string;
-  try {
-    text = await finishFolder(resultValue, folder, deps);
-    await folder.writeResults(text);
-  } catch (error) {
-    throw writeError(folder.path, keptRequests, error, `writing ${RESULT_FILES.results}`);
-  }
-  const validationProblems = await selfCheck(text, prepared, folder, deps);
-  return { folder: folder.path, result: resultValue, validationProblems, unexplainedNulls: assembled.unexplainedNulls };
+  };
 }
 
 /**
@@ -300,9 +311,8 @@ async function refusing<T>(code: RunRefusedError["code"], work: () => T | Promis
 
 /**
  * The artifacts after the run: outputs.jsonl (appended during it), the engine log (a started engine's or
- * --engine-log's), the
- * sanitized configuration, and the chat template the server uses. configuration.template then points to the
- * attached copy (hash of the bytes written); without a template the probe already gave the reason.
+ * --engine-log's), the sanitized configuration, and the chat template the server uses. configuration.template then
+ * points to the attached copy (hash of the bytes written); without a template the probe already gave the reason.
  */
 async function writeArtifacts(
   options: RunOptions,

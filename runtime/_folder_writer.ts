@@ -118,29 +118,7 @@ async function writeFlushed(path: string, bytes: Uint8Array): Promise<void> {
  * @throws {FolderFileError} (path ".") when `dir` is not a folder or cannot be made, or with `refuseLink` is a link.
  */
 export async function openFolderWriter(dir: string, options: { refuseLink?: boolean } = {}): Promise<FolderWriter> {
-  let root: string;
-  try {
-    if (options.refuseLink === true && (await lstatOrNull(dir))?.isSymbolicLink()) throw linkRefused(".", dir);
-    await mkdir(dir, { recursive: true });
-    root = await realpath(dir);
-  } catch (error) {
-    if (error instanceof FolderFileError) throw error;
-    const flag = refusedPermissionFlag(error);
-    if (flag !== null) {
-      throw new FolderFileError(
-        ".",
-        "permission_denied",
-        `permission to write "${dir}" refused (add ${flag})`,
-        null,
-        error,
-      );
-    }
-    const kind = errnoKind(error);
-    const why = kind === "exists" || kind === "not_folder"
-      ? "it is not a folder"
-      : `cannot make it (${errnoOf(error) || error})`;
-    throw new FolderFileError(".", "not_folder", `Cannot use "${dir}": ${why}`, null, error);
-  }
+  const root = await folderRoot(dir, options.refuseLink === true);
   return {
     root,
     async list() {
@@ -198,4 +176,33 @@ export async function openFolderWriter(dir: string, options: { refuseLink?: bool
       });
     },
   };
+}
+
+/**
+ * The folder made (with its parents) and resolved. @throws {FolderFileError} "permission_denied" (with the flag to
+ * add), "not_folder" when it cannot be made or is not a folder, or a link refused.
+ */
+async function folderRoot(dir: string, refuseLink: boolean): Promise<string> {
+  try {
+    if (refuseLink && (await lstatOrNull(dir))?.isSymbolicLink()) throw linkRefused(".", dir);
+    await mkdir(dir, { recursive: true });
+    return await realpath(dir);
+  } catch (error) {
+    if (error instanceof FolderFileError) throw error;
+    const flag = refusedPermissionFlag(error);
+    if (flag !== null) {
+      throw new FolderFileError(
+        ".",
+        "permission_denied",
+        `permission to write "${dir}" refused (add ${flag})`,
+        null,
+        error,
+      );
+    }
+    const kind = errnoKind(error);
+    const why = kind === "exists" || kind === "not_folder"
+      ? "it is not a folder"
+      : `cannot make it (${errnoOf(error) || error})`;
+    throw new FolderFileError(".", "not_folder", `Cannot use "${dir}": ${why}`, null, error);
+  }
 }

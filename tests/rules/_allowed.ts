@@ -1,8 +1,9 @@
 /**
- * Today's known offenders of the face and size rules (house_test.ts), written down when the rules were added while
- * other work was still landing. Each list may only shrink: an entry that no longer offends (a name now used by
- * another part or no longer exported, a file now within the size) fails the rules until it is removed here. Do not
- * add to these lists; make the name private, or split the file.
+ * Today's known offenders of the face, size and function-length rules (house_test.ts), written down when the rules
+ * were added while other work was still landing. Each list may only shrink: an entry that no longer offends (a name
+ * now used by another part or no longer exported, a file or function now within its limit) fails the rules until it
+ * is removed here. Do not add to these lists; make the name private, split the file, or cut the function into named
+ * stages.
  */
 
 /** Names a part's mod.ts exports that no other part uses yet (part -> names). */
@@ -18,3 +19,13 @@ export const FACE_ALLOWED: Readonly<Record<string, readonly string[]>> = {
 
 /** Product files over the size limit today (path -> the lines it had, which it may not exceed). */
 export const SIZE_ALLOWED: Readonly<Record<string, number>> = {};
+
+/**
+ * Product functions over the length limit today ("path name" -> the lines it had, which it may not exceed): those
+ * in files owned by other work in flight (cli/_load_args.ts, site/web), left for their owners to cut.
+ */
+export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
+  "cli/_load_args.ts parseLoadCommand": 84,
+  "site/web/app.js load": 101,
+  "site/web/evidence.js rebuildRequest": 81,
+};

@@ -1,13 +1,15 @@
 /**
  * The house rules as tests: only runtime/ names the runtime, parts meet through their mod.ts, every import points
  * down the floors, no import circle, the scripted engine shares no code with the client, tests/unit mirrors the
- * source folders, a mod.ts exports only what other parts use (the face rule), and no product file is over 450
- * lines (the size rule). Each rule is checked on the real tree, and once on a small house built to break it.
+ * source folders, a mod.ts exports only what other parts use (the face rule), no product file is over 450 lines (the
+ * size rule) and no product function over 80 (the function-length rule). Each rule is checked on the real tree, and
+ * once on a small house built to break it.
  */
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { FACE_ALLOWED, SIZE_ALLOWED } from "./_allowed.ts";
+import { FACE_ALLOWED, FUNCTION_ALLOWED, SIZE_ALLOWED } from "./_allowed.ts";
+import { functionLengthViolations, functionSpans } from "./_function_length.ts";
 import {
   circleViolations,
   codeOnly,
@@ -82,6 +84,13 @@ Deno.test("a part's mod.ts exports only what another part uses (today's known of
 
 Deno.test("no product file is over 450 lines (today's known offenders listed in _allowed.ts, never growing)", () => {
   assert.deepEqual(show(sizeViolations(files, MAX_FILE_LINES, SIZE_ALLOWED)), "");
+});
+
+/** The most lines a product function may have, from its declaring line to its closing brace. */
+const MAX_FUNCTION_LINES = 80;
+
+Deno.test("no product function is over 80 lines (known offenders listed in _allowed.ts, never growing)", () => {
+  assert.deepEqual(show(functionLengthViolations(files, MAX_FUNCTION_LINES, FUNCTION_ALLOWED)), "");
 });
 
 // ------------------------------------------------------------------ each rule fails on a house built to break it
@@ -219,5 +228,32 @@ Deno.test("a product file over the limit breaks the size rule; tests, benchmarks
     "load/long.ts: 451 lines, over 450",
     "site/web/page.js: 500 lines, over 450 (and over the 480 it had)",
     "load/ok.ts: within 450 lines now (or gone)",
+  ]);
+});
+
+Deno.test("a function over the limit breaks the function-length rule, its parameters and nested blocks counted", () => {
+  const body = (n: number, indent = "  ") => `${indent}x();\n`.repeat(n);
+  const broken = house({
+    "load/a.ts": `export async function long(\n  a: number,\n): Promise<void> {\n${body(78)}}\n` +
+      `function ok() {\n${body(78)}}\n`,
+    "load/b.ts": `const arrow = async (x: number) => {\n  if (x) {\n${body(79, "    ")}  }\n};\n`,
+    "load/c.ts": `class C {\n  method(): void {\n${body(79, "    ")}  }\n}\n` +
+      `const call = f({\n${body(90)}});\nconst text = "function s() {";\n`,
+    "tests/unit/load/a_test.ts": `function t() {\n${body(200)}}\n`,
+  });
+  assert.deepEqual(functionSpans(broken[0]!.text).map((s) => `${s.name}:${s.line}:${s.lines}`), [
+    "long:1:82",
+    "ok:83:80",
+  ]);
+  assert.deepEqual(functionLengthViolations(broken, 80).map((v) => `${v.at} ${v.problem.split(",")[0]}`), [
+    "load/a.ts:1 long is 82 lines",
+    "load/b.ts:1 arrow is 83 lines",
+    "load/c.ts:2 method is 81 lines",
+  ]);
+  const allowed = { "load/a.ts long": 81, "load/b.ts arrow": 90, "load/a.ts ok": 85 };
+  assert.deepEqual(functionLengthViolations(broken, 80, allowed).map((v) => `${v.at}: ${v.problem.split(":")[0]}`), [
+    "load/a.ts:1: long is 82 lines, over 80 (and over the 81 it had)",
+    "load/c.ts:2: method is 81 lines, over 80",
+    "load/a.ts ok: within 80 lines now (or gone)",
   ]);
 });
