@@ -250,15 +250,8 @@ function workersOf(values: Values, given: ReadonlyArray<readonly [string, boolea
   return workers;
 }
 
-/** Parses the `load` command line with its --plan flags. @throws UsageError. */
-export function parseLoadCommand(argv: string[]): LoadCommand {
-  refuseSwitchValues("load", argv, OLD_FILE_SWITCHES);
-  const values: Values = parseFlags("load", argv, LOAD_OPTIONS).values;
-  const { urls, selfCheck, profile } = targetOf(values);
-  const { plan, sweep } = planOf(values, selfCheck);
-  const workload = parseWorkloadFlags("load", values);
-  plan.requestDeadlineS = workload.requestTimeoutS;
-  const slo = sloOf(values);
+/** --osl-target and the flags that need it or a streamed answer, checked against the workload. @throws {UsageError}. */
+function oslOf(values: Values, workload: LoadTestOptions["workload"]): LengthTarget | undefined {
   const osl = lengthTarget(values, "osl");
   const named = workload.source.kind === "profile" || workload.source.kind === "synthetic";
   if (values["fail-on-osl-mismatch"] === true && osl === undefined && !named) {
@@ -272,6 +265,19 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
       "Cannot use --infer-ttft-from-first-byte on streamed requests: TTFT comes from the first token there; add --no-stream",
     );
   }
+  return osl;
+}
+
+/** Parses the `load` command line with its --plan flags. @throws UsageError. */
+export function parseLoadCommand(argv: string[]): LoadCommand {
+  refuseSwitchValues("load", argv, OLD_FILE_SWITCHES);
+  const values: Values = parseFlags("load", argv, LOAD_OPTIONS).values;
+  const { urls, selfCheck, profile } = targetOf(values);
+  const { plan, sweep } = planOf(values, selfCheck);
+  const workload = parseWorkloadFlags("load", values);
+  plan.requestDeadlineS = workload.requestTimeoutS;
+  const slo = sloOf(values);
+  const osl = oslOf(values, workload);
   const ciSafety = values["ci-safety"] === true;
   if (ciSafety && !warmsUp(plan) && !selfCheck) {
     throw new UsageError(

@@ -107,6 +107,38 @@ const SPEC_OWNS = [
   "max-error-rate-increase",
 ];
 
+/** Flags that have no effect with the others given (refused, as every command does). @throws {UsageError}. */
+function refuseInertFlags(
+  values: Record<string, unknown>,
+  given: { planOnly: boolean; specPath: string | null; points: readonly number[]; noiseFloor: Record<string, unknown> },
+): void {
+  const { planOnly, specPath, points, noiseFloor } = given;
+  const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
+  const specNames = specPath === null ? null : "with a spec file, which names its workloads:";
+  const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
+  refuseInert("compare", [
+    ["--out", values.out !== undefined, writesNothing],
+    ["--html", values.html === true, writesNothing],
+    ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
+    [
+      "--publishable",
+      values.publishable === true,
+      specNames && `${specNames} each is pinned by "sha256"; for a published run give each real text (not ` +
+        `"synthetic") and no "sample" in the spec`,
+    ],
+    [
+      "--allow-repeated-prompt",
+      values["allow-repeated-prompt"] === true,
+      specNames && `${specNames} a spec never admits one repeated prompt (name a workload of distinct prompts)`,
+    ],
+    [
+      "--noise-floor",
+      unmeasured.length > 0 && specPath === null,
+      `for concurrency ${unmeasured.join(", ")}: no such point is measured (--concurrency ${points.join(",")})`,
+    ],
+  ]);
+}
+
 /** Parses the `compare` command line (a spec file is read later, by the caller). @throws UsageError. */
 export function parseCompareCommand(argv: string[]): CompareCommand {
   refuseSwitchValues("compare", argv, { "--html": OLD_FILE_SWITCHES["--html"] });
@@ -148,30 +180,7 @@ export function parseCompareCommand(argv: string[]): CompareCommand {
   }
   const drainS = numberFlag("compare", values, "drain-s", { min: 0, max: 3600 });
   if (drainS !== undefined && durationS === undefined) throw new UsageError("Cannot use --drain-s without --duration");
-  const writesNothing = planOnly ? "with --plan, which writes nothing" : null;
-  const specNames = specPath === null ? null : "with a spec file, which names its workloads:";
-  const unmeasured = Object.keys(noiseFloor).filter((c) => !points.includes(Number(c)));
-  refuseInert("compare", [
-    ["--out", values.out !== undefined, writesNothing],
-    ["--html", values.html === true, writesNothing],
-    ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
-    [
-      "--publishable",
-      values.publishable === true,
-      specNames && `${specNames} each is pinned by "sha256"; for a published run give each real text (not ` +
-        `"synthetic") and no "sample" in the spec`,
-    ],
-    [
-      "--allow-repeated-prompt",
-      values["allow-repeated-prompt"] === true,
-      specNames && `${specNames} a spec never admits one repeated prompt (name a workload of distinct prompts)`,
-    ],
-    [
-      "--noise-floor",
-      unmeasured.length > 0 && specPath === null,
-      `for concurrency ${unmeasured.join(", ")}: no such point is measured (--concurrency ${points.join(",")})`,
-    ],
-  ]);
+  refuseInertFlags(values, { planOnly, specPath, points, noiseFloor });
   const options: CompareRunOptions = {
     baseline,
     candidate,
