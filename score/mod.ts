@@ -19,7 +19,6 @@ export { chunkGaps, reasoningCadence } from "./cadence.ts";
 export { summarizeRequests } from "./summaries.ts";
 export { countRequests } from "./counts.ts";
 export {
-  type CaseCadence,
   type CaseReadout,
   includedMetricValues,
   LEFT_OUT_NOTE,
