@@ -14,10 +14,12 @@ import { STREAM_END_KINDS, type StreamOutcome } from "./stream.ts";
 /**
  * Version of the outputs.jsonl line format, written into every line. Version 2 placed each request on the run's
  * monotonic clock (`dispatch_offset_s`), so the validator rebuilds durations exactly; version 3 adds
- * `resent_on_fresh_connection` (the protocol allows no invisible retry). Version 1 lines (no `evidence_version`)
- * carried only the wall-clock dispatch stamp and are refused with that reason.
+ * `resent_on_fresh_connection` (the protocol allows no invisible retry); version 4 adds the offset of every answer
+ * and reasoning chunk (`chunk_offsets_s`, `reasoning_chunk_offsets_s`), from which each record's reasoning cadence
+ * is rebuilt. Version 1 lines (no `evidence_version`) carried only the wall-clock dispatch stamp and are refused
+ * with that reason.
  */
-export const EVIDENCE_VERSION = 3 as const;
+export const EVIDENCE_VERSION = 4 as const;
 
 /** File names inside a result folder. */
 export const RESULT_FILES = {
@@ -90,7 +92,7 @@ const slotReading = Type.Union([
  * the raw usage and timings as the exact text of the chunk that carried each (`usage_chunk`, `timings_chunk`:
  * numbers as written, repeated keys intact; a client that kept none leaves the parsed objects instead), events whose
  * bytes were not UTF-8, the error, the /slots reading, the dispatch on the run's monotonic clock and the client
- * event offsets (dispatch = 0 s), and whether the client sent it once more on a fresh connection.
+ * event and chunk offsets (dispatch = 0 s), and whether the client sent it once more on a fresh connection.
  */
 export const SENT_LINE_SCHEMA = closed({
   ...common,
@@ -123,6 +125,12 @@ export const SENT_LINE_SCHEMA = closed({
   }),
   sse_events: count,
   keepalives: count,
+  /**
+   * The offset of every event that carried answer text or a tool-call delta, and of every event that carried
+   * reasoning (seconds from dispatch, arrival order); absent when the client recorded none.
+   */
+  chunk_offsets_s: Type.Optional(Type.Array(Type.Number())),
+  reasoning_chunk_offsets_s: Type.Optional(Type.Array(Type.Number())),
   /**
    * The client found its pooled connection closed before any byte of the answer and sent the request once more
    * on a fresh connection (the only resend it makes).

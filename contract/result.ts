@@ -238,6 +238,20 @@ const sources = closed({
   client_timings: nullable(string),
 });
 
+/**
+ * The reasoning cadence of a request that streamed reasoning (load's definitions, score/cadence.ts), from the
+ * client's stamps of every reasoning and answer chunk: first reasoning delta to first answer delta (thinking time),
+ * the gaps between successive chunks (ITL, rounded to the microsecond) and the mean gap per chunk, first to last
+ * (TPOT: one token an event, as llama.cpp streams), for the reasoning and for the answer (text or tool calls).
+ */
+const reasoningCadence = closed({
+  thinking_s: nullable(seconds),
+  reasoning_itl_s: Type.Array(seconds),
+  reasoning_tpot_s: nullable(seconds),
+  answer_itl_s: Type.Array(seconds),
+  answer_tpot_s: nullable(seconds),
+});
+
 const requestError = closed({ kind: text, message: string });
 
 const evaluation = closed({ category: Type.Enum(SANITY_CATEGORIES), passed: boolean, reason: text });
@@ -259,6 +273,8 @@ const request = closed({
   metrics,
   sources,
   first_delta_kind: nullable(Type.Enum(DELTA_KINDS)),
+  /** Null when the request streamed no reasoning, failed or was skipped. */
+  reasoning_cadence: nullable(reasoningCadence),
   token_accounting_note: nullable(string),
   evaluation: nullable(evaluation),
 });

@@ -7,6 +7,7 @@
  * Every null carries a reason in `missing`.
  */
 import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
+import { chunkGaps, reasoningCadence } from "../score/mod.ts";
 
 export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
 /**
@@ -141,18 +142,6 @@ function answerState(outcome: StreamOutcome): AnswerState {
   if (visible) return "answered";
   if (outcome.reasoning_text.length > 0 && outcome.finish_reason === "length") return "reasoning_truncated";
   return "no_output_token";
-}
-
-/**
- * Gaps between successive offsets, rounded to the microsecond (well below the stamps' own noise), so that a run's
- * ITL distribution can be kept as a histogram of exact values whatever its length.
- */
-function gaps(offsets: readonly number[]): number[] {
-  const out: number[] = [];
-  for (let i = 1; i < offsets.length; i++) {
-    out.push(Math.round(((offsets[i] as number) - (offsets[i - 1] as number)) * 1e6) / 1e6);
-  }
-  return out;
 }
 
 /** The columns every row has, whatever became of the request. */
@@ -306,7 +295,7 @@ function sentRow(base: RowBase, outcome: StreamOutcome, sendOffsetS: number, opt
   if (options.nonStreaming && itl === null && ok) missing.itl_s = "non-streaming request: no chunks";
 
   if (outcome.finish_reason === null) missing.finish_reason = "no finish_reason arrived";
-  const cadence = reasoningCadence(outcome, firstReasoning, o.first_answer_s, missing);
+  const cadence = cadenceColumns(outcome, firstReasoning, o.first_answer_s, missing);
   return {
     ...base,
     status: ok ? "success" : "failed",
@@ -378,42 +367,23 @@ function ttftOf(
   return { ttft, ttftSource };
 }
 
-/** Mean gap per chunk from the first to the last of `offsets` (null below two). */
-function perChunk(offsets: readonly number[] | undefined): number | null {
-  if (offsets === undefined || offsets.length < 2) return null;
-  return ((offsets[offsets.length - 1] as number) - (offsets[0] as number)) / (offsets.length - 1);
-}
-
-/** The reasoning cadence of a successful streamed request (see LoadRequestRow); null with a reason otherwise. */
-function reasoningCadence(
+/** The reasoning cadence columns of a sent request (see LoadRequestRow, score/'s reasoningCadence). */
+function cadenceColumns(
   outcome: StreamOutcome,
   firstReasoningS: number | null,
   firstAnswerS: number | null,
   missing: Record<string, string>,
 ): Pick<LoadRequestRow, "thinking_s" | "reasoning_itl_s" | "reasoning_tpot_s" | "answer_tpot_s"> {
-  const ok = outcome.end === "finished";
-  const reasoning = outcome.reasoning_chunk_offsets_s;
-  const why = !ok
-    ? "failed request"
-    : reasoning === undefined
-    ? "the stream client did not record reasoning chunk offsets"
-    : reasoning.length === 0
-    ? "no reasoning streamed"
-    : null;
-  const thinking = why === null && firstReasoningS !== null && firstAnswerS !== null && firstAnswerS >= firstReasoningS
-    ? firstAnswerS - firstReasoningS
-    : null;
-  const reasoningTpot = why === null ? perChunk(reasoning) : null;
-  const answerTpot = why === null ? perChunk(outcome.chunk_offsets_s) : null;
-  if (thinking === null) missing.thinking_s = why ?? "no answer followed the reasoning";
-  if (why !== null) missing.reasoning_itl_s = why;
-  if (reasoningTpot === null) missing.reasoning_tpot_s = why ?? "fewer than two reasoning chunks";
-  if (answerTpot === null) missing.answer_tpot_s = why ?? "fewer than two answer chunks";
+  const reading = reasoningCadence(outcome, firstReasoningS, firstAnswerS);
+  const c = reading.cadence;
+  if (c === null) {
+    for (const k of ["thinking_s", "reasoning_itl_s", "reasoning_tpot_s", "answer_tpot_s"]) missing[k] = reading.why;
+  } else Object.assign(missing, reading.missing);
   return {
-    thinking_s: thinking,
-    reasoning_itl_s: why === null ? gaps(reasoning as number[]) : null,
-    reasoning_tpot_s: reasoningTpot,
-    answer_tpot_s: answerTpot,
+    thinking_s: c?.thinking_s ?? null,
+    reasoning_itl_s: c?.reasoning_itl_s ?? null,
+    reasoning_tpot_s: c?.reasoning_tpot_s ?? null,
+    answer_tpot_s: c?.answer_tpot_s ?? null,
   };
 }
 
@@ -436,6 +406,6 @@ function decodeColumns(
   let itl: number[] | null = null;
   if (!ok) missing.itl_s = "failed request";
   else if (outcome.chunk_offsets_s === undefined) missing.itl_s = "the stream client did not record chunk offsets";
-  else itl = gaps(outcome.chunk_offsets_s);
+  else itl = chunkGaps(outcome.chunk_offsets_s);
   return { tpot, itl };
 }

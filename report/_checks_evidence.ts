@@ -191,6 +191,7 @@ function evidenceField(sub: string, rebuilt: RequestRecord, line: EvidenceLine):
     ["/timings/total_s", "client_offsets_s.end_s"],
     ["/finish_reason", "finish_reason"],
     ["/first_delta_kind", "first_delta_kind"],
+    ["/reasoning_cadence", "reasoning_chunk_offsets_s, chunk_offsets_s, client_offsets_s.first_answer_s"],
     ["/concurrency", "concurrency"],
     ["/evaluation", "final_answer, tool_calls"],
     ["/status", "end, finish_reason"],

@@ -106,6 +106,10 @@ function outcomeOf(line: SentLine): StreamOutcome {
     offsets: line[LINE_NAMES.offsets],
     events: line[LINE_NAMES.events],
     keepalives: line.keepalives,
+    ...(line.chunk_offsets_s === undefined ? {} : { chunk_offsets_s: line.chunk_offsets_s }),
+    ...(line.reasoning_chunk_offsets_s === undefined
+      ? {}
+      : { reasoning_chunk_offsets_s: line.reasoning_chunk_offsets_s }),
     resent_on_fresh_connection: line.resent_on_fresh_connection,
   };
 }

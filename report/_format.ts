@@ -46,6 +46,18 @@ export function rangeCell(
   return `${fixed(range.median, d)} [${fixed(range.min, d)}-${fixed(range.max, d)}] n=${range.n}`;
 }
 
+/** A range of seconds scaled into `unit` ("12.30 ms [11.90-13.10] n=3"), or "not measured (n=0)". */
+export function scaledRange(
+  range: { median: number | null; min: number | null; max: number | null; n: number },
+  scale: number,
+  decimals: number,
+  unit: string,
+): string {
+  if (range.median === null) return `${NOT_MEASURED} (n=${range.n})`;
+  const x = (value: number | null) => fixed(value === null ? null : value * scale, decimals);
+  return `${x(range.median)} ${unit} [${x(range.min)}-${x(range.max)}] n=${range.n}`;
+}
+
 /** Token counts: "4101", or "4101 [4099-4103]" when they differ; "not measured" without a count. */
 export function tokenRange(range: { median: number | null; min: number | null; max: number | null }): string {
   if (range.median === null || range.min === null || range.max === null) return NOT_MEASURED;

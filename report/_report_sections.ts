@@ -6,7 +6,7 @@
  * formatted as stored; the per-case numbers are score/'s case readouts.
  */
 import { METRICS, type Result, SANITY_IDS } from "../contract/mod.ts";
-import { type CaseReadout, LEFT_OUT_NOTE, leftOutOfReadout, readCases } from "../score/mod.ts";
+import { type CaseReadout, LEFT_OUT_NOTE, leftOutOfReadout, readCadence, readCases } from "../score/mod.ts";
 import * as f from "./_format.ts";
 import { findSummary, isSimulated, nonconformingReasons, SIMULATED_LABEL } from "./_report_head.ts";
 import { PICTURE_FILES } from "./pictures.ts";
@@ -193,8 +193,34 @@ function caseLabel(c: CaseReadout): string {
   return c.phase === "concurrency" ? `${c.caseId} x${c.concurrency}` : c.caseId;
 }
 
+/**
+ * One line per case where any measured request streamed reasoning, after the words that say what each value is
+ * (none when no request reasoned).
+ */
+function cadenceNotes(result: Result, cases: readonly CaseReadout[]): string[] {
+  const ms = (range: Parameters<typeof f.scaledRange>[0]) => f.scaledRange(range, 1000, 2, "ms");
+  const lines = cases.flatMap((c) => {
+    const k = readCadence(result.requests, c.phase, c.caseId);
+    if (k === null) return [];
+    return [
+      `Reasoning cadence, ${caseLabel(c)} (${k.reasoned} of ${k.measured} measured requests reasoned): thinking ` +
+      `${f.scaledRange(k.thinkingS, 1, 3, "s")}; reasoning TPOT ${ms(k.reasoningTpotS)}, ITL ${
+        ms(k.reasoningItlS)
+      }; answer TPOT ${ms(k.answerTpotS)}, ITL ${ms(k.answerItlS)}.`,
+    ];
+  });
+  if (lines.length === 0) return [];
+  return [
+    "Reasoning cadence, of the requests that streamed reasoning (client stamps of every chunk): thinking is the " +
+    "first reasoning delta to the first answer delta; TPOT is the mean gap per chunk, first to last; ITL is every " +
+    "gap between successive chunks. Median [min-max] n over the requests; ITL over every gap of them.",
+    ...lines,
+  ];
+}
+
 function perCaseSection(result: Result): Section {
-  const rows = readCases(result).map((c) => {
+  const cases = readCases(result);
+  const rows = cases.map((c) => {
     const cells = METRICS.map((metric) =>
       leftOutOfReadout(metric, c.caseId)
         ? "left out (*)"
@@ -229,7 +255,7 @@ function perCaseSection(result: Result): Section {
       ],
       rows,
     },
-    notes: [LEFT_OUT_NOTE],
+    notes: [LEFT_OUT_NOTE, ...cadenceNotes(result, cases)],
   };
 }
 

@@ -194,6 +194,8 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Evi
     [LINE_NAMES.offsets]: o.offsets,
     [LINE_NAMES.events]: o.events,
     keepalives: o.keepalives,
+    ...(o.chunk_offsets_s === undefined ? {} : { chunk_offsets_s: o.chunk_offsets_s }),
+    ...(o.reasoning_chunk_offsets_s === undefined ? {} : { reasoning_chunk_offsets_s: o.reasoning_chunk_offsets_s }),
     resent_on_fresh_connection: o.resent_on_fresh_connection === true,
   };
 }

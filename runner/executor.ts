@@ -31,6 +31,8 @@ export interface ExecutorStreamOptions {
   maxBodyBytes?: number;
   /** Live counters the client updates as it reads (a person's progress line). */
   progress?: StreamProgress;
+  /** Stamp every answer and reasoning chunk (the records' reasoning cadence). */
+  recordChunkOffsets?: boolean;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -254,6 +256,7 @@ async function sendRequest(
     now: deps.nowMs,
     maxBodyBytes: MAX_STREAM_BODY_BYTES,
     progress: live,
+    recordChunkOffsets: true,
   };
   if (signal) streamOptions.signal = signal;
   const outcome = await deps.streamChat(streamOptions);

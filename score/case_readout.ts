@@ -94,6 +94,43 @@ export function readCase(
   };
 }
 
+/** The reasoning cadence of one case, over its measured requests that streamed reasoning. */
+export interface CaseCadence {
+  reasoned: number;
+  measured: number;
+  /** Per request (median, min, max and n over the requests that reasoned). */
+  thinkingS: ValueRange;
+  reasoningTpotS: ValueRange;
+  answerTpotS: ValueRange;
+  /** Every gap between successive chunks of those requests, pooled. */
+  reasoningItlS: ValueRange;
+  answerItlS: ValueRange;
+}
+
+/** The reasoning cadence of a case from its records; null when none of its measured requests reasoned. */
+export function readCadence(
+  requests: readonly RequestRecord[],
+  phase: "performance" | "concurrency",
+  caseId: string,
+): CaseCadence | null {
+  const measured = requests.filter((r) =>
+    r.phase === phase && r.case_id === caseId && (r.status === "completed" || r.status === "truncated")
+  );
+  const cadences = measured.flatMap((r) => r.reasoning_cadence ?? []);
+  if (cadences.length === 0) return null;
+  type Cadence = typeof cadences[number];
+  const range = (pick: (c: Cadence) => number | null | number[]) => rangeOf(cadences.flatMap((c) => pick(c) ?? []));
+  return {
+    reasoned: cadences.length,
+    measured: measured.length,
+    thinkingS: range((c) => c.thinking_s),
+    reasoningTpotS: range((c) => c.reasoning_tpot_s),
+    answerTpotS: range((c) => c.answer_tpot_s),
+    reasoningItlS: range((c) => c.reasoning_itl_s),
+    answerItlS: range((c) => c.answer_itl_s),
+  };
+}
+
 /** Readouts of the performance cases, then short-burst when the optional stage was selected. */
 export function readCases(result: Pick<Result, "requests" | "run">): CaseReadout[] {
   const out = PERFORMANCE_CASES.map((caseId) => readCase(result.requests, "performance", caseId));

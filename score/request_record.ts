@@ -14,6 +14,7 @@ import {
 } from "../contract/mod.ts";
 import { type Accounting, accountTokens, type Sourced } from "./_accounting.ts";
 import { classifyOutcome } from "./_outcome.ts";
+import { reasoningCadence } from "./cadence.ts";
 import { explainNullMetric } from "./_null_reasons.ts";
 import { scoreSanity } from "./sanity.ts";
 
@@ -137,6 +138,7 @@ function skippedRecord(
       client_timings: null,
     },
     first_delta_kind: null,
+    reasoning_cadence: null,
     token_accounting_note: null,
     evaluation: fixture.phase === "sanity" ? scoreSanity(fixture, "skipped", null, reason) : null,
   };
@@ -199,6 +201,9 @@ function sentRecord(
     ? outcome.first_delta_kind
     : null;
   const { notes, ...rules } = accountingRules(fixture, accounting, status);
+  const firstAnswerS = validOffset(offsets.first_answer_s) ? offsets.first_answer_s : null;
+  // The first reasoning chunk's stamp is the client's first reasoning delta.
+  const cadence = reasoningCadence(outcome, outcome.reasoning_chunk_offsets_s?.[0] ?? null, firstAnswerS);
   const record: RequestRecord = {
     ...base,
     status,
@@ -215,7 +220,7 @@ function sentRecord(
       prompt_s: accounting.promptS.value,
       decode_s: accounting.decodeS.value,
       ttft_s: validOffset(offsets.first_delta_s) ? offsets.first_delta_s : null,
-      first_answer_s: validOffset(offsets.first_answer_s) ? offsets.first_answer_s : null,
+      first_answer_s: firstAnswerS,
       total_s: validOffset(offsets.end_s) ? offsets.end_s : null,
     },
     metrics: {
@@ -232,10 +237,15 @@ function sentRecord(
       client_timings: CLIENT_CLOCK_SOURCE,
     },
     first_delta_kind: firstDeltaKind,
+    reasoning_cadence: cadence.cadence,
     token_accounting_note: notes.length > 0 ? notes.join("; ") : null,
     evaluation: fixture.phase === "sanity" ? scoreSanity(fixture, status, outcome) : null,
   };
   explainOutcomeNulls(record, accounting, outcome, error, missing);
+  if (cadence.cadence === null) missing["/reasoning_cadence"] = cadence.why;
+  for (const [key, why] of Object.entries(cadence.cadence === null ? {} : cadence.missing)) {
+    missing[`/reasoning_cadence/${key}`] = why;
+  }
   fillMissing(record, missing, "no value was recorded");
   const refusedSetting = outcome.end === "http_error" && (outcome.http_status === 400 || outcome.http_status === 422);
   return { record, missing, flags: { ...rules, refusedSetting } };
@@ -319,6 +329,7 @@ function fillMissing(record: RequestRecord, missing: Record<string, string>, fal
     finish_reason: record.finish_reason,
     error: record.error,
     first_delta_kind: record.first_delta_kind,
+    reasoning_cadence: record.reasoning_cadence,
     token_accounting_note: record.token_accounting_note,
     evaluation: record.evaluation,
   };

@@ -2,8 +2,8 @@
 /**
  * The request records of results.json against the protocol's schedule and against their evidence lines: every
  * scheduled id once and in order with its phase, case, repetition, seed, cap, concurrency and round; every line's
- * request body is that request (marker, seed, cap); status, finish reason, counts, durations, rates and sanity
- * verdicts equal what the line itself supports.
+ * request body is that request (marker, seed, cap); status, finish reason, counts, durations, rates, the
+ * reasoning cadence and sanity verdicts equal what the line itself supports.
  */
 import { isObject, rebuildRequest, sameNumber, show } from "./evidence.js";
 import { judgeSanity } from "./sanity.js";
@@ -161,6 +161,7 @@ function checkRecord(record, rebuilt, verdict, line, problems) {
       }
     }
   }
+  checkCadence(id, record.reasoning_cadence, rebuilt.cadence, problems);
   const evaluation = record.evaluation;
   if (verdict === null) {
     if (evaluation !== null) problems.push(`${id}: a ${record.phase} request carries a sanity evaluation`);
@@ -178,6 +179,32 @@ function checkRecord(record, rebuilt, verdict, line, problems) {
         verdict.passed ? "passes" : "fails"
       } (${verdict.reason})`,
     );
+  }
+}
+
+/**
+ * The claimed reasoning cadence against the one the chunk stamps give, field by field (each gap of an ITL).
+ * @param {string} id @param {unknown} claimed @param {RebuiltRequest["cadence"]} mine @param {string[]} problems
+ */
+function checkCadence(id, claimed, mine, problems) {
+  if (mine === null || !isObject(claimed)) {
+    if (claimed !== mine) {
+      problems.push(
+        `${id}: reasoning_cadence is ${show(claimed)} in results.json, the raw evidence gives ${show(mine)}`,
+      );
+    }
+    return;
+  }
+  for (const [field, value] of Object.entries(mine)) {
+    const stated = claimed[field];
+    const agrees = Array.isArray(value)
+      ? Array.isArray(stated) && stated.length === value.length && value.every((v, i) => sameNumber(stated[i], v))
+      : sameNumber(stated, value);
+    if (!agrees) {
+      problems.push(
+        `${id}: reasoning_cadence.${field} is ${show(stated)} in results.json, the raw evidence gives ${show(value)}`,
+      );
+    }
   }
 }
 

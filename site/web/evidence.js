@@ -25,12 +25,18 @@ import { JsonNumber, parseStrictJson, Repeated } from "./strict_json.js";
  *   timings: { prompt_s: number | null, decode_s: number | null, ttft_s: number | null,
  *     first_answer_s: number | null, total_s: number | null },
  *   metrics: { prompt_tps: number | null, decode_tps: number | null },
+ *   cadence: Cadence | null,
  *   dispatchedAtEpochMs: number | null,
  *   dispatchOffsetS: number | null,
  *   body: Record<string, unknown> | null,
  *   slotParams: Record<string, unknown> | null,
  *   concurrency: unknown,
  * }} RebuiltRequest
+ */
+
+/**
+ * @typedef {{ thinking_s: number | null, reasoning_itl_s: number[], reasoning_tpot_s: number | null,
+ *   answer_itl_s: number[], answer_tpot_s: number | null }} Cadence
  */
 
 /** @param {unknown} value @returns {value is Record<string, unknown>} */
@@ -129,6 +135,66 @@ function rate(numerator, seconds) {
   return numerator / seconds;
 }
 
+/** Gaps between successive stamps, rounded to the microsecond. @param {number[]} stamps */
+function gapsOf(stamps) {
+  return stamps.slice(1).map((stamp, i) => Math.round((stamp - /** @type {number} */ (stamps[i])) * 1e6) / 1e6);
+}
+
+/** Mean gap per chunk, first to last; null below two stamps. @param {number[]} stamps */
+function meanGap(stamps) {
+  return stamps.length < 2 ? null : (/** @type {number} */ (stamps.at(-1)) - /** @type {number} */ (stamps[0])) /
+    (stamps.length - 1);
+}
+
+/**
+ * The reasoning cadence of a stream that finished with its chunk stamps and at least one reasoning chunk: the
+ * first reasoning chunk to the first answer (thinking time), and the gaps and mean gap per chunk of the reasoning
+ * and of the answer chunks; null otherwise.
+ * @param {Record<string, unknown>} line @param {number | null} firstAnswer @returns {Cadence | null}
+ */
+function cadenceOf(line, firstAnswer) {
+  const stamps = (/** @type {unknown} */ value) =>
+    Array.isArray(value) && value.every((v) => typeof v === "number") ? /** @type {number[]} */ (value) : null;
+  const reasoning = stamps(line.reasoning_chunk_offsets_s);
+  const answer = stamps(line.chunk_offsets_s);
+  if (line.end !== "finished" || reasoning === null || answer === null || reasoning.length === 0) return null;
+  const first = /** @type {number} */ (reasoning[0]);
+  return {
+    thinking_s: firstAnswer !== null && firstAnswer >= first ? firstAnswer - first : null,
+    reasoning_itl_s: gapsOf(reasoning),
+    reasoning_tpot_s: meanGap(reasoning),
+    answer_itl_s: gapsOf(answer),
+    answer_tpot_s: meanGap(answer),
+  };
+}
+
+/**
+ * A request the run skipped: nothing was sent, so every count, time and rate is null.
+ * @param {string} id
+ * @returns {RebuiltRequest}
+ */
+function skippedRequest(id) {
+  return {
+    id,
+    status: "skipped",
+    finishReason: null,
+    httpStatus: null,
+    errorKind: "skipped",
+    firstDeltaKind: null,
+    finalAnswer: "",
+    toolCalls: [],
+    tokens: { input_tokens: null, cached_tokens: null, read_tokens: null, output_tokens: null, decode_tokens: null },
+    timings: { prompt_s: null, decode_s: null, ttft_s: null, first_answer_s: null, total_s: null },
+    metrics: { prompt_tps: null, decode_tps: null },
+    cadence: null,
+    dispatchedAtEpochMs: null,
+    dispatchOffsetS: null,
+    body: null,
+    slotParams: null,
+    concurrency: null,
+  };
+}
+
 /**
  * Rebuilds a request from its evidence line (already parsed). Unknown shapes give nulls, never exceptions: the
  * comparison with results.json then names the difference.
@@ -137,29 +203,7 @@ function rate(numerator, seconds) {
  */
 export function rebuildRequest(line) {
   const id = typeof line.request_id === "string" ? line.request_id : "";
-  const empty = {
-    tokens: { input_tokens: null, cached_tokens: null, read_tokens: null, output_tokens: null, decode_tokens: null },
-    timings: { prompt_s: null, decode_s: null, ttft_s: null, first_answer_s: null, total_s: null },
-    metrics: { prompt_tps: null, decode_tps: null },
-  };
-  if (line.end === undefined && typeof line.skip_reason === "string") {
-    return {
-      id,
-      status: "skipped",
-      finishReason: null,
-      httpStatus: null,
-      errorKind: "skipped",
-      firstDeltaKind: null,
-      finalAnswer: "",
-      toolCalls: [],
-      ...empty,
-      dispatchedAtEpochMs: null,
-      dispatchOffsetS: null,
-      body: null,
-      slotParams: null,
-      concurrency: null,
-    };
-  }
+  if (line.end === undefined && typeof line.skip_reason === "string") return skippedRequest(id);
   const usage = engineObject(line, "usage");
   const timings = engineObject(line, "timings");
   const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
@@ -207,6 +251,7 @@ export function rebuildRequest(line) {
       total_s: finite(offsets.end_s),
     },
     metrics: { prompt_tps: rate(read, promptS), decode_tps: rate(decode, decodeS) },
+    cadence: cadenceOf(line, finite(offsets.first_answer_s)),
     dispatchedAtEpochMs: finite(line.dispatched_at_epoch_ms),
     dispatchOffsetS: typeof line.dispatch_offset_s === "number" ? line.dispatch_offset_s : null,
     body: isObject(line.request) ? line.request : null,

@@ -34,6 +34,7 @@ describe("record_overrides pointers through __proto__", () => {
       tokens: { input_tokens: 1, cached_tokens: 0, read_tokens: 1, output_tokens: 1, decode_tokens: 1 },
       timings: { prompt_s: 0.1, decode_s: 0.1, ttft_s: 0.1, first_answer_s: 0.1, total_s: 0.2 },
       metrics: { prompt_tps: 10, decode_tps: 10 },
+      cadence: null,
       dispatchedAtEpochMs: 1,
       dispatchOffsetS: 0,
       body: {},

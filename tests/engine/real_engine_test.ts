@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { buildChatBody } from "../../runner/mod.ts";
 import { closeIdleConnections, streamChat } from "../../client/mod.ts";
 import { validateResultText } from "../../report/validate.ts";
+import { renderConsoleSummary } from "../../report/mod.ts";
 import type { RequestRecord } from "../../contract/mod.ts";
-import type { ConfigCheck } from "../../score/mod.ts";
+import { type ConfigCheck, median } from "../../score/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";
 import type { EngineHandle } from "../../engine/mod.ts";
 import {
@@ -147,6 +148,40 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
       assert.equal(cut.end, "finished");
       assert.equal(cut.reasoning_text, "");
       assert.equal(cut.first_delta_kind, "answer");
+    });
+
+    await t.step("every request that reasoned carries its reasoning cadence, from the client's chunk stamps", () => {
+      const ms = (s: number | null | undefined) => (s === null || s === undefined ? "-" : (s * 1000).toFixed(2));
+      const rows = [
+        "request                    reasoning chunks  thinking s  reasoning TPOT/ITL p50/max ms  answer TPOT/ITL p50/max ms",
+      ];
+      let reasoned = 0;
+      for (const record of first!.result.requests) {
+        const line = first!.outputs.get(record.id)!;
+        const stamps = line.reasoning_chunk_offsets_s as number[];
+        assert.ok(Array.isArray(stamps) && Array.isArray(line.chunk_offsets_s), record.id);
+        // The tiny model opens every turn with <think> (the step above), so every request reasoned.
+        assert.ok(stamps.length > 0, record.id);
+        const cadence = record.reasoning_cadence!;
+        assert.equal(cadence.reasoning_itl_s.length, stamps.length - 1, record.id);
+        const firstAnswer = record.timings.first_answer_s;
+        assert.equal(cadence.thinking_s, firstAnswer === null ? null : firstAnswer - stamps[0]!, record.id);
+        reasoned++;
+        const spread = (gaps: number[]) => `${ms(gaps.length > 0 ? median(gaps) : null)}/${ms(Math.max(...gaps, 0))}`;
+        rows.push(
+          `${record.id.padEnd(27)}${String(stamps.length).padStart(16)}  ${
+            (cadence.thinking_s?.toFixed(3) ?? "-").padStart(10)
+          }  ${`${ms(cadence.reasoning_tpot_s)}/${spread(cadence.reasoning_itl_s)}`.padStart(29)}  ${
+            `${ms(cadence.answer_tpot_s)}/${spread(cadence.answer_itl_s)}`.padStart(26)
+          }`,
+        );
+      }
+      assert.equal(reasoned, first!.result.requests.length);
+      const perCase = renderConsoleSummary(first!.result).split("\n").filter((l) =>
+        l.startsWith("Reasoning cadence, ")
+      );
+      assert.equal(perCase.length, 5, perCase.join("\n"));
+      writeStderr(`${rows.join("\n")}\n${perCase.join("\n")}\n`);
     });
 
     await t.step("the resolved configuration of every required request is verified against /slots", () => {

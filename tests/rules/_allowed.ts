@@ -26,5 +26,4 @@ export const SIZE_ALLOWED: Readonly<Record<string, number>> = {};
  */
 export const FUNCTION_ALLOWED: Readonly<Record<string, number>> = {
   "site/web/app.js load": 101,
-  "site/web/evidence.js rebuildRequest": 81,
 };

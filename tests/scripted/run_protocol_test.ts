@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { cleanup, maxSharedPrefixTokens, runScripted, type ScriptedRun } from "./_harness.ts";
 import type { RequestCounts } from "../../contract/mod.ts";
 import type { MockEngine, MockRequestLog } from "../../mock/mod.ts";
+import { renderConsoleSummary } from "../../report/mod.ts";
 
 function assertValid(run: ScriptedRun): void {
   assert.deepEqual(run.problems, [], "validateResultText finds no problem in results.json");
@@ -50,6 +51,56 @@ Deno.test("a complete run with right answers is complete, 12/12, 22 records, one
     assert.deepEqual([check.ran, check.matched, check.mismatches, check.unchecked], [true, 22, 0, 0]);
     assert.equal(run.result.configuration.template?.path, "template.jinja");
     assert.equal(run.result.extensions?.dialect, "llama.cpp");
+  } finally {
+    await cleanup(run);
+  }
+});
+
+Deno.test("records carry the reasoning cadence the client stamped, rebuilt from the line; report prints it per case", async () => {
+  let run: ScriptedRun | undefined;
+  try {
+    // Real waiting: each reasoning and answer token is its own delta, 5 ms apart.
+    const answer = { kind: "text" as const, text: "one two three four five six" };
+    const done = run = await runScripted({
+      mock: {
+        timeScale: 1,
+        decodeTps: 200,
+        promptTps: 1_000_000,
+        script: {
+          "performance-*": { answer, reasoningTokens: 10 },
+          "performance-short-r2": { answer, reasoningTokens: 0 },
+        },
+      },
+    });
+    assertValid(done);
+    // Chunks that arrive in one network read share its stamp (a gap of 0); over all of them, the gaps are real.
+    const gaps: number[] = [];
+    const lineOf = (id: string) => done.outputs.find((o) => o.request_id === id)!;
+    for (const id of ["performance-short-r1", "performance-prompt-4k-r2", "performance-prompt-16k-r3"]) {
+      const record = done.byId.get(id)!;
+      const cadence = record.reasoning_cadence!;
+      const reasoning = lineOf(id).reasoning_chunk_offsets_s as number[];
+      const answers = lineOf(id).chunk_offsets_s as number[];
+      assert.deepEqual([reasoning.length, cadence.reasoning_itl_s.length], [10, 9], JSON.stringify(cadence));
+      assert.equal(cadence.answer_itl_s.length, answers.length - 1);
+      assert.ok(answers.length >= 2);
+      assert.equal(cadence.thinking_s, record.timings.first_answer_s! - reasoning[0]!);
+      gaps.push(...cadence.reasoning_itl_s, ...cadence.answer_itl_s);
+      const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(cadence.reasoning_tpot_s! * 9 - sum(cadence.reasoning_itl_s)) < 1e-5);
+      assert.ok(Math.abs(cadence.answer_tpot_s! * (answers.length - 1) - sum(cadence.answer_itl_s)) < 1e-5);
+    }
+    assert.ok(gaps.every((gap) => gap >= 0) && gaps.some((gap) => gap > 0), JSON.stringify(gaps));
+    const plain = done.result.requests.findIndex((r) => r.id === "performance-short-r2");
+    assert.equal(done.result.requests[plain]!.reasoning_cadence, null);
+    assert.equal(done.result.missing[`/requests/${plain}/reasoning_cadence`], "no reasoning streamed");
+    const lines = renderConsoleSummary(done.result).split("\n").filter((l) => l.startsWith("Reasoning cadence, "));
+    assert.equal(lines.length, 4, lines.join("\n"));
+    assert.match(lines[1]!, /^Reasoning cadence, short \(2 of 3 measured requests reasoned\): thinking [0-9.]+ s /);
+    assert.match(
+      lines[2]!,
+      /^Reasoning cadence, prompt-4k \(3 of 3 measured requests reasoned\):.* ITL [0-9.]+ ms .* n=27;/,
+    );
   } finally {
     await cleanup(run);
   }

@@ -117,6 +117,21 @@ Deno.test("a changed quality score, count, token count, summary or round fails w
     ],
     ["rate", (r) => (r.requests[2].metrics.prompt_tps *= 1.01), /performance-prompt-4k-r1: metrics\.prompt_tps/],
     ["ttft", (r) => (r.requests[1].timings.ttft_s = 0.5), /performance-short-r1: timings\.ttft_s is 0\.5/],
+    [
+      "thinking time",
+      (r) => (r.requests[1].reasoning_cadence.thinking_s = 7),
+      /performance-short-r1: reasoning_cadence\.thinking_s is 7 in results\.json, the raw evidence gives/,
+    ],
+    [
+      "reasoning ITL",
+      (r) => (r.requests[2].reasoning_cadence.reasoning_itl_s[0] += 0.25),
+      /performance-prompt-4k-r1: reasoning_cadence\.reasoning_itl_s is \[/,
+    ],
+    [
+      "no cadence",
+      (r) => (r.requests[3].reasoning_cadence = null),
+      /performance-prompt-16k-r1: reasoning_cadence is null in results\.json, the raw evidence gives \{/,
+    ],
     ["median", (r) => (r.summaries[1].median = 99), /summary short decode_tps: median is 99/],
     ["n", (r) => (r.summaries[6].n = 2), /summary prompt-4k decode_tps: n is 2; the records give 3/],
     [

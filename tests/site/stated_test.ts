@@ -18,6 +18,7 @@ const rebuilt: RebuiltRequest = {
   tokens: { input_tokens: 80, cached_tokens: 0, read_tokens: 80, output_tokens: 9, decode_tokens: 9 },
   timings: { prompt_s: 0.1, decode_s: 0.2, ttft_s: 0.15, first_answer_s: 0.15, total_s: 0.4 },
   metrics: { prompt_tps: 800, decode_tps: 45 },
+  cadence: null,
   dispatchedAtEpochMs: 1,
   dispatchOffsetS: 0,
   body: {},

@@ -206,6 +206,10 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
     predicted_ms: predictedMs,
     predicted_per_second: ((outputTokens - 1) / predictedMs) * 1000,
   };
+  const firstDeltaS = Math.round(ttft * 1e6) / 1e6;
+  const firstAnswerS = answered ? Math.round((end - 0.35) * 1e6) / 1e6 : null;
+  // A stamp per chunk, ~24 ms apart: six reasoning chunks from the first delta, four answer chunks from the answer.
+  const stamps = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i * 0.0241);
   // llama-server's last chunk: no choices, usage and timings together.
   const lastChunk = JSON.stringify({ choices: [], id: `chatcmpl-${index}`, usage, timings });
   return {
@@ -227,12 +231,14 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
     offsets: {
       headers_s: queuedS + 0.002,
       first_byte_s: queuedS + 0.003,
-      first_delta_s: Math.round(ttft * 1e6) / 1e6,
-      first_answer_s: answered ? Math.round((end - 0.35) * 1e6) / 1e6 : null,
+      first_delta_s: firstDeltaS,
+      first_answer_s: firstAnswerS,
       end_s: Math.round(end * 1e6) / 1e6,
     },
     events: outputTokens + 2,
     keepalives: 0,
+    reasoning_chunk_offsets_s: stamps(firstDeltaS, 6),
+    chunk_offsets_s: firstAnswerS === null ? [] : stamps(firstAnswerS, 4),
   };
 }
 

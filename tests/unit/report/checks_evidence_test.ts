@@ -95,6 +95,29 @@ Deno.test("a record's output_tokens that the evidence contradicts is reported wi
   });
 });
 
+Deno.test("the reasoning cadence is rebuilt from the line's chunk stamps: an edit on either side is reported", async () => {
+  await withRealistic(false, async (r) => {
+    const i = indexOf(r, "performance-short-r2");
+    const cadence = r.result.requests[i]!.reasoning_cadence!;
+    assert.equal(cadence.reasoning_itl_s.length, 5);
+    const gap = cadence.reasoning_itl_s[2]!;
+    const edited = await validateEdited(r, {
+      result: (result) => (result.requests[i]!.reasoning_cadence!.reasoning_itl_s[2] = gap / 2),
+    });
+    const hit = edited.find((p) => p.pointer === `/requests/${i}/reasoning_cadence/reasoning_itl_s/2`);
+    assert.ok(hit, show(edited));
+    assert.equal(
+      hit.message,
+      `results.json says ${gap / 2}, the evidence (outputs.jsonl line ${i + 1}: reasoning_chunk_offsets_s, ` +
+        `chunk_offsets_s, client_offsets_s.first_answer_s) gives ${gap}`,
+    );
+    const dropped = await validateEdited(r, {
+      lines: (lines) => delete lineOf(lines, "performance-short-r2")["reasoning_chunk_offsets_s"],
+    });
+    assert.ok(dropped.some((p) => p.pointer === `/requests/${i}/reasoning_cadence`), show(dropped));
+  });
+});
+
 Deno.test("evidence usage and timings edited (hash recomputed) while results.json is unchanged are reported", async () => {
   await withRealistic(false, async (r) => {
     const i = indexOf(r, "performance-short-r3");

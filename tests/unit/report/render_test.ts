@@ -268,3 +268,18 @@ Deno.test("the console summary shows control characters of result text as escape
   assert.ok(![...text].some((c) => c !== "\n" && (c < " " || c === "\u007f")), "no raw control character");
   assert.match(text, /red \\u001b\[31mX\\u001b\[0m bell \\u0007/);
 });
+
+Deno.test("report prints a reasoning-cadence line per case where any request reasoned, and none otherwise", async () => {
+  const result = clone(await realistic());
+  const shortCadence = result.requests.find((r) => r.id === "performance-short-r1")!.reasoning_cadence!;
+  assert.equal(shortCadence.reasoning_itl_s.length, 5);
+  const text = renderConsoleSummary(result);
+  const lines = text.split("\n").filter((line) => line.startsWith("Reasoning cadence, "));
+  assert.equal(lines.length, 4, lines.join("\n"));
+  assert.match(lines[1]!, /^Reasoning cadence, short \(3 of 3 measured requests reasoned\): thinking [0-9.]+ s \[/);
+  assert.match(lines[1]!, /; reasoning TPOT 24\.10 ms \[24\.10-24\.10\] n=3, ITL 24\.10 ms \[24\.10-24\.10\] n=15;/);
+  assert.match(lines[3]!, /prompt-16k .*thinking not measured \(n=0\);.* answer TPOT not measured \(n=0\)/);
+  assert.ok(section(renderReadme(result), "## Per case").includes("Reasoning cadence, prompt-4k (3 of 3"));
+  for (const record of result.requests) record.reasoning_cadence = null;
+  assert.doesNotMatch(renderConsoleSummary(result), /Reasoning cadence/);
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { includedMetricValues, rangeOf, readCase, readCases } from "../../../score/case_readout.ts";
+import { includedMetricValues, rangeOf, readCadence, readCase, readCases } from "../../../score/case_readout.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
 
 Deno.test("rangeOf gives median, min, max and n, and nulls with n 0 for an empty sample", () => {
@@ -59,4 +59,20 @@ Deno.test("includedMetricValues reads only the included requests of each run; ru
     () => pooledMetric([{ requests: [], includedRequestIds: ["performance-short-r1"] }], "ttft_s"),
     /no record/,
   );
+});
+
+Deno.test("a case's reasoning cadence: per-request values ranged, every ITL gap pooled, failed requests left out", async () => {
+  const built = await buildRealisticResult({ optionalConcurrency: false });
+  await built.cleanup();
+  const requests = structuredClone(built.result.requests);
+  const short = requests.filter((r) => r.case_id === "short" && r.phase === "performance");
+  short[0]!.reasoning_cadence!.reasoning_itl_s = [0.01, 0.5];
+  short[2]!.status = "failed";
+  const cadence = readCadence(requests, "performance", "short")!;
+  assert.deepEqual([cadence.reasoned, cadence.measured], [2, 2]);
+  assert.deepEqual(cadence.reasoningItlS, rangeOf([0.01, 0.5, ...short[1]!.reasoning_cadence!.reasoning_itl_s]));
+  const thinking = short.slice(0, 2).flatMap((r) => r.reasoning_cadence!.thinking_s ?? []);
+  assert.deepEqual(cadence.thinkingS, rangeOf(thinking));
+  for (const record of short) record.reasoning_cadence = null;
+  assert.equal(readCadence(requests, "performance", "short"), null);
 });

@@ -459,3 +459,30 @@ Deno.test("invalid client offsets become null with a reason", () => {
     "the client offset is -1, not a nonnegative finite number of seconds",
   );
 });
+
+Deno.test("a record carries load's reasoning cadence from the chunk stamps, or null with why", () => {
+  const stamps = { reasoning_chunk_offsets_s: [0.05, 0.07, 0.1], chunk_offsets_s: [0.4, 0.45] };
+  const { record, missing } = build(outcome({ ...stamps, answer_text: "Done." }));
+  assert.deepEqual(record.reasoning_cadence, {
+    thinking_s: 0.4 - 0.05,
+    reasoning_itl_s: [0.02, 0.03],
+    reasoning_tpot_s: (0.1 - 0.05) / 2,
+    answer_itl_s: [0.05],
+    answer_tpot_s: (0.45 - 0.4) / 1,
+  });
+  const capped = build(outcome({
+    reasoning_chunk_offsets_s: [0.05],
+    chunk_offsets_s: [],
+    finish_reason: "length",
+    offsets: { headers_s: 0.01, first_byte_s: 0.02, first_delta_s: 0.05, first_answer_s: null, end_s: 0.75 },
+  }));
+  assert.equal(capped.record.reasoning_cadence?.thinking_s, null);
+  assert.equal(capped.missing["/reasoning_cadence/thinking_s"], "no answer followed the reasoning");
+  assert.equal(capped.missing["/reasoning_cadence/reasoning_tpot_s"], "fewer than two reasoning chunks");
+  const plain = build(outcome({ ...stamps, reasoning_chunk_offsets_s: [], first_delta_kind: "answer" }));
+  assert.equal(plain.record.reasoning_cadence, null);
+  assert.equal(plain.missing["/reasoning_cadence"], "no reasoning streamed");
+  assert.equal(missing["/reasoning_cadence"], undefined);
+  const skipped = buildRequestRecord(fixture(), { kind: "skipped", reason: "run cancelled", concurrency: 1 });
+  assert.equal(skipped.missing["/reasoning_cadence"], "request was skipped: run cancelled");
+});
