@@ -220,7 +220,10 @@ export function renderSelfCheck(run: LoadRunResult): string {
 }
 
 function pct(x: number | null): string {
-  return x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+  if (x === null) return "-";
+  const shown = (x * 100).toFixed(1);
+  // A value that rounds to zero is +0.0%, never -0.0% (a sign the figure cannot carry).
+  return `${x >= 0 || Number(shown) === 0 ? "+" : ""}${Number(shown) === 0 ? "0.0" : shown}%`;
 }
 
 /** Each gate metric as the load console names it, in its unit there (ms, not s). */

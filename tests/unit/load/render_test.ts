@@ -96,6 +96,15 @@ Deno.test("compare table shows each point's deltas, intervals and the gate verdi
     1,
   );
   assert.match(text, /gate: FAIL/);
+  // A delta that rounds to zero (here -0.01%) reads +0.0%, never -0.0%.
+  const barely = structuredClone(s);
+  barely.output_tokens_per_s = s.output_tokens_per_s! * 0.9999;
+  const same = renderCompare(compareLoad([{ concurrency: 1, baseline: [s, s], candidate: [barely, barely] }], {
+    seed: 1,
+    expectedConcurrency: [1],
+  }));
+  assert.doesNotMatch(same, /-0\.0%/);
+  assert.match(same, /output tok\/s .* \+0\.0%/);
 });
 
 Deno.test("compare's table keeps to 100 columns with long values; metric names and units are the load console's", () => {
