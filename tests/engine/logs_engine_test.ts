@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
 import { closeIdleConnections, streamChat } from "../../client/mod.ts";
 import type { ExecutedRequest, Fixture } from "../../contract/mod.ts";
@@ -43,6 +44,10 @@ Deno.test(
       for (const id of ["warmup", "performance-short-r1", "performance-short-r2", "sanity-I1"]) {
         requests.push(await send(engine.baseUrl, await fixture(id)));
       }
+      // The engine writes a task's timing lines to its log after the response's last byte, from another process:
+      // wait (bounded) until the four tasks' eval lines are there before the log is read.
+      const evalLines = () => (engine.log().match(/print_timing: .*\beval time =/g) ?? []).length;
+      for (let waited = 0; evalLines() < 8 && waited < 5000; waited += 50) await delay(50);
       const file = join(dir.path, "server.log");
       await writeFile(file, engine.log());
       const source = engineLogFile(file);
@@ -107,6 +112,7 @@ Deno.test(
         tokens: NO_TOKENS,
         timings: { prompt_s: null, decode_s: null, ttft_s: null, first_answer_s: null, total_s: endS },
         metrics: { prompt_tps: null, decode_tps: null },
+        reasoning_cadence: null,
         sources: CLIENT_ONLY,
         first_delta_kind: null,
         token_accounting_note: null,
@@ -147,6 +153,7 @@ Deno.test(
           total_s: offsets.end_s,
         },
         metrics: { prompt_tps: null, decode_tps: null },
+        reasoning_cadence: null,
         sources: CLIENT_ONLY,
         // The tiny model thinks first (the template opens a think block): the one delta is reasoning text.
         first_delta_kind: "reasoning",
