@@ -9,6 +9,7 @@ import {
   type LoadRunResult,
   type LoadTestOptions,
   type LoadTestOutcome,
+  signedPercent,
 } from "../load/mod.ts";
 import { missingGroup } from "../report/mod.ts";
 import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
@@ -115,16 +116,15 @@ export function compareEnding(result: CompareResult, file: string | null, code: 
   const failing = result.points.flatMap((p) =>
     p.metrics.filter((m) => m.pass === false).map((m) => ({ problem: `${p.key} ${m.metric}: ${m.reason}`, m }))
   );
-  const delta = (x: number | null) => (x === null ? "-" : `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}%`);
   const numbers = result.points.map((p) => {
     const cells = p.metrics.filter((m) => m.gated).map((m) => {
       const tps = m.metric === "output_tokens_per_s";
       const show = (
         x: number | null,
-      ) => (m.metric === "error_rate" ? delta(x).replace("+", "") : tps ? per(x, 1) : ms(x));
+      ) => (m.metric === "error_rate" ? signedPercent(x).replace("+", "") : tps ? per(x, 1) : ms(x));
       const name = tps ? "tok/s" : m.metric === "tpot_p50_s" ? "TPOT p50 ms" : "errors";
       return `${name} ${show(m.baseline)}->${show(m.candidate)}${
-        m.metric === "error_rate" ? "" : ` ${delta(m.delta_fraction)}`
+        m.metric === "error_rate" ? "" : ` ${signedPercent(m.delta_fraction)}`
       }`;
     });
     return `${p.key.padEnd(6)} ${cells.join("  ")}  ${p.pass ? "pass" : "FAIL"}`;

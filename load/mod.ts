@@ -28,7 +28,14 @@ export { corpusFiles, useEmbeddedCorpus } from "./real_text.ts";
 export { RowStore } from "./row_store.ts";
 export { type ShardRun, shardStartFrom, START_WINDOW_S } from "./shard.ts";
 export { realLoadDeps } from "./real_deps.ts";
-export { consoleHooks, renderAggregate, renderCompare, renderEndpointSummary, renderLoadSummary } from "./render.ts";
+export {
+  consoleHooks,
+  renderAggregate,
+  renderCompare,
+  renderEndpointSummary,
+  renderLoadSummary,
+  signedPercent,
+} from "./render.ts";
 export { type LengthTarget, type Slo, summarizeStore } from "./summary.ts";
 export { buildLoadBody, PROFILES, syntheticProfile } from "./workloads.ts";
 export { describeLoadPlan } from "./load_plan.ts";

@@ -219,7 +219,8 @@ export function renderSelfCheck(run: LoadRunResult): string {
   );
 }
 
-function pct(x: number | null): string {
+/** A signed percentage of a fraction to one decimal ("+5.7%", "-10.0%"; "-" for null). */
+export function signedPercent(x: number | null): string {
   if (x === null) return "-";
   const shown = (x * 100).toFixed(1);
   // A value that rounds to zero is +0.0%, never -0.0% (a sign the figure cannot carry).
@@ -251,7 +252,7 @@ export function renderCompare(result: CompareResult): string {
         x === null
           ? "-"
           : m.metric === "error_rate"
-          ? pct(x).replace("+", "")
+          ? signedPercent(x).replace("+", "")
           : m.metric === "output_tokens_per_s"
           ? fmt(x, "", 1)
           : fixed(x * 1000);
@@ -259,8 +260,8 @@ export function renderCompare(result: CompareResult): string {
         METRIC_NAMES[m.metric],
         cell(m.baseline),
         cell(m.candidate),
-        pct(m.delta_fraction),
-        m.delta_interval ? `[${pct(m.delta_interval.lower)}, ${pct(m.delta_interval.upper)}]` : "-",
+        signedPercent(m.delta_fraction),
+        m.delta_interval ? `[${signedPercent(m.delta_interval.lower)}, ${signedPercent(m.delta_interval.upper)}]` : "-",
         m.allowed_fraction === null
           ? "-"
           : `${m.metric === "error_rate" ? "+" : "+-"}${(m.allowed_fraction * 100).toFixed(1)}%`,
@@ -280,7 +281,9 @@ export function renderCompare(result: CompareResult): string {
   );
   return wrap([
     `compare: tolerance +-${(result.tolerance_fraction * 100).toFixed(1)}% or the point's noise floor (the ` +
-    `baseline's own rounds, or recorded); error rate may rise by ${pct(result.max_error_rate_increase).slice(1)}; ` +
+    `baseline's own rounds, or recorded); error rate may rise by ${
+      signedPercent(result.max_error_rate_increase).slice(1)
+    }; ` +
     `intervals: seeded percentile bootstrap over rounds (seed ${result.seed})`,
     line(header),
     ...points.flatMap((p) => [p.key, ...p.rows.map(line)]),
