@@ -101,13 +101,14 @@ export function loadEnding(
     problems: [...loadProblems(outcome), ...(sloMissed === null ? [] : [sloMissed])],
     problemsHeading: "kept from passing:",
     missing: s === undefined ? { notGiven: [], notMeasurable: [], failed: [] } : summaryMissing(s.missing),
-    next: [
+    // A refused write names no file to open: stderr has said what could not be written and why.
+    next: outcome.status === "write-failed" ? [] : [
       html === null
         ? `add --html for an offline page${sweep ? " with the throughput-latency curve" : ""}`
         : `open ${html}`,
       "compare gates a candidate against a baseline",
     ],
-    folder: file,
+    folder: outcome.status === "write-failed" ? null : file,
   };
 }
 

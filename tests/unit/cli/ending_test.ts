@@ -112,6 +112,13 @@ Deno.test("--fail-on-slo fails below the share of requests that met every SLO, a
   assert.match(renderEnding(ending), /kept from passing:\n {2}80\.0% of 10 requests/);
 });
 
+Deno.test("a load whose file could not be written names no file to open and no folder", () => {
+  const refused = { status: "write-failed", runs: [], aggregate: null, reasons: ["permission refused"] };
+  const text = renderEnding(loadEnding(refused as unknown as LoadTestOutcome, "bench-results/x.jsonl", 3, "x.html"));
+  assert.match(text, /^load: WRITE-FAILED \(exit 3\); nothing was measured/);
+  assert.doesNotMatch(text, /x\.html|x\.jsonl|next:/);
+});
+
 Deno.test("load --plan opens with its shape, its request count and a bound on the wall time", () => {
   const lines = loadPlanLines({
     urls: ["http://127.0.0.1:8080"],
