@@ -81,24 +81,18 @@ Deno.test("the run set used by the run task keeps net on loopback and names ever
   assert.deepEqual(profile.net, run.net);
 });
 
-Deno.test("the tasks that measure run V8 single-threaded with gc exposed, as the compiled executables do", async () => {
-  for (
-    const name of [
-      "run",
-      "run:profile",
-      "load",
-      "load:profile",
-      "compare",
-      "compare:profile",
-      "bench:client",
-      "bench:run-client",
-    ]
-  ) {
+Deno.test("the run tasks run V8 single-threaded, load and compare keep V8's GC threads, all with gc exposed", async () => {
+  for (const name of ["run", "run:profile", "bench:client", "bench:run-client"]) {
     assert.match(
       CONFIG.tasks[name] ?? "",
       /\s--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc\s/,
       `task ${name}`,
     );
+  }
+  // An open-loop schedule cannot wait out a single-threaded mark-compact (30-70 ms at 2,000 arrivals/s): load and
+  // compare let V8 mark and sweep on its helper threads.
+  for (const name of ["load", "load:profile", "compare", "compare:profile", "bench:open-loop"]) {
+    assert.match(CONFIG.tasks[name] ?? "", /\s--v8-flags=--max-semi-space-size=8,--expose-gc\s/, `task ${name}`);
   }
   const compile = await Deno.readTextFile(`${REPO}release/compile.ts`);
   assert.match(compile, /"--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc"/);
