@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { splitWords } from "../../cli/_help.ts";
+import { splitWords } from "../unit/cli/_help_examples.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const CONFIG = JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8")) as {

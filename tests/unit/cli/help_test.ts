@@ -3,7 +3,7 @@
  * examples that work as written; each example is parsed by the command's own parser (a broken one fails here).
  */
 import assert from "node:assert/strict";
-import { helpExamples, splitWords } from "../../../cli/_help.ts";
+import { helpExamples, splitWords } from "./_help_examples.ts";
 import { HELP as TOP_HELP } from "../../../mod.ts";
 
 const COMMANDS = ["run", "demo", "load", "compare", "report", "probe", "mock", "fixtures", "approved", "site"];
