@@ -39,14 +39,10 @@ export interface Progress {
   stop(): void;
 }
 
-/** How often the status is redrawn and when a plain heartbeat is due. */
+/** When a plain heartbeat is due (live mode redraws 10 times a second). */
 export interface ProgressTiming {
-  /** Live redraw interval, milliseconds (default 100: 10 a second). */
-  redrawMs?: number;
   /** Lines mode: print the status as a line when nothing was printed for this long, seconds (default 30). */
   heartbeatS?: number;
-  /** Monotonic clock, milliseconds. */
-  nowMs?: () => number;
 }
 
 /** Plain text of styled segments (lines mode and tests). */
@@ -56,7 +52,7 @@ export function plainText(parts: readonly StyledText[]): string {
 
 /** Opens the display; in live and lines mode a timer runs (unref'd) until stop(). */
 export function openProgress(mode: ProgressMode, timing: ProgressTiming = {}): Progress {
-  const nowMs = timing.nowMs ?? (() => performance.now());
+  const nowMs = () => performance.now();
   const heartbeatMs = (timing.heartbeatS ?? 30) * 1000;
   let render: StatusRender | null = null;
   let lastLineMs = nowMs();
@@ -75,7 +71,7 @@ export function openProgress(mode: ProgressMode, timing: ProgressTiming = {}): P
       writeStderr(`${plainText(parts)}\n`);
     }
   };
-  if (mode !== "quiet") stopTimer = everyMs(mode === "live" ? timing.redrawMs ?? 100 : 1000, draw);
+  if (mode !== "quiet") stopTimer = everyMs(mode === "live" ? 100 : 1000, draw);
   return {
     mode,
     status(next) {

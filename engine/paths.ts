@@ -23,7 +23,6 @@ export interface EnginePaths {
   llamaServer: string;
   buildLog: string;
   buildStartFile: string;
-  modelsDir: string;
 }
 
 /** Every cache path, for `commit` (default: the pinned one). */
@@ -41,6 +40,5 @@ export function enginePaths(cache: string, commit: string = LLAMA_CPP_COMMIT): E
     llamaServer: join(buildDir, "bin", "llama-server"),
     buildLog: join(cache, "cmake-build.log"),
     buildStartFile: join(cache, "build-start"),
-    modelsDir: join(cache, "models"),
   };
 }

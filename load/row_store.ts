@@ -47,17 +47,12 @@ const DENSE_US = 1 << 20;
 class ItlHistogram {
   #dense: Uint32Array | null = null;
   #sparse = new Map<number, number>();
-  #samples = 0;
   push(values: readonly number[]): void {
     for (const v of values) {
       const us = Math.round(v * 1e6);
       if (us >= 0 && us < DENSE_US) (this.#dense ??= new Uint32Array(DENSE_US))[us]!++;
       else this.#sparse.set(us, (this.#sparse.get(us) ?? 0) + 1);
-      this.#samples++;
     }
-  }
-  get samples(): number {
-    return this.#samples;
   }
   get allocatedBytes(): number {
     return (this.#dense?.byteLength ?? 0) + this.#sparse.size * 16;

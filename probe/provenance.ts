@@ -83,9 +83,8 @@ export interface Provenance {
   kernel: string | null;
   /** Which GPUs the engine may use (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), for `extensions`. */
   deviceSelection: DeviceSelection;
-  /** Engine options that fit no configuration object, and flags the option table does not know. */
+  /** Known engine options that fit no configuration object. */
   otherEngineOptions: Record<string, unknown> | null;
-  unclassifiedEngineArgs: string[];
   /** Absolute JSON Pointer -> why the value is null, for every null in the four sections. */
   missing: MissingMap;
   /** Why the run cannot be conforming on identity grounds (no commit, model files, template). */
@@ -166,7 +165,6 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     kernel: hardwareFacts.kernel,
     deviceSelection: hardwareFacts.deviceSelection,
     otherEngineOptions: reading?.otherOptions ?? null,
-    unclassifiedEngineArgs: reading?.unclassified ?? [],
     missing: gaps.missing,
     nonconformingReasons: gaps.nonconformingReasons,
   };

@@ -69,11 +69,9 @@ export interface Sanitizers {
 export interface ResultFolder {
   /** The folder's path (as given: relative stays relative). */
   readonly path: string;
-  /** Appends one sanitized JSON line to outputs.jsonl and flushes it; calls are serialized. */
-  appendOutput(line: Record<string, unknown>): Promise<void>;
   /**
-   * Appends a line that is already sanitized (report/publish.ts made it consistent with its published record),
-   * exactly as given; calls are serialized with appendOutput's.
+   * Appends a line that is already sanitized (report/publish.ts made it consistent with its published record) to
+   * outputs.jsonl, exactly as given, and flushes it; calls are serialized.
    */
   appendSanitizedOutput(line: Record<string, unknown>): Promise<void>;
   /** The outputs artifact over the bytes appended so far (call after the last append). */
@@ -131,9 +129,6 @@ export async function openResultFolder(
   };
   return {
     path,
-    appendOutput(line) {
-      return append(sanitize.json(line));
-    },
     appendSanitizedOutput(line) {
       return append(line);
     },

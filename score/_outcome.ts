@@ -30,8 +30,3 @@ export function classifyOutcome(outcome: StreamOutcome): { status: RequestStatus
     : "";
   return { status: "failed", error: { kind, message: `${base}${http}${detail}` } };
 }
-
-/** "failed (timeout)"-style words for reasons elsewhere. */
-export function describeFailure(error: RequestError | null): string {
-  return error === null ? "failed" : `failed (${error.kind})`;
-}
