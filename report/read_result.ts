@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { FolderFileError, openSafeFolder, type SafeFolder } from "../runtime/mod.ts";
 import type { LoadedBundle } from "../fixtures/mod.ts";
-import { type Result, RESULT_FILES, RESULT_FORMAT, SCHEMA_VERSION } from "../contract/mod.ts";
+import { type Fixture, type Result, RESULT_FILES, RESULT_FORMAT, SCHEMA_VERSION } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import type { ArtifactReader } from "./_checks_artifacts.ts";
 import type { Problem } from "./_pointer.ts";
@@ -64,7 +64,7 @@ export function folderArtifactReader(dir: string): ArtifactReader {
 
 /** What the validator is given for a folder: the bundle's facts and the folder's files. */
 export function validationOptions(
-  bundle: LoadedBundle,
+  bundle: { fixtures: readonly Fixture[]; corpusSha256: string },
   readArtifact: ArtifactReader,
   folderFiles?: readonly string[],
 ): ValidateOptions {

@@ -12,7 +12,7 @@
  * refusal of its own naming both readings. A simulation is never approved, whatever the judges say.
  */
 import { type Fixture } from "../contract/mod.ts";
-import { validateResultText } from "../report/mod.ts";
+import { validateResultText, validationOptions } from "../report/mod.ts";
 import {
   type CheckOutcome,
   checkResult,
@@ -58,13 +58,7 @@ async function reportProblems(folder: ReviewedFolder, bundle: ReviewBundle): Pro
   const text = decoded(folder.resultsBytes);
   if (text === null) return ["results.json: not UTF-8 text"];
   const files = await folder.list();
-  const problems = await validateResultText(text, {
-    maxSharedPrefixTokens: Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
-    readArtifact: folder.read,
-    corpusSha256: bundle.corpusSha256,
-    fixtures: bundle.fixtures,
-    ...(files === null ? {} : { folderFiles: files }),
-  });
+  const problems = await validateResultText(text, validationOptions(bundle, folder.read, files ?? undefined));
   return problems.map((p) => `results.json ${p.pointer === "" ? "(root)" : p.pointer}: ${p.message}`);
 }
 

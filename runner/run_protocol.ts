@@ -23,6 +23,7 @@ import {
   resultFolderName,
   sanitizeResult,
   type ScoredRequest,
+  validationOptions,
 } from "../report/mod.ts";
 import { type BuiltRecord, type ConfigCheck, recordOf, roundQueueing } from "../score/mod.ts";
 import { executeRun } from "./executor.ts";
@@ -356,11 +357,6 @@ function selfCheck(
   folder: ResultFolder,
   deps: RunDeps,
 ): Promise<{ pointer: string; message: string }[]> {
-  const { fixtures, corpusSha256 } = prepared.bundle;
-  return deps.validateResultText(text, {
-    maxSharedPrefixTokens: Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
-    fixtures,
-    corpusSha256,
-    readArtifact: (relativePath) => deps.readArtifact(folder.path, relativePath),
-  });
+  const readArtifact = (relativePath: string) => deps.readArtifact(folder.path, relativePath);
+  return deps.validateResultText(text, validationOptions(prepared.bundle, readArtifact));
 }
