@@ -7,6 +7,9 @@ import {
   type ConcurrencyRound,
   type PhaseCounts,
   PHASES,
+  PROFILE_CHAT_TEMPLATE_KWARGS,
+  PROFILE_REASONING_EFFORT,
+  PROFILE_SAMPLING,
   type RequestCounts,
   type RequestRecord,
   type Result,
@@ -119,17 +122,16 @@ export function checkQuality(result: Result, problems: ProblemSink): void {
   reportDifference(scoreQuality(result.requests), result.quality, "/quality", "the sanity verdicts", problems);
 }
 
-/** Required values of the profile; a run that used others must say it is nonconforming. */
-const REQUIRED_SETTINGS: readonly [string, string, unknown][] = [
-  ["sampling", "temperature", 1.0],
-  ["sampling", "top_p", 0.95],
-  ["sampling", "top_k", 20],
-  ["sampling", "min_p", 0.0],
-  ["sampling", "presence_penalty", 0.0],
-  ["sampling", "repetition_penalty", 1.0],
-  ["sampling", "reasoning_effort", "xhigh"],
-  ["chat_template_kwargs", "enable_thinking", true],
-  ["chat_template_kwargs", "preserve_thinking", true],
+/**
+ * Required values of the profile, as contract/protocol.ts sets them (llama.cpp's own `repeat_penalty` is not
+ * recorded); a run that used others must say it is nonconforming.
+ */
+const REQUIRED_SETTINGS: readonly (readonly [string, string, unknown])[] = [
+  ...Object.entries(PROFILE_SAMPLING).filter(([key]) => key !== "repeat_penalty").map(([key, value]) =>
+    ["sampling", key, value] as const
+  ),
+  ["sampling", "reasoning_effort", PROFILE_REASONING_EFFORT],
+  ...Object.entries(PROFILE_CHAT_TEMPLATE_KWARGS).map(([key, value]) => ["chat_template_kwargs", key, value] as const),
 ];
 
 function nonconformingReasons(result: Result): string[] | null {
