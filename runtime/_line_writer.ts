@@ -13,9 +13,7 @@ import { type Outcome, refusalFrom } from "./_refusal.ts";
 export interface LineWriter {
   /** Queues text (the caller adds newlines); flushed in the background once the buffer is full. */
   write(text: string): void;
-  /** Writes what is buffered and waits for every queued write. */
-  flush(): Promise<void>;
-  /** Flushes and closes; the outcome of the whole file. */
+  /** Writes what is buffered, waits for every queued write, and closes; the outcome of the whole file. */
   close(): Promise<Outcome<true>>;
 }
 
@@ -60,10 +58,6 @@ export async function openLineWriter(path: string): Promise<Outcome<LineWriter>>
         parts.push(text);
         buffered += text.length;
         if (buffered >= FLUSH_AT_CHARS) flushNow();
-      },
-      async flush() {
-        flushNow();
-        await chain;
       },
       async close() {
         flushNow();
