@@ -56,6 +56,11 @@ export interface StreamChatOptions {
    */
   recordChunkOffsets?: boolean;
   /**
+   * Most stamps kept of the two lists together (default: no bound); chunks after it are counted in the outcome's
+   * `unstamped_chunks` (the protocol run passes the contract's MAX_CHUNK_STAMPS).
+   */
+  maxChunkOffsets?: number;
+  /**
    * Live counters for a person's progress line: incremented and assigned as events are read, never read here
    * (rendering stays out of the read path).
    */
@@ -107,6 +112,9 @@ class StreamRequest {
   /** Visible-output event offsets from dispatch, seconds; null unless the caller asked for them. */
   #chunkOffsetsS: number[] | null;
   #reasoningOffsetsS: number[] | null;
+  /** Stamps the bound still allows, and the chunks counted past it. */
+  #stampsLeft: number;
+  #unstamped = 0;
   #dispatchedAtEpochMs = Date.now();
   #readMs = 0;
   #httpStatus: number | null = null;
@@ -136,6 +144,7 @@ class StreamRequest {
     this.#startMs = this.#now();
     this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#reasoningOffsetsS = options.recordChunkOffsets === true ? [] : null;
+    this.#stampsLeft = options.maxChunkOffsets ?? Number.POSITIVE_INFINITY;
     this.#parser = new SseParser({
       onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
       onComment: () => this.#keepalives++,
@@ -296,12 +305,18 @@ class StreamRequest {
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
     if (reader.sawFirstReasoning && this.#firstReasoningMs === null) this.#firstReasoningMs = this.#readMs;
-    if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
-      this.#chunkOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+    if (this.#chunkOffsetsS !== null && reader.visibleInEvent) this.#stamp(this.#chunkOffsetsS);
+    if (this.#reasoningOffsetsS !== null && reader.reasoningInEvent) this.#stamp(this.#reasoningOffsetsS);
+  }
+
+  /** Stamps a chunk into `list` with the read that carried it, or counts it once the bound is reached. */
+  #stamp(list: number[]): void {
+    if (this.#stampsLeft <= 0) {
+      this.#unstamped++;
+      return;
     }
-    if (this.#reasoningOffsetsS !== null && reader.reasoningInEvent) {
-      this.#reasoningOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
-    }
+    this.#stampsLeft--;
+    list.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
   }
 
   #onExchangeEnd(end: ExchangeEnd, tMs: number): void {
@@ -389,6 +404,7 @@ class StreamRequest {
     }
     if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
     if (this.#reasoningOffsetsS !== null) outcome.reasoning_chunk_offsets_s = this.#reasoningOffsetsS;
+    if (this.#unstamped > 0) outcome.unstamped_chunks = this.#unstamped;
     if (reader.invalidUtf8 !== null) outcome.invalid_utf8 = reader.invalidUtf8;
     this.#resolve(outcome);
   }

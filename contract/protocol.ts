@@ -42,6 +42,16 @@ export const REQUEST_TIMEOUT_S = 1800 as const;
  */
 export const MAX_STREAM_BODY_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Most answer and reasoning chunk stamps one protocol request keeps (both lists together, in arrival order); the
+ * chunks past it are counted (`unstamped_chunks`), and the request's reasoning cadence is null with that reason. A
+ * conforming engine streams at most one chunk per token and no stage asks for more than 2,048 tokens, so a genuine
+ * request keeps every stamp; a hostile one fitting MAX_STREAM_BODY_BYTES with one-character chunks that carry both
+ * reasoning and answer (about 75,000 chunks, 150,000 stamps) would otherwise grow results.json's ITL gaps past
+ * report's 16 MiB cap. At this bound the gaps of 34 requests stay under 7 MiB of results.json.
+ */
+export const MAX_CHUNK_STAMPS = 8192;
+
 /** Scheduled requests per phase; the optional concurrency stage's 12 count only when it is selected. */
 export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
   warmup: 1,

@@ -113,6 +113,11 @@ export interface StreamOutcome {
    */
   reasoning_chunk_offsets_s?: number[];
   /**
+   * Chunks that carried answer or reasoning text after the client's stamp bound was reached (`maxChunkOffsets`):
+   * counted, not stamped. Absent when every such chunk was stamped or none was recorded.
+   */
+  unstamped_chunks?: number;
+  /**
    * First nonempty reasoning delta, seconds from dispatch, whether or not it was the first delta; null when no
    * reasoning arrived. Absent when the client does not record it.
    */

@@ -196,6 +196,7 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Evi
     keepalives: o.keepalives,
     ...(o.chunk_offsets_s === undefined ? {} : { chunk_offsets_s: o.chunk_offsets_s }),
     ...(o.reasoning_chunk_offsets_s === undefined ? {} : { reasoning_chunk_offsets_s: o.reasoning_chunk_offsets_s }),
+    ...(o.unstamped_chunks === undefined ? {} : { unstamped_chunks: o.unstamped_chunks }),
     resent_on_fresh_connection: o.resent_on_fresh_connection === true,
   };
 }

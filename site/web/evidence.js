@@ -149,7 +149,8 @@ function meanGap(stamps) {
 /**
  * The reasoning cadence of a stream that finished with its chunk stamps and at least one reasoning chunk: the
  * first reasoning chunk to the first answer (thinking time), and the gaps and mean gap per chunk of the reasoning
- * and of the answer chunks; null otherwise.
+ * and of the answer chunks; null otherwise, and null when the line counts chunks past the run's bound on kept
+ * stamps (`unstamped_chunks`, a positive count): the stamps it holds are then only the first ones.
  * @param {Record<string, unknown>} line @param {number | null} firstAnswer @returns {Cadence | null}
  */
 function cadenceOf(line, firstAnswer) {
@@ -158,6 +159,8 @@ function cadenceOf(line, firstAnswer) {
   const reasoning = stamps(line.reasoning_chunk_offsets_s);
   const answer = stamps(line.chunk_offsets_s);
   if (line.end !== "finished" || reasoning === null || answer === null || reasoning.length === 0) return null;
+  const unstamped = line.unstamped_chunks;
+  if (Number.isSafeInteger(unstamped) && /** @type {number} */ (unstamped) > 0) return null;
   const first = /** @type {number} */ (reasoning[0]);
   return {
     thinking_s: firstAnswer !== null && firstAnswer >= first ? firstAnswer - first : null,
