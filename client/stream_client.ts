@@ -22,7 +22,7 @@ import { parseBaseUrl } from "./base_url.ts";
 import { ChunkReader } from "./_chunk_reader.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { SseParser } from "./sse.ts";
-import type { StreamEnd, StreamOutcome, StreamProgress } from "../contract/mod.ts";
+import { MAX_FINISH_REASON_CHARS, type StreamEnd, type StreamOutcome, type StreamProgress } from "../contract/mod.ts";
 
 export { closeIdleConnections };
 
@@ -376,7 +376,7 @@ class StreamRequest {
       dispatch_clock_ms: zero,
       end,
       http_status: this.#httpStatus,
-      finish_reason: reader.finishReason,
+      finish_reason: reader.finishReason?.slice(0, MAX_FINISH_REASON_CHARS) ?? null,
       error_message: end === "finished" ? null : capped(message),
       first_delta_kind: reader.firstDeltaKind,
       reasoning_text: reader.reasoningText,
@@ -405,6 +405,8 @@ class StreamRequest {
     if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
     if (this.#reasoningOffsetsS !== null) outcome.reasoning_chunk_offsets_s = this.#reasoningOffsetsS;
     if (this.#unstamped > 0) outcome.unstamped_chunks = this.#unstamped;
+    const finishCut = (reader.finishReason?.length ?? 0) - MAX_FINISH_REASON_CHARS;
+    if (finishCut > 0) outcome.finish_reason_cut_chars = finishCut;
     if (reader.invalidUtf8 !== null) outcome.invalid_utf8 = reader.invalidUtf8;
     this.#resolve(outcome);
   }

@@ -138,6 +138,11 @@ export const SENT_LINE_SCHEMA = closed({
    */
   unstamped_chunks: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
+   * Characters of the server's finish_reason past the client's bound (MAX_FINISH_REASON_CHARS): counted, not kept;
+   * `finish_reason` holds the first ones. Absent when the whole finish_reason was kept (every conforming engine).
+   */
+  finish_reason_cut_chars: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
    * The client found its pooled connection closed before any byte of the answer and sent the request once more
    * on a fresh connection (the only resend it makes).
    */

@@ -52,6 +52,15 @@ export const MAX_STREAM_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_CHUNK_STAMPS = 8192;
 
+/**
+ * Most characters of a stream's finish_reason a client keeps; the rest are counted (`finish_reason_cut_chars`).
+ * The reasons engines send ("stop", "length", "tool_calls", "content_filter") are a few characters, and a cut one
+ * is longer than every normal ending, so it still fails the request. Unbounded, a hostile engine's finish_reason
+ * as long as MAX_STREAM_BODY_BYTES went into a record three times (finish_reason, the error's message, a sanity
+ * verdict): two such requests took results.json past report's 16 MiB cap.
+ */
+export const MAX_FINISH_REASON_CHARS = 256;
+
 /** Scheduled requests per phase; the optional concurrency stage's 12 count only when it is selected. */
 export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
   warmup: 1,

@@ -76,8 +76,13 @@ export interface StreamOutcome {
   dispatch_clock_ms: number;
   end: StreamEnd;
   http_status: number | null;
-  /** Server's original finish_reason, if one arrived. */
+  /** Server's original finish_reason, if one arrived (its first MAX_FINISH_REASON_CHARS characters). */
   finish_reason: string | null;
+  /**
+   * Characters of the server's finish_reason past MAX_FINISH_REASON_CHARS: counted, not kept. Absent when the
+   * whole finish_reason was kept (every conforming engine).
+   */
+  finish_reason_cut_chars?: number;
   /** Human-readable error text when end is not "finished" (HTTP body, error event message, parse error). */
   error_message: string | null;
   first_delta_kind: DeltaKind | null;
