@@ -349,15 +349,24 @@ function slotsUnavailable(server: ServerFacts): string | null {
     "reports the parameters each task ran with, so the resolved configuration is not read";
 }
 
-/** The same check `report` runs on the written text: records rebuilt from the evidence, corpus pinned. */
-function selfCheck(
+/**
+ * The same check `report` runs on the written text: results.json read back through report's reader and its size
+ * cap (a file `report` would not read is a problem here too, never a valid result), then records rebuilt from the
+ * evidence, corpus pinned.
+ */
+async function selfCheck(
   text: string,
   prepared: PreparedRun,
   folder: ResultFolder,
   deps: RunDeps,
 ): Promise<{ pointer: string; message: string }[]> {
+  try {
+    await deps.readArtifact(folder.path, RESULT_FILES.results);
+  } catch (error) {
+    return [{ pointer: "", message: error instanceof Error ? error.message : String(error) }];
+  }
   const { fixtures, corpusSha256 } = prepared.bundle;
-  return deps.validateResultText(text, {
+  return await deps.validateResultText(text, {
     maxSharedPrefixTokens: Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens])),
     fixtures,
     corpusSha256,
