@@ -61,6 +61,11 @@ export interface StreamChatOptions {
    */
   maxChunkOffsets?: number;
   /**
+   * Most byte sequences that are not UTF-8 the stream may carry (default: no bound); the event that passes it is
+   * not read and the stream ends as malformed (the protocol run passes the contract's MAX_INVALID_UTF8_SEQUENCES).
+   */
+  maxInvalidUtf8?: number;
+  /**
    * Live counters for a person's progress line: incremented and assigned as events are read, never read here
    * (rendering stays out of the read path).
    */
@@ -115,6 +120,8 @@ class StreamRequest {
   /** Stamps the bound still allows, and the chunks counted past it. */
   #stampsLeft: number;
   #unstamped = 0;
+  /** Byte sequences that are not UTF-8 the bound still allows. */
+  #invalidLeft: number;
   #dispatchedAtEpochMs = Date.now();
   #readMs = 0;
   #httpStatus: number | null = null;
@@ -145,6 +152,7 @@ class StreamRequest {
     this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#reasoningOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#stampsLeft = options.maxChunkOffsets ?? Number.POSITIVE_INFINITY;
+    this.#invalidLeft = options.maxInvalidUtf8 ?? Number.POSITIVE_INFINITY;
     this.#parser = new SseParser({
       onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
       onComment: () => this.#keepalives++,
@@ -283,6 +291,13 @@ class StreamRequest {
     if (this.#verdict !== "continue") return; // events after the end are not read
     const reader = this.#reader;
     const { usage, timings } = reader;
+    this.#invalidLeft -= invalidUtf8?.length ?? 0;
+    if (this.#invalidLeft < 0) {
+      this.#verdict = "malformed";
+      reader.errorMessage = `the stream passed ${this.#options.maxInvalidUtf8} byte sequences that are not UTF-8 ` +
+        `(event ${reader.events + 1} was not read); a chat stream is text`;
+      return;
+    }
     this.#verdict = reader.read(data, invalidUtf8);
     const live = this.#options.progress;
     if (live !== undefined) {

@@ -61,6 +61,16 @@ export const MAX_CHUNK_STAMPS = 8192;
  */
 export const MAX_FINISH_REASON_CHARS = 256;
 
+/**
+ * Most byte sequences that are not UTF-8 one protocol request may stream; the event that passes it is not read and
+ * the request ends as malformed. Each such byte costs outputs.jsonl a U+FFFD (3 bytes) and a byte offset (about 8),
+ * so a hostile engine filling MAX_STREAM_BODY_BYTES with them wrote a 36 MB evidence line, and eight such requests
+ * passed report's 256 MiB cap on outputs.jsonl; at this bound a request's invalid bytes cost at most about 180 KB.
+ * llama-server replaces what is not UTF-8 before sending, and even an engine that sent four bad bytes for each of a
+ * stage's 2,048 tokens, in reasoning and answer alike, would stay within it.
+ */
+export const MAX_INVALID_UTF8_SEQUENCES = 16_384;
+
 /** Scheduled requests per phase; the optional concurrency stage's 12 count only when it is selected. */
 export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
   warmup: 1,
