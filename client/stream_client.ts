@@ -22,7 +22,7 @@ import { parseBaseUrl } from "./base_url.ts";
 import { ChunkReader } from "./_chunk_reader.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { SseParser } from "./sse.ts";
-import type { StreamEnd, StreamOutcome, StreamProgress } from "../contract/mod.ts";
+import { MAX_FINISH_REASON_CHARS, type StreamEnd, type StreamOutcome, type StreamProgress } from "../contract/mod.ts";
 
 export { closeIdleConnections };
 
@@ -55,6 +55,16 @@ export interface StreamChatOptions {
    * reasoning text (the reasoning cadence). Default false: nothing is recorded.
    */
   recordChunkOffsets?: boolean;
+  /**
+   * Most stamps kept of the two lists together (default: no bound); chunks after it are counted in the outcome's
+   * `unstamped_chunks` (the protocol run passes the contract's MAX_CHUNK_STAMPS).
+   */
+  maxChunkOffsets?: number;
+  /**
+   * Most byte sequences that are not UTF-8 the stream may carry (default: no bound); the event that passes it is
+   * not read and the stream ends as malformed (the protocol run passes the contract's MAX_INVALID_UTF8_SEQUENCES).
+   */
+  maxInvalidUtf8?: number;
   /**
    * Live counters for a person's progress line: incremented and assigned as events are read, never read here
    * (rendering stays out of the read path).
@@ -107,6 +117,11 @@ class StreamRequest {
   /** Visible-output event offsets from dispatch, seconds; null unless the caller asked for them. */
   #chunkOffsetsS: number[] | null;
   #reasoningOffsetsS: number[] | null;
+  /** Stamps the bound still allows, and the chunks counted past it. */
+  #stampsLeft: number;
+  #unstamped = 0;
+  /** Byte sequences that are not UTF-8 the bound still allows. */
+  #invalidLeft: number;
   #dispatchedAtEpochMs = Date.now();
   #readMs = 0;
   #httpStatus: number | null = null;
@@ -136,6 +151,8 @@ class StreamRequest {
     this.#startMs = this.#now();
     this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
     this.#reasoningOffsetsS = options.recordChunkOffsets === true ? [] : null;
+    this.#stampsLeft = options.maxChunkOffsets ?? Number.POSITIVE_INFINITY;
+    this.#invalidLeft = options.maxInvalidUtf8 ?? Number.POSITIVE_INFINITY;
     this.#parser = new SseParser({
       onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
       onComment: () => this.#keepalives++,
@@ -274,6 +291,13 @@ class StreamRequest {
     if (this.#verdict !== "continue") return; // events after the end are not read
     const reader = this.#reader;
     const { usage, timings } = reader;
+    this.#invalidLeft -= invalidUtf8?.length ?? 0;
+    if (this.#invalidLeft < 0) {
+      this.#verdict = "malformed";
+      reader.errorMessage = `the stream passed ${this.#options.maxInvalidUtf8} byte sequences that are not UTF-8 ` +
+        `(event ${reader.events + 1} was not read); a chat stream is text`;
+      return;
+    }
     this.#verdict = reader.read(data, invalidUtf8);
     const live = this.#options.progress;
     if (live !== undefined) {
@@ -296,12 +320,18 @@ class StreamRequest {
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
     if (reader.sawFirstReasoning && this.#firstReasoningMs === null) this.#firstReasoningMs = this.#readMs;
-    if (this.#chunkOffsetsS !== null && reader.visibleInEvent) {
-      this.#chunkOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+    if (this.#chunkOffsetsS !== null && reader.visibleInEvent) this.#stamp(this.#chunkOffsetsS);
+    if (this.#reasoningOffsetsS !== null && reader.reasoningInEvent) this.#stamp(this.#reasoningOffsetsS);
+  }
+
+  /** Stamps a chunk into `list` with the read that carried it, or counts it once the bound is reached. */
+  #stamp(list: number[]): void {
+    if (this.#stampsLeft <= 0) {
+      this.#unstamped++;
+      return;
     }
-    if (this.#reasoningOffsetsS !== null && reader.reasoningInEvent) {
-      this.#reasoningOffsetsS.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
-    }
+    this.#stampsLeft--;
+    list.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
   }
 
   #onExchangeEnd(end: ExchangeEnd, tMs: number): void {
@@ -361,7 +391,7 @@ class StreamRequest {
       dispatch_clock_ms: zero,
       end,
       http_status: this.#httpStatus,
-      finish_reason: reader.finishReason,
+      finish_reason: reader.finishReason?.slice(0, MAX_FINISH_REASON_CHARS) ?? null,
       error_message: end === "finished" ? null : capped(message),
       first_delta_kind: reader.firstDeltaKind,
       reasoning_text: reader.reasoningText,
@@ -389,6 +419,9 @@ class StreamRequest {
     }
     if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
     if (this.#reasoningOffsetsS !== null) outcome.reasoning_chunk_offsets_s = this.#reasoningOffsetsS;
+    if (this.#unstamped > 0) outcome.unstamped_chunks = this.#unstamped;
+    const finishCut = (reader.finishReason?.length ?? 0) - MAX_FINISH_REASON_CHARS;
+    if (finishCut > 0) outcome.finish_reason_cut_chars = finishCut;
     if (reader.invalidUtf8 !== null) outcome.invalid_utf8 = reader.invalidUtf8;
     this.#resolve(outcome);
   }

@@ -16,7 +16,8 @@ import { STREAM_END_KINDS, type StreamOutcome } from "./stream.ts";
  * monotonic clock (`dispatch_offset_s`), so the validator rebuilds durations exactly; version 3 adds
  * `resent_on_fresh_connection` (the protocol allows no invisible retry); version 4 adds the offset of every answer
  * and reasoning chunk (`chunk_offsets_s`, `reasoning_chunk_offsets_s`), from which each record's reasoning cadence
- * is rebuilt. Version 1 lines (no `evidence_version`) carried only the wall-clock dispatch stamp and are refused
+ * is rebuilt (at most MAX_CHUNK_STAMPS of them; the optional `unstamped_chunks` counts the rest, absent from every
+ * line whose stream stayed within the bound, so every earlier version 4 line reads the same). Version 1 lines (no `evidence_version`) carried only the wall-clock dispatch stamp and are refused
  * with that reason.
  */
 export const EVIDENCE_VERSION = 4 as const;
@@ -131,6 +132,16 @@ export const SENT_LINE_SCHEMA = closed({
    */
   chunk_offsets_s: Type.Optional(Type.Array(Type.Number())),
   reasoning_chunk_offsets_s: Type.Optional(Type.Array(Type.Number())),
+  /**
+   * The chunks past the run's bound on kept stamps (MAX_CHUNK_STAMPS, both lists together): counted, not stamped;
+   * the record's reasoning cadence is then null. Absent when every chunk was stamped (every conforming engine).
+   */
+  unstamped_chunks: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
+   * Characters of the server's finish_reason past the client's bound (MAX_FINISH_REASON_CHARS): counted, not kept;
+   * `finish_reason` holds the first ones. Absent when the whole finish_reason was kept (every conforming engine).
+   */
+  finish_reason_cut_chars: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
    * The client found its pooled connection closed before any byte of the answer and sent the request once more
    * on a fresh connection (the only resend it makes).

@@ -42,6 +42,35 @@ export const REQUEST_TIMEOUT_S = 1800 as const;
  */
 export const MAX_STREAM_BODY_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Most answer and reasoning chunk stamps one protocol request keeps (both lists together, in arrival order); the
+ * chunks past it are counted (`unstamped_chunks`), and the request's reasoning cadence is null with that reason. A
+ * conforming engine streams at most one chunk per token and no stage asks for more than 2,048 tokens, so a genuine
+ * request keeps every stamp; a hostile one fitting MAX_STREAM_BODY_BYTES with one-character chunks that carry both
+ * reasoning and answer (about 75,000 chunks, 150,000 stamps) would otherwise grow results.json's ITL gaps past
+ * report's 16 MiB cap. At this bound the gaps of 34 requests stay under 7 MiB of results.json.
+ */
+export const MAX_CHUNK_STAMPS = 8192;
+
+/**
+ * Most characters of a stream's finish_reason a client keeps; the rest are counted (`finish_reason_cut_chars`).
+ * The reasons engines send ("stop", "length", "tool_calls", "content_filter") are a few characters, and a cut one
+ * is longer than every normal ending, so it still fails the request. Unbounded, a hostile engine's finish_reason
+ * as long as MAX_STREAM_BODY_BYTES went into a record three times (finish_reason, the error's message, a sanity
+ * verdict): two such requests took results.json past report's 16 MiB cap.
+ */
+export const MAX_FINISH_REASON_CHARS = 256;
+
+/**
+ * Most byte sequences that are not UTF-8 one protocol request may stream; the event that passes it is not read and
+ * the request ends as malformed. Each such byte costs outputs.jsonl a U+FFFD (3 bytes) and a byte offset (about 8),
+ * so a hostile engine filling MAX_STREAM_BODY_BYTES with them wrote a 36 MB evidence line, and eight such requests
+ * passed report's 256 MiB cap on outputs.jsonl; at this bound a request's invalid bytes cost at most about 180 KB.
+ * llama-server replaces what is not UTF-8 before sending, and even an engine that sent four bad bytes for each of a
+ * stage's 2,048 tokens, in reasoning and answer alike, would stay within it.
+ */
+export const MAX_INVALID_UTF8_SEQUENCES = 16_384;
+
 /** Scheduled requests per phase; the optional concurrency stage's 12 count only when it is selected. */
 export const PLANNED_REQUESTS: Readonly<Record<Phase, number>> = {
   warmup: 1,

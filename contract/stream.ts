@@ -76,8 +76,13 @@ export interface StreamOutcome {
   dispatch_clock_ms: number;
   end: StreamEnd;
   http_status: number | null;
-  /** Server's original finish_reason, if one arrived. */
+  /** Server's original finish_reason, if one arrived (its first MAX_FINISH_REASON_CHARS characters). */
   finish_reason: string | null;
+  /**
+   * Characters of the server's finish_reason past MAX_FINISH_REASON_CHARS: counted, not kept. Absent when the
+   * whole finish_reason was kept (every conforming engine).
+   */
+  finish_reason_cut_chars?: number;
   /** Human-readable error text when end is not "finished" (HTTP body, error event message, parse error). */
   error_message: string | null;
   first_delta_kind: DeltaKind | null;
@@ -112,6 +117,11 @@ export interface StreamOutcome {
    * seconds from dispatch, in arrival order. Absent when the client does not record it.
    */
   reasoning_chunk_offsets_s?: number[];
+  /**
+   * Chunks that carried answer or reasoning text after the client's stamp bound was reached (`maxChunkOffsets`):
+   * counted, not stamped. Absent when every such chunk was stamped or none was recorded.
+   */
+  unstamped_chunks?: number;
   /**
    * First nonempty reasoning delta, seconds from dispatch, whether or not it was the first delta; null when no
    * reasoning arrived. Absent when the client does not record it.

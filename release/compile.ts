@@ -300,9 +300,11 @@ async function compileDeno(
       target.denoTriple,
       "--output",
       output,
-      // As the measuring tasks of deno.json: no V8 helper threads competing with the client for a core, a young
-      // generation of 8 MB, and a full collection load can ask for before its schedule (see docs/commands.md).
-      "--v8-flags=--single-threaded,--max-semi-space-size=8,--expose-gc",
+      // One V8 flag set for every command: a compiled binary reads V8 flags only from what is baked here (not from
+      // DENO_V8_FLAGS nor its arguments; a child it starts gets the same), so it cannot switch per command as the
+      // tasks do. It carries load's and compare's set: a young generation of 8 MB and a full collection before
+      // the schedule, with V8's helper threads, which an open-loop schedule needs (docs/commands.md).
+      "--v8-flags=--max-semi-space-size=8,--expose-gc",
       ...permissionFlags(runSet),
       bundle,
     ],

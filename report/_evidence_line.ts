@@ -110,6 +110,8 @@ function outcomeOf(line: SentLine): StreamOutcome {
     ...(line.reasoning_chunk_offsets_s === undefined
       ? {}
       : { reasoning_chunk_offsets_s: line.reasoning_chunk_offsets_s }),
+    ...(line.unstamped_chunks === undefined ? {} : { unstamped_chunks: line.unstamped_chunks }),
+    ...(line.finish_reason_cut_chars === undefined ? {} : { finish_reason_cut_chars: line.finish_reason_cut_chars }),
     resent_on_fresh_connection: line.resent_on_fresh_connection,
   };
 }

@@ -209,12 +209,23 @@ export function redactNestedJsonSecrets(text: string, names: string, secret: str
     (m, name: string, sep: string, q: string, value: string) =>
       value === "" || value === secret ? m : `${name}${sep}${q}${secret}${q}`,
   ).replace(
-    new RegExp(`((?:\\\\)+")(${names})\\1(\\s*:\\s*)\\1((?:(?!\\1)[\\s\\S])*?)\\1`, "gi"),
-    (m, q: string, name: string, colon: string, value: string) =>
-      value === "" || value === secret ? m : `${q}${name}${q}${colon}${q}${secret}${q}`,
+    new RegExp(`${escapedKey(names)}(\\s*:\\s*)\\2"((?:(?!\\2")[\\s\\S])*?)\\2"`, "gi"),
+    (m, name: string, run: string, colon: string, value: string) =>
+      value === "" || value === secret ? m : `"${name}${run}"${colon}${run}"${secret}${run}"`,
   ).replace(
-    new RegExp(`((?:\\\\)+")(${names})\\1(\\s*:\\s*)(-?[0-9A-Za-z][0-9A-Za-z._+-]*)(?=\\s*[,}\\]])`, "gi"),
-    (m, q: string, name: string, colon: string, value: string) =>
-      value === "null" || value === "true" || value === "false" ? m : `${q}${name}${q}${colon}${q}${secret}${q}`,
+    new RegExp(`${escapedKey(names)}(\\s*:\\s*)(-?[0-9A-Za-z][0-9A-Za-z._+-]*)(?=\\s*[,}\\]])`, "gi"),
+    (m, name: string, run: string, colon: string, value: string) =>
+      value === "null" || value === "true" || value === "false" ? m : `"${name}${run}"${colon}${run}"${secret}${run}"`,
   );
+}
+
+/**
+ * A secret-named key between quotes escaped alike (\"password\", \\\"password\\\"): group 1 the name, group 2 its
+ * closing backslashes. The match starts at the opening quote and a lookbehind finds as many backslashes before it:
+ * a pattern that started at the backslashes would try every one of a long run, each time reading to its end
+ * (quadratic: a usage chunk of 4 MiB of escaped backslashes held the run for hours). The backslashes before the
+ * quote stay outside the match, so a replacement leaves them as they are.
+ */
+function escapedKey(names: string): string {
+  return `"(${names})(\\\\+)"(?<=\\2"[^"\\\\]+\\2")`;
 }

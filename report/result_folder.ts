@@ -191,6 +191,8 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Evi
     keepalives: o.keepalives,
     ...(o.chunk_offsets_s === undefined ? {} : { chunk_offsets_s: o.chunk_offsets_s }),
     ...(o.reasoning_chunk_offsets_s === undefined ? {} : { reasoning_chunk_offsets_s: o.reasoning_chunk_offsets_s }),
+    ...(o.unstamped_chunks === undefined ? {} : { unstamped_chunks: o.unstamped_chunks }),
+    ...(o.finish_reason_cut_chars === undefined ? {} : { finish_reason_cut_chars: o.finish_reason_cut_chars }),
     resent_on_fresh_connection: o.resent_on_fresh_connection === true,
   };
 }

@@ -8,6 +8,8 @@ import {
   type ExecutionFacts,
   type Fixture,
   type HealthAnswer,
+  MAX_CHUNK_STAMPS,
+  MAX_INVALID_UTF8_SEQUENCES,
   MAX_STREAM_BODY_BYTES,
   newStreamProgress,
   REQUEST_TIMEOUT_S,
@@ -33,6 +35,10 @@ export interface ExecutorStreamOptions {
   progress?: StreamProgress;
   /** Stamp every answer and reasoning chunk (the records' reasoning cadence). */
   recordChunkOffsets?: boolean;
+  /** Most stamps kept (the contract's MAX_CHUNK_STAMPS); the chunks past it are counted, unstamped. */
+  maxChunkOffsets?: number;
+  /** Most byte sequences that are not UTF-8 (the contract's MAX_INVALID_UTF8_SEQUENCES); past it, malformed. */
+  maxInvalidUtf8?: number;
 }
 
 /** Everything the executor touches outside itself, injected so that tests drive it. */
@@ -257,6 +263,8 @@ async function sendRequest(
     maxBodyBytes: MAX_STREAM_BODY_BYTES,
     progress: live,
     recordChunkOffsets: true,
+    maxChunkOffsets: MAX_CHUNK_STAMPS,
+    maxInvalidUtf8: MAX_INVALID_UTF8_SEQUENCES,
   };
   if (signal) streamOptions.signal = signal;
   const outcome = await deps.streamChat(streamOptions);

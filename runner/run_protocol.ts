@@ -350,13 +350,22 @@ function slotsUnavailable(server: ServerFacts): string | null {
     "reports the parameters each task ran with, so the resolved configuration is not read";
 }
 
-/** The same check `report` runs on the written text: records rebuilt from the evidence, corpus pinned. */
-function selfCheck(
+/**
+ * The same check `report` runs on the written text: results.json read back through report's reader and its size
+ * cap (a file `report` would not read is a problem here too, never a valid result), then records rebuilt from the
+ * evidence, corpus pinned.
+ */
+async function selfCheck(
   text: string,
   prepared: PreparedRun,
   folder: ResultFolder,
   deps: RunDeps,
 ): Promise<{ pointer: string; message: string }[]> {
+  try {
+    await deps.readArtifact(folder.path, RESULT_FILES.results);
+  } catch (error) {
+    return [{ pointer: "", message: error instanceof Error ? error.message : String(error) }];
+  }
   const readArtifact = (relativePath: string) => deps.readArtifact(folder.path, relativePath);
-  return deps.validateResultText(text, validationOptions(prepared.bundle, readArtifact));
+  return await deps.validateResultText(text, validationOptions(prepared.bundle, readArtifact));
 }

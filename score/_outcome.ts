@@ -10,12 +10,14 @@ export function classifyOutcome(outcome: StreamOutcome): { status: RequestStatus
   if (outcome.end === "finished" && typeof finish === "string") {
     if (COMPLETED_FINISH_REASONS.has(finish)) return { status: "completed", error: null };
     if (finish === "length") return { status: "truncated", error: null };
+    const cut = outcome.finish_reason_cut_chars ?? 0;
+    const kept = cut > 0 ? ` (its first ${finish.length} characters; ${cut} more were not kept)` : "";
     return {
       status: "failed",
       error: {
         kind: "finish_reason",
-        message: `the server ended with finish_reason ${JSON.stringify(finish)}; only stop, tool_calls and length ` +
-          "are normal endings",
+        message: `the server ended with finish_reason ${JSON.stringify(finish)}${kept}; only stop, tool_calls and ` +
+          "length are normal endings",
       },
     };
   }

@@ -54,6 +54,15 @@ export function reasoningCadence(
     return { cadence: null, why: "the stream client did not record chunk offsets" };
   }
   if (reasoning.length === 0) return { cadence: null, why: "no reasoning streamed" };
+  const unstamped = outcome.unstamped_chunks ?? 0;
+  if (unstamped > 0) {
+    const kept = reasoning.length + answer.length;
+    return {
+      cadence: null,
+      why: `the stream carried ${kept + unstamped} answer and reasoning chunks; the client stamped only the first ` +
+        `${kept} (a request's bound on kept stamps)`,
+    };
+  }
   const cadence: ReasoningCadence = {
     thinking_s: firstReasoningS !== null && firstAnswerS !== null && firstAnswerS >= firstReasoningS
       ? firstAnswerS - firstReasoningS

@@ -35,6 +35,25 @@ export function stripAsciiWhitespace(text: string): string {
   return text.replace(STRIP_PATTERN, "");
 }
 
+/**
+ * Longest verdict reason a record keeps (characters); the rest is cut, saying how much. A verdict quotes what the
+ * engine sent (tool-call names, JSON keys, byte offsets, the failure's message), each of which can be as long as a
+ * request's body bound; unbounded, one sanity verdict held megabytes and a few of them took results.json past
+ * report's 16 MiB cap. A verdict of the protocol's own words is a few hundred characters.
+ */
+export const MAX_VERDICT_REASON_CHARS = 2048;
+
+/** Byte offsets named per event in a verdict on bytes that are not UTF-8; the rest are counted. */
+const OFFSETS_NAMED = 8;
+
+/** `reason` cut to MAX_VERDICT_REASON_CHARS, saying how many characters were cut. */
+function bounded(reason: string): string {
+  if (reason.length <= MAX_VERDICT_REASON_CHARS) return reason;
+  return `${reason.slice(0, MAX_VERDICT_REASON_CHARS)}... (${
+    reason.length - MAX_VERDICT_REASON_CHARS
+  } more characters)`;
+}
+
 function quote(text: string, maxChars = 80): string {
   const shown = text.length > maxChars ? `${text.slice(0, maxChars - 3)}...` : text;
   return JSON.stringify(shown);
@@ -71,7 +90,7 @@ export function scoreSanity(
   const verdict = (passed: boolean, reason: string): Evaluation => ({
     category,
     passed,
-    reason: `${fixture.case_id}: ${reason}`,
+    reason: bounded(`${fixture.case_id}: ${reason}`),
   });
   if (status === "skipped") {
     return verdict(false, `request was skipped, no answer${skipReason === null ? "" : ` (${skipReason})`}`);
@@ -115,7 +134,11 @@ function invalidAnswerBytes(outcome: StreamOutcome): string | null {
   const replaced = outcome.answer_text.includes("\uFFFD") ||
     outcome.tool_calls.some((call) => call.name.includes("\uFFFD") || call.arguments.includes("\uFFFD"));
   if (!replaced) return null;
-  const where = bad.slice(0, 3).map((record) => `event ${record.event} at byte ${record.byte_offsets.join(", ")}`);
+  const where = bad.slice(0, 3).map((record) => {
+    const offsets = record.byte_offsets;
+    const more = offsets.length > OFFSETS_NAMED ? ` and ${offsets.length - OFFSETS_NAMED} more` : "";
+    return `event ${record.event} at byte ${offsets.slice(0, OFFSETS_NAMED).join(", ")}${more}`;
+  });
   const more = bad.length > 3 ? ` and ${bad.length - 3} more event(s)` : "";
   return `the answer held bytes that are not UTF-8 (${where.join("; ")}${more}); it cannot be compared as sent`;
 }

@@ -116,6 +116,18 @@ function statusOf(end, finishReason) {
 }
 
 /**
+ * The error kind of a finished stream, whose line has no error: a finish reason other than a normal ending is
+ * "finish_reason", none at all "no_finish" (the runner's words); null for a normal ending, undefined for any other
+ * end (its line's error names its kind).
+ * @param {Record<string, unknown>} line @param {string | null} finishReason @returns {string | null | undefined}
+ */
+function finishedErrorKind(line, finishReason) {
+  if (line.end !== "finished") return undefined;
+  if (statusOf(line.end, finishReason) !== "failed") return null;
+  return finishReason === null ? "no_finish" : "finish_reason";
+}
+
+/**
  * decode_tokens: predicted_n when it agrees with predicted_per_second x decode_s within 0.05 x decode_s + 1
  * tokens (the engine rounds its rate to 0.1 tokens/s); otherwise (predicted_n disagrees, or is no count) the
  * count the rate implies, when that is an exact count; without a rate or a decode time, predicted_n as it is.
@@ -149,7 +161,8 @@ function meanGap(stamps) {
 /**
  * The reasoning cadence of a stream that finished with its chunk stamps and at least one reasoning chunk: the
  * first reasoning chunk to the first answer (thinking time), and the gaps and mean gap per chunk of the reasoning
- * and of the answer chunks; null otherwise.
+ * and of the answer chunks; null otherwise, and null when the line counts chunks past the run's bound on kept
+ * stamps (`unstamped_chunks`, a positive count): the stamps it holds are then only the first ones.
  * @param {Record<string, unknown>} line @param {number | null} firstAnswer @returns {Cadence | null}
  */
 function cadenceOf(line, firstAnswer) {
@@ -158,6 +171,8 @@ function cadenceOf(line, firstAnswer) {
   const reasoning = stamps(line.reasoning_chunk_offsets_s);
   const answer = stamps(line.chunk_offsets_s);
   if (line.end !== "finished" || reasoning === null || answer === null || reasoning.length === 0) return null;
+  const unstamped = line.unstamped_chunks;
+  if (Number.isSafeInteger(unstamped) && /** @type {number} */ (unstamped) > 0) return null;
   const first = /** @type {number} */ (reasoning[0]);
   return {
     thinking_s: firstAnswer !== null && firstAnswer >= first ? firstAnswer - first : null,
@@ -232,7 +247,8 @@ export function rebuildRequest(line) {
     status: statusOf(line.end, line.finish_reason),
     finishReason,
     httpStatus: count(line.http_status),
-    errorKind: error !== null && typeof error.kind === "string" ? error.kind : null,
+    errorKind: finishedErrorKind(line, finishReason) ??
+      (error !== null && typeof error.kind === "string" ? error.kind : null),
     firstDeltaKind: line.first_delta_kind ?? null,
     finalAnswer: typeof line.final_answer === "string" ? line.final_answer : "",
     toolCalls,

@@ -28,6 +28,8 @@ export interface HostileEngineOptions {
   promptTokens?: Readonly<Record<string, number>>;
   /** An HTTP 500 with this llama.cpp error message, by request id (instead of a stream). */
   errors?: Readonly<Record<string, string>>;
+  /** Whole answers written by the caller, by request id ("*" for every request without its own). */
+  streams?: Readonly<Record<string, (wire: Wire) => Promise<void>>>;
 }
 
 /** A running hostile engine. */
@@ -340,7 +342,9 @@ export function startHostileEngine(options: HostileEngineOptions = {}): HostileE
       );
       const fault = options.faults?.[id];
       const error = options.errors?.[id];
-      if (error !== undefined) await json(500, { error: { code: 500, message: error, type: "server_error" } });
+      const stream = options.streams?.[id] ?? options.streams?.["*"];
+      if (stream !== undefined) await stream(wire);
+      else if (error !== undefined) await json(500, { error: { code: 500, message: error, type: "server_error" } });
       else if (fault === undefined) await wire.normal();
       else await FAULTS[fault].send(wire);
     } finally {

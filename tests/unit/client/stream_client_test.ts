@@ -630,3 +630,36 @@ Deno.test("a stream with a byte that is not UTF-8 keeps U+FFFD in the text and r
     },
   );
 });
+
+Deno.test("past maxInvalidUtf8 byte sequences that are not UTF-8, the event is not read and the stream is malformed", async () => {
+  const encoder = new TextEncoder();
+  const event = deltaEvent(`{"content":"AB"}`);
+  const at = event.indexOf("AB") + 1;
+  // "A" 0xFF 0xFF "B": two bad bytes an event, so the second event passes a bound of three.
+  const garbled = new Uint8Array([
+    ...encoder.encode(event.slice(0, at)),
+    0xff,
+    0xff,
+    ...encoder.encode(event.slice(at)),
+  ]);
+  const finish = encoder.encode(
+    chunkEvent(`[{"finish_reason":"stop","index":0,"delta":{}}]`, USAGE_EXTRA) + "data: [DONE]\n\n",
+  );
+  const frame = (bytes: Uint8Array) => [`${bytes.length.toString(16)}\r\n`, bytes, "\r\n"];
+  await withServer(
+    (ex) => writePieces(ex.socket, [SSE_HEAD, ...frame(garbled), ...frame(garbled), ...frame(finish), "0\r\n\r\n"]),
+    async (server) => {
+      const o = await ask(server, { maxInvalidUtf8: 3 });
+      assert.equal(o.end, "malformed");
+      assert.equal(o.answer_text, "A\uFFFD\uFFFDB", "only the first event was read");
+      assert.equal(o.invalid_utf8?.length, 1);
+      assert.equal(
+        o.error_message,
+        "the stream passed 3 byte sequences that are not UTF-8 (event 2 was not read); a chat stream is text",
+      );
+      const unbounded = await ask(server);
+      assert.equal(unbounded.end, "finished");
+      assert.equal(unbounded.invalid_utf8?.length, 2);
+    },
+  );
+});

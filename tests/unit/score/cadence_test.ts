@@ -45,3 +45,12 @@ Deno.test("no cadence without reasoning, without recorded offsets, or for a fail
   });
   assert.deepEqual(chunkGaps([1]), []);
 });
+
+Deno.test("no cadence when chunks went unstamped past the client's bound: the first stamps alone would mislead", () => {
+  const offsets = { reasoning_chunk_offsets_s: [0.1, 0.2], chunk_offsets_s: [0.3, 0.4], unstamped_chunks: 6 };
+  assert.deepEqual(reasoningCadence(outcome(offsets), 0.1, 0.3), {
+    cadence: null,
+    why: "the stream carried 10 answer and reasoning chunks; the client stamped only the first 4 (a request's bound " +
+      "on kept stamps)",
+  });
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { scoreSanity, stripAsciiWhitespace } from "../../../score/sanity.ts";
+import { MAX_VERDICT_REASON_CHARS, scoreSanity, stripAsciiWhitespace } from "../../../score/sanity.ts";
 import type { StreamOutcome } from "../../../contract/mod.ts";
 import { answered, fixture, outcome, sanityFixture, toolCalled } from "./_helpers.ts";
 
@@ -217,4 +217,40 @@ Deno.test("sanity: failed and skipped requests fail with the failure named", () 
 Deno.test("sanity scoring refuses a non-sanity fixture and a completed request without outcome", () => {
   assert.throws(() => scoreSanity(fixture(), "completed", answered("x")), TypeError);
   assert.throws(() => scoreSanity(sanityFixture("I1"), "completed", null), TypeError);
+});
+
+Deno.test("sanity: a verdict quoting what a hostile engine sent stays short, whatever the engine sent", () => {
+  const long = "n".repeat(1024 * 1024);
+  const replaced = "\uFFFD".repeat(200_000);
+  const verdicts = [
+    // the names of tool calls where text was expected, and of several calls where one was
+    verdict("I4", toolCalled(long, "{}")),
+    verdict(
+      "T1",
+      outcome({ tool_calls: [0, 1].map((index) => ({ index, id: null, type: null, name: long, arguments: "" })) }),
+    ),
+    // a key the answer should not have, and a key written twice
+    verdict("I1", answered(`{"ok":true,"count":3,"${long}":1}`)),
+    verdict("I1", answered(`{"${long}":1,"${long}":2}`)),
+    // every byte offset of an answer event that was not UTF-8
+    verdict(
+      "I4",
+      answered(replaced, {
+        invalid_utf8: [{
+          event: 3,
+          byte_offsets: Array.from({ length: 200_000 }, (_, i) => 40 + i),
+          delta_kinds: ["answer"],
+        }],
+      }),
+    ),
+  ];
+  for (const { passed, reason } of verdicts) {
+    assert.equal(passed, false);
+    assert.ok(reason.length <= MAX_VERDICT_REASON_CHARS + 40, `${reason.length} characters: ${reason.slice(0, 120)}`);
+  }
+  assert.match(verdicts[0]!.reason, /\.\.\. \(\d+ more characters\)$/);
+  assert.match(
+    verdicts[4]!.reason,
+    /^I4: the answer held bytes that are not UTF-8 \(event 3 at byte 40, 41, .* and 199992 more\)/,
+  );
 });

@@ -1,0 +1,85 @@
+/**
+ * Engine-sent strings a request's record copies into results.json: a hostile engine puts its whole body bound
+ * (MAX_STREAM_BODY_BYTES) into one finish_reason. Unbounded, the record held it twice (finish_reason and the
+ * error's message) and a sanity request's verdict a third time, so two such requests made results.json 25.2 MB,
+ * past report's 16 MiB cap, and `report` refused the run's own result (the run's self-check did not notice).
+ * Bounded (MAX_FINISH_REASON_CHARS), the line keeps the first characters and counts the rest.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { MAX_FINISH_REASON_CHARS, MAX_STREAM_BODY_BYTES } from "../../contract/mod.ts";
+import { readResultFolder } from "../../report/read_result.ts";
+import { RESULT_FILE_CAPS } from "../../report/result_reader.ts";
+import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
+import type { Wire } from "./_hostile_engine.ts";
+import { runHostile, sharedBundle } from "./_run.ts";
+
+/** Room left for the answer, usage and [DONE] events and the HTTP chunk framing. */
+const ENDING_BYTES = 8 * 1024;
+const FINISH_CHARS = MAX_STREAM_BODY_BYTES - ENDING_BYTES;
+
+/** A finished answer whose finish_reason fills the body bound. */
+async function longFinish(wire: Wire): Promise<void> {
+  await wire.head();
+  await wire.delta({ content: "READY" });
+  await wire.delta({}, "x".repeat(FINISH_CHARS));
+  await wire.usage();
+  await wire.done();
+  await wire.terminator();
+}
+
+const FLOODED = ["sanity-I1", "sanity-T4"];
+
+Deno.test("two requests end with a finish_reason as long as the body bound: report validates the run's result", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "strata-hostile-strings-" });
+  try {
+    const run = await runHostile(dir, { streams: Object.fromEntries(FLOODED.map((id) => [id, longFinish])) }, {
+      deadlineS: 120,
+    });
+    const resultsBytes = (await Deno.stat(join(run.folder, "results.json"))).size;
+    console.error(
+      `finish_reason of ${FINISH_CHARS} characters x ${FLOODED.length}: results.json ${resultsBytes} bytes`,
+    );
+    for (const line of run.lines) {
+      const id = String(line["request_id"]);
+      if (!FLOODED.includes(id)) {
+        assert.equal(line["finish_reason_cut_chars"], undefined, `${id}: a normal finish_reason is kept whole`);
+        continue;
+      }
+      assert.equal(line["finish_reason"], "x".repeat(MAX_FINISH_REASON_CHARS), `${id}: the first characters kept`);
+      assert.equal(line["finish_reason_cut_chars"], FINISH_CHARS - MAX_FINISH_REASON_CHARS, `${id}: the rest counted`);
+      const record = run.byId.get(id);
+      assert.equal(record?.status, "failed", `${id}: an unknown finish_reason fails the request`);
+      assert.equal(record?.finish_reason, line["finish_reason"]);
+      assert.match(
+        record?.error?.message ?? "",
+        new RegExp(`its first ${MAX_FINISH_REASON_CHARS} characters; ${FINISH_CHARS - MAX_FINISH_REASON_CHARS} more`),
+      );
+    }
+    const { fixtures, corpusSha256 } = await sharedBundle();
+    const read = await readResultFolder(run.folder, { fixtures, corpusSha256, build: null });
+    assert.ok(resultsBytes < RESULT_FILE_CAPS.results / 16, `results.json ${resultsBytes} bytes`);
+    assert.deepEqual(run.report.validationProblems, []);
+    assert.equal(read.kind, "checked", read.kind === "checked" ? "" : JSON.stringify(read).slice(0, 400));
+    assert.deepEqual(read.kind === "checked" ? read.problems : null, []);
+    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+    assert.deepEqual(site.reasons, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a finished stream with a short unknown finish_reason fails its request, and the site's rebuild agrees", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "strata-hostile-strings-" });
+  try {
+    const run = await runHostile(dir, { streams: { "sanity-I1": (wire) => wire.normal("content_filter") } });
+    const record = run.byId.get("sanity-I1");
+    assert.equal(record?.status, "failed");
+    assert.equal(record?.error?.kind, "finish_reason");
+    assert.deepEqual(run.report.validationProblems, []);
+    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+    assert.deepEqual(site.reasons, [], "the site reads the same error kind from the line's finish_reason");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
