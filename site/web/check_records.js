@@ -6,6 +6,7 @@
  * reasoning cadence and sanity verdicts equal what the line itself supports.
  */
 import { isObject, rebuildRequest, sameNumber, show } from "./evidence.js";
+import { parseStrictJson } from "./strict_json.js";
 import { judgeSanity } from "./sanity.js";
 import { SANITY_CASES } from "./protocol.js";
 import { statedOf, withStated } from "./stated.js";
@@ -38,25 +39,35 @@ const TIMING_FIELDS = /** @type {const} */ (["prompt_s", "decode_s", "ttft_s", "
 const METRIC_FIELDS = /** @type {const} */ (["prompt_tps", "decode_tps"]);
 
 /**
- * Parses outputs.jsonl into its lines by request id.
- * @param {string} text
- * @param {(text: string) => { ok: true, value: unknown } | { ok: false, message: string, offset: number }} parse
- * @param {string[]} problems
+ * One line of outputs.jsonl: its text and its reading as strict JSON (null for an empty line).
+ * @typedef {{ text: string, parsed: import("./strict_json.js").JsonParse | null }} EvidenceLine
+ */
+
+/**
+ * outputs.jsonl cut into lines (a last newline ends the last line), each read once as strict JSON with integers
+ * as written: the rebuild and the measured digest share the readings.
+ * @param {string} text @returns {EvidenceLine[]}
+ */
+export function jsonLines(text) {
+  const texts = text.split("\n");
+  if (texts.at(-1) === "") texts.pop();
+  return texts.map((line) => ({
+    text: line,
+    parsed: line === "" ? null : parseStrictJson(line, { integersAsWritten: true }),
+  }));
+}
+
+/**
+ * The evidence lines by request id; every line that is not an object with a request id, or repeats one, is a problem.
+ * @param {readonly EvidenceLine[]} lines @param {string[]} problems
  * @returns {Map<string, Record<string, unknown>>}
  */
-export function evidenceLines(text, parse, problems) {
+export function evidenceLines(lines, problems) {
   /** @type {Map<string, Record<string, unknown>>} */
-  const lines = new Map();
-  let start = 0;
-  let number = 0;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    number++;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line === "") continue;
-    const parsed = parse(line);
+  const byId = new Map();
+  for (const [index, { parsed }] of lines.entries()) {
+    const number = index + 1;
+    if (parsed === null) continue;
     if (!parsed.ok) {
       problems.push(`outputs.jsonl line ${number} is not strict JSON (${parsed.message} at ${parsed.offset})`);
       continue;
@@ -66,13 +77,13 @@ export function evidenceLines(text, parse, problems) {
       problems.push(`outputs.jsonl line ${number} is not an object with a request_id`);
       continue;
     }
-    if (lines.has(value.request_id)) {
+    if (byId.has(value.request_id)) {
       problems.push(`outputs.jsonl has two lines for ${value.request_id}`);
       continue;
     }
-    lines.set(value.request_id, value);
+    byId.set(value.request_id, value);
   }
-  return lines;
+  return byId;
 }
 
 /**

@@ -8,7 +8,7 @@
  * results.json or its reviewed hash: no number may be shown), "unverifiable" (the result cannot be read as a
  * standard result this site knows: legacy or unknown format, unknown schema version or protocol id).
  */
-import { checkRecords, evidenceLines } from "./check_records.js";
+import { checkRecords, evidenceLines, jsonLines } from "./check_records.js";
 import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
 import { checkStatus, simulationMarked } from "./check_status.js";
@@ -225,13 +225,18 @@ export async function checkEvidence(input) {
     problems.push(...extra);
     if (extra.length === 0) checks.push(`the folder holds only its listed files (${files.length})`);
   }
-  problems.push(...await measuredProblems(result, input.readArtifact));
-  const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs);
+  const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs.bytes);
+  // Read once: the measured digest and the recomputation share the lines.
+  const outputLines = outputsText === null ? null : jsonLines(outputsText);
+  const known = artifacts.outputs !== null && outputLines !== null
+    ? { path: artifacts.outputs.path, lines: outputLines }
+    : null;
+  problems.push(...await measuredProblems(result, input.readArtifact, known));
   if (artifacts.outputs !== null && outputsText === null) problems.push("outputs.jsonl is not UTF-8 text");
   // Known even when the check fails: the review never approves a simulation, whatever else it finds.
   const simulated = simulationMarked(result, artifacts.json);
-  if (outputsText === null) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
-  const facts = recompute(result, protocol, outputsText, artifacts, problems, checks);
+  if (outputLines === null) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
+  const facts = recompute(result, protocol, outputLines, artifacts, problems, checks);
   if (problems.length > 0) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
   return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts, simulated };
 }
@@ -239,18 +244,19 @@ export async function checkEvidence(input) {
 /**
  * Every number rebuilt from the evidence lines and compared with results.json (records, counts, quality,
  * summaries, rounds, status); the facts a page shows, or null when a problem was found.
- * @param {Record<string, unknown>} result @param {KnownProtocol} protocol @param {string} outputsText
+ * @param {Record<string, unknown>} result @param {KnownProtocol} protocol
+ * @param {import("./check_records.js").EvidenceLine[]} outputLines
  * @param {{ list: ResultFacts["artifacts"], json: { path: string, json: unknown }[] }} artifacts
  * @param {string[]} problems @param {string[]} checks
  * @returns {ResultFacts | null}
  */
-function recompute(result, protocol, outputsText, artifacts, problems, checks) {
+function recompute(result, protocol, outputLines, artifacts, problems, checks) {
   const list = artifacts.list;
   const run = isObject(result.run) ? result.run : {};
   const optional = run.optional_concurrency === true;
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
   const schedule = protocol.workload.schedule(optional);
-  const lines = evidenceLines(outputsText, (line) => parseStrictJson(line, { integersAsWritten: true }), problems);
+  const lines = evidenceLines(outputLines, problems);
   const checked = checkRecords(result.requests, schedule, lines, problems);
   const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
   checkStatedListed(result.extensions, stated, problems);
@@ -357,7 +363,7 @@ async function checkArtifacts(result, read, problems, checks) {
   const list = [];
   /** @type {{ path: string, json: unknown }[]} */
   const json = [];
-  /** @type {Uint8Array | null} */
+  /** @type {{ path: string, bytes: Uint8Array } | null} */
   let outputs = null;
   if (!Array.isArray(result.artifacts)) {
     problems.push("results.json /artifacts is not an array");
@@ -406,7 +412,7 @@ async function checkArtifacts(result, read, problems, checks) {
     if (parsed !== null && parsed.ok) json.push({ path, json: parsed.value });
     if (kind === "outputs") {
       outputsCount++;
-      outputs = bytes;
+      outputs = { path, bytes };
     }
   }
   if (outputsCount !== 1) {

@@ -15,6 +15,23 @@ export async function sha256Hex(bytes) {
   return hex;
 }
 
+const encoder = new TextEncoder();
+/** Reused for the UTF-8 bytes of each text hashed: Chromium's encode() allocates and ran 10-60 times slower. */
+let scratch = new Uint8Array(64 * 1024);
+
+/**
+ * Lowercase hex SHA-256 of the UTF-8 bytes of `text`. The scratch buffer is safe to reuse at once: digest() takes
+ * a copy of its input before it returns (Web Crypto, "get a copy of the bytes held by the data parameter").
+ * @param {string} text
+ * @returns {Promise<string>}
+ */
+export function sha256HexOfText(text) {
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  const { written } = encoder.encodeInto(text, scratch);
+  return sha256Hex(scratch.subarray(0, written));
+}
+
 /** True for a lowercase 64-character hex string. @param {unknown} value @returns {value is string} */
 export function isSha256Hex(value) {
   return typeof value === "string" && /^[0-9a-f]{64}$/.test(value);

@@ -43,7 +43,6 @@ export class Repeated {
 
 // deno-lint-ignore no-control-regex -- control characters end a string scan: JSON forbids them raw
 const STRING_STOP = /["\\\u0000-\u001f]/g;
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const ESCAPES = /** @type {Record<string, string>} */ ({
   '"': '"',
   "\\": "\\",
@@ -54,6 +53,13 @@ const ESCAPES = /** @type {Record<string, string>} */ ({
   r: "\r",
   t: "\t",
 });
+
+/** The index after the run of ASCII digits that starts at `at`. @param {string} text @param {number} at */
+function digitsEnd(text, at) {
+  let c = text.charCodeAt(at);
+  while (c >= 0x30 && c <= 0x39) c = text.charCodeAt(++at);
+  return at;
+}
 
 class Failure extends Error {
   /** @param {string} message @param {number} offset */
@@ -132,30 +138,50 @@ class Parser {
     return value;
   }
 
+  /** Scans a number by JSON's grammar (a loop over char codes: numbers fill evidence lines, so no regex here). */
   number() {
-    NUMBER.lastIndex = this.at;
-    const match = NUMBER.exec(this.text);
-    if (match === null) throw new Failure("malformed number", this.at);
-    const lexeme = match[0];
-    const next = this.text.charCodeAt(this.at + lexeme.length);
-    // "01", "1.", "1e", "-": the regex stops early; a digit, dot, e or sign right after means malformed.
-    if ((next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 || next === 0x2b) {
-      throw new Failure("malformed number", this.at);
+    const text = this.text;
+    const start = this.at;
+    let at = start;
+    if (text.charCodeAt(at) === 0x2d) at++;
+    const first = text.charCodeAt(at);
+    if (first === 0x30) at++;
+    else if (first >= 0x31 && first <= 0x39) at = digitsEnd(text, at + 1);
+    else throw new Failure("malformed number", start);
+    let integer = true;
+    if (text.charCodeAt(at) === 0x2e) {
+      const end = digitsEnd(text, at + 1);
+      if (end === at + 1) throw new Failure("malformed number", start);
+      at = end;
+      integer = false;
     }
+    const e = text.charCodeAt(at);
+    if (e === 0x65 || e === 0x45) {
+      let digits = at + 1;
+      const sign = text.charCodeAt(digits);
+      if (sign === 0x2b || sign === 0x2d) digits++;
+      const end = digitsEnd(text, digits);
+      if (end === digits) throw new Failure("malformed number", start);
+      at = end;
+      integer = false;
+    }
+    // "01", "1.", "1e", "-": the grammar stops early; a digit, dot, e or sign right after means malformed.
+    const next = text.charCodeAt(at);
+    if ((next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 || next === 0x2b) {
+      throw new Failure("malformed number", start);
+    }
+    const lexeme = text.slice(start, at);
     const value = Number(lexeme);
-    if (!Number.isFinite(value) && !this.asSent) throw new Failure(`number ${lexeme} does not fit a double`, this.at);
+    if (!Number.isFinite(value) && !this.asSent) throw new Failure(`number ${lexeme} does not fit a double`, start);
     // 1e-400 is not 0: a nonzero number too small for a double is refused, never read as zero.
     if (value === 0 && /[1-9]/.test(lexeme.split(/[eE]/)[0] ?? "") && !this.asSent) {
-      throw new Failure(`number ${lexeme} is too small for a double (it would read as 0)`, this.at);
+      throw new Failure(`number ${lexeme} is too small for a double (it would read as 0)`, start);
     }
     // Where a number is only its value (a count is judged by it), an integer must be written as one: not 1e0 or 1.0.
-    if (
-      this.integersAsWritten && Number.isInteger(value) && Math.abs(value) < 1e21 &&
-      !/^-?(?:0|[1-9][0-9]*)$/.test(lexeme)
-    ) {
-      throw new Failure(`number ${lexeme} is an integer written with a fraction or an exponent`, this.at);
+    if (this.integersAsWritten && !integer && Number.isInteger(value) && Math.abs(value) < 1e21) {
+      throw new Failure(`number ${lexeme} is an integer written with a fraction or an exponent`, start);
     }
-    this.at += lexeme.length;
+    this.at = at;
     return this.lexemes ? new JsonNumber(lexeme) : value;
   }
 

@@ -6,6 +6,7 @@
  * to be remembered, and bidirectional or invisible controls in a model name and track notes shown as escapes, never
  * obeyed. Screenshots go to $STRATA_CI_LOGS (or a temporary folder), whose path the test prints.
  */
+import { gunzipSync, gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { manifestText } from "../../site/web/manifest.js";
@@ -273,11 +274,12 @@ Deno.test({
         const locations = [entry.results, ...Object.values(entry.artifacts)];
         assert.deepEqual(Object.keys(entry.pack.files).sort(), [...new Set(locations)].sort());
         // One byte of results.json changed inside the pack (the file under its own hash stays as built).
+        assert.equal(entry.pack.encoding, "gzip");
         const packPath = join(out, entry.pack.location);
-        const pack = await Deno.readFile(packPath);
+        const pack = gunzipSync(await Deno.readFile(packPath));
         const [offset] = entry.pack.files[entry.results];
         pack[offset + 10] = pack[offset + 10] === 0x20 ? 0x0a : 0x20;
-        await Deno.writeFile(packPath, pack);
+        await Deno.writeFile(packPath, gzipSync(pack));
         const fresh = await (await browser.newContext()).newPage();
         await fresh.goto(base);
         await fresh.waitForSelector('html[data-state="done"]', { timeout: PAGE_DEADLINE_MS });
