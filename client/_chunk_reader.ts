@@ -3,7 +3,7 @@
  * deltas are accumulated (reasoning text, answer text, tool calls by index) while the first nonempty delta and the
  * first answer delta are noted. Every event is parsed as JSON, so a malformed chunk anywhere fails the stream.
  */
-import type { DeltaKind, InvalidUtf8Record, ToolCallRecord } from "../contract/mod.ts";
+import { type DeltaKind, type InvalidUtf8Record, MAX_USAGE_CHUNK_CHARS, type ToolCallRecord } from "../contract/mod.ts";
 
 /** What one event meant to the stream. */
 export type ChunkVerdict =
@@ -48,6 +48,16 @@ class TextBuilder {
 
 const JOIN_EVERY = 64;
 
+/**
+ * The first MAX_USAGE_CHUNK_CHARS characters of a usage or timings chunk, never half of a surrogate pair (event data
+ * is decoded UTF-8, so its pairs are whole; a lone half would make the evidence line refused as JSON).
+ */
+export function keptChunk(data: string): string {
+  if (data.length <= MAX_USAGE_CHUNK_CHARS) return data;
+  const last = data.charCodeAt(MAX_USAGE_CHUNK_CHARS - 1);
+  return data.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_USAGE_CHUNK_CHARS - 1 : MAX_USAGE_CHUNK_CHARS);
+}
+
 /** Bits of the delta kinds one event carried. */
 const KIND_BITS: readonly (readonly [DeltaKind, number])[] = [["reasoning", 1], ["answer", 2], ["tool_call", 4]];
 
@@ -67,9 +77,14 @@ export class ChunkReader {
   finishReason: string | null = null;
   usage: unknown = null;
   timings: unknown = null;
-  /** The exact data of the last event that carried a non-null `usage` / `timings` (its numbers as sent). */
+  /**
+   * The exact data of the last event that carried a non-null `usage` / `timings` (its numbers as sent): its first
+   * MAX_USAGE_CHUNK_CHARS characters, the rest counted in usageChunkCutChars / timingsChunkCutChars.
+   */
   usageChunk: string | null = null;
   timingsChunk: string | null = null;
+  usageChunkCutChars = 0;
+  timingsChunkCutChars = 0;
   /** Events whose data was not valid UTF-8, with where; null while there are none. */
   invalidUtf8: InvalidUtf8Record[] | null = null;
   firstDeltaKind: DeltaKind | null = null;
@@ -141,11 +156,13 @@ export class ChunkReader {
     }
     if (chunk.usage !== undefined && chunk.usage !== null) {
       this.usage = chunk.usage;
-      this.usageChunk = data;
+      this.usageChunk = keptChunk(data);
+      this.usageChunkCutChars = data.length - this.usageChunk.length;
     }
     if (chunk.timings !== undefined && chunk.timings !== null) {
       this.timings = chunk.timings;
-      this.timingsChunk = data;
+      this.timingsChunk = keptChunk(data);
+      this.timingsChunkCutChars = data.length - this.timingsChunk.length;
     }
     const choices = chunk.choices;
     if (choices === undefined || choices === null) {

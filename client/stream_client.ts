@@ -422,6 +422,8 @@ class StreamRequest {
     if (this.#unstamped > 0) outcome.unstamped_chunks = this.#unstamped;
     const finishCut = (reader.finishReason?.length ?? 0) - MAX_FINISH_REASON_CHARS;
     if (finishCut > 0) outcome.finish_reason_cut_chars = finishCut;
+    if (reader.usageChunkCutChars > 0) outcome.usage_chunk_cut_chars = reader.usageChunkCutChars;
+    if (reader.timingsChunkCutChars > 0) outcome.timings_chunk_cut_chars = reader.timingsChunkCutChars;
     if (reader.invalidUtf8 !== null) outcome.invalid_utf8 = reader.invalidUtf8;
     this.#resolve(outcome);
   }

@@ -143,6 +143,13 @@ export const SENT_LINE_SCHEMA = closed({
    */
   finish_reason_cut_chars: Type.Optional(Type.Integer({ minimum: 1 })),
   /**
+   * Characters of the chunk that carried usage (timings) past the client's bound (MAX_USAGE_CHUNK_CHARS): counted,
+   * not kept; `usage_chunk` (`timings_chunk`) holds the first ones, whose counts are then not read (they do not parse). Absent when the
+   * whole chunk was kept (every conforming engine).
+   */
+  usage_chunk_cut_chars: Type.Optional(Type.Integer({ minimum: 1 })),
+  timings_chunk_cut_chars: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
    * The client found its pooled connection closed before any byte of the answer and sent the request once more
    * on a fresh connection (the only resend it makes).
    */

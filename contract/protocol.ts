@@ -62,6 +62,19 @@ export const MAX_CHUNK_STAMPS = 8192;
 export const MAX_FINISH_REASON_CHARS = 256;
 
 /**
+ * Most characters of the chunk that carried `usage`, and of the one that carried `timings`, a client keeps as text
+ * (`usage_chunk`, `timings_chunk`); the rest are counted (`usage_chunk_cut_chars`, `timings_chunk_cut_chars`) and
+ * the counts of a cut chunk are not read (a cut JSON text does not parse, unless all that was cut is trailing
+ * white space). llama-server's final chunk, usage and
+ * timings together, is under 1 KiB, and even an engine that sent a stage's whole answer (2,048 tokens) in that
+ * chunk stays within it. Unbounded, a hostile chunk as long as MAX_STREAM_BODY_BYTES went into its evidence line
+ * twice (usage_chunk and timings_chunk when one chunk carried both), each backslash escaped once more: one line of
+ * 20.9 MB, and 13 such requests passed report's 256 MiB cap on outputs.jsonl; at this bound the two texts cost a
+ * line at most about 1 MiB.
+ */
+export const MAX_USAGE_CHUNK_CHARS = 256 * 1024;
+
+/**
  * Most byte sequences that are not UTF-8 one protocol request may stream; the event that passes it is not read and
  * the request ends as malformed. Each such byte costs outputs.jsonl a U+FFFD (3 bytes) and a byte offset (about 8),
  * so a hostile engine filling MAX_STREAM_BODY_BYTES with them wrote a 36 MB evidence line, and eight such requests

@@ -96,11 +96,18 @@ export interface StreamOutcome {
   /**
    * The exact data text of the last event that carried a non-null `usage` (null when none did): the numbers as the
    * server wrote them, before JSON.parse turned 12.0 into 12 or 1e400 into Infinity, with repeated keys intact.
-   * Counts are read from this text. Absent when the client that produced the outcome does not keep it.
+   * Counts are read from this text. Absent when the client that produced the outcome does not keep it. Its first
+   * MAX_USAGE_CHUNK_CHARS characters.
    */
   usage_chunk?: string | null;
   /** The same for the last event that carried a non-null `timings`. */
   timings_chunk?: string | null;
+  /**
+   * Characters of the usage chunk (and of the timings chunk) past MAX_USAGE_CHUNK_CHARS: counted, not kept. Absent
+   * when the whole chunk was kept (every conforming engine).
+   */
+  usage_chunk_cut_chars?: number;
+  timings_chunk_cut_chars?: number;
   /** Events whose bytes were not valid UTF-8; absent or empty when every byte was. */
   invalid_utf8?: InvalidUtf8Record[];
   offsets: ClientOffsets;

@@ -112,6 +112,8 @@ function outcomeOf(line: SentLine): StreamOutcome {
       : { reasoning_chunk_offsets_s: line.reasoning_chunk_offsets_s }),
     ...(line.unstamped_chunks === undefined ? {} : { unstamped_chunks: line.unstamped_chunks }),
     ...(line.finish_reason_cut_chars === undefined ? {} : { finish_reason_cut_chars: line.finish_reason_cut_chars }),
+    ...(line.usage_chunk_cut_chars === undefined ? {} : { usage_chunk_cut_chars: line.usage_chunk_cut_chars }),
+    ...(line.timings_chunk_cut_chars === undefined ? {} : { timings_chunk_cut_chars: line.timings_chunk_cut_chars }),
     resent_on_fresh_connection: line.resent_on_fresh_connection,
   };
 }

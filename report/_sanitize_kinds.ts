@@ -204,12 +204,19 @@ export function redactPercentEncoded(text: string, inner: (decoded: string) => s
  * `names` is the alternation of secret names.
  */
 export function redactNestedJsonSecrets(text: string, names: string, secret: string): string {
-  return text.replace(
-    new RegExp(`(?<![\\w-])(-{0,2}${names})(\\s*[=:]\\s*)((?:\\\\)+["'])((?:(?!\\3)[^\\n])*?)\\3`, "gi"),
+  const quoted = replaceClosed(
+    text,
+    new RegExp(`(?<![\\w-])(-{0,2}${names})(\\s*[=:]\\s*)(\\\\+)(["'])`, "gi"),
+    new RegExp(`(?<![\\w-])(-{0,2}${names})(\\s*[=:]\\s*)((?:\\\\)+["'])((?:(?!\\3)[^\\n])*?)\\3`, "giy"),
+    (key, runs) => runs.closes(key.index + key[0].length, key[3]!.length, key[4]!, true),
     (m, name: string, sep: string, q: string, value: string) =>
       value === "" || value === secret ? m : `${name}${sep}${q}${secret}${q}`,
-  ).replace(
-    new RegExp(`${escapedKey(names)}(\\s*:\\s*)\\2"((?:(?!\\2")[\\s\\S])*?)\\2"`, "gi"),
+  );
+  return replaceClosed(
+    quoted,
+    new RegExp(`${escapedKey(names)}(\\s*:\\s*)\\2"`, "gi"),
+    new RegExp(`${escapedKey(names)}(\\s*:\\s*)\\2"((?:(?!\\2")[\\s\\S])*?)\\2"`, "giy"),
+    (key, runs) => runs.closes(key.index + key[0].length, key[2]!.length, '"', false),
     (m, name: string, run: string, colon: string, value: string) =>
       value === "" || value === secret ? m : `"${name}${run}"${colon}${run}"${secret}${run}"`,
   ).replace(
@@ -217,6 +224,86 @@ export function redactNestedJsonSecrets(text: string, names: string, secret: str
     (m, name: string, run: string, colon: string, value: string) =>
       value === "null" || value === "true" || value === "false" ? m : `"${name}${run}"${colon}${run}"${secret}${run}"`,
   );
+}
+
+/**
+ * `text.replace(whole, replace)` (`whole` sticky here), where `whole` is a key (`key`, global, matched from the same
+ * places) and a quoted value read up to the first closing quote: a key whose quote `closes` says never closes is
+ * passed by, as the whole pattern would be, without reading the rest of the text. Reading it from every such key
+ * was quadratic: keys left open, each escaped once less than the one before, 828 of them in 1 MiB of text, took
+ * 199 s; a key that closes reads only up to its close, which the match then consumes.
+ */
+function replaceClosed(
+  text: string,
+  key: RegExp,
+  whole: RegExp,
+  closes: (key: RegExpExecArray, runs: QuoteRuns) => boolean,
+  replace: (m: string, ...groups: string[]) => string,
+): string {
+  const runs = new QuoteRuns(text);
+  let out = "";
+  let copied = 0;
+  for (let found = key.exec(text); found !== null; found = key.exec(text)) {
+    if (!closes(found, runs)) {
+      key.lastIndex = found.index + 1;
+      continue;
+    }
+    whole.lastIndex = found.index;
+    const match = whole.exec(text);
+    if (match === null) { // Not reached: the key matched here and its value closes.
+      key.lastIndex = found.index + 1;
+      continue;
+    }
+    out += text.slice(copied, match.index) + replace(...(match as unknown as [string, ...string[]]));
+    copied = key.lastIndex = whole.lastIndex;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * Where a quote escaped by a run of backslashes can close a value, looked up in constant time: for each position,
+ * the longest run of backslashes before a quote at or after it (on the same line, for a value that may not cross
+ * one), -1 where there is none. Built once per text and quote, when a key first asks.
+ */
+class QuoteRuns {
+  readonly #text: string;
+  readonly #ahead = new Map<string, Int32Array>();
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** Whether `run` backslashes and `quote` occur at or after `from` (before the line's end when `lineOnly`). */
+  closes(from: number, run: number, quote: string, lineOnly: boolean): boolean {
+    const text = this.#text;
+    if (from + run > text.length) return false;
+    if (lineOnly) {
+      for (let at = from; at < from + run; at++) if (text.charCodeAt(at) === 0x0a) return false;
+    }
+    const kind = `${quote}${lineOnly}`;
+    let ahead = this.#ahead.get(kind);
+    if (ahead === undefined) {
+      ahead = runsAhead(text, quote.charCodeAt(0), lineOnly);
+      this.#ahead.set(kind, ahead);
+    }
+    return ahead[from + run]! >= run;
+  }
+}
+
+function runsAhead(text: string, quote: number, lineOnly: boolean): Int32Array {
+  const ahead = new Int32Array(text.length + 1);
+  let backslashes = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    ahead[at] = code === quote ? backslashes : -1;
+    backslashes = code === 0x5c ? backslashes + 1 : 0;
+  }
+  ahead[text.length] = -1;
+  for (let at = text.length - 1; at >= 0; at--) {
+    if (lineOnly && text.charCodeAt(at) === 0x0a) continue;
+    if (ahead[at + 1]! > ahead[at]!) ahead[at] = ahead[at + 1]!;
+  }
+  return ahead;
 }
 
 /**

@@ -193,6 +193,8 @@ export function outputLine(request: ExecutedRequest, status: RequestStatus): Evi
     ...(o.reasoning_chunk_offsets_s === undefined ? {} : { reasoning_chunk_offsets_s: o.reasoning_chunk_offsets_s }),
     ...(o.unstamped_chunks === undefined ? {} : { unstamped_chunks: o.unstamped_chunks }),
     ...(o.finish_reason_cut_chars === undefined ? {} : { finish_reason_cut_chars: o.finish_reason_cut_chars }),
+    ...(o.usage_chunk_cut_chars === undefined ? {} : { usage_chunk_cut_chars: o.usage_chunk_cut_chars }),
+    ...(o.timings_chunk_cut_chars === undefined ? {} : { timings_chunk_cut_chars: o.timings_chunk_cut_chars }),
     resent_on_fresh_connection: o.resent_on_fresh_connection === true,
   };
 }

@@ -8,8 +8,9 @@
  * streamed text (well under 1 MiB for a real run; capped at 16 MiB: its largest part, the records' ITL gaps, is
  * bounded by contract's MAX_CHUNK_STAMPS per request, under 7 MiB for 34 requests); outputs.jsonl holds each request's body and
  * its streamed text, which the client caps per request (contract's MAX_STREAM_BODY_BYTES, 4 MiB; and the bytes that
- * are not UTF-8, which cost about 11 bytes of evidence each, by MAX_INVALID_UTF8_SEQUENCES), so 34 requests
- * stay far below 256 MiB; every other file (config, engine log, template) is capped at 64 MiB.
+ * are not UTF-8, which cost about 11 bytes of evidence each, by MAX_INVALID_UTF8_SEQUENCES; the texts of the
+ * chunks that carried usage and timings, kept apart and escaped once more, by MAX_USAGE_CHUNK_CHARS: a line is at
+ * most about 5.3 MB), so 34 requests stay under 256 MiB; every other file (config, engine log, template) is capped at 64 MiB.
  */
 import { RESULT_FILES } from "../contract/mod.ts";
 import { FolderFileError } from "../runtime/mod.ts";

@@ -43,6 +43,9 @@ export interface EngineFields {
   /** Exact data of the event that carried `usage` (null: none did; undefined: the client kept no text). */
   usageChunk?: string | null | undefined;
   timingsChunk?: string | null | undefined;
+  /** Characters of each chunk past the client's bound (MAX_USAGE_CHUNK_CHARS), not kept; absent or 0 for none. */
+  usageChunkCutChars?: number | undefined;
+  timingsChunkCutChars?: number | undefined;
 }
 
 /** A value as sent: numbers with their lexeme, objects with every value of a repeated key. */
@@ -127,6 +130,7 @@ function rawObject(
   name: "usage" | "timings",
   parsed: unknown,
   chunk: string | null | undefined,
+  cutChars: number,
   status: RequestStatus,
   failedKind: string,
 ): RawObject {
@@ -138,6 +142,14 @@ function rawObject(
   }
   if (chunk === null) return { name, node: null, absent: absentWords(name, status, failedKind) };
   const read = parseStrictJson(chunk, { duplicateKeys: "record", nonFiniteNumbers: "keep" });
+  if (!read.ok && cutChars > 0) {
+    return {
+      name,
+      node: null,
+      absent: `the chunk that carried ${name} was ${chunk.length + cutChars} characters; the client kept its first ` +
+        `${chunk.length} (a request's bound on a kept usage or timings chunk), so its numbers cannot be read`,
+    };
+  }
   if (!read.ok) {
     return {
       name,
@@ -234,8 +246,15 @@ export function decodeAgreementToleranceTokens(decodeS: number): number {
 
 /** Applies the spec's mapping to the usage and timings of one request. */
 export function accountTokens(fields: EngineFields, status: RequestStatus, failedKind: string): Accounting {
-  const usage = rawObject("usage", fields.usage, fields.usageChunk, status, failedKind);
-  const timings = rawObject("timings", fields.timings, fields.timingsChunk, status, failedKind);
+  const usage = rawObject("usage", fields.usage, fields.usageChunk, fields.usageChunkCutChars ?? 0, status, failedKind);
+  const timings = rawObject(
+    "timings",
+    fields.timings,
+    fields.timingsChunk,
+    fields.timingsChunkCutChars ?? 0,
+    status,
+    failedKind,
+  );
   const notes: string[] = [];
 
   const input = read(usage, ["prompt_tokens"], "count");

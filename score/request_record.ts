@@ -192,6 +192,8 @@ function sentRecord(
       timings: outcome.timings,
       usageChunk: outcome.usage_chunk,
       timingsChunk: outcome.timings_chunk,
+      usageChunkCutChars: outcome.usage_chunk_cut_chars,
+      timingsChunkCutChars: outcome.timings_chunk_cut_chars,
     },
     status,
     error?.kind ?? "",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ChunkReader } from "../../../client/_chunk_reader.ts";
+import { MAX_USAGE_CHUNK_CHARS } from "../../../contract/mod.ts";
 import { deltaEvent, eventsOf, LLAMA_STREAM } from "./_streams.ts";
 
 function data(event: string): string {
@@ -179,4 +180,32 @@ Deno.test("an event with invalid UTF-8 is recorded with its number, byte offsets
   reader.read(data(deltaEvent(`{"content":"fine"}`)));
   assert.deepEqual(reader.invalidUtf8, [{ event: 2, byte_offsets: [24], delta_kinds: ["answer"] }]);
   assert.equal(reader.answerText, "RE\uFFFDDYfine");
+});
+
+Deno.test("a usage and timings chunk keeps its first MAX_USAGE_CHUNK_CHARS characters and counts the rest", () => {
+  const head = `{"choices":[],"usage":{"prompt_tokens":1},"timings":{"prompt_n":1},"pad":"`;
+  const whole = `${head}${"\\".repeat(MAX_USAGE_CHUNK_CHARS)}"}`;
+  const reader = new ChunkReader();
+  assert.equal(reader.read(whole), "continue");
+  assert.equal(reader.usageChunk, whole.slice(0, MAX_USAGE_CHUNK_CHARS));
+  assert.equal(reader.usageChunkCutChars, whole.length - MAX_USAGE_CHUNK_CHARS);
+  assert.equal(reader.timingsChunk, reader.usageChunk);
+  assert.equal(reader.timingsChunkCutChars, reader.usageChunkCutChars);
+  assert.deepEqual(reader.usage, { prompt_tokens: 1 }, "the chunk itself is read whole");
+  // A later chunk within the bound is kept whole, and its count says nothing was cut.
+  assert.equal(reader.read(`{"choices":[],"usage":{"prompt_tokens":2}}`), "continue");
+  assert.equal(reader.usageChunk, `{"choices":[],"usage":{"prompt_tokens":2}}`);
+  assert.equal(reader.usageChunkCutChars, 0);
+  assert.equal(reader.timingsChunkCutChars, whole.length - MAX_USAGE_CHUNK_CHARS);
+});
+
+Deno.test("a cut usage chunk never ends with half of a surrogate pair", () => {
+  const head = `{"choices":[],"usage":{"prompt_tokens":1},"pad":"`;
+  const whole = `${head}${"x".repeat(MAX_USAGE_CHUNK_CHARS - head.length - 1)}${"\u{1F600}".repeat(4)}"}`;
+  assert.equal(whole.charCodeAt(MAX_USAGE_CHUNK_CHARS - 1), 0xd83d, "the bound falls inside a pair");
+  const reader = new ChunkReader();
+  assert.equal(reader.read(whole), "continue");
+  assert.equal(reader.usageChunk, whole.slice(0, MAX_USAGE_CHUNK_CHARS - 1));
+  assert.equal(reader.usageChunkCutChars, whole.length - MAX_USAGE_CHUNK_CHARS + 1);
+  assert.ok(reader.usageChunk?.isWellFormed());
 });
