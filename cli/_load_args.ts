@@ -59,6 +59,7 @@ const LOAD_OPTIONS = {
   "fail-on-slo": { type: "string" },
   "allow-missing-ttft": { type: "boolean" },
   "infer-ttft-from-first-byte": { type: "boolean" },
+  "timings-per-token": { type: "boolean" },
   strict: { type: "boolean" },
   "ci-safety": { type: "boolean" },
   "no-headroom-check": { type: "boolean" },
@@ -231,6 +232,11 @@ function refuseInertFlags(values: Values, selfCheck: boolean, ciSafety: boolean)
     ["--html", values.html === true, writesNothing],
     ["--prompt-mix-report", values["prompt-mix-report"] === true, writesNothing],
     ["--quiet", values.quiet === true, planOnly ? "with --plan, which shows no progress" : null],
+    [
+      "--timings-per-token",
+      values["timings-per-token"] === true,
+      values["no-stream"] === true ? "with --no-stream" : null,
+    ],
   ]);
   if (values["print-schedule"] === true && !planOnly) {
     throw new UsageError("Cannot use --print-schedule without --plan");
@@ -275,6 +281,7 @@ export function parseLoadCommand(argv: string[]): LoadCommand {
   const { urls, selfCheck, profile } = targetOf(values);
   const { plan, sweep } = planOf(values, selfCheck);
   const workload = parseWorkloadFlags("load", values);
+  if (values["timings-per-token"] === true) workload.timingsPerToken = true;
   plan.requestDeadlineS = workload.requestTimeoutS;
   const slo = sloOf(values);
   const osl = oslOf(values, workload);

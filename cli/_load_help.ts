@@ -64,6 +64,10 @@ Targets, SLOs and audits:
                             SLO (a gate, as k6 thresholds; needs an --slo-* flag)
   --allow-missing-ttft      the TTFT audit accepts successes without a TTFT (it fails the run otherwise)
   --infer-ttft-from-first-byte  with --no-stream: TTFT is the HTTP response headers (labelled so), not a token
+  --timings-per-token       ask llama.cpp servers for running timings on every chunk: reasoning and answer TPOT
+                            then count the engine's tokens per chunk (tokens_from "engine" in each row), not one a
+                            chunk; off by default, as every chunk grows by about 250 bytes the server writes and the
+                            client parses (a warning names any --url that is not llama.cpp)
   --strict                  reject reasoning-truncated answers (only reasoning until the cap): the run fails
   --ci-safety               --strict, plus every measured request must succeed and the warm-up must not be zero
   --bin-s S                 throughput bin width (default 1)

@@ -58,6 +58,26 @@ export function keptChunk(data: string): string {
   return data.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_USAGE_CHUNK_CHARS - 1 : MAX_USAGE_CHUNK_CHARS);
 }
 
+/** An event's `"predicted_n"` key and its lexeme, when that is an unsigned integer without fraction or exponent. */
+const PREDICTED_N_LEXEME = /"predicted_n"\s*:\s*(0|[1-9][0-9]*)(?![0-9.eE])/y;
+
+/**
+ * The engine's running `timings.predicted_n` as it wrote it: only when the event's text has exactly one
+ * `"predicted_n"` key, its number is an exact safe integer written as one (no fraction, exponent or sign), and it is
+ * the value `timings` parsed to; else null. A count is a lexeme first: 12.0 or 1e1 is refused, not read as 12 or 10.
+ */
+export function predictedNOf(data: string, timings: unknown): number | null {
+  const parsed = isObject(timings) ? timings.predicted_n : undefined;
+  if (typeof parsed !== "number") return null;
+  const at = data.indexOf('"predicted_n"');
+  if (at < 0 || data.indexOf('"predicted_n"', at + 1) >= 0) return null;
+  PREDICTED_N_LEXEME.lastIndex = at;
+  const lexeme = PREDICTED_N_LEXEME.exec(data)?.[1];
+  if (lexeme === undefined) return null;
+  const n = Number(lexeme);
+  return Number.isSafeInteger(n) && n === parsed ? n : null;
+}
+
 /** Bits of the delta kinds one event carried. */
 const KIND_BITS: readonly (readonly [DeltaKind, number])[] = [["reasoning", 1], ["answer", 2], ["tool_call", 4]];
 
@@ -97,6 +117,8 @@ export class ChunkReader {
   visibleInEvent = false;
   /** Whether the event just read carried nonempty reasoning text. */
   reasoningInEvent = false;
+  /** The engine's running predicted_n the event just read carried (see predictedNOf), or null. */
+  predictedNInEvent: number | null = null;
   /** Whether the event just read carried any nonempty delta of choice 0 (reasoning, answer or tool call). */
   deltaInEvent = false;
   /** Choices other than index 0 seen in events (not measured, not accumulated). */
@@ -133,6 +155,7 @@ export class ChunkReader {
   #read(data: string): ChunkVerdict {
     this.#eventKinds = 0;
     this.deltaInEvent = false;
+    this.predictedNInEvent = null;
     if (data === "[DONE]") return "done";
     let chunk: unknown;
     try {
@@ -163,6 +186,7 @@ export class ChunkReader {
       this.timings = chunk.timings;
       this.timingsChunk = keptChunk(data);
       this.timingsChunkCutChars = data.length - this.timingsChunk.length;
+      this.predictedNInEvent = predictedNOf(data, chunk.timings);
     }
     const choices = chunk.choices;
     if (choices === undefined || choices === null) {

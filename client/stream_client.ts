@@ -20,6 +20,7 @@
 import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
 import { ChunkReader } from "./_chunk_reader.ts";
+import { ChunkStamps } from "./_chunk_stamps.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { SseParser } from "./sse.ts";
 import { MAX_FINISH_REASON_CHARS, type StreamEnd, type StreamOutcome, type StreamProgress } from "../contract/mod.ts";
@@ -55,6 +56,12 @@ export interface StreamChatOptions {
    * reasoning text (the reasoning cadence). Default false: nothing is recorded.
    */
   recordChunkOffsets?: boolean;
+  /**
+   * With recordChunkOffsets: record beside each stamp the engine's running `timings.predicted_n` its chunk carried
+   * (`chunk_predicted_n`, `reasoning_chunk_predicted_n`; llama.cpp sends it on every chunk when the request asks
+   * `timings_per_token`). Default false. The lists appear only once a stamped chunk carried a count.
+   */
+  recordEngineCounts?: boolean;
   /**
    * Most stamps kept of the two lists together (default: no bound); chunks after it are counted in the outcome's
    * `unstamped_chunks` (the protocol run passes the contract's MAX_CHUNK_STAMPS).
@@ -114,12 +121,8 @@ class StreamRequest {
   #reused = false;
   /** A second dispatch: the pooled connection closed before any byte and the request went out on a fresh one. */
   #resent = false;
-  /** Visible-output event offsets from dispatch, seconds; null unless the caller asked for them. */
-  #chunkOffsetsS: number[] | null;
-  #reasoningOffsetsS: number[] | null;
-  /** Stamps the bound still allows, and the chunks counted past it. */
-  #stampsLeft: number;
-  #unstamped = 0;
+  /** The chunk stamps; null unless the caller asked for them. */
+  #stamps: ChunkStamps | null;
   /** Byte sequences that are not UTF-8 the bound still allows. */
   #invalidLeft: number;
   #dispatchedAtEpochMs = Date.now();
@@ -149,9 +152,9 @@ class StreamRequest {
     this.#resolve = resolve;
     this.#now = options.now ?? defaultNow;
     this.#startMs = this.#now();
-    this.#chunkOffsetsS = options.recordChunkOffsets === true ? [] : null;
-    this.#reasoningOffsetsS = options.recordChunkOffsets === true ? [] : null;
-    this.#stampsLeft = options.maxChunkOffsets ?? Number.POSITIVE_INFINITY;
+    this.#stamps = options.recordChunkOffsets === true
+      ? new ChunkStamps(options.maxChunkOffsets ?? Number.POSITIVE_INFINITY, options.recordEngineCounts === true)
+      : null;
     this.#invalidLeft = options.maxInvalidUtf8 ?? Number.POSITIVE_INFINITY;
     this.#parser = new SseParser({
       onEvent: (data, invalidUtf8) => this.#onEvent(data, invalidUtf8),
@@ -320,18 +323,7 @@ class StreamRequest {
     }
     if (reader.sawFirstAnswer && this.#firstAnswerMs === null) this.#firstAnswerMs = this.#readMs;
     if (reader.sawFirstReasoning && this.#firstReasoningMs === null) this.#firstReasoningMs = this.#readMs;
-    if (this.#chunkOffsetsS !== null && reader.visibleInEvent) this.#stamp(this.#chunkOffsetsS);
-    if (this.#reasoningOffsetsS !== null && reader.reasoningInEvent) this.#stamp(this.#reasoningOffsetsS);
-  }
-
-  /** Stamps a chunk into `list` with the read that carried it, or counts it once the bound is reached. */
-  #stamp(list: number[]): void {
-    if (this.#stampsLeft <= 0) {
-      this.#unstamped++;
-      return;
-    }
-    this.#stampsLeft--;
-    list.push((this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
+    this.#stamps?.add(reader, (this.#readMs - (this.#dispatchMs ?? this.#startMs)) / 1000);
   }
 
   #onExchangeEnd(end: ExchangeEnd, tMs: number): void {
@@ -417,9 +409,7 @@ class StreamRequest {
       // Connection setup before dispatch: 0 on a pooled connection, else from the exchange start to dispatch.
       outcome.connect_s = this.#reused ? 0 : Math.max(0, (this.#dispatchMs - this.#exchangeStartMs) / 1000);
     }
-    if (this.#chunkOffsetsS !== null) outcome.chunk_offsets_s = this.#chunkOffsetsS;
-    if (this.#reasoningOffsetsS !== null) outcome.reasoning_chunk_offsets_s = this.#reasoningOffsetsS;
-    if (this.#unstamped > 0) outcome.unstamped_chunks = this.#unstamped;
+    this.#stamps?.writeTo(outcome);
     const finishCut = (reader.finishReason?.length ?? 0) - MAX_FINISH_REASON_CHARS;
     if (finishCut > 0) outcome.finish_reason_cut_chars = finishCut;
     if (reader.usageChunkCutChars > 0) outcome.usage_chunk_cut_chars = reader.usageChunkCutChars;

@@ -125,6 +125,14 @@ export interface StreamOutcome {
    */
   reasoning_chunk_offsets_s?: number[];
   /**
+   * Optional (load tests: TPOT from the engine's counts): the engine's running `timings.predicted_n` carried by each
+   * stamped chunk, parallel to `chunk_offsets_s` / `reasoning_chunk_offsets_s` (null for a chunk that carried none,
+   * or one not written as an exact safe integer). Absent unless the caller asked for them and a stamped chunk
+   * carried one (llama.cpp's `timings_per_token`).
+   */
+  chunk_predicted_n?: (number | null)[];
+  reasoning_chunk_predicted_n?: (number | null)[];
+  /**
    * Chunks that carried answer or reasoning text after the client's stamp bound was reached (`maxChunkOffsets`):
    * counted, not stamped. Absent when every such chunk was stamped or none was recorded.
    */

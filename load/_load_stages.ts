@@ -93,7 +93,8 @@ export async function preflightStage(
 
 /**
  * One warning for each server whose engine family ignores a field the workload sends (contract's IGNORED_FIELDS:
- * llama-server and `min_tokens`); servers are asked only when such a field is sent.
+ * llama-server and `min_tokens`), and with timings_per_token for each server that is not llama.cpp, whose field it
+ * is; servers are asked only when such a field is sent.
  */
 export async function ignoredFieldWarnings(
   stamp: Record<string, unknown>,
@@ -103,10 +104,17 @@ export async function ignoredFieldWarnings(
   const sent = [...new Set(Object.values(IGNORED_FIELDS).flat())].filter((f) =>
     stamp[f] !== undefined && stamp[f] !== null
   );
-  if (sent.length === 0 || deps.dialectOf === undefined) return [];
+  const perToken = stamp.timings_per_token === true;
+  if ((sent.length === 0 && !perToken) || deps.dialectOf === undefined) return [];
   const warnings: string[] = [];
   for (const url of new Set(urls)) {
     const { dialect, evidence } = await deps.dialectOf(url);
+    if (perToken && dialect !== "llama.cpp") {
+      warnings.push(
+        `${url} is ${dialect} (${evidence}): timings_per_token is llama.cpp's field, so its chunks may carry no ` +
+          'engine counts; reasoning and answer TPOT then count one token a chunk (tokens_from "events")',
+      );
+    }
     for (const field of sent.filter((f) => IGNORED_FIELDS[dialect].includes(f))) {
       warnings.push(
         `${url} is ${dialect} (${evidence}), which ignores ${field}: the requests send it, but their output lengths ` +

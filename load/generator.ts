@@ -138,6 +138,7 @@ function send(
     baseUrl: sample.endpoint,
     body,
     recordChunkOffsets: true,
+    recordEngineCounts: true,
     signal: context.requests.signal,
   };
   if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;

@@ -23,6 +23,8 @@ export interface LoadStreamOptions {
   signal?: AbortSignal;
   /** Record every visible-output event's offset (ITL); the generator always sets it. */
   recordChunkOffsets?: boolean;
+  /** Record the engine's running predicted_n beside each offset, where a chunk carries one; the generator sets it. */
+  recordEngineCounts?: boolean;
 }
 
 export interface LoadDeps {

@@ -7,7 +7,7 @@
  * Every null carries a reason in `missing`.
  */
 import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
-import { chunkGaps, reasoningCadence } from "../score/mod.ts";
+import { chunkGaps, reasoningCadence, type TokensFrom } from "../score/mod.ts";
 
 export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
 /**
@@ -82,6 +82,12 @@ export interface LoadRequestRow {
   reasoning_itl_s?: number[] | null;
   reasoning_tpot_s?: number | null;
   answer_tpot_s?: number | null;
+  /**
+   * What reasoning_tpot_s and answer_tpot_s divided by: "engine", the engine's running predicted_n differences
+   * (every stamped chunk carried one, as llama.cpp sends with timings_per_token); "events", one token a chunk.
+   * Absent from rows written before it was recorded.
+   */
+  tokens_from?: TokensFrom | null;
   /** Server-reported prompt and completion tokens (completion includes reasoning). */
   input_tokens: number | null;
   output_tokens: number | null;
@@ -219,6 +225,7 @@ const SENT_ONLY = [
   "reasoning_itl_s",
   "reasoning_tpot_s",
   "answer_tpot_s",
+  "tokens_from",
   "input_tokens",
   "output_tokens",
   "token_source",
@@ -373,17 +380,22 @@ function cadenceColumns(
   firstReasoningS: number | null,
   firstAnswerS: number | null,
   missing: Record<string, string>,
-): Pick<LoadRequestRow, "thinking_s" | "reasoning_itl_s" | "reasoning_tpot_s" | "answer_tpot_s"> {
+): Pick<LoadRequestRow, "thinking_s" | "reasoning_itl_s" | "reasoning_tpot_s" | "answer_tpot_s" | "tokens_from"> {
   const reading = reasoningCadence(outcome, firstReasoningS, firstAnswerS);
+  if (reading.cadence === null) {
+    for (const k of ["thinking_s", "reasoning_itl_s", "reasoning_tpot_s", "answer_tpot_s", "tokens_from"]) {
+      missing[k] = reading.why;
+    }
+    return { thinking_s: null, reasoning_itl_s: null, reasoning_tpot_s: null, answer_tpot_s: null, tokens_from: null };
+  }
+  Object.assign(missing, reading.missing);
   const c = reading.cadence;
-  if (c === null) {
-    for (const k of ["thinking_s", "reasoning_itl_s", "reasoning_tpot_s", "answer_tpot_s"]) missing[k] = reading.why;
-  } else Object.assign(missing, reading.missing);
   return {
-    thinking_s: c?.thinking_s ?? null,
-    reasoning_itl_s: c?.reasoning_itl_s ?? null,
-    reasoning_tpot_s: c?.reasoning_tpot_s ?? null,
-    answer_tpot_s: c?.answer_tpot_s ?? null,
+    thinking_s: c.thinking_s,
+    reasoning_itl_s: c.reasoning_itl_s,
+    reasoning_tpot_s: c.reasoning_tpot_s,
+    answer_tpot_s: c.answer_tpot_s,
+    tokens_from: reading.tokens_from,
   };
 }
 

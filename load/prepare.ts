@@ -43,6 +43,11 @@ export interface WorkloadOptions {
   minTokens?: number;
   /** false: non-streaming requests. Default true. */
   stream?: boolean;
+  /**
+   * Ask llama.cpp servers for running timings on every chunk (`timings_per_token`), so that reasoning and answer
+   * TPOT count the engine's tokens per chunk. Default false: every chunk would grow by about 250 bytes.
+   */
+  timingsPerToken?: boolean;
   /** The prompt set's SHA-256 must equal this (a pinned workload); checked before any traffic. */
   pinSha256?: string;
   /** --publishable: refuse what the methodology forbids in a published result (see publishableProblems). */
@@ -194,6 +199,7 @@ export async function prepareWorkload(
     if (options.requestSeed !== undefined) body.seed = options.requestSeed;
     if (options.minTokens !== undefined) body.minTokens = options.minTokens;
     if (options.stream === false) body.stream = false;
+    if (options.timingsPerToken === true) body.timingsPerToken = true;
     return buildLoadBody(set.entries[i]!, body);
   });
   return {
@@ -221,6 +227,7 @@ export async function prepareWorkload(
       temperature: options.temperature ?? 0,
       request_seed: options.requestSeed ?? null,
       stream: options.stream !== false,
+      timings_per_token: options.timingsPerToken === true,
       allow_repeated_prompt: options.allowRepeatedPrompt,
     },
   };

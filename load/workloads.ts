@@ -290,6 +290,8 @@ export interface BodyOptions {
   minTokens?: number;
   /** false: a non-streaming request (stream: false, no stream_options). Default true. */
   stream?: boolean;
+  /** llama.cpp extension: running `timings` (with predicted_n) on every streamed chunk. */
+  timingsPerToken?: boolean;
 }
 
 /** The streamed chat-completion body of one prompt entry (usage requested so token counts come from the server). */
@@ -307,5 +309,6 @@ export function buildLoadBody(entry: PromptEntry, options: BodyOptions): Record<
   if (options.seed !== undefined) body.seed = options.seed;
   if (options.ignoreEos) body.ignore_eos = true;
   if (options.minTokens !== undefined) body.min_tokens = options.minTokens;
+  if (options.timingsPerToken === true && streamed) body.timings_per_token = true;
   return body;
 }

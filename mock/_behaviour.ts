@@ -51,8 +51,14 @@ export interface Behaviour {
   omitRoleChunk?: boolean;
   /** Send no usage chunk even when stream_options.include_usage is true; timings then ride on the finish chunk. */
   omitUsage?: boolean;
-  /** Send no `timings` object. */
+  /** Send no `timings` object (not even on every chunk when the request asks `timings_per_token`). */
   omitTimings?: boolean;
+  /**
+   * Generated tokens per event, as a cycle (default [1]: one each): runs of reasoning or content tokens join, the
+   * k-th event carrying entry k % length, as a server sends tokens it held back (an incomplete UTF-8 sequence, a
+   * parse diff that waited) in one chunk.
+   */
+  tokensPerEvent?: number[];
   /** Report timings.predicted_n off by this many tokens from the count the duration and rate were computed from. */
   predictedNOffset?: number;
   /** Send a `:` keep-alive comment after every N-th generated token. */
@@ -112,6 +118,7 @@ const BEHAVIOUR_KEYS = new Set([
   "omitRoleChunk",
   "omitUsage",
   "omitTimings",
+  "tokensPerEvent",
   "predictedNOffset",
   "keepAliveEvery",
   "emptyDeltaEvery",
@@ -152,6 +159,12 @@ function checkBehaviour(value: unknown, at: string, problems: string[]): void {
   for (const key of ["reasoningTokens", "keepAliveEvery", "emptyDeltaEvery"]) {
     const min = key === "reasoningTokens" ? 0 : 1;
     if (key in value && !isIntAtLeast(value[key], min)) problems.push(`${at}/${key}: expected an integer >= ${min}`);
+  }
+  if ("tokensPerEvent" in value) {
+    const sizes = value.tokensPerEvent;
+    if (!Array.isArray(sizes) || sizes.length === 0 || !sizes.every((n) => isIntAtLeast(n, 1))) {
+      problems.push(`${at}/tokensPerEvent: expected a nonempty array of integers >= 1`);
+    }
   }
   if ("answer" in value) checkAnswer(value.answer, `${at}/answer`, problems);
   if ("fault" in value) checkFault(value.fault, `${at}/fault`, problems);

@@ -154,7 +154,7 @@ export async function handleChat(
   const cachedTokens = reuseOf(slot, prompt, promptTokens, chat.cachePrompt);
   slot.cache = { prompt, tokens: promptTokens };
   log.cachedTokens = cachedTokens;
-  const { plan, promptN, timings, envelope } = answerPlan(state, admitted, log, cachedTokens);
+  const { plan, promptN, timings, timingsAt, envelope } = answerPlan(state, admitted, log, cachedTokens);
   state.notify();
   const context = {
     response,
@@ -165,6 +165,7 @@ export async function handleChat(
     includeUsage: chat.includeUsage,
     usage: usageOf(promptTokens, cachedTokens, plan.completionTokens),
     timings,
+    timingsAt: chat.timingsPerToken && behaviour.omitTimings !== true ? timingsAt : null,
     timeScale: state.timeScale,
     slot,
     signal,
@@ -199,21 +200,23 @@ function answerPlan(
     reasoningBudget: chat.reasoningBudget,
   });
   const promptN = promptTokens - cachedTokens;
-  const timings = timingsOf({
-    cacheN: cachedTokens,
-    promptN,
-    completionTokens: plan.completionTokens,
-    promptTps: state.promptTps,
-    decodeTps: state.decodeTps,
-    predictedNOffset: behaviour.predictedNOffset ?? 0,
-  });
+  const timingsAt = (completionTokens: number) =>
+    timingsOf({
+      cacheN: cachedTokens,
+      promptN,
+      completionTokens,
+      promptTps: state.promptTps,
+      decodeTps: state.decodeTps,
+      predictedNOffset: behaviour.predictedNOffset ?? 0,
+    });
+  const timings = timingsAt(plan.completionTokens);
   const envelope: Envelope = {
     id: `chatcmpl-${randomId(32)}`,
     created: Math.floor(Date.now() / 1000),
     model: state.identity.modelAlias,
     system_fingerprint: state.identity.buildInfo,
   };
-  return { plan, promptN, timings, envelope };
+  return { plan, promptN, timings, timingsAt, envelope };
 }
 
 /** Adds one answer to the /metrics counters, as llama-server counts it. */

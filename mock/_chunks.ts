@@ -33,15 +33,19 @@ export function roleEvent(envelope: Envelope): string {
   return chunkEvent(envelope, [{ finish_reason: null, index: 0, delta: { role: "assistant", content: null } }]);
 }
 
-/** The event a generated token produces, or null for a token that shows nothing. */
-export function tokenEvent(envelope: Envelope, token: PlannedToken): string | null {
+/**
+ * The event a generated token produces, or null for a token that shows nothing; `timings` are the running ones a
+ * request with timings_per_token gets on every chunk.
+ */
+export function tokenEvent(envelope: Envelope, token: PlannedToken, timings?: Timings): string | null {
+  const extra = timings === undefined ? undefined : { timings };
   switch (token.kind) {
     case "silent":
       return null;
     case "reasoning":
-      return deltaEvent(envelope, { reasoning_content: token.text });
+      return deltaEvent(envelope, { reasoning_content: token.text }, extra);
     case "content":
-      return deltaEvent(envelope, { content: token.text });
+      return deltaEvent(envelope, { content: token.text }, extra);
     case "tool": {
       const call = token.id === null ? { index: token.index, function: { arguments: token.arguments } } : {
         index: token.index,
@@ -49,14 +53,18 @@ export function tokenEvent(envelope: Envelope, token: PlannedToken): string | nu
         type: "function",
         function: { name: token.name, arguments: token.arguments },
       };
-      return deltaEvent(envelope, { tool_calls: [call] });
+      return deltaEvent(envelope, { tool_calls: [call] }, extra);
     }
   }
 }
 
 /** A chunk with the given delta and no finish reason. */
-export function deltaEvent(envelope: Envelope, delta: Record<string, unknown>): string {
-  return chunkEvent(envelope, [{ finish_reason: null, index: 0, delta }]);
+export function deltaEvent(
+  envelope: Envelope,
+  delta: Record<string, unknown>,
+  extra?: Record<string, unknown>,
+): string {
+  return chunkEvent(envelope, [{ finish_reason: null, index: 0, delta }], extra);
 }
 
 /** Exact JSON texts to send as the `usage` / `timings` members instead of the computed objects. */

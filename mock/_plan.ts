@@ -1,7 +1,8 @@
 /**
  * Turns a behaviour into the exact sequence of generated tokens of one request, and the finish reason.
  * One planned token = one generated token = at most one SSE event (a token may produce no event, as on a real
- * server where a token's parse diff is empty). The EOS token is counted but never shown.
+ * server where a token's parse diff is empty), unless the behaviour joins several into one (`tokensPerEvent`).
+ * The EOS token is counted but never shown.
  */
 import type { Answer, Behaviour, ScriptedToolCall } from "./_behaviour.ts";
 
@@ -170,6 +171,33 @@ function toolTokens(call: ScriptedToolCall, index: number, fragments: number, id
   }
   tokens.push({ kind: "silent" });
   return tokens;
+}
+
+/**
+ * The event each generated token ends, where runs of reasoning or content tokens join: the k-th such event carries
+ * `sizes[k % sizes.length]` tokens, never across a change of kind or the token at `breakAt` (a fault's position).
+ * Entry i is the (joined) token whose event goes out after token i, or null while its text is held for a later one.
+ */
+export function eventTokens(
+  tokens: readonly PlannedToken[],
+  sizes: readonly number[],
+  breakAt: number,
+): (PlannedToken | null)[] {
+  const out: (PlannedToken | null)[] = [];
+  let held: string[] = [];
+  let events = 0;
+  tokens.forEach((token, i) => {
+    if (token.kind !== "reasoning" && token.kind !== "content") return void out.push(token);
+    held.push(token.text);
+    const next = tokens[i + 1];
+    if (held.length < (sizes[events % sizes.length] ?? 1) && next?.kind === token.kind && i + 1 !== breakAt) {
+      return void out.push(null);
+    }
+    out.push({ kind: token.kind, text: held.join("") });
+    held = [];
+    events++;
+  });
+  return out;
 }
 
 /** Applies the limit: a plan that does not fit with its EOS is cut at the limit and finishes "length". */

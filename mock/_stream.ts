@@ -17,7 +17,7 @@ import {
   type Usage,
   usageEvent,
 } from "./_chunks.ts";
-import type { TokenPlan } from "./_plan.ts";
+import { eventTokens, type TokenPlan } from "./_plan.ts";
 import type { Slot } from "./_slots.ts";
 import type { MockRequestLog, MockRequestOutcome } from "./_types.ts";
 
@@ -31,6 +31,8 @@ export interface AnswerContext {
   includeUsage: boolean;
   usage: Usage;
   timings: Timings;
+  /** The running timings after n generated tokens, for every token's chunk (timings_per_token); null: not asked. */
+  timingsAt: ((generated: number) => Timings) | null;
   /** Real milliseconds per reported millisecond (0 = instant). */
   timeScale: number;
   slot: Slot;
@@ -59,6 +61,7 @@ export async function streamAnswer(ctx: AnswerContext): Promise<MockRequestOutco
   let roleSent = behaviour.omitRoleChunk === true;
   let emptyDeltas = 0;
   let garble = behaviour.invalidUtf8InAnswer === true;
+  const events = eventTokens(plan.tokens, behaviour.tokensPerEvent ?? [1], faultAt);
   for (let i = 0; i <= plan.completionTokens; i++) {
     if (i === faultAt && fault !== null) {
       const result = await applyFault(ctx, fault, i);
@@ -69,8 +72,8 @@ export async function streamAnswer(ctx: AnswerContext): Promise<MockRequestOutco
     if (i === plan.completionTokens) break;
     await waitUntil(originMs + i * gapMs, ctx.signal);
     if (ctx.signal.aborted) return "aborted";
-    const token = plan.tokens[i];
-    let text = token === undefined ? null : tokenEvent(envelope, token);
+    const token = events[i];
+    let text = token == null ? null : tokenEvent(envelope, token, ctx.timingsAt?.(i + 1));
     if (text !== null) {
       if (!roleSent) {
         text = roleEvent(envelope) + text;

@@ -13,6 +13,8 @@ export interface ChatRequest {
   /** Requested slot (llama-server takes it modulo the slot count), or null. */
   idSlot: number | null;
   cachePrompt: boolean;
+  /** timings_per_token: true asks for running `timings` on every token's chunk. */
+  timingsPerToken: boolean;
   /**
    * Reasoning tokens allowed: 0 when enable_thinking is false or reasoning_effort is "none", else
    * reasoning_budget_tokens / thinking_budget_tokens when >= 0 (llama-server: 0 ends thinking at once), else null.
@@ -89,6 +91,7 @@ export function readChatRequest(text: string): ReadChatResult {
       maxTokens,
       idSlot: typeof idSlot === "number" && idSlot >= 0 ? idSlot : null,
       cachePrompt: b.cache_prompt !== false,
+      timingsPerToken: b.timings_per_token === true,
       reasoningBudget,
     },
   };

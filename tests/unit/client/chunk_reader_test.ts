@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ChunkReader } from "../../../client/_chunk_reader.ts";
+import { ChunkReader, predictedNOf } from "../../../client/_chunk_reader.ts";
 import { MAX_USAGE_CHUNK_CHARS } from "../../../contract/mod.ts";
 import { deltaEvent, eventsOf, LLAMA_STREAM } from "./_streams.ts";
 
@@ -208,4 +208,38 @@ Deno.test("a cut usage chunk never ends with half of a surrogate pair", () => {
   assert.equal(reader.usageChunk, whole.slice(0, MAX_USAGE_CHUNK_CHARS - 1));
   assert.equal(reader.usageChunkCutChars, whole.length - MAX_USAGE_CHUNK_CHARS + 1);
   assert.ok(reader.usageChunk?.isWellFormed());
+});
+
+Deno.test("an event's predicted_n is read from its text: an exact safe integer written as one, the key once", () => {
+  const timed = (n: string, extra = "") =>
+    `{"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"prompt_n":3,"predicted_n":${n}${extra}}}`;
+  const cases: [string, number | null][] = [
+    [timed("7"), 7],
+    [timed("0"), 0],
+    [timed(" \n 12"), 12],
+    [timed(String(Number.MAX_SAFE_INTEGER)), Number.MAX_SAFE_INTEGER],
+    [timed("12.0"), null],
+    [timed("1e1"), null],
+    [timed("1E1"), null],
+    [timed("-3"), null],
+    [timed("9007199254740993"), null],
+    [timed('"7"'), null],
+    [timed("7", ',"predicted_n":8'), null], // repeated: which one is meant is not for the client to guess
+    // The one plain key is usage's; timings spells its key with an escape and says another number.
+    [`{"choices":[],"usage":{"predicted_n":7},"timings":{"predicted\\u005fn":8}}`, null],
+    [`{"choices":[],"timings":{"predicted_n":7}}`, 7],
+  ];
+  for (const [data, expected] of cases) {
+    assert.equal(predictedNOf(data, JSON.parse(data).timings), expected, data);
+  }
+  assert.equal(predictedNOf(`{"timings":{}}`, {}), null);
+  assert.equal(predictedNOf(`{"timings":null}`, null), null);
+});
+
+Deno.test("predictedNInEvent is set by each event that carries timings and cleared by the next", () => {
+  const reader = new ChunkReader();
+  reader.read(data(deltaEvent(`{"content":"a"}`).replace(/}\n\n$/, `,"timings":{"predicted_n":2}}\n\n`)));
+  assert.equal(reader.predictedNInEvent, 2);
+  reader.read(data(deltaEvent(`{"content":"b"}`)));
+  assert.equal(reader.predictedNInEvent, null);
 });

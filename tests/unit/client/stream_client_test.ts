@@ -566,6 +566,42 @@ Deno.test("chunk offsets are absent unless the caller asks for them", async () =
   });
 });
 
+Deno.test("engine counts: each stamp's predicted_n beside it, null where its chunk carried none, bounded alike", async () => {
+  const timed = (delta: string, n: string) =>
+    deltaEvent(delta).replace(/}\n\n$/, `,"timings":{"prompt_n":3,"predicted_n":${n}}}\n\n`);
+  const stream = [
+    deltaEvent(`{"reasoning_content":"r"}`), // before any count: backfilled with null when counts begin
+    timed(`{"reasoning_content":"s"}`, "3"),
+    timed(`{"content":"A"}`, "5"),
+    timed(`{"content":"B"}`, "6.0"), // not an exact count as written
+    timed(`{"reasoning_content":"t","content":"C"}`, "9"), // both lists, one count
+    deltaEvent(`{}`, "stop"),
+    chunkEvent("[]", USAGE_EXTRA),
+    "data: [DONE]\n\n",
+  ];
+  await withServer(sse(stream), async (server) => {
+    const o = await ask(server, { recordChunkOffsets: true, recordEngineCounts: true });
+    assert.equal(o.end, "finished");
+    assert.deepEqual(o.reasoning_chunk_predicted_n, [null, 3, 9]);
+    assert.deepEqual(o.chunk_predicted_n, [5, null, 9]);
+    assert.equal(o.reasoning_chunk_offsets_s?.length, 3);
+    assert.equal(o.chunk_offsets_s?.length, 3);
+    const bounded = await ask(server, { recordChunkOffsets: true, recordEngineCounts: true, maxChunkOffsets: 3 });
+    assert.deepEqual(bounded.reasoning_chunk_predicted_n, [null, 3]);
+    assert.deepEqual(bounded.chunk_predicted_n, [5]);
+    assert.equal(bounded.unstamped_chunks, 3);
+    const unasked = await ask(server, { recordChunkOffsets: true });
+    assert.equal("chunk_predicted_n" in unasked, false);
+    assert.equal("reasoning_chunk_predicted_n" in unasked, false);
+  });
+  // No stamped chunk carried a count (llama.cpp's default: timings on the last chunk only): no lists.
+  await withServer(sse(LLAMA_STREAM.split(/(?<=\n\n)/)), async (server) => {
+    const o = await ask(server, { recordChunkOffsets: true, recordEngineCounts: true });
+    assert.equal(o.end, "finished");
+    assert.equal("chunk_predicted_n" in o, false);
+  });
+});
+
 Deno.test("connect_s is the connection setup on a fresh connection and 0 on a pooled one", async () => {
   const stream = [deltaEvent(`{"content":"z"}`), deltaEvent(`{}`, "stop"), "data: [DONE]\n\n"];
   // A clock that moves on every reading, so that any time between exchange start and dispatch shows.

@@ -202,3 +202,29 @@ Deno.test("a request the drain limit cancelled fails with a message that says so
   assert.equal(row.error?.kind, "cancelled");
   assert.match(row.error?.message as string, /^cancelled by the drain limit: still in flight 5 s after/);
 });
+
+Deno.test("a row says what its reasoning and answer TPOT divided by, and why it has no such TPOT", () => {
+  const streamed: StreamOutcome = {
+    ...outcome({ endS: 1, firstDeltaS: 0.1, firstAnswerS: 0.5, reasoning: "r", chunkOffsetsS: [0.5, 0.6, 0.8] }),
+    first_reasoning_s: 0.1,
+    reasoning_chunk_offsets_s: [0.1, 0.2, 0.3],
+  };
+  const events = buildLoadRow(sample(streamed));
+  assert.equal(events.tokens_from, "events");
+  assert.ok(close(events.answer_tpot_s ?? null, (0.8 - 0.5) / 2));
+  // The engine's running predicted_n beside each stamp: reasoning 1, 3, 6; answer 7, 9, 13.
+  const counted = buildLoadRow(sample({
+    ...streamed,
+    reasoning_chunk_predicted_n: [1, 3, 6],
+    chunk_predicted_n: [7, 9, 13],
+  }));
+  assert.equal(counted.tokens_from, "engine");
+  assert.ok(close(counted.reasoning_tpot_s ?? null, (0.3 - 0.1) / 5));
+  assert.ok(close(counted.answer_tpot_s ?? null, (0.8 - 0.5) / 6));
+  const plain = buildLoadRow(sample(outcome({ endS: 1, chunkOffsetsS: [0.1, 0.2] })));
+  assert.equal(plain.tokens_from, null);
+  assert.equal(plain.missing.tokens_from, "the stream client did not record chunk offsets");
+  const dropped = buildLoadRow(sample(null, { dropped: true, send_offset_s: null, drop_reason: "late" }));
+  assert.equal(dropped.tokens_from, null);
+  assert.equal(dropped.missing.tokens_from, "dropped: late");
+});

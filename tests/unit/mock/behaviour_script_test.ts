@@ -14,7 +14,7 @@ Deno.test("parseMockScript accepts every answer and fault kind", () => {
     "b": { fault: { kind: "cut", afterTokens: 0 } },
     "c": { fault: { kind: "error_event", message: "m" } },
     "d": { fault: { kind: "die" } },
-    "e": { answer: { kind: "right" } },
+    "e": { answer: { kind: "right" }, tokensPerEvent: [1, 4] },
   };
   assert.deepEqual(parseMockScript(structuredClone(script)), script);
 });
@@ -25,6 +25,8 @@ Deno.test("parseMockScript reports every problem at once with JSON Pointers", ()
     "a/b": { fault: { kind: "http_error", status: 200 }, reasoningTokens: -1 },
     "c": { answer: { kind: "tool_call", fragments: 0 } },
     "d": "not an object",
+    "e": { tokensPerEvent: [] },
+    "f": { tokensPerEvent: [2, 0] },
   };
   assert.throws(() => parseMockScript(bad), (error: unknown) => {
     assert.ok(error instanceof TypeError);
@@ -38,6 +40,8 @@ Deno.test("parseMockScript reports every problem at once with JSON Pointers", ()
         "/c/answer/arguments: required",
         "/c/answer/fragments",
         "/d: expected an object",
+        "/e/tokensPerEvent",
+        "/f/tokensPerEvent",
       ]
     ) {
       assert.ok(error.message.includes(pointer), `mentions ${pointer}:\n${error.message}`);

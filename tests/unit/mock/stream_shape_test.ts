@@ -195,3 +195,36 @@ Deno.test("real pacing: with timeScale 1 the decode takes at least the time the 
     await engine.close();
   }
 });
+
+Deno.test("timings_per_token: every token's chunk carries running timings; tokensPerEvent joins tokens of one kind", async () => {
+  const engine = await startMockEngine({
+    timeScale: 0,
+    script: {
+      "*": { reasoningTokens: 7, answer: { kind: "text", text: "one two three four" }, tokensPerEvent: [1, 3] },
+    },
+  });
+  try {
+    const result = await postChat(engine.url, chatBody("load-0", { timings_per_token: true }));
+    assert.equal(result.status, 200);
+    const deltas = result.events.filter((e) => {
+      const d = deltaOf(e);
+      return d !== null && (typeof d.content === "string" || typeof d.reasoning_content === "string");
+    });
+    // Reasoning 7 tokens as 1, 3, 1, 2 (the run ends at the change of kind); content 4 tokens as 1, 3.
+    const counts = deltas.map((e) => (e.timings as Timings).predicted_n);
+    assert.deepEqual(counts, [1, 4, 5, 7, 8, 11]);
+    assert.deepEqual(deltas.map((e) => Object.keys(deltaOf(e)!)[0]), [
+      ...Array(4).fill("reasoning_content"),
+      ...Array(2).fill("content"),
+    ]);
+    assert.equal(joined(result.events, "content"), "one two three four");
+    assert.match(joined(result.events, "reasoning_content"), /^Let me think about what is asked$/);
+    // The last chunk's timings are the final ones: 11 shown tokens and the EOS.
+    assert.equal((result.events.at(-1)!.timings as Timings).predicted_n, 12);
+    // Not asked: no timings before the last chunk, whatever the grouping.
+    const plain = await postChat(engine.url, chatBody("load-1"));
+    assert.equal(plain.events.slice(0, -1).filter((e) => e.timings !== undefined).length, 0);
+  } finally {
+    await engine.close();
+  }
+});
