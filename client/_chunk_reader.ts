@@ -49,14 +49,17 @@ class TextBuilder {
 const JOIN_EVERY = 64;
 
 /**
- * The first MAX_USAGE_CHUNK_CHARS characters of a usage or timings chunk, never half of a surrogate pair (event data
- * is decoded UTF-8, so its pairs are whole; a lone half would make the evidence line refused as JSON).
+ * The first `maxChars` characters of `text`, never half of a surrogate pair (event data is decoded UTF-8, so its
+ * pairs are whole; a lone half would make the evidence line refused as JSON).
  */
-export function keptChunk(data: string): string {
-  if (data.length <= MAX_USAGE_CHUNK_CHARS) return data;
-  const last = data.charCodeAt(MAX_USAGE_CHUNK_CHARS - 1);
-  return data.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_USAGE_CHUNK_CHARS - 1 : MAX_USAGE_CHUNK_CHARS);
+export function keptPrefix(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const last = text.charCodeAt(maxChars - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
 }
+
+/** The part of a usage or timings chunk an evidence line keeps (MAX_USAGE_CHUNK_CHARS characters at most). */
+export const keptChunk = (data: string): string => keptPrefix(data, MAX_USAGE_CHUNK_CHARS);
 
 /** An event's `"predicted_n"` key and its lexeme, when that is an unsigned integer without fraction or exponent. */
 const PREDICTED_N_LEXEME = /"predicted_n"\s*:\s*(0|[1-9][0-9]*)(?![0-9.eE])/y;

@@ -19,7 +19,7 @@
  */
 import { closeIdleConnections, type Exchange, type ExchangeEnd, startExchange } from "./_http_client.ts";
 import { parseBaseUrl } from "./base_url.ts";
-import { ChunkReader } from "./_chunk_reader.ts";
+import { ChunkReader, keptPrefix } from "./_chunk_reader.ts";
 import { ChunkStamps } from "./_chunk_stamps.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { SseParser } from "./sse.ts";
@@ -383,7 +383,7 @@ class StreamRequest {
       dispatch_clock_ms: zero,
       end,
       http_status: this.#httpStatus,
-      finish_reason: reader.finishReason?.slice(0, MAX_FINISH_REASON_CHARS) ?? null,
+      finish_reason: reader.finishReason === null ? null : keptPrefix(reader.finishReason, MAX_FINISH_REASON_CHARS),
       error_message: end === "finished" ? null : capped(message),
       first_delta_kind: reader.firstDeltaKind,
       reasoning_text: reader.reasoningText,
@@ -410,7 +410,7 @@ class StreamRequest {
       outcome.connect_s = this.#reused ? 0 : Math.max(0, (this.#dispatchMs - this.#exchangeStartMs) / 1000);
     }
     this.#stamps?.writeTo(outcome);
-    const finishCut = (reader.finishReason?.length ?? 0) - MAX_FINISH_REASON_CHARS;
+    const finishCut = (reader.finishReason?.length ?? 0) - (outcome.finish_reason?.length ?? 0);
     if (finishCut > 0) outcome.finish_reason_cut_chars = finishCut;
     if (reader.usageChunkCutChars > 0) outcome.usage_chunk_cut_chars = reader.usageChunkCutChars;
     if (reader.timingsChunkCutChars > 0) outcome.timings_chunk_cut_chars = reader.timingsChunkCutChars;

@@ -72,6 +72,33 @@ Deno.test("two requests end with a finish_reason as long as the body bound: repo
   }
 });
 
+Deno.test("a finish_reason cut at its bound keeps no half of a surrogate pair: the run's self-check and report accept it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "strata-hostile-strings-" });
+  // The bound falls between the two halves of U+1F600.
+  const finish = `${"x".repeat(MAX_FINISH_REASON_CHARS - 1)}\u{1F600}${"y".repeat(10)}`;
+  try {
+    const run = await runHostile(dir, {
+      streams: {
+        "sanity-I1": async (wire) => {
+          await wire.head();
+          await wire.delta({ content: "READY" });
+          await wire.delta({}, finish);
+          await wire.usage();
+          await wire.done();
+          await wire.terminator();
+        },
+      },
+    });
+    const line = run.lines.find((l) => l["request_id"] === "sanity-I1");
+    assert.equal(line?.["finish_reason"], "x".repeat(MAX_FINISH_REASON_CHARS - 1));
+    assert.equal(line?.["finish_reason_cut_chars"], finish.length - (MAX_FINISH_REASON_CHARS - 1));
+    assert.deepEqual(run.report.validationProblems, []);
+    assert.equal(run.byId.get("sanity-I1")?.status, "failed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a finished stream with a short unknown finish_reason fails its request, and the site's rebuild agrees", async () => {
   const dir = await Deno.makeTempDir({ prefix: "strata-hostile-strings-" });
   try {
