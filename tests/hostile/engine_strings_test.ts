@@ -31,6 +31,17 @@ async function longFinish(wire: Wire): Promise<void> {
   await wire.terminator();
 }
 
+/** The run's self-check, `report`'s reader with its caps, and the site's check all accept the run's own result. */
+async function assertJudgesAccept(run: { folder: string; report: { validationProblems: unknown[] } }): Promise<void> {
+  assert.deepEqual(run.report.validationProblems, []);
+  const { fixtures, corpusSha256 } = await sharedBundle();
+  const read = await readResultFolder(run.folder, { fixtures, corpusSha256, build: null });
+  assert.equal(read.kind, "checked", read.kind === "checked" ? "" : JSON.stringify(read).slice(0, 400));
+  assert.deepEqual(read.kind === "checked" ? read.problems : null, []);
+  const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+  assert.deepEqual(site.reasons, []);
+}
+
 const FLOODED = ["sanity-I1", "sanity-T4"];
 
 Deno.test("two requests end with a finish_reason as long as the body bound: report validates the run's result", async () => {
@@ -59,14 +70,8 @@ Deno.test("two requests end with a finish_reason as long as the body bound: repo
         new RegExp(`its first ${MAX_FINISH_REASON_CHARS} characters; ${FINISH_CHARS - MAX_FINISH_REASON_CHARS} more`),
       );
     }
-    const { fixtures, corpusSha256 } = await sharedBundle();
-    const read = await readResultFolder(run.folder, { fixtures, corpusSha256, build: null });
     assert.ok(resultsBytes < RESULT_FILE_CAPS.results / 16, `results.json ${resultsBytes} bytes`);
-    assert.deepEqual(run.report.validationProblems, []);
-    assert.equal(read.kind, "checked", read.kind === "checked" ? "" : JSON.stringify(read).slice(0, 400));
-    assert.deepEqual(read.kind === "checked" ? read.problems : null, []);
-    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
-    assert.deepEqual(site.reasons, []);
+    await assertJudgesAccept(run);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -92,8 +97,8 @@ Deno.test("a finish_reason cut at its bound keeps no half of a surrogate pair: t
     const line = run.lines.find((l) => l["request_id"] === "sanity-I1");
     assert.equal(line?.["finish_reason"], "x".repeat(MAX_FINISH_REASON_CHARS - 1));
     assert.equal(line?.["finish_reason_cut_chars"], finish.length - (MAX_FINISH_REASON_CHARS - 1));
-    assert.deepEqual(run.report.validationProblems, []);
     assert.equal(run.byId.get("sanity-I1")?.status, "failed");
+    await assertJudgesAccept(run);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -159,14 +164,8 @@ Deno.test("a usage and timings chunk padded with 2 MiB of backslashes: the run e
       run.result.missing[`/requests/${index}/tokens/input_tokens`] ?? "",
       new RegExp(`was ${PADDED_CHARS} characters; the client kept its first ${MAX_USAGE_CHUNK_CHARS}`),
     );
-    const { fixtures, corpusSha256 } = await sharedBundle();
-    const read = await readResultFolder(run.folder, { fixtures, corpusSha256, build: null });
     assert.ok(outputsBytes < RESULT_FILE_CAPS.outputs / 128, `outputs.jsonl ${outputsBytes} bytes`);
-    assert.deepEqual(run.report.validationProblems, []);
-    assert.equal(read.kind, "checked", read.kind === "checked" ? "" : JSON.stringify(read).slice(0, 400));
-    assert.deepEqual(read.kind === "checked" ? read.problems : null, []);
-    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
-    assert.deepEqual(site.reasons, []);
+    await assertJudgesAccept(run);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
