@@ -77,7 +77,7 @@ export class ResponseDecoder {
   #remaining = 0;
   #sizeDigits = 0;
   #trailerLineBytes = 0;
-  #scratch = new Uint8Array(16 * 1024);
+  #scratch = new Uint8Array(0);
   #scratchLength = 0;
   #single: Uint8Array | null = null;
   /** The parsed head, once it arrived. */
@@ -150,9 +150,13 @@ export class ResponseDecoder {
     // The blank line may straddle reads: search the carried tail too.
     const from = Math.max(0, this.#headLength - 3);
     const need = this.#headLength + (end - pos);
-    this.#head = roomFor(this.#head, this.#headLength, need);
-    this.#head.set(buf.subarray(pos, end), this.#headLength);
-    const all = this.#head.subarray(0, need);
+    // A head that starts in this read is searched where it lies; only one straddling reads is gathered.
+    let all = buf.subarray(pos, end);
+    if (this.#headLength > 0) {
+      this.#head = roomFor(this.#head, this.#headLength, need);
+      this.#head.set(all, this.#headLength);
+      all = this.#head.subarray(0, need);
+    }
     let stop = -1;
     for (let i = all.indexOf(10, from); i !== -1; i = all.indexOf(10, i + 1)) {
       if (all[i + 1] === 10) {
@@ -167,6 +171,10 @@ export class ResponseDecoder {
     if (stop === -1) {
       if (need > MAX_HEAD_BYTES) {
         throw new HttpFramingError(`Cannot read the response: headers longer than ${MAX_HEAD_BYTES} bytes`);
+      }
+      if (this.#headLength === 0) {
+        this.#head = roomFor(this.#head, 0, need);
+        this.#head.set(all, 0);
       }
       this.#headLength = need;
       return -1;

@@ -50,15 +50,20 @@ export function roomFor(buffer: Uint8Array<ArrayBuffer>, length: number, need: n
   return grown;
 }
 
+/**
+ * Fatal: valid UTF-8 (every real server's case) decodes at the same speed, invalid bytes are noticed. Shared by
+ * every parser: each call decodes one whole line (no streaming state), and a decoder per request cost an object
+ * graph per request.
+ */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /** Incremental SSE parser: feed it bytes with `push`, in any split. */
 export class SseParser {
   #onEvent: (data: string, invalidUtf8?: readonly number[]) => void;
   #onComment: (() => void) | undefined;
   #onForeignLine: (() => void) | undefined;
   #maxLineBytes: number;
-  /** Fatal: valid UTF-8 (every real server's case) decodes at the same speed, invalid bytes are noticed. */
-  #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  #lenientDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /** Invalid-sequence offsets of the event being read, from the start of its data; null while there are none. */
   #invalid: number[] | null = null;
   /** Bytes of an unfinished line carried to the next push. */
@@ -232,11 +237,11 @@ export class SseParser {
   /** Decodes one data line; invalid UTF-8 is replaced by U+FFFD and its offsets are kept for the event. */
   #decode(bytes: Uint8Array, lineStart: number): string {
     try {
-      return this.#decoder.decode(bytes);
+      return strictUtf8.decode(bytes);
     } catch {
       this.#invalid ??= [];
       for (const offset of invalidUtf8Offsets(bytes)) this.#invalid.push(lineStart + offset);
-      return this.#lenientDecoder.decode(bytes);
+      return lenientUtf8.decode(bytes);
     }
   }
 }
