@@ -21,6 +21,9 @@ interface Task {
   fail: (error: unknown) => void;
 }
 
+/** Stands in for a task already run. */
+const DONE: Task = { run: () => {}, fail: () => {} };
+
 let tasks: Task[] = [];
 let head = 0;
 let scheduled = false;
@@ -45,6 +48,9 @@ function drain(): void {
   const stopAt = performance.now() + SLICE_MS;
   while (head < tasks.length) {
     const task = tasks[head]!;
+    // Let go of the task at once: a queue that never runs empty keeps its array, and a finished request held by
+    // a stale entry would survive into the old generation (and cost a mark-compact to free).
+    tasks[head] = DONE;
     head++;
     try {
       task.run();
