@@ -383,6 +383,38 @@ Deno.test("aborting the signal cancels the stream and closes the connection", as
   });
 });
 
+Deno.test("one signal shared by many requests: aborting it cancels those in flight, not those already ended", async () => {
+  const controller = new AbortController();
+  let answered = 0;
+  await withServer(async (ex) => {
+    // The first two requests are answered in full; the rest get a head and one delta, then nothing.
+    if (answered++ < 2) return sse(LLAMA_STREAM.split(/(?<=\n\n)/))(ex);
+    await writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"x"}`)]).slice(0, -5)]);
+  }, async (server) => {
+    const first = await ask(server, { signal: controller.signal });
+    const second = await ask(server, { signal: controller.signal });
+    let started = 0;
+    const allStarted = Promise.withResolvers<void>();
+    const open = Array.from({ length: 3 }, () =>
+      ask(server, {
+        signal: controller.signal,
+        onFirstDelta: () => {
+          if (++started === 3) allStarted.resolve();
+        },
+      }));
+    await within(allStarted.promise, 5000, "three streams to start");
+    controller.abort();
+    const ends = await Promise.all(open);
+    assert.deepEqual(ends.map((o) => o.end), ["cancelled", "cancelled", "cancelled"]);
+    assert.deepEqual(ends.map((o) => o.answer_text), ["x", "x", "x"]);
+    assert.equal(first.end, "finished");
+    assert.equal(second.end, "finished");
+    const late = await ask(server, { signal: controller.signal });
+    assert.equal(late.end, "cancelled");
+    assert.equal(server.requests.length, 5);
+  });
+});
+
 Deno.test("an already aborted signal is cancelled without sending", async () => {
   await withServer(sse([]), async (server) => {
     const o = await ask(server, { signal: AbortSignal.abort() });
