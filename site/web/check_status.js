@@ -55,6 +55,14 @@ function resolvedEqual(sent, resolved) {
  */
 function simulatedMark(value, depth = 0) {
   if (depth > 8 || typeof value !== "object" || value === null) return null;
+  if (Array.isArray(value)) {
+    // By index, not Object.keys: a result's arrays hold thousands of numbers, and an index is never the key sought.
+    for (let i = 0; i < value.length; i++) {
+      const deeper = typeof value[i] === "object" ? simulatedMark(value[i], depth + 1) : null;
+      if (deeper !== null) return `/${i}${deeper}`;
+    }
+    return null;
+  }
   // The path is written only for the key found: most of a result is walked and found clean.
   for (const key of Object.keys(value)) {
     const inner = /** @type {Record<string, unknown>} */ (value)[key];

@@ -45,9 +45,17 @@ export function isObject(value) {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** The bytes as UTF-8 text (a byte-order mark kept), or null when they are not UTF-8. @param {Uint8Array} bytes */
+/**
+ * The bytes as UTF-8 text (a byte-order mark kept), or null when they are not UTF-8. Read leniently first: every
+ * malformed sequence becomes U+FFFD, so a text without one was valid throughout, and only a text holding U+FFFD is
+ * read again strictly (in Chromium the strict decoder ran 10x slower on a 740 KB evidence file, 1.5-2.4 vs 0.14-0.2 ms).
+ * @param {Uint8Array} bytes
+ */
 export function decodeUtf8(bytes) {
+  const text = lenient.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
   try {
     return utf8.decode(bytes);
   } catch {

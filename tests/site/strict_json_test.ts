@@ -105,3 +105,14 @@ Deno.test("1e-400 is refused, never read as 0; integersAsWritten refuses an inte
   const kept = parseStrictJson("[1e0]", { lexemes: true });
   assert.ok(kept.ok && kept.value instanceof Array && (kept.value[0] as JsonNumber).isInteger === false);
 });
+
+Deno.test("evidence bytes are UTF-8 or null: a malformed byte is refused, a U+FFFD written as UTF-8 is kept", async () => {
+  const { decodeUtf8 } = await import("../../site/web/evidence.js");
+  const bytes = (...b: number[]) => new Uint8Array(b);
+  assert.equal(decodeUtf8(new TextEncoder().encode('{"a":"\ufffd é"}')), '{"a":"\ufffd é"}');
+  assert.equal(decodeUtf8(bytes(0x7b, 0xff, 0x7d)), null, "0xff is never UTF-8");
+  assert.equal(decodeUtf8(bytes(0x22, 0xc3)), null, "a sequence cut short");
+  assert.equal(decodeUtf8(bytes(0xed, 0xa0, 0x80)), null, "an encoded surrogate");
+  assert.equal(decodeUtf8(bytes(0xef, 0xbf, 0xbd, 0xc3)), null, "a genuine U+FFFD before a malformed byte");
+  assert.equal(decodeUtf8(bytes(0xef, 0xbb, 0xbf, 0x31)), "\ufeff1", "a byte-order mark is kept");
+});
