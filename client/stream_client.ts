@@ -23,6 +23,7 @@ import { ChunkReader, keptPrefix } from "./_chunk_reader.ts";
 import { ChunkStamps } from "./_chunk_stamps.ts";
 import { errorBodyMessage } from "./_error_body.ts";
 import { SseParser } from "./sse.ts";
+import { type AbortWaiter, joinAbortWaiters, leaveAbortWaiters } from "./_abort_waiters.ts";
 import { MAX_FINISH_REASON_CHARS, type StreamEnd, type StreamOutcome, type StreamProgress } from "../contract/mod.ts";
 
 export { closeIdleConnections };
@@ -96,24 +97,6 @@ function capped(message: string | null): string | null {
   } more characters)`;
 }
 
-/**
- * The requests waiting on each caller signal, behind one event listener per signal. A load test passes one signal
- * to every request; a listener added and removed per request cost ~7% of the client's CPU in Deno 2.9, and more
- * of each request survived young-generation collections (closed loop, 4 streams: 910 KB a scavenge instead of
- * 740 KB; 6 mark-compacts in 4 s instead of 4): such pauses are what makes open-loop arrivals late.
- */
-const abortWaiters = new WeakMap<AbortSignal, Set<StreamRequest>>();
-
-function onAbortOf(signal: AbortSignal, request: StreamRequest): void {
-  let waiting = abortWaiters.get(signal);
-  if (waiting === undefined) {
-    const set = waiting = new Set<StreamRequest>();
-    abortWaiters.set(signal, set);
-    signal.addEventListener("abort", () => [...set].forEach((r) => r.cancelByCaller()), { once: true });
-  }
-  waiting.add(request);
-}
-
 /** Whether a request body asks for the usage chunk; a string body is looked at, not parsed. */
 function usageAsked(body: Record<string, unknown> | string): boolean {
   if (typeof body === "string") return /"include_usage"\s*:\s*true/.test(body);
@@ -123,7 +106,9 @@ function usageAsked(body: Record<string, unknown> | string): boolean {
 }
 
 /** The state of one request while it streams. */
-class StreamRequest {
+class StreamRequest implements AbortWaiter {
+  waitPrev: AbortWaiter | null = null;
+  waitNext: AbortWaiter | null = null;
   #options: StreamChatOptions;
   #resolve: (outcome: StreamOutcome) => void;
   #now: () => number;
@@ -197,7 +182,7 @@ class StreamRequest {
     }
     const deadlineS = options.deadlineS ?? DEFAULT_DEADLINE_S;
     if (!(deadlineS > 0)) return this.#end("timeout", this.#startMs, `deadline ${deadlineS} s is not positive`);
-    if (signal) onAbortOf(signal, this);
+    if (signal) joinAbortWaiters(signal, this);
     this.#exchangeStartMs = this.#now();
     try {
       this.#exchange = startExchange({
@@ -394,7 +379,7 @@ class StreamRequest {
     if (this.#ended) return;
     this.#ended = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
-    if (this.#options.signal) abortWaiters.get(this.#options.signal)?.delete(this);
+    if (this.#options.signal) leaveAbortWaiters(this.#options.signal, this);
     const zero = this.#dispatchMs ?? this.#startMs;
     const offset = (ms: number | null) => ms === null ? null : (ms - zero) / 1000;
     const reader = this.#reader;
