@@ -43,7 +43,8 @@ Load:
                             recorded as failed, "cancelled by the drain limit" (default ${DEFAULT_DRAIN_S} with --duration;
                             without --duration: none, each request's own --request-timeout bounds it)
   --warmup-requests N       default: the concurrency (closed), --max-concurrency (open), else the rate's one
-                            second (4 to 256); 0 only for scripted/dummy servers (a warning says so)
+                            second (4 to 256); an open loop's warm-up keeps at most 256 (and its one second of
+                            the rate) in flight; 0 only for scripted/dummy servers (a warning says so)
   --warmup-s S              warm up by time instead: S seconds of warm-up issuance
   --warmup-limit-s S        a warm-up still running S s past its plan (by count: from its start; by time: after
                             --warmup-s) is cancelled and the test fails, exit ${EXIT.environment} (default ${WARMUP_LIMIT_S}); with the
