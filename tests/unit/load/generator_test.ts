@@ -67,6 +67,22 @@ Deno.test("closed loop keeps exactly N requests outstanding and completes warm-u
   assert.equal(facts.effective_max_concurrency, 3);
 });
 
+Deno.test("an open loop warms up at most 256 wide however large its cap, and no wider than its rate's second", async () => {
+  for (const [ratePerS, maxConcurrency, expected] of [[2000, 1024, 256], [2000, 100, 100], [10, 1024, 10]]) {
+    const clock = new VirtualClock();
+    const client = fakeClient(clock, 1);
+    const facts = await clock.drive(
+      runCollected(
+        plan({ mode: "open", ratePerS, maxConcurrency, arrival: "constant", requests: 1, warmupRequests: 600 }),
+        { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+      ),
+    );
+    assert.equal(facts.samples.filter((s) => s.phase === "warmup").length, 600);
+    // Every warm-up request takes 1 s, so the warm-up is as wide as it may be the whole time.
+    assert.equal(client.state.maxInFlight, expected, `rate ${ratePerS}, cap ${maxConcurrency}`);
+  }
+});
+
 Deno.test("a full garbage collection runs once, after the warm-up has ended and before the first measured send", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.5);
