@@ -116,3 +116,45 @@ Deno.test("evidence bytes are UTF-8 or null: a malformed byte is refused, a U+FF
   assert.equal(decodeUtf8(bytes(0xef, 0xbf, 0xbd, 0xc3)), null, "a genuine U+FFFD before a malformed byte");
   assert.equal(decodeUtf8(bytes(0xef, 0xbb, 0xbf, 0x31)), "\ufeff1", "a byte-order mark is kept");
 });
+
+// A text exactly as JSON.stringify writes it is read by the platform's parser (a third of the time); every other
+// text by the site's own. A leading space sends the same value down the site's parser, so both readings compare.
+const written = [
+  JSON.stringify({ a: 1, b: [1.5, -2, 1e21, 5e-324, "x\u2028y"], c: { d: null, e: true, f: 'é😀\\"' } }),
+  JSON.stringify({ format: "strata", requests: [{ id: "r1", tokens: 7 }] }, null, 2) + "\n",
+  '{"__proto__":{"polluted":true},"constructor":1}',
+  "[]",
+  '"text"',
+];
+for (const text of written) {
+  Deno.test(`strict JSON reads ${JSON.stringify(text.slice(0, 24))} as its own parser does`, () => {
+    const fast = parseStrictJson(text, { integersAsWritten: true });
+    const own = parseStrictJson(` ${text}`, { integersAsWritten: true });
+    assert.ok(fast.ok && own.ok);
+    assert.deepEqual(fast.value, own.value);
+    const objects = (value: unknown): unknown[] =>
+      typeof value !== "object" || value === null
+        ? []
+        : [...(Array.isArray(value) ? [] : [value]), ...Object.values(value).flatMap(objects)];
+    for (const object of objects(fast.value)) assert.equal(Object.getPrototypeOf(object), null);
+  });
+}
+
+Deno.test("strict JSON refuses, in the form JSON.stringify writes, what the platform's parser would let through", () => {
+  const cases: [string, RegExp][] = [
+    ['{"a":"\\ud800"}', /unpaired surrogate/],
+    ['["\\udc00x"]', /unpaired surrogate/],
+    ['{"a":1,"a":1}', /duplicate key "a"/],
+    ['{"1":1,"1":1}', /duplicate key "1"/],
+    [`${"[".repeat(257)}${"]".repeat(257)}`, /nesting deeper than 256/],
+    [`${"[".repeat(200_000)}${"]".repeat(200_000)}`, /nesting deeper than 256/],
+    ["1e0", /an integer written with a fraction or an exponent/],
+    ["[1e-400]", /too small for a double/],
+  ];
+  for (const [text, reason] of cases) {
+    const parsed = parseStrictJson(text, { integersAsWritten: true });
+    assert.equal(parsed.ok, false, text.slice(0, 30));
+    if (!parsed.ok) assert.match(parsed.message, reason);
+  }
+  assert.ok(parseStrictJson(`${"[".repeat(256)}${"]".repeat(256)}`).ok, "256 deep is the limit, as before");
+});
