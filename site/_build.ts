@@ -89,27 +89,66 @@ async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
 const RECENT_FILES = 64;
 
 /**
- * An entry's evidence files in one file: where it lies, how it is encoded (gzip: the files end to end once
- * decompressed), and each file's location with its [offset, length] in the decompressed bytes.
+ * Where an entry's evidence files lie in a pack: the pack's location, how it is encoded (gzip: files end to end once
+ * decompressed), its decompressed size, and each of the entry's files with its [offset, length] in those bytes.
  */
 export interface EvidencePack {
   location: string;
   encoding: "gzip";
+  size: number;
   files: Record<string, [number, number]>;
 }
 
 /**
+ * A pack closes once it holds this many bytes or entries: a browser's request costs about as much CPU as checking a
+ * third of an entry (bench:site: 200 packs fetched with 3.9 s of CPU across browser, network service, renderer and
+ * server, the same bytes in 13 requests with 1.2 s), while a result page fetches its whole pack for one entry.
+ */
+const PACK_BYTES = 8 * 1024 * 1024;
+const PACK_ENTRIES = 16;
+
+/** The pack being filled: its files' bytes, where each lies, and the entries that point into it. */
+interface OpenPack {
+  parts: Uint8Array[];
+  offsets: Map<string, number>;
+  size: number;
+  entries: EvidencePack[];
+}
+
+/**
+ * Writes a pack once (its bytes compressed; none when `stored` has it) and tells its entries where it lies.
+ * @returns the bytes written.
+ */
+async function writePack(
+  { parts, size, entries }: OpenPack,
+  stored: Set<string>,
+  write: (path: string, bytes: Uint8Array) => Promise<void>,
+): Promise<number> {
+  const joined = new Uint8Array(size);
+  parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
+  const location = `evidence/sha256/${await sha256Hex(joined)}.gz`;
+  for (const entry of entries) Object.assign(entry, { location, size });
+  if (stored.has(location)) return 0;
+  stored.add(location);
+  const packed = await gzip(joined);
+  await write(location, packed);
+  return packed.length;
+}
+
+/**
  * The evidence store of a build: each file once under evidence/sha256/<hash>, with a gzip sibling where it pays,
- * and per entry a pack (its files end to end, gzip-compressed, stored as evidence/sha256/<hash of the files>.gz)
- * that a browser fetches in one request instead of one per file. A pack is transport only: the browser
- * decompresses it itself and hashes every file it cuts from it. Compressed, because a browser's loader costs per
- * byte: Chromium took 50-60 ms to fetch a 1.1 MB pack and 17 ms for the same pack as 54 KB of gzip decompressed by
- * the page (bench:site's entries, 40 at once, on this project's 2-core machine).
+ * and packs (the files of several consecutive entries end to end, gzip-compressed, stored as
+ * evidence/sha256/<hash of the files>.gz) that a browser fetches in one request instead of one per file. A pack is
+ * transport only: the browser decompresses it itself and hashes every file it cuts from it. Compressed, because a
+ * browser's loader costs per byte: Chromium took 50-60 ms to fetch a 1.1 MB pack and 17 ms for the same pack as
+ * 54 KB of gzip decompressed by the page (bench:site's entries, 40 at once, on this project's 2-core machine). An
+ * entry's pack location and size are known once its pack closes (`finish` closes the last).
  */
 function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>) {
   const stored = new Set<string>();
   const recent = new Map<string, Uint8Array>();
   const packs = new Map<string, EvidencePack>();
+  let open: OpenPack | null = null;
   let bytesStored = 0;
   let packBytes = 0;
   const keep = (sha256: string, bytes: Uint8Array) => {
@@ -129,43 +168,48 @@ function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>
     if (packed !== null && packed.length < bytes.length * 0.9) await write(`${path}.gz`, packed);
     return true;
   };
+  const close = async () => {
+    const full = open;
+    open = null;
+    if (full !== null) packBytes += await writePack(full, stored, write);
+  };
   return {
     async store(sha256: string, bytes: Uint8Array): Promise<void> {
       keep(sha256, bytes);
       if (await put(sha256, bytes)) bytesStored += bytes.length;
     },
-    /** A pack of the files among `sha256s` whose bytes are still at hand; null when fewer than two are. */
+    /** Where the files among `sha256s` whose bytes are still at hand go in a pack; null when fewer than two are. */
     async pack(sha256s: readonly string[]): Promise<EvidencePack | null> {
       // One result listed by many entries is packed once.
       const key = [...new Set(sha256s)].join(" ");
       const earlier = packs.get(key);
       if (earlier !== undefined) return earlier;
-      const files: Record<string, [number, number]> = {};
-      const parts: Uint8Array[] = [];
-      let offset = 0;
-      for (const sha256 of new Set(sha256s)) {
+      const held = [...new Set(sha256s)].flatMap((sha256) => {
         const bytes = recent.get(sha256);
-        if (bytes === undefined) continue;
+        return bytes === undefined ? [] : [[sha256, bytes] as const];
+      });
+      if (held.length < 2) return null;
+      const into: OpenPack = open ??= { parts: [], offsets: new Map(), size: 0, entries: [] };
+      const files: Record<string, [number, number]> = {};
+      for (const [sha256, bytes] of held) {
         keep(sha256, bytes);
+        let offset = into.offsets.get(sha256);
+        if (offset === undefined) {
+          into.offsets.set(sha256, offset = into.size);
+          into.parts.push(bytes);
+          into.size += bytes.length;
+        }
         files[`evidence/sha256/${sha256}`] = [offset, bytes.length];
-        parts.push(bytes);
-        offset += bytes.length;
       }
-      if (parts.length < 2) return null;
-      const joined = new Uint8Array(offset);
-      parts.reduce((at, part) => (joined.set(part, at), at + part.length), 0);
-      const location = `evidence/sha256/${await sha256Hex(joined)}.gz`;
-      if (!stored.has(location)) {
-        stored.add(location);
-        const packed = await gzip(joined);
-        await write(location, packed);
-        packBytes += packed.length;
-      }
-      const pack: EvidencePack = { location, encoding: "gzip", files };
+      const pack: EvidencePack = { location: "", encoding: "gzip", size: 0, files };
+      into.entries.push(pack);
       packs.set(key, pack);
       if (packs.size > RECENT_FILES) packs.delete(packs.keys().next().value as string);
+      if (into.size >= PACK_BYTES || into.entries.length >= PACK_ENTRIES) await close();
       return pack;
     },
+    /** Closes the last pack; every pack returned so far then says where it lies. */
+    finish: close,
     get bytes(): number {
       return bytesStored;
     },
@@ -226,6 +270,7 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
     siteEntries.push(built.site);
     options.onProgress?.(entries.length, manifest.entries.length);
   }
+  await evidence.finish();
   const web = await Promise.all(WEB_FILES.map(async (name) => [name, await options.readWebFile(name)] as const));
   const site = {
     format: SITE_FORMAT,

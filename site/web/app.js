@@ -41,17 +41,45 @@ async function fetchText(url) {
 const stopped = (error) =>
   unverifiable([`the check stopped: ${error instanceof Error ? error.message : String(error)}`]);
 
+/** Workers to start: one per core. */
+const cores = () => Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2));
+
+/**
+ * The entries in the order lanes take them, and the verifier each goes to: the entries of one pack (the build packs
+ * consecutive entries together) go to one verifier, which fetches the pack once, and the verifiers' turns alternate.
+ * @param {SiteEntry[]} queue @param {number} count
+ * @returns {{ order: SiteEntry[], verifierOf: Map<SiteEntry, number> }}
+ */
+function spread(queue, count) {
+  /** @type {Map<string, number>} */
+  const byPack = new Map();
+  /** @type {SiteEntry[][]} */
+  const turns = Array.from({ length: count }, () => []);
+  /** @type {Map<SiteEntry, number>} */
+  const verifierOf = new Map();
+  queue.forEach((site, i) => {
+    const pack = typeof site.pack?.location === "string" ? site.pack.location : null;
+    if (pack !== null && !byPack.has(pack)) byPack.set(pack, byPack.size % count);
+    const verifier = pack === null ? i % count : /** @type {number} */ (byPack.get(pack));
+    verifierOf.set(site, verifier);
+    turns[verifier]?.push(site);
+  });
+  const longest = Math.max(0, ...turns.map((turn) => turn.length));
+  const order = Array.from({ length: longest }, (_, i) => turns.flatMap((turn) => (i < turn.length ? [turn[i]] : [])));
+  return { order: /** @type {SiteEntry[]} */ (order.flat()), verifierOf };
+}
+
 /**
  * Verifiers: module workers, one per core, or the page itself where workers cannot start.
  * @param {string} root @param {readonly KnownProtocol[]} protocols
- * @returns {{ verify: (site: SiteEntry, read: EntryRead) => Promise<CheckOutcome>, count: number, close: () => void }}
+ * @returns {{ verify: (site: SiteEntry, read: EntryRead, verifier: number) => Promise<CheckOutcome>, count: number,
+ *   close: () => void }}
  */
 function verifiers(root, protocols) {
-  const cores = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2));
   /** @type {Worker[]} */
   const workers = [];
   try {
-    for (let i = 0; i < cores; i++) {
+    for (let i = 0; i < cores(); i++) {
       workers.push(new Worker(new URL("./verify_worker.js", import.meta.url), { type: "module" }));
     }
   } catch {
@@ -71,9 +99,9 @@ function verifiers(root, protocols) {
     });
   }
   return {
-    verify(site, read) {
+    verify(site, read, verifier) {
       const id = next++;
-      const worker = /** @type {Worker} */ (workers[id % workers.length]);
+      const worker = /** @type {Worker} */ (workers[verifier % workers.length]);
       return new Promise((resolve) => {
         waiting.set(id, resolve);
         worker.postMessage({
@@ -142,7 +170,7 @@ async function load(root, wanted, onProgress) {
   const byIndex = new Map(manifest.entries.map((e) => [e.index, e]));
   /** @param {SiteEntry} site */
   const readOf = (site) => byIndex.get(site.index) ?? null;
-  const queue = all.filter((site) => wanted(site, all, readOf));
+  const { order: queue, verifierOf } = spread(all.filter((site) => wanted(site, all, readOf)), cores());
   state.total = queue.length;
   const remembered = await openRemembered(
     typeof siteData.checker_sha256 === "string" ? siteData.checker_sha256 : null,
@@ -177,7 +205,7 @@ async function load(root, wanted, onProgress) {
         const known = kept.get(key);
         check = known !== undefined ? Promise.resolve(known) : (async () => {
           pool ??= verifiers(root, protocols);
-          const outcome = await pool.verify(site, read);
+          const outcome = await pool.verify(site, read, verifierOf.get(site) ?? 0);
           fresh.push([key, outcome]);
           return { outcome, checkedAt: null };
         })();
@@ -197,7 +225,7 @@ async function load(root, wanted, onProgress) {
       }
     }
   };
-  const lanes = Math.max(1, Math.min(MAX_WORKERS, navigator.hardwareConcurrency || 2)) * PER_VERIFIER;
+  const lanes = cores() * PER_VERIFIER;
   await Promise.all(Array.from({ length: lanes }, lane));
   /** @type {ReturnType<typeof verifiers> | null} */ (pool)?.close();
   remembered.putMany(fresh);

@@ -18,7 +18,8 @@ import { parseStrictJson } from "./strict_json.js";
  * @typedef {{ index: number, slug: string, run_id: string | null, results_folder: string | null,
  *   results: string | null, artifacts: Record<string, string | null>, build_problems: string[],
  *   folder_files?: string[] | null,
- *   pack?: { location: string, encoding?: string, files: Record<string, [number, number]> } | null }} SiteEntry
+ *   pack?: { location: string, encoding?: string, size?: number, files: Record<string, [number, number]> } | null
+ * }} SiteEntry
  */
 
 /**
@@ -89,25 +90,44 @@ export async function fetchGunzipped(url, maxBytes) {
   }
 }
 
+/** The most bytes a pack may decompress to, whatever the build's data says. */
+const MAX_PACK_BYTES = 1024 * 1024 * 1024;
+/** Packs kept decompressed: the entries of one pack are checked one after another by the same verifier. */
+const KEPT_PACKS = 3;
+/** @type {Map<string, Promise<Uint8Array | null>>} */
+const packs = new Map();
+
 /**
- * Reads the files of one entry: from its pack (one request for all, gzip-compressed; the build's transport, not
- * evidence: every file cut from it is hashed by the check like any other) where the pack holds the location, else
- * file by file (also when the pack cannot be read).
+ * The decompressed bytes of the pack at `location`, fetched once for the entries that share it.
+ * @param {string} root @param {NonNullable<SiteEntry["pack"]>} pack @param {number} size
+ */
+function packBytes(root, pack, size) {
+  let bytes = packs.get(pack.location);
+  bytes ??= pack.encoding === "gzip" ? fetchGunzipped(root + pack.location, size) : fetchBytes(root + pack.location);
+  packs.delete(pack.location);
+  packs.set(pack.location, bytes);
+  if (packs.size > KEPT_PACKS) packs.delete(/** @type {string} */ (packs.keys().next().value));
+  return bytes;
+}
+
+/**
+ * Reads the files of one entry: from its pack (one request for the files of several entries, gzip-compressed; the
+ * build's transport, not evidence: every file cut from it is hashed by the check like any other) where the pack
+ * holds the location, else file by file (also when the pack cannot be read).
  * @param {string} root @param {SiteEntry} site @returns {(location: string) => Promise<Uint8Array | null>}
  */
 function entryFiles(root, site) {
   const pack = site.pack ?? null;
   const spans = pack === null ? [] : Object.values(pack.files).filter(Array.isArray);
-  // The files end to end: the pack's decompressed size, and no byte more is read.
-  const size = spans.reduce((most, [offset, length]) => Math.max(most, Number(offset) + Number(length)), 0);
+  // The pack's decompressed size (a build before shared packs wrote none: its files end to end), and no byte more.
+  const end = spans.reduce((most, [offset, length]) => Math.max(most, Number(offset) + Number(length)), 0);
+  const size = Math.min(Math.max(end, Number(pack?.size ?? 0)), MAX_PACK_BYTES);
   /** @type {Promise<Uint8Array | null> | null} */
   let packed = null;
   return async (location) => {
     const at = pack !== null && Object.hasOwn(pack.files, location) ? pack.files[location] : undefined;
-    if (pack !== null && Array.isArray(at) && Number.isSafeInteger(size)) {
-      packed ??= pack.encoding === "gzip"
-        ? fetchGunzipped(root + pack.location, size)
-        : fetchBytes(root + pack.location);
+    if (pack !== null && Array.isArray(at) && Number.isSafeInteger(size) && typeof pack.location === "string") {
+      packed ??= packBytes(root, pack, size);
       const bytes = await packed;
       const [offset, length] = at;
       if (

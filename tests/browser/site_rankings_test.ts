@@ -268,25 +268,39 @@ Deno.test({
         await fresh.waitForSelector('html[data-state="done"]', { timeout: PAGE_DEADLINE_MS });
         assert.doesNotMatch(await fresh.locator("p.built").innerText(), /remembered/);
       });
-      await t.step("an entry's files come in one pack, and every file cut from it is hashed", async () => {
-        const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
-        const entry = site.entries.find((e: { run_id: string }) => e.run_id === "run-custom-q4-a4000");
-        const locations = [entry.results, ...Object.values(entry.artifacts)];
-        assert.deepEqual(Object.keys(entry.pack.files).sort(), [...new Set(locations)].sort());
-        // One byte of results.json changed inside the pack (the file under its own hash stays as built).
-        assert.equal(entry.pack.encoding, "gzip");
-        const packPath = join(out, entry.pack.location);
-        const pack = gunzipSync(await Deno.readFile(packPath));
-        const [offset] = entry.pack.files[entry.results];
-        pack[offset + 10] = pack[offset + 10] === 0x20 ? 0x0a : 0x20;
-        await Deno.writeFile(packPath, gzipSync(pack));
-        const fresh = await (await browser.newContext()).newPage();
-        await fresh.goto(base);
-        await fresh.waitForSelector('html[data-state="done"]', { timeout: PAGE_DEADLINE_MS });
-        const item = fresh.locator('#rejected li[data-run="run-custom-q4-a4000"][data-kind="failed"]');
-        assert.match(await item.innerText(), /SHA-256/);
-        assert.equal(await fresh.locator('#standard tr[data-run="run-custom-q4-a4000"]').count(), 0);
-      });
+      await t.step(
+        "consecutive entries share a pack; every file cut from it is hashed, and a changed byte fails only its entry",
+        async () => {
+          const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
+          const entry = site.entries.find((e: { run_id: string }) => e.run_id === "run-custom-q4-a4000");
+          const locations = [entry.results, ...Object.values(entry.artifacts)];
+          assert.deepEqual(Object.keys(entry.pack.files).sort(), [...new Set(locations)].sort());
+          const sharers = site.entries.filter((e: { pack?: { location: string } }) =>
+            e.pack?.location === entry.pack.location
+          );
+          assert.ok(sharers.length > 1, "consecutive entries share a pack");
+          await open("");
+          const failedBefore = await page.locator('#rejected li[data-kind="failed"]').count();
+          // One byte of results.json changed inside the pack (the file under its own hash stays as built).
+          assert.equal(entry.pack.encoding, "gzip");
+          const packPath = join(out, entry.pack.location);
+          const pack = gunzipSync(await Deno.readFile(packPath));
+          const [offset] = entry.pack.files[entry.results];
+          pack[offset + 10] = pack[offset + 10] === 0x20 ? 0x0a : 0x20;
+          await Deno.writeFile(packPath, gzipSync(pack));
+          const fresh = await (await browser.newContext()).newPage();
+          await fresh.goto(base);
+          await fresh.waitForSelector('html[data-state="done"]', { timeout: PAGE_DEADLINE_MS });
+          const item = fresh.locator('#rejected li[data-run="run-custom-q4-a4000"][data-kind="failed"]');
+          assert.match(await item.innerText(), /SHA-256/);
+          assert.equal(await fresh.locator('#standard tr[data-run="run-custom-q4-a4000"]').count(), 0);
+          assert.equal(
+            await fresh.locator('#rejected li[data-kind="failed"]').count(),
+            failedBefore + 1,
+            "the pack's other entries still verify",
+          );
+        },
+      );
       assert.deepEqual(errors, [], "the pages ran without script errors");
     } finally {
       await browser.close();

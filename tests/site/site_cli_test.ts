@@ -294,6 +294,21 @@ Deno.test("site build writes every evidence file once under its SHA-256, a page 
   assert.ok(packed > 0);
   const site = JSON.parse(await Deno.readTextFile(join(out, "data/site.json")));
   assert.equal(site.entries.length, 15);
+  // Consecutive entries share a pack (one request for several); each entry's spans cut exactly its own files.
+  const sharing = new Map<string, number>();
+  for (const { pack } of site.entries.filter((e: { pack: unknown }) => e.pack !== null)) {
+    const file = await Deno.open(join(out, pack.location));
+    const bytes = new Uint8Array(
+      await new Response(file.readable.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer(),
+    );
+    assert.equal(bytes.length, pack.size);
+    for (const [location, [offset, length]] of Object.entries(pack.files as Record<string, [number, number]>)) {
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(offset, offset + length)));
+      assert.equal(`evidence/sha256/${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")}`, location);
+    }
+    sharing.set(pack.location, (sharing.get(pack.location) ?? 0) + 1);
+  }
+  assert.ok([...sharing.values()].some((entries) => entries > 1), JSON.stringify([...sharing]));
   const clean = fixture.byName("clean-3060");
   const refused = site.entries.find((e: { run_id: string }) => e.run_id === clean.runId);
   assert.equal(refused.results, null);
