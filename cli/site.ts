@@ -158,7 +158,7 @@ async function build(values: Record<string, unknown>): Promise<number> {
   const mib = (report.evidenceBytes / 1048576).toFixed(1);
   const packs = (report.packBytes / 1048576).toFixed(1);
   writeStdout(
-    `wrote ${report.files.length} files (${mib} MiB of evidence, ${packs} MiB of per-entry packs, gzip) to ${outDir}\n`,
+    `wrote ${report.files.length} files (${mib} MiB of evidence, ${packs} MiB of shared packs, gzip) to ${outDir}\n`,
   );
   return flagged === 0 && report.manifestProblem === null ? EXIT.ok : EXIT.resultNotOk;
 }

@@ -68,7 +68,7 @@ export interface BuildSiteReport {
   entries: BuiltEntry[];
   files: string[];
   evidenceBytes: number;
-  /** Bytes of the per-entry packs (the same files again, one request per entry for the browser). */
+  /** Bytes of the shared packs (the same files again, one request for several entries in the browser). */
   packBytes: number;
 }
 
@@ -189,6 +189,9 @@ function evidenceStore(write: (path: string, bytes: Uint8Array) => Promise<void>
         return bytes === undefined ? [] : [[sha256, bytes] as const];
       });
       if (held.length < 2) return null;
+      // A large entry starts a pack of its own: the entries before it do not carry its bytes.
+      const adding = held.reduce((sum, [, bytes]) => sum + bytes.length, 0);
+      if (open !== null && open.size + adding > PACK_BYTES) await close();
       const into: OpenPack = open ??= { parts: [], offsets: new Map(), size: 0, entries: [] };
       const files: Record<string, [number, number]> = {};
       for (const [sha256, bytes] of held) {

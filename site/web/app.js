@@ -170,8 +170,8 @@ async function load(root, wanted, onProgress) {
   const byIndex = new Map(manifest.entries.map((e) => [e.index, e]));
   /** @param {SiteEntry} site */
   const readOf = (site) => byIndex.get(site.index) ?? null;
-  const { order: queue, verifierOf } = spread(all.filter((site) => wanted(site, all, readOf)), cores());
-  state.total = queue.length;
+  const wantedSites = all.filter((site) => wanted(site, all, readOf));
+  state.total = wantedSites.length;
   const remembered = await openRemembered(
     typeof siteData.checker_sha256 === "string" ? siteData.checker_sha256 : null,
     protocolsBytes === null ? "" : new TextDecoder().decode(protocolsBytes),
@@ -188,13 +188,17 @@ async function load(root, wanted, onProgress) {
       read?.problems ?? null,
     ]);
   };
-  const kept = await remembered.getMany(queue.map(keyOf));
+  const kept = await remembered.getMany(wantedSites.map(keyOf));
   /** Verdicts checked now, remembered together at the end. @type {[string, CheckOutcome][]} */
   const fresh = [];
   /** Entries with the same evidence and the same manifest entry get one check. @type {Map<string, Promise<{ outcome: CheckOutcome, checkedAt: string | null }>>} */
   const same = new Map();
   /** @type {ReturnType<typeof verifiers> | null} */
   let pool = null;
+  // Verifiers start only when something is left to check; the order follows how many started (the page alone, where
+  // workers cannot start, checks one pack's entries together too, instead of refetching packs it let go).
+  if (wantedSites.some((site) => !kept.has(keyOf(site)))) pool = verifiers(root, protocols);
+  const { order: queue, verifierOf } = spread(wantedSites, pool?.count ?? 1);
   let nextDraw = performance.now() + DRAW_EVERY_MS;
   const lane = async () => {
     for (let site = queue.shift(); site !== undefined; site = queue.shift()) {
