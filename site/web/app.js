@@ -193,11 +193,8 @@ async function load(root, wanted, onProgress) {
   const fresh = [];
   /** Entries with the same evidence and the same manifest entry get one check. @type {Map<string, Promise<{ outcome: CheckOutcome, checkedAt: string | null }>>} */
   const same = new Map();
-  /** @type {ReturnType<typeof verifiers> | null} */
-  let pool = null;
-  // Verifiers start only when something is left to check; the order follows how many started (the page alone, where
-  // workers cannot start, checks one pack's entries together too, instead of refetching packs it let go).
-  if (wantedSites.some((site) => !kept.has(keyOf(site)))) pool = verifiers(root, protocols);
+  // Verifiers start only when something is left to check; the order follows how many started (the page alone too).
+  let pool = wantedSites.some((site) => !kept.has(keyOf(site))) ? verifiers(root, protocols) : null;
   const { order: queue, verifierOf } = spread(wantedSites, pool?.count ?? 1);
   let nextDraw = performance.now() + DRAW_EVERY_MS;
   const lane = async () => {
@@ -208,8 +205,7 @@ async function load(root, wanted, onProgress) {
       if (check === undefined) {
         const known = kept.get(key);
         check = known !== undefined ? Promise.resolve(known) : (async () => {
-          pool ??= verifiers(root, protocols);
-          const outcome = await pool.verify(site, read, verifierOf.get(site) ?? 0);
+          const outcome = await (pool ??= verifiers(root, protocols)).verify(site, read, verifierOf.get(site) ?? 0);
           fresh.push([key, outcome]);
           return { outcome, checkedAt: null };
         })();
