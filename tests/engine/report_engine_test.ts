@@ -79,7 +79,12 @@ Deno.test(
       ) {
         assert.match(stdout, new RegExp(`\\| ${row.replace("|", "\\|")} \\| \\d+ \\| \\d+`), row);
       }
-      assert.match(stdout, /\| A \| prompt-4k \| \d+ \| \d+ \| [^|]+ \| 2 \| \d+\.\d \\\[\d+\.\d-\d+\.\d\\\] n=6 \|/);
+      // Config A's two runs are pooled (n=6) unless their ranges part and their medians differ by more than 10%,
+      // which two real runs on a busy 2-core machine sometimes do; then each run's median is shown on its own.
+      assert.match(
+        stdout,
+        /\| A \| prompt-4k \| \d+ \| \d+ \| [^|]+ \| 2 \| (\d+\.\d \\\[\d+\.\d-\d+\.\d\\\] n=6|runs disagree: \d+\.\d; \d+\.\d \(not pooled\)) \|/,
+      );
     } finally {
       await dir.remove();
     }
