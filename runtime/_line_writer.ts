@@ -17,7 +17,13 @@ export interface LineWriter {
   close(): Promise<Outcome<true>>;
 }
 
-const FLUSH_AT_CHARS = 256 * 1024;
+/**
+ * Bytes a buffer holds before it is handed to the write chain. Each line is encoded into it at once, so the line's
+ * string dies young: buffered strings outlived several young-generation collections, and copying them into the old
+ * generation was a large part of what those collections cost (`load` at 2,000 arrivals/s wrote ~3 MB of lines a
+ * second); the bytes sit outside the JavaScript heap.
+ */
+const BUFFER_BYTES = 256 * 1024;
 
 /**
  * Creates the new file `path` through the folder writer, creating its folder, and returns its writer; a refusal when
@@ -31,16 +37,12 @@ export async function openLineWriter(path: string): Promise<Outcome<LineWriter>>
   } catch (error) {
     return outputRefusal(error, path);
   }
-  let parts: string[] = [];
-  let buffered = 0;
+  let buffer = new Uint8Array(BUFFER_BYTES);
+  let used = 0;
   let chain: Promise<void> = Promise.resolve();
   let failure: Outcome<true> | null = null;
   const encoder = new TextEncoder();
-  const flushNow = () => {
-    if (buffered === 0) return;
-    const bytes = encoder.encode(parts.join(""));
-    parts = [];
-    buffered = 0;
+  const writeAll = (bytes: Uint8Array) => {
     chain = chain.then(async () => {
       if (failure !== null) return;
       try {
@@ -51,13 +53,21 @@ export async function openLineWriter(path: string): Promise<Outcome<LineWriter>>
       }
     });
   };
+  const flushNow = () => {
+    if (used === 0) return;
+    writeAll(buffer.subarray(0, used));
+    buffer = new Uint8Array(BUFFER_BYTES);
+    used = 0;
+  };
   return {
     ok: true,
     value: {
       write(text) {
-        parts.push(text);
-        buffered += text.length;
-        if (buffered >= FLUSH_AT_CHARS) flushNow();
+        // At most 3 bytes a UTF-16 unit: a text that may not fit goes after what is buffered, in a buffer of its own
+        // when it is that large.
+        if (used + text.length * 3 > buffer.length) flushNow();
+        if (text.length * 3 > buffer.length) return writeAll(encoder.encode(text));
+        used += encoder.encodeInto(text, buffer.subarray(used)).written;
       },
       async close() {
         flushNow();
