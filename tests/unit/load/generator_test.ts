@@ -317,3 +317,34 @@ Deno.test("a start time makes the epoch: warm-up before it, the first arrival at
   assert.deepEqual(measured.map((s) => s.send_offset_s), [0, 5.1 - 5]);
   assert.equal(facts.warmup_s, 5);
 });
+
+Deno.test("an open loop resolves only once every request it sent has ended", async () => {
+  const clock = new VirtualClock();
+  // Later requests take longer, so the last arrivals are still in flight when issuance ends.
+  const client = fakeClient(clock, (n) => 0.1 + n * 0.2);
+  const facts = await clock.drive(runCollected(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 5 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+  ));
+  assert.equal(facts.samples.length, 5);
+  assert.ok(facts.samples.every((s) => s.outcome !== null), "every sample ended before runLoad resolved");
+  assert.equal(client.state.inFlight, 0);
+  // The last request was sent at 0.4 s and took 0.9 s: the run ends at 1.3 s, not at the last send.
+  assert.ok(Math.abs(facts.drain.end_s - 1.3) < 1e-9, String(facts.drain.end_s));
+});
+
+Deno.test("an open loop whose sample hand-over throws rejects with that error instead of hanging", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.35);
+  let handed = 0;
+  const run = runCollected(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 8 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+    {
+      onSample: () => {
+        if (++handed === 2) throw new Error("the row store is full");
+      },
+    },
+  );
+  await assert.rejects(clock.drive(run), /the row store is full/);
+});
