@@ -12,6 +12,7 @@ import {
   args,
   env,
   exit,
+  LOAD_V8_FLAGS,
   openReaderOutcome,
   readTextOutcome,
   spawnProcess,
@@ -302,9 +303,9 @@ async function compileDeno(
       output,
       // One V8 flag set for every command: a compiled binary reads V8 flags only from what is baked here (not from
       // DENO_V8_FLAGS nor its arguments; a child it starts gets the same), so it cannot switch per command as the
-      // tasks do. It carries load's and compare's set: a young generation of 8 MB and a full collection before
-      // the schedule, with V8's helper threads, which an open-loop schedule needs (docs/commands.md).
-      "--v8-flags=--max-semi-space-size=8,--expose-gc",
+      // tasks do. It carries load's and compare's set (runtime's LOAD_V8_FLAGS), which an open-loop schedule
+      // needs (docs/commands.md).
+      `--v8-flags=${LOAD_V8_FLAGS}`,
       ...permissionFlags(runSet),
       bundle,
     ],

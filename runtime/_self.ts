@@ -1,11 +1,18 @@
 /**
  * How this toolkit starts itself again as a child process (`load --workers`): the same runtime executable, and
- * under Deno the permissions this process holds. Deno tells no process its own flags, so each kind is asked of
+ * under Deno load's V8 flags and the permissions this process holds. Deno tells no process its own flags, so each kind is asked of
  * Deno.permissions: a kind granted whole is passed whole; otherwise only those of the child's named paths, hosts,
  * variables and system facts that this process holds (never more than the parent has). A compiled strata-bench
  * starts its own binary, whose permissions are built in (deno compile) or absent (Bun).
  */
 import process from "node:process";
+
+/**
+ * The V8 flags `load` and `compare` run with (deno.json's tasks and the compiled binaries carry the same; a test
+ * holds them together): a young generation of 8 MB, gc exposed for the full collection before the measured
+ * schedule, V8's helper threads kept, and Maglev as the top tier (docs/commands.md says why).
+ */
+export const LOAD_V8_FLAGS = "--max-semi-space-size=8,--expose-gc,--maglev-as-top-tier";
 
 /** What the child will touch, by permission kind (each item as Deno's --allow-<kind>= list takes it). */
 export type ChildNeeds = Readonly<Record<"read" | "write" | "net" | "env" | "sys" | "run", readonly string[]>>;
@@ -49,7 +56,11 @@ export function selfCommand(
     const command = g.Deno.execPath();
     if (g.Deno.mainModule.includes("/deno-compile-")) return { command, args: [] };
     const configFlags = config === null ? [] : ["--config", config];
-    return { command, args: ["run", "-q", "--no-prompt", ...configFlags, ...permissionFlags(g.Deno, needs), entry] };
+    const v8 = `--v8-flags=${LOAD_V8_FLAGS}`;
+    return {
+      command,
+      args: ["run", "-q", v8, "--no-prompt", ...configFlags, ...permissionFlags(g.Deno, needs), entry],
+    };
   }
   const compiled = g.Bun !== undefined && (g.Bun.main.startsWith("/$bunfs/") || g.Bun.main.includes("~BUN"));
   return { command: process.execPath, args: compiled ? [] : [entry] };

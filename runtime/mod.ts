@@ -38,7 +38,7 @@ export {
 } from "./_file_access.ts";
 export { onTerminationSignal } from "./_signals.ts";
 export { type ProcessExit, type SpawnedProcess, spawnProcess } from "./_spawn.ts";
-export { selfCommand } from "./_self.ts";
+export { LOAD_V8_FLAGS, selfCommand } from "./_self.ts";
 export { type ResultFiles, resultFiles } from "./_result_files.ts";
 export { type HttpServerRequest, type HttpServerResponse, serveHttp } from "./_http_server.ts";
 export { resourceUsage } from "./_usage.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { selfCommand } from "../../../runtime/_self.ts";
+import { LOAD_V8_FLAGS, selfCommand } from "../../../runtime/_self.ts";
 
 const NONE = { read: [], write: [], net: [], env: [], sys: [], run: [] };
 
@@ -10,9 +10,16 @@ Deno.test("a child of this Deno process gets the same executable and no permissi
     net: ["127.0.0.1:8080", "example.com:443", "[::1]:9"],
   });
   assert.equal(command, Deno.execPath());
-  assert.deepEqual(args.slice(0, 5), ["run", "-q", "--no-prompt", "--config", "/toolkit/deno.json"]);
+  assert.deepEqual(args.slice(0, 6), [
+    "run",
+    "-q",
+    `--v8-flags=${LOAD_V8_FLAGS}`,
+    "--no-prompt",
+    "--config",
+    "/toolkit/deno.json",
+  ]);
   assert.equal(args.at(-1), "/toolkit/mod.ts");
-  const flags = args.slice(5, -1);
+  const flags = args.slice(6, -1);
   assert.ok(flags.includes("--allow-net=127.0.0.1:8080,[::1]:9"), flags.join(" "));
   assert.ok(!flags.some((f) => f.includes("example.com")), flags.join(" "));
   for (const kind of ["read", "write", "run", "env", "sys"]) assert.ok(flags.includes(`--allow-${kind}`), kind);
