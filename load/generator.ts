@@ -144,12 +144,21 @@ function send(
   if (plan.requestDeadlineS !== undefined) streamOptions.deadlineS = plan.requestDeadlineS;
   sample.send_offset_s = context.nowS() - epochS;
   context.options.onSend?.(phase);
-  return context.deps.streamChat(streamOptions).then((outcome) => {
-    sample.outcome = outcome;
-    context.open.delete(sample);
-    context.inFlight.release();
-    emit(context, sample);
-  });
+  return context.deps.streamChat(streamOptions).then(
+    (outcome) => {
+      sample.outcome = outcome;
+      context.open.delete(sample);
+      context.inFlight.release();
+      emit(context, sample);
+    },
+    (error: unknown) => {
+      // streamChat resolves with an outcome for every failure it knows, so a rejection is a defect: the request
+      // still leaves the count (an arrival waiting at the cap goes on) and the error reaches runLoad's caller.
+      context.open.delete(sample);
+      context.inFlight.release();
+      throw error;
+    },
+  );
 }
 
 /** Whether this shard issues request `index` of the whole plan. */
@@ -227,16 +236,23 @@ async function openLoop(
   countLeft: (index: number) => boolean,
   onLastSend: () => void,
 ): Promise<"duration" | null> {
-  const { plan, options, inFlight } = context;
+  const { plan, options } = context;
   const schedule = arrivalOffsets({
     ratePerS: plan.ratePerS as number,
     process: plan.arrival ?? "poisson",
     seed: plan.seed,
   });
+  // Requests sent and not yet settled, counted here (after each one's hand-over), so that a hand-over that throws
+  // is recorded before the last one settles.
+  let unsettled = 0;
+  let allSettled: (() => void) | null = null;
   let failed: { error: unknown } | null = null;
+  const settle = () => {
+    if (--unsettled === 0) allSettled?.();
+  };
   const onFailure = (error: unknown) => {
     failed ??= { error };
-    inFlight.wakeAll();
+    settle();
   };
   let stoppedBy: "duration" | null = null;
   for (let index = 0; countLeft(index); index++) {
@@ -251,14 +267,16 @@ async function openLoop(
     await context.sleepUntilS(epochS + scheduled, options.signal);
     if (options.signal?.aborted) break;
     const dropReason = await waitForCap(context, epochS, scheduled);
+    if (failed !== null) break;
     if (dropReason !== null) {
       emit(context, { ...sampleOf(context, "measure", index, scheduled), dropped: true, drop_reason: dropReason });
       continue;
     }
-    send(context, "measure", index, epochS, scheduled).catch(onFailure);
+    unsettled++;
+    send(context, "measure", index, epochS, scheduled).then(settle, onFailure);
   }
   onLastSend();
-  while (inFlight.count > 0 && failed === null) await inFlight.nextRelease();
+  if (unsettled > 0) await new Promise<void>((resolve) => allSettled = resolve);
   if (failed !== null) throw (failed as { error: unknown }).error;
   return stoppedBy;
 }

@@ -333,18 +333,38 @@ Deno.test("an open loop resolves only once every request it sent has ended", asy
   assert.ok(Math.abs(facts.drain.end_s - 1.3) < 1e-9, String(facts.drain.end_s));
 });
 
-Deno.test("an open loop whose sample hand-over throws rejects with that error instead of hanging", async () => {
+Deno.test("an open loop whose sample hand-over throws rejects with that error, the last request's too", async () => {
+  for (const throwAt of [2, 8]) {
+    const clock = new VirtualClock();
+    const client = fakeClient(clock, 0.35);
+    let handed = 0;
+    const run = runCollected(
+      plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 8 }),
+      { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+      {
+        onSample: () => {
+          if (++handed === throwAt) throw new Error(`the row store is full at ${throwAt}`);
+        },
+      },
+    );
+    await assert.rejects(clock.drive(run), new RegExp(`the row store is full at ${throwAt}`));
+  }
+});
+
+Deno.test("an open loop whose client rejects while an arrival waits at the cap rejects instead of hanging", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.35);
-  let handed = 0;
+  let calls = 0;
+  const streamChat = async (options: LoadStreamOptions) => {
+    if (calls++ === 0) {
+      await clock.sleepUntilS(clock.nowS() + 0.35);
+      throw new Error("a client defect");
+    }
+    return await client.streamChat(options);
+  };
   const run = runCollected(
-    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 8 }),
-    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
-    {
-      onSample: () => {
-        if (++handed === 2) throw new Error("the row store is full");
-      },
-    },
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 4, maxConcurrency: 1 }),
+    { streamChat, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
   );
-  await assert.rejects(clock.drive(run), /the row store is full/);
+  await assert.rejects(clock.drive(run), /a client defect/);
 });
