@@ -11,7 +11,10 @@ import { type Outcome, refusalFrom } from "./_refusal.ts";
 
 /** An open line-oriented output file. */
 export interface LineWriter {
-  /** Queues text (the caller adds newlines); flushed in the background once the buffer is full. */
+  /**
+   * Queues text (the caller adds newlines); flushed in the background once the buffer is full. Each call is encoded
+   * as UTF-8 on its own: write whole lines (a surrogate pair split across two calls is not joined).
+   */
   write(text: string): void;
   /** Writes what is buffered, waits for every queued write, and closes; the outcome of the whole file. */
   close(): Promise<Outcome<true>>;

@@ -1,9 +1,9 @@
 /**
  * How this toolkit starts itself again as a child process (`load --workers`): the same runtime executable, and
- * under Deno load's V8 flags and the permissions this process holds. Deno tells no process its own flags, so each kind is asked of
- * Deno.permissions: a kind granted whole is passed whole; otherwise only those of the child's named paths, hosts,
- * variables and system facts that this process holds (never more than the parent has). A compiled strata-bench
- * starts its own binary, whose permissions are built in (deno compile) or absent (Bun).
+ * under Deno load's V8 flags and the permissions this process holds. Deno tells no process its own flags, so each
+ * kind is asked of Deno.permissions: a kind granted whole is passed whole; otherwise only those of the child's
+ * named paths, hosts, variables and system facts that this process holds (never more than the parent has). A
+ * compiled strata-bench starts its own binary, whose permissions are built in (deno compile) or absent (Bun).
  */
 import process from "node:process";
 
