@@ -38,7 +38,7 @@ try {
       source: { kind: "synthetic", name: "chat-short" },
       sample: 256,
       seed: 1,
-      maxTokens: tokens,
+      maxTokens: null,
       ignoreEos: false,
       model: undefined,
       allowRepeatedPrompt: false,
