@@ -117,6 +117,7 @@ export async function executeLoad(options: ExecuteLoadOptions, deps: LoadDeps): 
     seed: options.seed,
   };
   const store = options.store ?? new RowStore();
+  store.reserve();
   let measuredEvents = 0;
   const rowOptions: LoadRowOptions = {
     ...options.rows,

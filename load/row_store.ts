@@ -100,6 +100,17 @@ export class RowStore {
     >;
   }
 
+  /** Every column of the store. */
+  #columns(): { reserve(): void; readonly allocatedBytes: number }[] {
+    const fixed = [this.index, this.endpoint, this.status, this.answer, this.flags, this.events, this.cadenceEndpoint];
+    return [...fixed, ...Object.values(this.numeric), ...Object.values(this.cadence)];
+  }
+
+  /** Allocates every column's first chunk (before a schedule starts: not at its first row). */
+  reserve(): void {
+    for (const column of this.#columns()) column.reserve();
+  }
+
   /** Rows stored. */
   get size(): number {
     return this.index.length;
@@ -154,12 +165,9 @@ export class RowStore {
 
   /** Bytes of typed storage this store holds (rows and ITL samples). */
   get allocatedBytes(): number {
-    let total = this.index.allocatedBytes + this.endpoint.allocatedBytes + this.status.allocatedBytes +
-      this.answer.allocatedBytes + this.flags.allocatedBytes + this.events.allocatedBytes;
-    for (const c of NUMERIC_COLUMNS) total += this.numeric[c].allocatedBytes;
+    let total = 0;
+    for (const column of this.#columns()) total += column.allocatedBytes;
     for (const pool of [...this.#itl.values(), ...this.#reasoningItl.values()]) total += pool.allocatedBytes;
-    total += this.cadenceEndpoint.allocatedBytes;
-    for (const c of CADENCE_COLUMNS) total += this.cadence[c].allocatedBytes;
     return total;
   }
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { executeLoad } from "../../../load/execute.ts";
 import { buildLoadRow } from "../../../load/metrics.ts";
-import { RowStore } from "../../../load/row_store.ts";
+import { prepareWorkload } from "../../../load/prepare.ts";
+import { CADENCE_COLUMNS, NUMERIC_COLUMNS, RowStore } from "../../../load/row_store.ts";
 import { summarizeStore } from "../../../load/summary.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
 import { outcome } from "./_fakes.ts";
@@ -45,6 +47,53 @@ Deno.test("a stored row takes about 120 bytes of typed columns; ITL samples a fi
   const few = itlBytes(2_000), many = itlBytes(20_000);
   assert.equal(few, many);
   assert.equal(many, 4 << 20);
+});
+
+Deno.test("reserved columns hold their first chunk: the first rows allocate nothing, and a load reserves before its epoch", async () => {
+  const store = new RowStore();
+  assert.equal(store.allocatedBytes, 0);
+  store.reserve();
+  const reserved = store.allocatedBytes;
+  // Numeric and cadence columns of 8 bytes, index and events of 4, two endpoint columns of 2, three of 1.
+  const eightByte = NUMERIC_COLUMNS.length + CADENCE_COLUMNS.length;
+  assert.equal(reserved, (1 << 14) * (eightByte * 8 + 2 * 4 + 2 * 2 + 3 * 1));
+  for (let i = 0; i < 100; i++) store.add(row(i, 0, []));
+  assert.equal(store.allocatedBytes, reserved);
+  store.reserve();
+  assert.equal(store.allocatedBytes, reserved, "a second reserve keeps what is there");
+
+  const workload = await prepareWorkload(
+    {
+      source: { kind: "synthetic", name: "chat-short" },
+      sample: 8,
+      seed: 1,
+      maxTokens: null,
+      ignoreEos: false,
+      model: undefined,
+      allowRepeatedPrompt: false,
+      requestTimeoutS: 60,
+    },
+    1000,
+    () => Promise.reject(new Error("no file")),
+  );
+  const watched = new RowStore();
+  const atEpoch: number[] = [];
+  const run = await executeLoad({
+    urls: ["http://127.0.0.1:1"],
+    plan: { mode: "closed", concurrency: 1, warmupRequests: 0, requests: 2 },
+    workload,
+    seed: 1,
+    lateAfterS: 0.002,
+    binS: 1,
+    slo: {},
+    store: watched,
+    onEpoch: () => atEpoch.push(watched.allocatedBytes),
+  }, {
+    streamChat: () => Promise.resolve(outcome({ endS: 0.01, firstDeltaS: 0.005, completionTokens: 4 })),
+    nowS: () => 0,
+  });
+  assert.equal(run.summary.overall.counts.attempted, 2);
+  assert.deepEqual(atEpoch, [reserved]);
 });
 
 Deno.test("ITL gaps longer than the dense histogram (a second) and exact microsecond ties keep the exact distribution", () => {
