@@ -29,7 +29,7 @@ export const NUMERIC_COLUMNS = [
 ] as const;
 export type NumericColumn = typeof NUMERIC_COLUMNS[number];
 
-/** The reasoning cadence's scalar columns, kept only for successes that streamed reasoning (no cost otherwise). */
+/** The reasoning cadence's scalar columns, kept only for successes that streamed reasoning (other rows add none). */
 export const CADENCE_COLUMNS = ["thinking_s", "reasoning_tpot_s", "answer_tpot_s"] as const;
 export type CadenceColumn = typeof CADENCE_COLUMNS[number];
 
