@@ -408,7 +408,7 @@ export async function runLoad(plan: LoadPlan, deps: LoadDeps, options: RunLoadOp
     if (await warmUp(context) === "limit") {
       return factsOf(context, { warmupStart, epochS: nowS(), stoppedBy: "warmup-limit" });
     }
-    deps.collectGarbage?.();
+    await deps.collectGarbage?.();
     if (plan.startAtS !== undefined) await context.sleepUntilS(plan.startAtS, options.signal);
     const epochS = plan.startAtS ?? nowS();
     options.onEpoch?.(epochS);

@@ -40,8 +40,9 @@ export interface LoadDeps {
   /**
    * A full garbage collection, run between the warm-up and the epoch: the warm-up's garbage (at the cap, all of it
    * in flight together, so promoted) is otherwise collected in the first second or so of the measured schedule.
+   * The epoch waits for the promise it may return.
    */
-  collectGarbage?(): void;
+  collectGarbage?(): void | Promise<void>;
 }
 
 export interface LoadPlan {

@@ -12,7 +12,7 @@ import process from "node:process";
  * holds them together): a young generation of 8 MB, gc exposed for the full collection before the measured
  * schedule, V8's helper threads kept, and Maglev as the top tier (docs/commands.md says why).
  */
-export const LOAD_V8_FLAGS = "--max-semi-space-size=8,--expose-gc,--maglev-as-top-tier,--no-concurrent-sweeping";
+export const LOAD_V8_FLAGS = "--max-semi-space-size=8,--expose-gc,--maglev-as-top-tier";
 
 /** What the child will touch, by permission kind (each item as Deno's --allow-<kind>= list takes it). */
 export type ChildNeeds = Readonly<Record<"read" | "write" | "net" | "env" | "sys" | "run", readonly string[]>>;

@@ -93,12 +93,35 @@ Deno.test("a full garbage collection runs once, after the warm-up has ended and 
   };
   await clock.drive(runCollected(
     plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 2, warmupRequests: 2 }),
-    { streamChat, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS, collectGarbage: () => seen.push("gc") },
+    { streamChat, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS, collectGarbage: () => void seen.push("gc") },
     { onSample: (s) => seen.push(`end ${s.phase}`) },
   ));
   assert.deepEqual(seen.slice(0, 5), ["send warmup", "send warmup", "end warmup", "end warmup", "gc"]);
   assert.deepEqual(seen.filter((e) => e === "gc"), ["gc"]);
   assert.equal(seen[5], "send measure");
+});
+
+Deno.test("the epoch waits for the collection's promise: nothing measured is sent while it settles", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.5);
+  const seen: string[] = [];
+  const epochs: number[] = [];
+  const streamChat = (options: LoadStreamOptions) => {
+    seen.push(`send ${(options.body as { phase: string }).phase} at ${clock.nowS()}`);
+    return client.streamChat(options);
+  };
+  const collectGarbage = async () => {
+    seen.push(`gc at ${clock.nowS()}`);
+    await clock.sleepUntilS(clock.nowS() + 0.25);
+    seen.push(`settled at ${clock.nowS()}`);
+  };
+  await clock.drive(runCollected(
+    plan({ mode: "open", ratePerS: 10, arrival: "constant", requests: 1, warmupRequests: 1 }),
+    { streamChat, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS, collectGarbage },
+    { onEpoch: (epochS) => epochs.push(epochS) },
+  ));
+  assert.deepEqual(seen, ["send warmup at 0", "gc at 0.5", "settled at 0.75", "send measure at 0.75"]);
+  assert.deepEqual(epochs, [0.75]);
 });
 
 Deno.test("several endpoints get requests round-robin", async () => {

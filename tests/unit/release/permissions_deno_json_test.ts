@@ -100,7 +100,7 @@ Deno.test("the run tasks run V8 single-threaded, load, compare and the compiled 
   // A deno-compiled binary carries one set for every command (denort reads no V8 flag at run time): load's.
   const compile = await Deno.readTextFile(`${REPO}release/compile.ts`);
   assert.match(compile, /`--v8-flags=\$\{LOAD_V8_FLAGS\}`/);
-  assert.equal(LOAD_V8_FLAGS, "--max-semi-space-size=8,--expose-gc,--maglev-as-top-tier,--no-concurrent-sweeping");
+  assert.equal(LOAD_V8_FLAGS, "--max-semi-space-size=8,--expose-gc,--maglev-as-top-tier");
   assert.doesNotMatch(compile, /--single-threaded/);
 });
 
