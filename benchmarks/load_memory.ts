@@ -47,7 +47,7 @@ try {
     1000,
     () => Promise.reject(new Error("no file")),
   );
-  // The synthetic profile's own cap (its OSL) would win over maxTokens; send exactly `tokens` a request.
+  // The synthetic set carries its own caps (its OSL), so --max-tokens is refused for it; send exactly `tokens`.
   const requestFor = (phase: "warmup" | "measure", i: number) => {
     const r = workload.requestFor(phase, i);
     return { ...r, body: { ...r.body, max_tokens: tokens } };

@@ -93,8 +93,10 @@ try {
         requestFor: (_phase, i) => ({ body: bodies[i % bodies.length]!, promptIndex: i % bodies.length }),
       };
       // Rows go into the compact store, as in `load`: keeping row objects would grow the old generation and add
-      // mark-compact pauses of the benchmark's own making.
+      // mark-compact pauses of the benchmark's own making. Its first chunks are allocated before the schedule, as
+      // `load` does.
       const store = new RowStore();
+      store.reserve();
       const before = resourceUsage().cpuS;
       await runLoad(plan, { streamChat, nowS: () => performance.now() / 1000 }, {
         onSample: (s) => store.add(buildLoadRow(s, { lateAfterS: 0.001 })),

@@ -1,8 +1,8 @@
 /**
  * Growable typed columns in fixed-size chunks: appending never copies what is stored (a doubling array would
- * briefly hold the old and the new buffer), a chunk is allocated only when the previous one is full, and reading
- * entry i is two shifts. The operating system commits a chunk's pages as they are written, so a short run's
- * last, mostly empty chunk costs little resident memory.
+ * briefly hold the old and the new buffer), a chunk is allocated only when the previous one is full (or, the first,
+ * by `reserve`), and reading entry i is two shifts. The operating system commits a chunk's pages as they are
+ * written, so a short run's last, mostly empty chunk costs little resident memory.
  */
 
 type TypedArray = Float64Array | Uint32Array | Uint16Array | Uint8Array;

@@ -53,8 +53,8 @@ export class OutputLines {
   }
   /**
    * Sanitizes a value and writes nothing: its strings enter the sanitizer's memo, so the first line that carries
-   * them costs a lookup instead of the sanitizer's regular expressions, whose code V8 drops at every full
-   * collection and compiles again at first use (3-7 ms here, measured: a stall at the start of a schedule).
+   * them costs a lookup instead of the sanitizer's regular expressions, whose code V8 drops when they went unused
+   * through full collections and compiles again at next use (2-7 ms here, measured: a stall at a schedule's start).
    */
   prime(value: unknown): void {
     this.#sanitizer.json(value);

@@ -49,7 +49,7 @@ Deno.test("a stored row takes about 120 bytes of typed columns; ITL samples a fi
   assert.equal(many, 4 << 20);
 });
 
-Deno.test("reserved columns hold their first chunk: the first rows allocate nothing, and a load reserves before its epoch", async () => {
+Deno.test("reserved columns hold their first chunk: rows without ITL allocate nothing more, and a load reserves before its epoch", async () => {
   const store = new RowStore();
   assert.equal(store.allocatedBytes, 0);
   store.reserve();
