@@ -250,13 +250,18 @@ async function openLoop(
   const settle = () => {
     if (--unsettled === 0) allSettled?.();
   };
+  // Ends the wait for the next arrival at once on a failure or the caller's abort (an arrival may be seconds away).
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
   const onFailure = (error: unknown) => {
     failed ??= { error };
+    stop.abort();
     settle();
   };
   let stoppedBy: "duration" | null = null;
   for (let index = 0; countLeft(index); index++) {
-    if (options.signal?.aborted || context.drained || failed !== null) break;
+    if (stop.signal.aborted || options.signal?.aborted || context.drained) break;
     // Every shard draws the whole schedule, so arrival i has the same time in every shard and unsharded.
     const scheduled = schedule.next().value;
     if (plan.durationS !== undefined && scheduled >= plan.durationS) {
@@ -264,8 +269,8 @@ async function openLoop(
       break;
     }
     if (!ownIndex(plan.shard, index)) continue;
-    await context.sleepUntilS(epochS + scheduled, options.signal);
-    if (options.signal?.aborted) break;
+    await context.sleepUntilS(epochS + scheduled, stop.signal);
+    if (stop.signal.aborted) break;
     const dropReason = await waitForCap(context, epochS, scheduled);
     if (failed !== null) break;
     if (dropReason !== null) {
@@ -275,6 +280,7 @@ async function openLoop(
     unsettled++;
     send(context, "measure", index, epochS, scheduled).then(settle, onFailure);
   }
+  options.signal?.removeEventListener("abort", onAbort);
   onLastSend();
   if (unsettled > 0) await new Promise<void>((resolve) => allSettled = resolve);
   if (failed !== null) throw (failed as { error: unknown }).error;

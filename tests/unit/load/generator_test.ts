@@ -374,6 +374,28 @@ Deno.test("an open loop whose sample hand-over throws rejects with that error, t
   }
 });
 
+Deno.test("an open loop rejects when its failure happens, not at the next arrival", async () => {
+  const clock = new VirtualClock();
+  const client = fakeClient(clock, 0.5);
+  let rejectedAt: number | null = null;
+  const run = runCollected(
+    // One arrival every 100 s: the first request ends at 0.5 s and its hand-over throws.
+    plan({ mode: "open", ratePerS: 0.01, arrival: "constant", requests: 3 }),
+    { ...client, nowS: clock.nowS, sleepUntilS: clock.sleepUntilS },
+    {
+      onSample: () => {
+        throw new Error("the row store is full");
+      },
+    },
+  ).catch((error) => {
+    rejectedAt = clock.nowS();
+    throw error;
+  });
+  await assert.rejects(clock.drive(run), /the row store is full/);
+  assert.equal(rejectedAt, 0.5);
+  assert.equal(client.state.calls.length, 1);
+});
+
 Deno.test("an open loop whose client rejects while an arrival waits at the cap rejects instead of hanging", async () => {
   const clock = new VirtualClock();
   const client = fakeClient(clock, 0.35);
