@@ -228,7 +228,7 @@ async function waitForCap(context: RunContext, epochS: number, scheduled: number
 /**
  * The open loop: arrivals on the seeded absolute schedule; resolves when every sent request has ended. Nothing is
  * kept of a request once it ended (a promise kept per request would grow with the run: 7.2 million in an hour at
- * 2,000/s).
+ * 2,000/s). A failure or the caller's abort ends the wait for the next arrival at once (it may be seconds away).
  */
 async function openLoop(
   context: RunContext,
@@ -250,18 +250,16 @@ async function openLoop(
   const settle = () => {
     if (--unsettled === 0) allSettled?.();
   };
-  // Ends the wait for the next arrival at once on a failure or the caller's abort (an arrival may be seconds away).
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const failure = new AbortController();
+  const stop = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal;
   const onFailure = (error: unknown) => {
     failed ??= { error };
-    stop.abort();
+    failure.abort();
     settle();
   };
   let stoppedBy: "duration" | null = null;
   for (let index = 0; countLeft(index); index++) {
-    if (stop.signal.aborted || options.signal?.aborted || context.drained) break;
+    if (stop.aborted || context.drained) break;
     // Every shard draws the whole schedule, so arrival i has the same time in every shard and unsharded.
     const scheduled = schedule.next().value;
     if (plan.durationS !== undefined && scheduled >= plan.durationS) {
@@ -269,8 +267,8 @@ async function openLoop(
       break;
     }
     if (!ownIndex(plan.shard, index)) continue;
-    await context.sleepUntilS(epochS + scheduled, stop.signal);
-    if (stop.signal.aborted) break;
+    await context.sleepUntilS(epochS + scheduled, stop);
+    if (stop.aborted) break;
     const dropReason = await waitForCap(context, epochS, scheduled);
     if (failed !== null) break;
     if (dropReason !== null) {
@@ -280,7 +278,6 @@ async function openLoop(
     unsettled++;
     send(context, "measure", index, epochS, scheduled).then(settle, onFailure);
   }
-  options.signal?.removeEventListener("abort", onAbort);
   onLastSend();
   if (unsettled > 0) await new Promise<void>((resolve) => allSettled = resolve);
   if (failed !== null) throw (failed as { error: unknown }).error;
