@@ -55,6 +55,44 @@ Deno.test("reads queued from outside while the queue yields (immediate or timer)
   assert.deepEqual(ran, Array.from({ length: total }, (_, i) => i));
 });
 
+Deno.test("a read's own buffer is handed back once its last piece is decoded, and the stream reads whole", async () => {
+  const events = Array.from({ length: 400 }, (_, i) => deltaEvent(`{"content":"t${i} "}`));
+  const server = await startRawServer((ex) => writePieces(ex.socket, [SSE_HEAD, chunked(events)]));
+  const prototype = ArrayBuffer.prototype as { transfer: (length?: number) => ArrayBuffer };
+  const transfer = prototype.transfer;
+  const handedBack: number[] = [];
+  prototype.transfer = function (this: ArrayBuffer, length?: number) {
+    if (length === 0) handedBack.push(this.byteLength);
+    return transfer.call(this, length);
+  };
+  try {
+    const parts: Uint8Array[] = [];
+    let ended!: (end: ExchangeEnd) => void;
+    const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
+    startExchange({
+      target: parseBaseUrl(server.baseUrl),
+      method: "POST",
+      path: "/v1/chat/completions",
+      body: new TextEncoder().encode("{}"),
+      now: () => performance.now(),
+    }, {
+      dispatch: () => {},
+      firstByte: () => {},
+      head: () => {},
+      body: (bytes) => parts.push(bytes.slice()),
+      end: ended,
+    });
+    assert.deepEqual(await within(end, 2000, "the exchange end"), { kind: "complete" });
+    const text = new TextDecoder().decode(new Uint8Array(parts.flatMap((part) => [...part])));
+    assert.equal(text, events.join(""));
+    assert.ok(handedBack.length >= 1 && handedBack.every((bytes) => bytes > 0), `buffers handed back: ${handedBack}`);
+  } finally {
+    prototype.transfer = transfer;
+    closeIdleConnections();
+    await server.close();
+  }
+});
+
 Deno.test("a body handler that throws ends that exchange as handler_error and closes its connection", async () => {
   const server = await startRawServer((ex) =>
     writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"z"}`)]).slice(0, -5)])
