@@ -7,7 +7,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { HttpTarget } from "./base_url.ts";
-import { enqueueRead } from "./_read_queue.ts";
+import { enqueueRead, exchangeInFlight } from "./_read_queue.ts";
 import { HttpFramingError, ResponseDecoder, type ResponseHead } from "./_http_response.ts";
 
 export type { ResponseHead } from "./_http_response.ts";
@@ -284,6 +284,7 @@ class ExchangeImpl implements Exchange {
   start(): void {
     const reused = takeIdle(this.#request.target.key);
     this.#attach(reused ?? new Connection(this.#request.target), reused !== null);
+    exchangeInFlight(1);
   }
 
   #attach(conn: Connection, reused: boolean): void {
@@ -380,6 +381,7 @@ class ExchangeImpl implements Exchange {
 
   #finish(end: ExchangeEnd | null, t: number, reusable: boolean): void {
     const notify = this.#state === 0;
+    if (this.#state !== 2) exchangeInFlight(-1);
     this.#state = 2;
     if (this.#drainTimer !== null) clearTimeout(this.#drainTimer);
     const conn = this.#conn;

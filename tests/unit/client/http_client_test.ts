@@ -2,7 +2,7 @@ import { setImmediate } from "node:timers";
 import assert from "node:assert/strict";
 import { closeIdleConnections, type ExchangeEnd, startExchange } from "../../../client/_http_client.ts";
 import { parseBaseUrl } from "../../../client/base_url.ts";
-import { enqueueRead } from "../../../client/_read_queue.ts";
+import { enqueueRead, exchangeInFlight } from "../../../client/_read_queue.ts";
 import { SSE_HEAD, startRawServer, within, writePieces } from "./_raw_server.ts";
 import { chunked, deltaEvent } from "./_streams.ts";
 
@@ -53,6 +53,54 @@ Deno.test("reads queued from outside while the queue yields (immediate or timer)
   for (let i = 0; i < 4; i++) queueNext();
   await within(done, 5000, "the queued tasks");
   assert.deepEqual(ran, Array.from({ length: total }, (_, i) => i));
+});
+
+/** Runs `body` with the global setTimeout counting the zero timers it is asked for; returns the count. */
+async function zeroTimersDuring(body: () => Promise<void>): Promise<number> {
+  const real = globalThis.setTimeout;
+  let zero = 0;
+  globalThis.setTimeout = ((handler: () => void, ms?: number) => {
+    if (!ms) zero++;
+    return real(handler, ms);
+  }) as typeof setTimeout;
+  try {
+    await body();
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  return zero;
+}
+
+/** Queues `count` reads of 0.6 ms (one slice each); resolves when all ran. */
+function slowReads(count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let ran = 0;
+    for (let i = 0; i < count; i++) {
+      enqueueRead(() => {
+        const until = performance.now() + 0.6;
+        while (performance.now() < until) { /* a slow decode */ }
+        if (++ran === count) resolve();
+      }, (error) => {
+        throw error;
+      });
+    }
+  });
+}
+
+Deno.test("a busy queue yields with a zero timer while other exchanges are in flight, never for one alone", async () => {
+  exchangeInFlight(1);
+  try {
+    assert.equal(await zeroTimersDuring(() => within(slowReads(8), 5000, "one exchange's reads")), 0);
+    exchangeInFlight(1);
+    try {
+      // Eight reads of a slice each: seven yields, every one a timer.
+      assert.equal(await zeroTimersDuring(() => within(slowReads(8), 5000, "reads with two in flight")), 7);
+    } finally {
+      exchangeInFlight(-1);
+    }
+  } finally {
+    exchangeInFlight(-1);
+  }
 });
 
 Deno.test("a read's own buffer is handed back once its last piece is decoded, and the stream reads whole", async () => {
