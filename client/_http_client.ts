@@ -88,13 +88,16 @@ class Connection {
       this.connected = true;
       this.owner?.onConnect();
     });
-    this.socket.on("data", (bytes: Uint8Array) => {
+    this.socket.on("data", (chunk: Uint8Array) => {
       const owner = this.owner;
       if (owner === null) {
         this.socket.destroy(); // bytes on an idle connection: it cannot be trusted for another request
         return;
       }
       const tMs = owner.stamp();
+      // A plain Uint8Array over the runtime's Buffer: a Buffer's slice() is a view, and the handlers copy with slice()
+      // what they keep, which must not read the buffer once it was handed back (READ_RELEASE).
+      const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       this.#queuedBytes += bytes.length;
       if (this.#queuedBytes > HIGH_WATER_BYTES && !this.#paused) {
         this.#paused = true;

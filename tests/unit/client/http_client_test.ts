@@ -141,6 +141,37 @@ Deno.test("a read's own buffer is handed back once its last piece is decoded, an
   }
 });
 
+Deno.test("body bytes a handler keeps with slice() stay whole after their read was handed back", async () => {
+  // A Content-Length body reaches the handler as one slice of each read, uncopied: slice() must copy it (on a
+  // runtime Buffer it would be a view of the read's buffer, empty once that buffer was handed back).
+  const body = Uint8Array.from({ length: 200_000 }, (_, i) => 97 + (i % 26));
+  const server = await startRawServer((ex) =>
+    writePieces(ex.socket, [`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`, body])
+  );
+  try {
+    const kept: Uint8Array[] = [];
+    let ended!: (end: ExchangeEnd) => void;
+    const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
+    startExchange({
+      target: parseBaseUrl(server.baseUrl),
+      method: "GET",
+      path: "/big",
+      now: () => performance.now(),
+    }, {
+      dispatch: () => {},
+      firstByte: () => {},
+      head: () => {},
+      body: (bytes) => kept.push(bytes.slice()),
+      end: ended,
+    });
+    assert.deepEqual(await within(end, 2000, "the exchange end"), { kind: "complete" });
+    assert.deepEqual(new Uint8Array(kept.flatMap((part) => [...part])), body);
+  } finally {
+    closeIdleConnections();
+    await server.close();
+  }
+});
+
 Deno.test("a body handler that throws ends that exchange as handler_error and closes its connection", async () => {
   const server = await startRawServer((ex) =>
     writePieces(ex.socket, [SSE_HEAD, chunked([deltaEvent(`{"content":"z"}`)]).slice(0, -5)])
