@@ -138,7 +138,12 @@ class Connection {
     // Bytes for an exchange that already ended: the connection is out of step; close it.
     if (this.owner !== owner) this.socket.destroy();
     else owner.onData(piece, tMs);
-    if (release !== null) (release.buffer as ArrayBuffer).transfer(0);
+    if (release === null) return;
+    try {
+      (release.buffer as ArrayBuffer).transfer(0);
+    } catch {
+      // A buffer the runtime will not let go of is left to the collector; the exchange goes on.
+    }
   }
 }
 
@@ -285,9 +290,15 @@ class ExchangeImpl implements Exchange {
   }
 
   start(): void {
-    const reused = takeIdle(this.#request.target.key);
-    this.#attach(reused ?? new Connection(this.#request.target), reused !== null);
     exchangeInFlight(1);
+    try {
+      const reused = takeIdle(this.#request.target.key);
+      this.#attach(reused ?? new Connection(this.#request.target), reused !== null);
+    } catch (error) {
+      // The caller gets the throw (a dispatch handler's, on a pooled connection); the exchange ends here.
+      this.#finish(null, 0, false);
+      throw error;
+    }
   }
 
   #attach(conn: Connection, reused: boolean): void {

@@ -1,8 +1,13 @@
 import { setImmediate } from "node:timers";
 import assert from "node:assert/strict";
-import { closeIdleConnections, type ExchangeEnd, startExchange } from "../../../client/_http_client.ts";
+import {
+  closeIdleConnections,
+  type ExchangeEnd,
+  type ExchangeHandlers,
+  startExchange,
+} from "../../../client/_http_client.ts";
 import { parseBaseUrl } from "../../../client/base_url.ts";
-import { enqueueRead, exchangeInFlight } from "../../../client/_read_queue.ts";
+import { enqueueRead, exchangeInFlight, exchangesInFlight } from "../../../client/_read_queue.ts";
 import { SSE_HEAD, startRawServer, within, writePieces } from "./_raw_server.ts";
 import { chunked, deltaEvent } from "./_streams.ts";
 
@@ -31,8 +36,8 @@ Deno.test("a read task that throws goes to its owner and the tasks queued after 
 });
 
 Deno.test("reads queued from outside while the queue yields (immediate or timer) all run once, in order", async () => {
-  // Tasks of 0.6 ms make every slice one task long, so the queue yields between all of them and, after two busy
-  // slices, with its timer; each task queues the next from an immediate, i.e. while the queue is yielding.
+  // Tasks of 0.6 ms make every slice one task long, so the queue yields between all of them (with its timer, two
+  // exchanges being in flight); each task queues the next from an immediate, i.e. while the queue is yielding.
   const ran: number[] = [];
   let allRan!: () => void;
   const done = new Promise<void>((resolve) => allRan = resolve);
@@ -50,8 +55,15 @@ Deno.test("reads queued from outside while the queue yields (immediate or timer)
       throw error;
     });
   };
-  for (let i = 0; i < 4; i++) queueNext();
-  await within(done, 5000, "the queued tasks");
+  exchangeInFlight(1);
+  exchangeInFlight(1);
+  try {
+    for (let i = 0; i < 4; i++) queueNext();
+    await within(done, 5000, "the queued tasks");
+  } finally {
+    exchangeInFlight(-1);
+    exchangeInFlight(-1);
+  }
   assert.deepEqual(ran, Array.from({ length: total }, (_, i) => i));
 });
 
@@ -166,6 +178,56 @@ Deno.test("body bytes a handler keeps with slice() stay whole after their read w
     });
     assert.deepEqual(await within(end, 2000, "the exchange end"), { kind: "complete" });
     assert.deepEqual(new Uint8Array(kept.flatMap((part) => [...part])), body);
+  } finally {
+    closeIdleConnections();
+    await server.close();
+  }
+});
+
+Deno.test("every way an exchange ends counts it out of the exchanges in flight", async () => {
+  const server = await startRawServer((ex) =>
+    writePieces(ex.socket, [
+      SSE_HEAD,
+      ex.head.includes("/throw")
+        ? chunked([deltaEvent(`{"content":"z"}`)]).slice(0, -5)
+        : chunked([deltaEvent(`{"content":"z"}`)]),
+    ]).catch(() => {}) // the cancelled exchange's connection is gone before the answer
+  );
+  const base = exchangesInFlight();
+  const exchange = (url: string, path: string, handlers: Partial<ExchangeHandlers> = {}) => {
+    let ended!: (end: ExchangeEnd) => void;
+    const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
+    const started = startExchange(
+      { target: parseBaseUrl(url), method: "POST", path, body: new Uint8Array(2), now: () => performance.now() },
+      { dispatch: () => {}, firstByte: () => {}, head: () => {}, body: () => {}, end: ended, ...handlers },
+    );
+    return { started, end };
+  };
+  try {
+    const complete = exchange(server.baseUrl, "/ok");
+    assert.equal(exchangesInFlight(), base + 1);
+    assert.equal((await within(complete.end, 2000, "a complete answer")).kind, "complete");
+    assert.equal(exchangesInFlight(), base, "after a complete answer");
+    exchange(server.baseUrl, "/ok").started.cancel();
+    assert.equal(exchangesInFlight(), base, "after a cancel");
+    const thrown = exchange(server.baseUrl, "/throw", {
+      body: () => {
+        throw new Error("handler bug");
+      },
+    });
+    assert.equal((await within(thrown.end, 2000, "a handler error")).kind, "handler_error");
+    assert.equal(exchangesInFlight(), base, "after a handler error");
+    const refused = exchange("http://127.0.0.1:1", "/ok");
+    assert.equal((await within(refused.end, 2000, "a refused connection")).kind, "connect_error");
+    assert.equal(exchangesInFlight(), base, "after a refused connection");
+    await exchange(server.baseUrl, "/ok").end; // leaves a pooled connection, on which dispatch runs at once
+    assert.throws(() =>
+      exchange(server.baseUrl, "/ok", {
+        dispatch: () => {
+          throw new Error("dispatch bug");
+        },
+      }), /dispatch bug/);
+    assert.equal(exchangesInFlight(), base, "after a dispatch handler threw");
   } finally {
     closeIdleConnections();
     await server.close();
