@@ -115,6 +115,28 @@ Deno.test("a busy queue yields with a zero timer while other exchanges are in fl
   }
 });
 
+/** Starts one exchange against `url` with no-op handlers except those given; `end` resolves with how it ended. */
+function exchangeTo(
+  url: string,
+  path: string,
+  handlers: Partial<ExchangeHandlers> = {},
+  method: "GET" | "POST" = "POST",
+) {
+  let ended!: (end: ExchangeEnd) => void;
+  const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
+  const started = startExchange(
+    {
+      target: parseBaseUrl(url),
+      method,
+      path,
+      ...(method === "POST" ? { body: new Uint8Array(2) } : {}),
+      now: () => performance.now(),
+    },
+    { dispatch: () => {}, firstByte: () => {}, head: () => {}, body: () => {}, end: ended, ...handlers },
+  );
+  return { started, end };
+}
+
 Deno.test("a read's own buffer is handed back once its last piece is decoded, and the stream reads whole", async () => {
   const events = Array.from({ length: 400 }, (_, i) => deltaEvent(`{"content":"t${i} "}`));
   const server = await startRawServer((ex) => writePieces(ex.socket, [SSE_HEAD, chunked(events)]));
@@ -127,21 +149,7 @@ Deno.test("a read's own buffer is handed back once its last piece is decoded, an
   };
   try {
     const parts: Uint8Array[] = [];
-    let ended!: (end: ExchangeEnd) => void;
-    const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
-    startExchange({
-      target: parseBaseUrl(server.baseUrl),
-      method: "POST",
-      path: "/v1/chat/completions",
-      body: new TextEncoder().encode("{}"),
-      now: () => performance.now(),
-    }, {
-      dispatch: () => {},
-      firstByte: () => {},
-      head: () => {},
-      body: (bytes) => parts.push(bytes.slice()),
-      end: ended,
-    });
+    const { end } = exchangeTo(server.baseUrl, "/v1/chat/completions", { body: (bytes) => parts.push(bytes.slice()) });
     assert.deepEqual(await within(end, 2000, "the exchange end"), { kind: "complete" });
     const text = new TextDecoder().decode(new Uint8Array(parts.flatMap((part) => [...part])));
     assert.equal(text, events.join(""));
@@ -162,20 +170,7 @@ Deno.test("body bytes a handler keeps with slice() stay whole after their read w
   );
   try {
     const kept: Uint8Array[] = [];
-    let ended!: (end: ExchangeEnd) => void;
-    const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
-    startExchange({
-      target: parseBaseUrl(server.baseUrl),
-      method: "GET",
-      path: "/big",
-      now: () => performance.now(),
-    }, {
-      dispatch: () => {},
-      firstByte: () => {},
-      head: () => {},
-      body: (bytes) => kept.push(bytes.slice()),
-      end: ended,
-    });
+    const { end } = exchangeTo(server.baseUrl, "/big", { body: (bytes) => kept.push(bytes.slice()) }, "GET");
     assert.deepEqual(await within(end, 2000, "the exchange end"), { kind: "complete" });
     assert.deepEqual(new Uint8Array(kept.flatMap((part) => [...part])), body);
   } finally {
@@ -194,35 +189,26 @@ Deno.test("every way an exchange ends counts it out of the exchanges in flight",
     ]).catch(() => {}) // the cancelled exchange's connection is gone before the answer
   );
   const base = exchangesInFlight();
-  const exchange = (url: string, path: string, handlers: Partial<ExchangeHandlers> = {}) => {
-    let ended!: (end: ExchangeEnd) => void;
-    const end = new Promise<ExchangeEnd>((resolve) => ended = resolve);
-    const started = startExchange(
-      { target: parseBaseUrl(url), method: "POST", path, body: new Uint8Array(2), now: () => performance.now() },
-      { dispatch: () => {}, firstByte: () => {}, head: () => {}, body: () => {}, end: ended, ...handlers },
-    );
-    return { started, end };
-  };
   try {
-    const complete = exchange(server.baseUrl, "/ok");
+    const complete = exchangeTo(server.baseUrl, "/ok");
     assert.equal(exchangesInFlight(), base + 1);
     assert.equal((await within(complete.end, 2000, "a complete answer")).kind, "complete");
     assert.equal(exchangesInFlight(), base, "after a complete answer");
-    exchange(server.baseUrl, "/ok").started.cancel();
+    exchangeTo(server.baseUrl, "/ok").started.cancel();
     assert.equal(exchangesInFlight(), base, "after a cancel");
-    const thrown = exchange(server.baseUrl, "/throw", {
+    const thrown = exchangeTo(server.baseUrl, "/throw", {
       body: () => {
         throw new Error("handler bug");
       },
     });
     assert.equal((await within(thrown.end, 2000, "a handler error")).kind, "handler_error");
     assert.equal(exchangesInFlight(), base, "after a handler error");
-    const refused = exchange("http://127.0.0.1:1", "/ok");
+    const refused = exchangeTo("http://127.0.0.1:1", "/ok");
     assert.equal((await within(refused.end, 2000, "a refused connection")).kind, "connect_error");
     assert.equal(exchangesInFlight(), base, "after a refused connection");
-    await exchange(server.baseUrl, "/ok").end; // leaves a pooled connection, on which dispatch runs at once
+    await exchangeTo(server.baseUrl, "/ok").end; // leaves a pooled connection, on which dispatch runs at once
     assert.throws(() =>
-      exchange(server.baseUrl, "/ok", {
+      exchangeTo(server.baseUrl, "/ok", {
         dispatch: () => {
           throw new Error("dispatch bug");
         },
