@@ -160,7 +160,6 @@ const model = closed({
   files: nullable(Type.Array(modelFile)),
   tokenizer_revision: nullable(string),
   custom_pack: nullable(string),
-  file_facts: Type.Optional(nullable(modelFileFacts)),
 });
 
 const sampling = closed({
@@ -188,7 +187,6 @@ const configuration = closed({
   calibration: nullable(options),
   experimental_options: nullable(options),
   template: nullable(closed({ path, sha256 })),
-  engine_command_line: Type.Optional(engineCommandLine),
   sampling,
   chat_template_kwargs: chatTemplateKwargs,
 });
@@ -273,8 +271,6 @@ const request = closed({
   metrics,
   sources,
   first_delta_kind: nullable(Type.Enum(DELTA_KINDS)),
-  /** Null when the request streamed no reasoning, failed or was skipped. */
-  reasoning_cadence: nullable(reasoningCadence),
   token_accounting_note: nullable(string),
   evaluation: nullable(evaluation),
 });
@@ -315,6 +311,23 @@ const quality = closed({
 /** An artifact: its path relative to the result folder (no absolute path, no `..`) and the SHA-256 of its bytes. */
 const artifact = closed({ kind: Type.Enum(ARTIFACT_KINDS), path, sha256 });
 
+/**
+ * `extensions`: data beyond the protocol's contract (the protocol puts every field it does not define here). Most
+ * keys are checked by report's rules; the three below are typed here because they were once outside `extensions`.
+ * Their nulls may carry reasons in `missing` (optional: /missing requires reasons only outside /extensions).
+ */
+const knownExtensions = Type.Object({
+  /** Request id -> the reasoning cadence of that request; null when it streamed no reasoning, failed or was skipped. */
+  reasoning_cadence: Type.Optional(Type.Record(Type.String(), nullable(reasoningCadence))),
+  /** What the runner read from the model file's own header (GGUF metadata). */
+  model_file_facts: Type.Optional(nullable(modelFileFacts)),
+  /** Where the engine command line behind the configuration objects came from. */
+  engine_command_line: Type.Optional(engineCommandLine),
+});
+/** Every other key is open (the schema admits it; report's rules check the ones the toolkit writes). */
+type ExtensionsType = Type.Static<typeof knownExtensions> & Record<string, unknown>;
+const extensions = Type.Unsafe<ExtensionsType>(knownExtensions);
+
 /** The whole results.json. */
 export const RESULT_SCHEMA = closed({
   format: Type.Literal(RESULT_FORMAT),
@@ -333,7 +346,7 @@ export const RESULT_SCHEMA = closed({
   artifacts: Type.Array(artifact),
   /** JSON Pointer (RFC 6901) of each null value -> why it is null. */
   missing: Type.Record(Type.String(), text),
-  extensions: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  extensions: Type.Optional(extensions),
 });
 
 /** The published JSON Schema document (draft 2020-12) of results.json: RESULT_SCHEMA with its identity. */
@@ -357,6 +370,7 @@ export type Software = Type.Static<typeof software>;
 export type ModelFile = Type.Static<typeof modelFile>;
 export type Model = Type.Static<typeof model>;
 export type ModelFileFacts = Type.Static<typeof modelFileFacts>;
+export type ReasoningCadence = Type.Static<typeof reasoningCadence>;
 export type EngineCommandLine = Type.Static<typeof engineCommandLine>;
 export type Sampling = Type.Static<typeof sampling>;
 export type ChatTemplateKwargs = Type.Static<typeof chatTemplateKwargs>;
@@ -376,7 +390,6 @@ export type ProbedConfiguration = Pick<
   | "calibration"
   | "experimental_options"
   | "template"
-  | "engine_command_line"
 >;
 export type PhaseCounts = Type.Static<typeof phaseCounts>;
 export type RequestCounts = Type.Static<typeof requestCounts>;

@@ -2,7 +2,14 @@
  * One call that gathers the hardware, software, model and configuration facts of a run, with every null
  * explained in `missing` (absolute JSON Pointers) and every identity gap listed in `nonconformingReasons`.
  */
-import type { EngineCommandLine, Hardware, Model, ProbedConfiguration, Software } from "../contract/mod.ts";
+import type {
+  EngineCommandLine,
+  Hardware,
+  Model,
+  ModelFileFacts,
+  ProbedConfiguration,
+  Software,
+} from "../contract/mod.ts";
 import { toolkitCacheDir } from "../runtime/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
 import { buildConfigurationObjects, type EngineArgsReading } from "./configuration.ts";
@@ -73,8 +80,10 @@ export interface Provenance {
   software: Software;
   model: Model;
   configuration: ProbedConfiguration;
-  /** Where the configuration objects' command line came from; null when there is none. */
+  /** Where the configuration objects' command line came from (/extensions/engine_command_line); null: none. */
   engineCommandLine: EngineCommandLine | null;
+  /** What the model file's header says (/extensions/model_file_facts); null with a reason when it was not read. */
+  modelFileFacts: ModelFileFacts | null;
   /** Template text to attach as the provenance artifact at configuration.template.path (null when unknown). */
   templateText: string | null;
   server: ServerFacts | null;
@@ -145,20 +154,14 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     build_options: engine.buildOptions,
   };
   const { template, ...sizes } = serverConfiguration(reading, options.templateArtifactPath, gaps);
-  const configuration: ProbedConfiguration = {
-    ...sizes,
-    ...config.objects,
-    template,
-    ...(commandLine.ok
-      ? { engine_command_line: { provenance: commandLine.provenance, source: commandLine.source } }
-      : {}),
-  };
+  const configuration: ProbedConfiguration = { ...sizes, ...config.objects, template };
   return {
     hardware: hardwareFacts.hardware,
     software,
-    model: modelSection(operator, modelFiles.files, fileFacts, gaps.missing),
+    model: modelSection(operator, modelFiles.files, gaps.missing),
     configuration,
-    engineCommandLine: configuration.engine_command_line ?? null,
+    engineCommandLine: commandLine.ok ? { provenance: commandLine.provenance, source: commandLine.source } : null,
+    modelFileFacts: fileFacts,
     templateText: server?.chatTemplate?.text ?? null,
     server,
     modelFiles,
@@ -219,8 +222,9 @@ async function modelFileFacts(
     declaredModelId: options.operator?.modelId ?? null,
     effectiveTemplateSha256: server?.chatTemplate?.sha256 ?? null,
   }, options.deps);
-  if (fileFacts.facts === null) missing["/model/file_facts"] = fileFacts.reason ?? "the model file was not read";
-  for (const [pointer, reason] of Object.entries(fileFacts.missing)) missing[`/model/file_facts${pointer}`] = reason;
+  const at = "/extensions/model_file_facts";
+  if (fileFacts.facts === null) missing[at] = fileFacts.reason ?? "the model file was not read";
+  for (const [pointer, reason] of Object.entries(fileFacts.missing)) missing[`${at}${pointer}`] = reason;
   return fileFacts.facts;
 }
 
@@ -276,7 +280,6 @@ function serverConfiguration(reading: EngineArgsReading | null, templatePath: st
 function modelSection(
   operator: OperatorFacts,
   files: Model["files"],
-  fileFacts: Exclude<Model["file_facts"], undefined>,
   missing: MissingMap,
 ): Model {
   const stated = (value: string | undefined, field: string, reason: string): string | null => {
@@ -296,7 +299,6 @@ function modelSection(
       "not given (pass --tokenizer-revision)",
     ),
     custom_pack: stated(operator.customPack, "custom_pack", "no custom pack declared (--custom-pack)"),
-    file_facts: fileFacts,
   };
 }
 

@@ -191,7 +191,6 @@ function evidenceField(sub: string, rebuilt: RequestRecord, line: EvidenceLine):
     ["/timings/total_s", "client_offsets_s.end_s"],
     ["/finish_reason", "finish_reason"],
     ["/first_delta_kind", "first_delta_kind"],
-    ["/reasoning_cadence", "reasoning_chunk_offsets_s, chunk_offsets_s, client_offsets_s.first_answer_s"],
     ["/concurrency", "concurrency"],
     ["/evaluation", "final_answer, tool_calls"],
     ["/status", "end, finish_reason"],
@@ -218,8 +217,14 @@ function checkRecords(
     if (line === undefined || fixture === undefined) continue;
     const base = childPointer("/requests", index);
     let rebuilt: RequestRecord;
+    let cadence: unknown;
     try {
-      rebuilt = rebuildRecord(fixture, line.facts, line.overrides, record.concurrency);
+      ({ reasoning_cadence: cadence, ...rebuilt } = rebuildRecord(
+        fixture,
+        line.facts,
+        line.overrides,
+        record.concurrency,
+      ));
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       problems.push({ pointer: base, message: `cannot be rebuilt from ${name} line ${line.lineNumber}: ${detail}` });
@@ -242,6 +247,29 @@ function checkRecords(
           `${field}) gives ${brief(valueAt(rebuilt, sub))}${derived}`,
       });
     }
+    checkCadence(record.id, cadence, input.reasoningCadence, `${name} line ${line.lineNumber}`, problems);
+  }
+}
+
+const CADENCE_FIELDS = "reasoning_chunk_offsets_s, chunk_offsets_s, client_offsets_s.first_answer_s";
+
+/** A record's reasoning cadence, held at /extensions/reasoning_cadence/<id>, against the one its line gives. */
+function checkCadence(id: string, rebuilt: unknown, stated: unknown, where: string, problems: ProblemSink): void {
+  const base = childPointer("/extensions/reasoning_cadence", id);
+  if (!isJsonObject(stated) || !Object.hasOwn(stated, id)) {
+    problems.push({
+      pointer: base,
+      message: `is absent; the evidence (${where}: ${CADENCE_FIELDS}) gives ${brief(rebuilt)} (every request's ` +
+        "cadence is listed there by its id, null where it streamed no reasoning)",
+    });
+    return;
+  }
+  for (const sub of leafDifferences(rebuilt, stated[id])) {
+    problems.push({
+      pointer: `${base}${sub}`,
+      message: `results.json says ${brief(valueAt(stated[id], sub))}, the evidence (${where}: ${CADENCE_FIELDS}) ` +
+        `gives ${brief(valueAt(rebuilt, sub))}`,
+    });
   }
 }
 

@@ -157,9 +157,17 @@ export function derivedTexts(value: Json, evidence: OutputsEvidence, fixtures: r
     if (line === undefined || fixture === undefined || !Number.isSafeInteger(record.concurrency)) return;
     let built: { record: RequestRecord; missing: Record<string, string> };
     try {
+      // The cadence lives in /extensions/reasoning_cadence and holds no text.
+      const { reasoning_cadence: _, ...rebuilt } = rebuildRecord(
+        fixture,
+        line.facts,
+        line.overrides,
+        record.concurrency,
+      );
+      const missing = buildRequestRecord(fixture, recordInputOf(line.facts, record.concurrency)).missing;
       built = {
-        record: rebuildRecord(fixture, line.facts, line.overrides, record.concurrency),
-        missing: buildRequestRecord(fixture, recordInputOf(line.facts, record.concurrency)).missing,
+        record: rebuilt,
+        missing: Object.fromEntries(Object.entries(missing).filter(([p]) => !p.startsWith("/reasoning_cadence"))),
       };
     } catch {
       return;

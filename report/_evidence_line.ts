@@ -7,14 +7,19 @@
 import {
   type Fixture,
   LINE_NAMES,
-  type RequestRecord,
   SENT_LINE_SCHEMA,
   type SentLine,
   SKIPPED_LINE_SCHEMA,
   type SlotReading,
   type StreamOutcome,
 } from "../contract/mod.ts";
-import { buildRequestRecord, checkResolvedConfig, type ConfigCheck, type RecordInput } from "../score/mod.ts";
+import {
+  buildRequestRecord,
+  checkResolvedConfig,
+  type ConfigCheck,
+  type RecordInput,
+  type ScoredRecord,
+} from "../score/mod.ts";
 import { brief } from "./_difference.ts";
 import { pointerTokens, type Problem, resolvePointer } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
@@ -197,10 +202,10 @@ export function rebuildRecord(
   facts: LineFacts,
   overrides: Readonly<Record<string, unknown>>,
   skippedConcurrency: number,
-): RequestRecord {
+): ScoredRecord {
   let record: unknown = buildRequestRecord(fixture, recordInputOf(facts, skippedConcurrency)).record;
   for (const [pointer, value] of Object.entries(overrides)) record = withValueAt(record, pointer, value);
-  return record as RequestRecord;
+  return record as ScoredRecord;
 }
 
 /** The resolved-configuration check of a sent request's line (score/'s comparison of body and /slots reading). */

@@ -48,6 +48,8 @@ export interface EvidenceCheckInput {
   status: string | null;
   /** /extensions/round_queueing as results.json has it (undefined when absent). */
   roundQueueing: unknown;
+  /** /extensions/reasoning_cadence as results.json has it (undefined when absent). */
+  reasoningCadence: unknown;
   /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
   serverCapacity: number | null | undefined;
 }

@@ -12,6 +12,7 @@ import {
   type ProbedConfiguration,
   PROFILE_ID,
   PROTOCOL_ID,
+  type ReasoningCadence,
   type RequestRecord,
   type Result,
   RESULT_FORMAT,
@@ -29,6 +30,7 @@ import {
   summarizeRequests,
 } from "../score/mod.ts";
 import { nullPointers } from "./_checks_missing.ts";
+import { childPointer, resolvePointer } from "./_pointer.ts";
 
 /** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */
 export interface ProvenanceSections {
@@ -87,7 +89,7 @@ export interface AssembledResult {
 export function assembleResult(input: AssembleInput): AssembledResult {
   const missing: Record<string, string> = {};
   const reasons = [...input.nonconformingReasons, ...input.provenance.nonconformingReasons];
-  const { requests, maxSharedPrefixTokens } = gatherRequests(input, missing, reasons);
+  const { requests, cadences, maxSharedPrefixTokens } = gatherRequests(input, missing, reasons);
   const summaries = summarizeRequests(requests, {
     maxSharedPrefixTokens,
     optionalConcurrency: input.optionalConcurrency,
@@ -142,6 +144,7 @@ export function assembleResult(input: AssembleInput): AssembledResult {
     missing: {},
     extensions: {
       ...input.extensions,
+      reasoning_cadence: cadences,
       nonconforming_reasons: uniqueReasons,
       status_reasons: decided.reasons,
       required_elapsed_s: execution.requiredElapsedS,
@@ -159,18 +162,45 @@ export function assembleResult(input: AssembleInput): AssembledResult {
   return { result, nonconformingReasons: uniqueReasons, unexplainedNulls };
 }
 
-/** The records in plan order, each one's nulls at its pointer and its nonconforming reasons; the fixtures' caps. */
+/**
+ * The records in plan order, each one's nulls at its pointer and its nonconforming reasons; the fixtures' caps.
+ * A record's reasoning cadence goes to /extensions/reasoning_cadence/<request id> (the protocol defines no such
+ * request field), with the reasons for its nulls there.
+ */
 function gatherRequests(input: AssembleInput, missing: Record<string, string>, reasons: string[]) {
   const requests: RequestRecord[] = [];
+  const cadences: Record<string, ReasoningCadence | null> = {};
   const fixtures: Fixture[] = [];
   input.requests.forEach(({ fixture, built }, i) => {
-    requests.push(built.record);
+    placeRecord(built, i, { requests, cadences, missing });
     fixtures.push(fixture);
-    for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${i}${pointer}`] = reason;
     reasons.push(...nonconformingReasonsOf(built, fixture.max_shared_prefix_tokens));
   });
   const maxSharedPrefixTokens = Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
-  return { requests, maxSharedPrefixTokens };
+  return { requests, cadences, maxSharedPrefixTokens };
+}
+
+/** Where one built record's parts go in a result: the record at `index`, its cadence by id, its nulls' reasons. */
+export function placeRecord(
+  built: Pick<BuiltRecord, "record" | "missing">,
+  index: number,
+  into: {
+    requests: RequestRecord[];
+    cadences: Record<string, ReasoningCadence | null>;
+    missing: Record<string, string>;
+  },
+): void {
+  const { reasoning_cadence, ...record } = built.record;
+  into.requests[index] = record;
+  into.cadences[record.id] = reasoning_cadence;
+  for (const [pointer, reason] of Object.entries(built.missing)) {
+    const cadence = /^\/reasoning_cadence(\/.*)?$/.exec(pointer);
+    into.missing[
+      cadence === null
+        ? `/requests/${index}${pointer}`
+        : `${childPointer("/extensions/reasoning_cadence", record.id)}${cadence[1] ?? ""}`
+    ] = reason;
+  }
 }
 
 /** Why each run-level fact the runner could not give is null: the commits, the durations, the track notes. */
@@ -197,7 +227,10 @@ function runFactReasons(input: AssembleInput): Record<string, string> {
   return missing;
 }
 
-/** Adds a generic reason for any null without one (returned, so callers can report it) and drops stale entries. */
+/**
+ * Adds a generic reason for any null without one (returned, so callers can report it) and drops stale entries.
+ * Reasons for nulls under /extensions are optional and kept where they point at a null.
+ */
 function completeMissing(result: Result, missing: Record<string, string>): string[] {
   const nulls = new Set(nullPointers(result));
   const unexplained: string[] = [];
@@ -207,7 +240,11 @@ function completeMissing(result: Result, missing: Record<string, string>): strin
       missing[pointer] = "not recorded: the runner has no specific reason for this value";
     }
   }
-  for (const pointer of Object.keys(missing)) if (!nulls.has(pointer)) delete missing[pointer];
+  for (const pointer of Object.keys(missing)) {
+    if (nulls.has(pointer)) continue;
+    const extension = pointer.startsWith("/extensions/") ? resolvePointer(result, pointer) : null;
+    if (extension?.found !== true || extension.value !== null) delete missing[pointer];
+  }
   return unexplained;
 }
 

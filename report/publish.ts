@@ -16,12 +16,11 @@ import {
   type EvidenceLine,
   type ExecutedRequest,
   type Fixture,
-  type RequestRecord,
   type Result,
   SENT_LINE_SCHEMA,
 } from "../contract/mod.ts";
 import type { SchemaNode } from "./_contract_check.ts";
-import type { BuiltRecord, ConfigCheck } from "../score/mod.ts";
+import type { BuiltRecord, ConfigCheck, ScoredRecord } from "../score/mod.ts";
 import { configCheckOf, lineFacts, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { leafDifferences } from "./_difference.ts";
 import { outputLine, type Sanitizers } from "./result_folder.ts";
@@ -77,7 +76,7 @@ export const RECORD_OVERRIDES_WHY = "redaction changed text these record values 
   "values scored on the text as the engine sent it";
 
 /** The record with every text that can carry engine words sanitized once; numbers and protocol words unchanged. */
-function publishedRecord(record: RequestRecord, text: (value: string) => string): RequestRecord {
+function publishedRecord(record: ScoredRecord, text: (value: string) => string): ScoredRecord {
   return {
     ...record,
     finish_reason: record.finish_reason === null || PROTOCOL_FINISH_REASONS.has(record.finish_reason)

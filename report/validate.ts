@@ -352,6 +352,7 @@ function checkOutputsEvidence(
       : undefined,
     status: isJsonObject(value["run"]) && sound("/run/status") ? result.run.status : null,
     roundQueueing: isJsonObject(value["extensions"]) ? value["extensions"]["round_queueing"] : undefined,
+    reasoningCadence: isJsonObject(value["extensions"]) ? value["extensions"]["reasoning_cadence"] : undefined,
     serverCapacity: isJsonObject(value["configuration"]) && sound("/configuration/server_capacity")
       ? result.configuration.server_capacity
       : undefined,

@@ -128,6 +128,8 @@ export function resultExtensions(options: RunOptions, prepared: PreparedRun): Re
     kernel: provenance.kernel,
     gpu_selection: provenance.deviceSelection,
     other_engine_options: provenance.otherEngineOptions,
+    model_file_facts: provenance.modelFileFacts,
+    ...(provenance.engineCommandLine === null ? {} : { engine_command_line: provenance.engineCommandLine }),
     model_hashing: {
       hashed_bytes: provenance.modelFiles.hashedBytes,
       hash_seconds: provenance.modelFiles.hashSeconds,

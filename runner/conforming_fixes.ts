@@ -38,7 +38,7 @@ export function conformingFixes(result: Result): ConformingFix[] {
   const missing = result.missing;
   const fixes: ConformingFix[] = [];
   for (const [pointer, problem, fix] of DECLARED) if (pointer in missing) fixes.push({ problem, fix });
-  const facts = result.model.file_facts ?? null;
+  const facts = result.extensions?.model_file_facts ?? null;
   if ("/model/quantization" in missing) {
     fixes.push({
       problem: "the quantization is not given",

@@ -9,6 +9,7 @@ import {
   CONCURRENCY_CASE,
   type Metric,
   PERFORMANCE_CASES,
+  type ReasoningCadence,
   type RequestRecord,
   type Result,
 } from "../contract/mod.ts";
@@ -107,16 +108,22 @@ export interface CaseCadence {
   answerItlS: ValueRange;
 }
 
-/** The reasoning cadence of a case from its records; null when none of its measured requests reasoned. */
+/**
+ * The reasoning cadence of a case from its records and their cadences (results.json's
+ * /extensions/reasoning_cadence, by request id); null when none of its measured requests reasoned.
+ */
 export function readCadence(
   requests: readonly RequestRecord[],
+  cadenceOf: Readonly<Record<string, ReasoningCadence | null>> | undefined,
   phase: "performance" | "concurrency",
   caseId: string,
 ): CaseCadence | null {
   const measured = requests.filter((r) =>
     r.phase === phase && r.case_id === caseId && (r.status === "completed" || r.status === "truncated")
   );
-  const cadences = measured.flatMap((r) => r.reasoning_cadence ?? []);
+  const cadences = measured.flatMap((r) =>
+    (cadenceOf !== undefined && Object.hasOwn(cadenceOf, r.id) && cadenceOf[r.id]) || []
+  );
   if (cadences.length === 0) return null;
   type Cadence = typeof cadences[number];
   const range = (pick: (c: Cadence) => number | null | number[]) => rangeOf(cadences.flatMap((c) => pick(c) ?? []));

@@ -13,7 +13,7 @@ export {
   recordOf,
   REUSE_SLACK_TOKENS,
 } from "./request_record.ts";
-export type { BuiltRecord, RecordInput } from "./request_record.ts";
+export type { BuiltRecord, RecordInput, ScoredRecord } from "./request_record.ts";
 export { classifyOutcome } from "./_outcome.ts";
 export { chunkGaps, reasoningCadence, type TokensFrom } from "./cadence.ts";
 export { summarizeRequests } from "./summaries.ts";

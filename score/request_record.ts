@@ -7,6 +7,7 @@ import {
   type DeltaKind,
   type ExecutedRequest,
   type Fixture,
+  type ReasoningCadence,
   type RequestError,
   type RequestRecord,
   type RequestStatus,
@@ -38,9 +39,15 @@ export interface RecordFlags {
   refusedSetting: boolean;
 }
 
+/**
+ * A request record as score/ builds it: the contract's record plus its reasoning cadence, which results.json carries
+ * beside the record, in /extensions/reasoning_cadence/<request id> (the protocol defines no such request field).
+ */
+export type ScoredRecord = RequestRecord & { reasoning_cadence: ReasoningCadence | null };
+
 /** A request record, the reasons for its nulls (pointers relative to the record) and its flags. */
 export interface BuiltRecord {
-  record: RequestRecord;
+  record: ScoredRecord;
   missing: Record<string, string>;
   flags: RecordFlags;
 }
@@ -120,7 +127,7 @@ function skippedRecord(
   reason: string,
   missing: Record<string, string>,
 ): BuiltRecord {
-  const record: RequestRecord = {
+  const record: ScoredRecord = {
     ...base,
     status: "skipped",
     finish_reason: null,
@@ -206,7 +213,7 @@ function sentRecord(
   const firstAnswerS = validOffset(offsets.first_answer_s) ? offsets.first_answer_s : null;
   // The first reasoning chunk's stamp is the client's first reasoning delta.
   const cadence = reasoningCadence(outcome, outcome.reasoning_chunk_offsets_s?.[0] ?? null, firstAnswerS);
-  const record: RequestRecord = {
+  const record: ScoredRecord = {
     ...base,
     status,
     finish_reason: typeof outcome.finish_reason === "string" ? outcome.finish_reason : null,
@@ -318,7 +325,7 @@ function explainOutcomeNulls(
 }
 
 /** Gives every null of the record a reason; `fallback` covers nulls no specific reason was written for. */
-function fillMissing(record: RequestRecord, missing: Record<string, string>, fallback: string): void {
+function fillMissing(record: ScoredRecord, missing: Record<string, string>, fallback: string): void {
   const groups = { tokens: record.tokens, timings: record.timings, metrics: record.metrics, sources: record.sources };
   for (const [group, values] of Object.entries(groups)) {
     for (const [key, value] of Object.entries(values)) {

@@ -172,7 +172,6 @@ function checkRecord(record, rebuilt, verdict, line, problems) {
       }
     }
   }
-  checkCadence(id, record.reasoning_cadence, rebuilt.cadence, problems);
   const evaluation = record.evaluation;
   if (verdict === null) {
     if (evaluation !== null) problems.push(`${id}: a ${record.phase} request carries a sanity evaluation`);
@@ -194,14 +193,17 @@ function checkRecord(record, rebuilt, verdict, line, problems) {
 }
 
 /**
- * The claimed reasoning cadence against the one the chunk stamps give, field by field (each gap of an ITL).
+ * The claimed reasoning cadence (extensions.reasoning_cadence[id]; undefined: not listed) against the one the chunk
+ * stamps give, field by field (each gap of an ITL).
  * @param {string} id @param {unknown} claimed @param {RebuiltRequest["cadence"]} mine @param {string[]} problems
  */
 function checkCadence(id, claimed, mine, problems) {
   if (mine === null || !isObject(claimed)) {
     if (claimed !== mine) {
       problems.push(
-        `${id}: reasoning_cadence is ${show(claimed)} in results.json, the raw evidence gives ${show(mine)}`,
+        `${id}: extensions.reasoning_cadence lists ${
+          claimed === undefined ? "nothing" : show(claimed)
+        } for it in results.json, the raw evidence gives ${show(mine)}`,
       );
     }
     return;
@@ -213,7 +215,9 @@ function checkCadence(id, claimed, mine, problems) {
       : sameNumber(stated, value);
     if (!agrees) {
       problems.push(
-        `${id}: reasoning_cadence.${field} is ${show(stated)} in results.json, the raw evidence gives ${show(value)}`,
+        `${id}: extensions.reasoning_cadence.${field} is ${show(stated)} in results.json, the raw evidence gives ${
+          show(value)
+        }`,
       );
     }
   }
@@ -222,12 +226,13 @@ function checkCadence(id, claimed, mine, problems) {
 /**
  * Checks every record; returns the checked requests in schedule order (those with evidence).
  * @param {unknown} requests results.json /requests
+ * @param {unknown} cadences results.json /extensions/reasoning_cadence (request id -> cadence)
  * @param {readonly ScheduledRequest[]} schedule
  * @param {Map<string, Record<string, unknown>>} lines
  * @param {string[]} problems
  * @returns {CheckedRequest[]}
  */
-export function checkRecords(requests, schedule, lines, problems) {
+export function checkRecords(requests, cadences, schedule, lines, problems) {
   if (!Array.isArray(requests)) {
     problems.push("results.json /requests is not an array");
     return [];
@@ -268,6 +273,8 @@ export function checkRecords(requests, schedule, lines, problems) {
     const stated = statedOf(line, scheduled.id, problems) ?? {};
     const effective = withStated(rebuilt, verdict, stated, problems);
     checkRecord(record, effective.rebuilt, effective.verdict, line, problems);
+    const claimed = isObject(cadences) && Object.hasOwn(cadences, scheduled.id) ? cadences[scheduled.id] : undefined;
+    checkCadence(scheduled.id, claimed, effective.rebuilt.cadence, problems);
     checked.push({ scheduled, record, ...effective, stated: Object.keys(stated) });
   });
   return checked;

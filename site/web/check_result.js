@@ -257,7 +257,8 @@ function recompute(result, protocol, outputLines, artifacts, problems, checks) {
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
   const schedule = protocol.workload.schedule(optional);
   const lines = evidenceLines(outputLines, problems);
-  const checked = checkRecords(result.requests, schedule, lines, problems);
+  const cadences = isObject(result.extensions) ? result.extensions.reasoning_cadence : undefined;
+  const checked = checkRecords(result.requests, cadences, schedule, lines, problems);
   const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
   checkStatedListed(result.extensions, stated, problems);
   const counts = checkCounts(result.request_counts, checked, problems);

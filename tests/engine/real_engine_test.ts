@@ -162,7 +162,7 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
         assert.ok(Array.isArray(stamps) && Array.isArray(line.chunk_offsets_s), record.id);
         // The tiny model opens every turn with <think> (the step above), so every request reasoned.
         assert.ok(stamps.length > 0, record.id);
-        const cadence = record.reasoning_cadence!;
+        const cadence = first!.result.extensions!.reasoning_cadence![record.id]!;
         assert.equal(cadence.reasoning_itl_s.length, stamps.length - 1, record.id);
         const firstAnswer = record.timings.first_answer_s;
         assert.equal(cadence.thinking_s, firstAnswer === null ? null : firstAnswer - stamps[0]!, record.id);

@@ -42,14 +42,14 @@ Deno.test("real engine: a --url run observes the seven configuration objects, th
         engineSource: enginePaths(cache.value).sourceDir,
       },
     });
-    const { configuration, model, software, extensions } = run.result;
+    const { configuration, software, extensions } = run.result;
     writeStderr(
       `${
         JSON.stringify(
           {
-            engine_command_line: configuration.engine_command_line,
+            engine_command_line: extensions?.engine_command_line,
             ...Object.fromEntries(CONFIGURATION_OBJECTS.map((n) => [n, configuration[n]])),
-            file_facts: model.file_facts,
+            model_file_facts: extensions?.model_file_facts,
             strata_commit: software.strata_commit,
             template_check: extensions?.template_check,
             status: run.result.run.status,
@@ -59,19 +59,20 @@ Deno.test("real engine: a --url run observes the seven configuration objects, th
         )
       }\n`,
     );
-    assert.equal(configuration.engine_command_line?.provenance, "observed");
+    assert.equal(extensions?.engine_command_line?.provenance, "observed");
     assert.match(
-      configuration.engine_command_line?.source ?? "",
+      extensions?.engine_command_line?.source ?? "",
       /^observed: ss port \d+ -> ps -o args= -p \d+ /,
     );
     for (const name of CONFIGURATION_OBJECTS) assert.notEqual(configuration[name], null, name);
     assert.deepEqual(configuration.offloading, { "gpu-layers": 0 });
     assert.equal(configuration.context_tokens, 20480);
-    assert.equal(model.file_facts?.architecture, "qwen3");
-    assert.ok((model.file_facts?.parameter_count ?? 0) > 0);
-    assert.ok(Object.keys(model.file_facts?.tensor_types ?? {}).length > 0);
-    assert.equal(model.file_facts?.effective_template_matches, true, JSON.stringify(model.file_facts));
-    assert.deepEqual(model.file_facts?.warnings, []);
+    const fileFacts = extensions?.model_file_facts;
+    assert.equal(fileFacts?.architecture, "qwen3");
+    assert.ok((fileFacts?.parameter_count ?? 0) > 0);
+    assert.ok(Object.keys(fileFacts?.tensor_types ?? {}).length > 0);
+    assert.equal(fileFacts?.effective_template_matches, true, JSON.stringify(fileFacts));
+    assert.deepEqual(fileFacts?.warnings, []);
     assert.equal(software.strata_commit, LLAMA_CPP_COMMIT);
     const check = extensions?.template_check as Record<string, unknown>;
     assert.equal(check.ran, true);

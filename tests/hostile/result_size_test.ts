@@ -68,11 +68,14 @@ Deno.test("two requests flood their body bound with two-stamp chunks: each keeps
         2 * TINY_EVENTS - MAX_CHUNK_STAMPS,
         `${id}: chunks counted past the bound`,
       );
-      const record = run.byId.get(id);
-      assert.equal(record?.reasoning_cadence, null, `${id}: no cadence from the first stamps only`);
+      assert.equal(
+        run.result.extensions?.reasoning_cadence?.[id],
+        null,
+        `${id}: no cadence from the first stamps only`,
+      );
     }
     assert.equal(
-      run.result.missing[`/requests/${ids.indexOf("sanity-T4")}/reasoning_cadence`],
+      run.result.missing["/extensions/reasoning_cadence/sanity-T4"],
       `the stream carried ${2 * TINY_EVENTS} answer and reasoning chunks; the client stamped only the first ` +
         `${MAX_CHUNK_STAMPS} (a request's bound on kept stamps)`,
     );

@@ -92,7 +92,7 @@ Deno.test("--engine-args declares the seven configuration objects where the proc
     const c = run.result.configuration;
     // The scripted engine runs in this test's own process, which is not llama-server: observing fails, so the
     // declaration is used.
-    assert.deepEqual(c.engine_command_line, {
+    assert.deepEqual(run.result.extensions?.engine_command_line, {
       provenance: "declared",
       source: "--engine-args (declared by the operator)",
     });

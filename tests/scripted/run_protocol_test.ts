@@ -78,7 +78,7 @@ Deno.test("records carry the reasoning cadence the client stamped, rebuilt from 
     const lineOf = (id: string) => done.outputs.find((o) => o.request_id === id)!;
     for (const id of ["performance-short-r1", "performance-prompt-4k-r2", "performance-prompt-16k-r3"]) {
       const record = done.byId.get(id)!;
-      const cadence = record.reasoning_cadence!;
+      const cadence = done.result.extensions!.reasoning_cadence![id]!;
       const reasoning = lineOf(id).reasoning_chunk_offsets_s as number[];
       const answers = lineOf(id).chunk_offsets_s as number[];
       assert.deepEqual([reasoning.length, cadence.reasoning_itl_s.length], [10, 9], JSON.stringify(cadence));
@@ -92,8 +92,9 @@ Deno.test("records carry the reasoning cadence the client stamped, rebuilt from 
     }
     assert.ok(gaps.every((gap) => gap >= 0) && gaps.some((gap) => gap > 0), JSON.stringify(gaps));
     const plain = done.result.requests.findIndex((r) => r.id === "performance-short-r2");
-    assert.equal(done.result.requests[plain]!.reasoning_cadence, null);
-    assert.equal(done.result.missing[`/requests/${plain}/reasoning_cadence`], "no reasoning streamed");
+    assert.ok(plain >= 0);
+    assert.equal(done.result.extensions!.reasoning_cadence!["performance-short-r2"], null);
+    assert.equal(done.result.missing["/extensions/reasoning_cadence/performance-short-r2"], "no reasoning streamed");
     const lines = renderConsoleSummary(done.result).split("\n").filter((l) => l.startsWith("Reasoning cadence, "));
     assert.equal(lines.length, 4, lines.join("\n"));
     assert.match(lines[1]!, /^Reasoning cadence, short \(2 of 3 measured requests reasoned\): thinking [0-9.]+ s /);

@@ -22,6 +22,7 @@ import {
   type Fixture,
   PROFILE_ID,
   PROTOCOL_ID,
+  type ReasoningCadence,
   type RequestRecord,
   type Result,
   RESULT_FORMAT,
@@ -43,6 +44,7 @@ import {
   wallS,
 } from "../../../score/mod.ts";
 import { outputLine } from "../../../report/result_folder.ts";
+import { placeRecord } from "../../../report/assemble.ts";
 import { DIGEST_KEYS, measuredDigest } from "../../../report/measured.ts";
 import { renderReadme } from "../../../report/render.ts";
 import { PICTURES_RENDERER_KEY, renderResultPictures } from "../../../report/pictures.ts";
@@ -352,6 +354,8 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   const fixtures = bundle.fixtures.filter((f) => optional || f.phase !== "concurrency");
   const missing: Record<string, string> = {};
   const requests: RequestRecord[] = [];
+  const cadences: Record<string, ReasoningCadence | null> = {};
+  const placed = { requests, cadences, missing };
   const executed: ExecutedRequest[] = [];
   // The executor's clock as the run sees it: sequential requests back to back (50 ms apart), the four clients of a
   // round released together, the next round after the slowest client of the last one.
@@ -366,8 +370,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     if (options.faults && SKIPPED.has(fixture.id)) {
       executed.push({ kind: "skipped", fixture, concurrency, reason: SKIP_REASON });
       const built = buildRequestRecord(fixture, { kind: "skipped", reason: SKIP_REASON, concurrency });
-      requests.push(built.record);
-      for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
+      placeRecord(built, index, placed);
       return;
     }
     // One slot: client j of a round waits for the j-1 before it.
@@ -378,8 +381,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     const body = bodyOf(fixture);
     executed.push({ kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS, slot: slotOf(body, index) });
     const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
-    requests.push(built.record);
-    for (const [pointer, reason] of Object.entries(built.missing)) missing[`/requests/${index}${pointer}`] = reason;
+    placeRecord(built, index, placed);
   });
   const sent = executed.filter((r): r is ExecutedRequest & { kind: "outcome" } => r.kind === "outcome");
   const spanOf = (r: ExecutedRequest & { kind: "outcome" }) => ({
@@ -458,6 +460,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
         source: "GET /slots after each batch",
         requests: Object.fromEntries(sent.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
       },
+      reasoning_cadence: cadences,
       round_queueing: optional
         ? roundQueueing(
           requests,

@@ -98,13 +98,14 @@ Deno.test("a record's output_tokens that the evidence contradicts is reported wi
 Deno.test("the reasoning cadence is rebuilt from the line's chunk stamps: an edit on either side is reported", async () => {
   await withRealistic(false, async (r) => {
     const i = indexOf(r, "performance-short-r2");
-    const cadence = r.result.requests[i]!.reasoning_cadence!;
+    const id = "performance-short-r2";
+    const cadence = r.result.extensions!.reasoning_cadence![id]!;
     assert.equal(cadence.reasoning_itl_s.length, 5);
     const gap = cadence.reasoning_itl_s[2]!;
     const edited = await validateEdited(r, {
-      result: (result) => (result.requests[i]!.reasoning_cadence!.reasoning_itl_s[2] = gap / 2),
+      result: (result) => (result.extensions!.reasoning_cadence![id]!.reasoning_itl_s[2] = gap / 2),
     });
-    const hit = edited.find((p) => p.pointer === `/requests/${i}/reasoning_cadence/reasoning_itl_s/2`);
+    const hit = edited.find((p) => p.pointer === `/extensions/reasoning_cadence/${id}/reasoning_itl_s/2`);
     assert.ok(hit, show(edited));
     assert.equal(
       hit.message,
@@ -114,7 +115,20 @@ Deno.test("the reasoning cadence is rebuilt from the line's chunk stamps: an edi
     const dropped = await validateEdited(r, {
       lines: (lines) => delete lineOf(lines, "performance-short-r2")["reasoning_chunk_offsets_s"],
     });
-    assert.ok(dropped.some((p) => p.pointer === `/requests/${i}/reasoning_cadence`), show(dropped));
+    assert.ok(dropped.some((p) => p.pointer === `/extensions/reasoning_cadence/${id}`), show(dropped));
+    const unlisted = await validateEdited(r, {
+      result: (result) => delete result.extensions!.reasoning_cadence![id],
+    });
+    const absent = unlisted.find((p) => p.pointer === `/extensions/reasoning_cadence/${id}`);
+    assert.match(absent?.message ?? show(unlisted), /^is absent; the evidence \(outputs\.jsonl line \d+: /);
+    const oldPlace = await validateEdited(r, {
+      result: (result) => Object.assign(result.requests[i]!, { reasoning_cadence: cadence }),
+    });
+    const unknown = oldPlace.find((p) => p.pointer === `/requests/${i}/reasoning_cadence`);
+    assert.match(
+      unknown?.message ?? show(oldPlace),
+      /unknown field; data beyond the contract belongs under \/extensions/,
+    );
   });
 });
 
@@ -255,7 +269,9 @@ Deno.test("a skipped line must carry the skip reason its record states", async (
     const problems = await validateEdited(r, {
       result: (result) => {
         const reason = "skipped: the engine did not answer /health after sanity-T3 failed";
-        result.requests[i] = buildRequestRecord(fixture, { kind: "skipped", reason, concurrency: 1 }).record;
+        const { reasoning_cadence: _, ...record } =
+          buildRequestRecord(fixture, { kind: "skipped", reason, concurrency: 1 }).record;
+        result.requests[i] = record;
       },
       lines: (lines) => {
         lines[i] = {

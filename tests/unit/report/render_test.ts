@@ -271,7 +271,8 @@ Deno.test("the console summary shows control characters of result text as escape
 
 Deno.test("report prints a reasoning-cadence line per case where any request reasoned, and none otherwise", async () => {
   const result = clone(await realistic());
-  const shortCadence = result.requests.find((r) => r.id === "performance-short-r1")!.reasoning_cadence!;
+  const cadenceOf = result.extensions!.reasoning_cadence!;
+  const shortCadence = cadenceOf["performance-short-r1"]!;
   assert.equal(shortCadence.reasoning_itl_s.length, 5);
   const text = renderConsoleSummary(result);
   const lines = text.split("\n").filter((line) => line.startsWith("Reasoning cadence, "));
@@ -280,6 +281,6 @@ Deno.test("report prints a reasoning-cadence line per case where any request rea
   assert.match(lines[1]!, /; reasoning TPOT 24\.10 ms \[24\.10-24\.10\] n=3, ITL 24\.10 ms \[24\.10-24\.10\] n=15;/);
   assert.match(lines[3]!, /prompt-16k .*thinking not measured \(n=0\);.* answer TPOT not measured \(n=0\)/);
   assert.ok(section(renderReadme(result), "## Per case").includes("Reasoning cadence, prompt-4k (3 of 3"));
-  for (const record of result.requests) record.reasoning_cadence = null;
+  for (const record of result.requests) cadenceOf[record.id] = null;
   assert.doesNotMatch(renderConsoleSummary(result), /Reasoning cadence/);
 });

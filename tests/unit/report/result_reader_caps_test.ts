@@ -21,7 +21,7 @@ Deno.test("34 records at the stamp bound, every gap at its widest average, stay 
     assert.ok(widest * gaps <= REQUEST_TIMEOUT_S);
     const half = gaps / 2;
     for (const record of result.requests) {
-      record.reasoning_cadence = {
+      result.extensions!.reasoning_cadence![record.id] = {
         thinking_s: 1799.123456,
         reasoning_itl_s: new Array(half).fill(widest),
         reasoning_tpot_s: 0.2197791234567891,
