@@ -9,9 +9,7 @@ import { brief } from "./_difference.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { ProblemSink } from "./_pointer.ts";
 import type { EvidenceCheckInput, EvidenceLine, StatedSources } from "./_evidence_types.ts";
-
-/** The placeholders report/sanitize.ts writes in place of what it redacts. */
-export const REDACTION_PLACEHOLDER = /<(?:home|abs-path|user|host|secret|email|mac|gpu-uuid|private-ip-\d+)>/;
+import { REDACTION_PLACEHOLDER } from "./sanitize.ts";
 
 export type { StatedSources };
 

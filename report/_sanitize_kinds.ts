@@ -7,6 +7,30 @@
  * JSON nested in JSON (escaped quotes). Each is a pure text-to-text pass that leaves its own placeholders alone.
  */
 
+/**
+ * Every placeholder kind the sanitizer writes (`private-ip-N` stands for `<private-ip-1>`, `<private-ip-2>`, ...).
+ * The stated-value rules accept a placeholder only from this list; site/web/stated.js restates it in its own code,
+ * and tests/unit/report/sanitize_placeholders_test.ts holds both equal to what the sanitizer writes.
+ */
+export const PLACEHOLDER_KINDS = [
+  "home",
+  "abs-path",
+  "user",
+  "host",
+  "email",
+  "mac",
+  "gpu-uuid",
+  "machine-id",
+  "serial",
+  "private-ip-N",
+  "secret",
+] as const;
+
+/** Any placeholder of PLACEHOLDER_KINDS in a text. */
+export const REDACTION_PLACEHOLDER = new RegExp(
+  `<(?:${PLACEHOLDER_KINDS.map((k) => k.replace("-N", "-\\d+")).join("|")})>`,
+);
+
 /** Provider tokens with a recognizable prefix, beside sanitize.ts's TOKEN_PATTERNS. */
 export const PROVIDER_TOKEN_PATTERNS: readonly RegExp[] = [
   /\bxapp-\d+-[A-Za-z0-9-]{10,}/g,
@@ -21,13 +45,27 @@ export const PROVIDER_TOKEN_PATTERNS: readonly RegExp[] = [
   /\bpplx-[A-Za-z0-9]{32,}/g,
   /\bxai-[A-Za-z0-9]{32,}/g,
   /\bpypi-[A-Za-z0-9_-]{16,}/g,
+  /\bdckr_pat_[A-Za-z0-9_-]{20,}/g,
   // A Telegram bot token: the bot's number, a colon, and "AA" with 30 or more characters.
   /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/g,
 ];
 
 /** Names (beside sanitize.ts's) whose value is a secret: database passwords in the environment, storage keys. */
-export const MORE_SECRET_NAMES =
-  "pgpassword|(?:[A-Za-z0-9]+[_-])+(?:pass|pwd)|account[_-]?key|shared[_-]?access[_-]?key";
+export const MORE_SECRET_NAMES = "pgpassword|(?:[A-Za-z0-9]+[_-])+(?:pass|pwd)|account[_-]?key|" +
+  // Package managers' credentials: .npmrc's _auth and _authToken (npm_config__auth in the environment), Yarn's
+  // npmAuthToken.
+  "shared[_-]?access[_-]?key|_+auth(?:token)?|[a-z0-9]+authtoken";
+
+/**
+ * Environment variables whose upper-case name ends in a credential word (NPM_TOKEN, CARGO_REGISTRY_TOKEN,
+ * HF_HUB_TOKEN, CI_JOB_PAT): the value. Upper case only, so "bos_token = 1" in a model's metadata stays.
+ */
+export function redactEnvironmentCredentials(text: string, secret: string): string {
+  return text.replace(
+    /(?<![\w-])((?:[A-Z][A-Z0-9]*_)+(?:TOKEN|AUTH|PAT|SECRET|PASSWORD)=)(["']?)(?!<)([^\s"'`;&|]+)\2/g,
+    (m, head: string, quote: string, value: string) => (value === secret ? m : `${head}${quote}${secret}${quote}`),
+  );
+}
 
 /** Cookie attributes: not a secret, so a Set-Cookie header keeps them. */
 const COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned)$/i;
@@ -50,7 +88,7 @@ const ARGUMENT = String.raw`(?:'[^'\n]*'|"[^"\n]*"|[^\s'"]+)`;
 
 /**
  * Credentials on command lines: curl's -u/--user/--proxy-user user:password (the password), mysql's -pPASSWORD,
- * redis-cli's -a PASSWORD and sshpass -p PASSWORD. A curl user without a password (curl asks for it) stays.
+ * redis-cli's -a PASSWORD, sshpass -p PASSWORD and docker (or podman) login -p PASSWORD. A curl user without a password (curl asks for it) stays.
  */
 export function redactCommandCredentials(text: string, secret: string): string {
   return text.replace(
@@ -66,7 +104,11 @@ export function redactCommandCredentials(text: string, secret: string): string {
     /(\bmysql(?:dump|admin)?\b[^\n|;&]*?\s-p)(?!<)([^\s'"]+)/g,
     (_m, head: string) => `${head}${secret}`,
   ).replace(
-    new RegExp(String.raw`(\b(?:redis-cli\b[^\n|;&]*?\s-a|sshpass\s+-p)\s+)(?!<)(${ARGUMENT})`, "g"),
+    new RegExp(
+      String.raw`(\b(?:redis-cli\b[^\n|;&]*?\s-a|sshpass\s+-p|(?:docker|podman)\s+login\b[^\n|;&]*?\s-p)\s+)(?!<)` +
+        `(${ARGUMENT})`,
+      "g",
+    ),
     (_m, head: string) => `${head}${secret}`,
   );
 }

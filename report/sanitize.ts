@@ -6,10 +6,9 @@
  * private-key blocks, JWTs and passwords in URLs, and what logs carry besides (_sanitize_kinds.ts: cookies,
  * command-line credentials, machine ids and serials, host names with a suffix, other address notations, ~user,
  * percent-encoded paths, JSON nested in JSON) become stable placeholders (`<home>`, `<abs-path>`, `<user>`,
- * `<host>`, `<email>`, `<mac>`, `<gpu-uuid>`, `<machine-id>`, `<serial>`, `<private-ip-N>`, `<secret>`). Loopback
- * addresses (127.0.0.1, ::1,
- * localhost), public addresses, system paths (/usr, /etc, /dev, /proc, C:\Program Files), versions, commit hashes
- * and URL paths stay visible. Sanitizing twice changes nothing more. Redaction is best effort; the operator still
+ * `<host>`, `<email>`, `<mac>`, `<gpu-uuid>`, `<machine-id>`, `<serial>`, `<private-ip-N>`, `<secret>`; the list
+ * is PLACEHOLDER_KINDS). Loopback addresses (127.0.0.1, ::1, localhost), public addresses, system paths (/usr,
+ * /etc, /dev, /proc, C:\Program Files), versions, commit hashes and URL paths stay visible. Sanitizing twice changes nothing more. Redaction is best effort; the operator still
  * reads the folder before sharing it.
  */
 import { sys } from "../runtime/mod.ts";
@@ -19,6 +18,7 @@ import {
   redactAddressNotations,
   redactCommandCredentials,
   redactCookies,
+  redactEnvironmentCredentials,
   redactHostNames,
   redactMachineIds,
   redactMoreMacs,
@@ -26,6 +26,7 @@ import {
   redactPercentEncoded,
   redactShortHomes,
 } from "./_sanitize_kinds.ts";
+export { PLACEHOLDER_KINDS, REDACTION_PLACEHOLDER } from "./_sanitize_kinds.ts";
 
 /** Who runs the tool, and the state that keeps placeholders stable across one run's files. */
 export interface SanitizeContext {
@@ -144,6 +145,7 @@ function redactSecrets(text: string, context: SanitizeContext): string {
   for (const pattern of [...TOKEN_PATTERNS, ...PROVIDER_TOKEN_PATTERNS]) out = out.replace(pattern, SECRET);
   out = redactCookies(out, SECRET);
   out = redactCommandCredentials(out, SECRET);
+  out = redactEnvironmentCredentials(out, SECRET);
   out = out.replace(
     URL_CREDENTIALS,
     (m, scheme: string, _user: string, password: string) => password === SECRET ? m : `${scheme}${SECRET}@`,

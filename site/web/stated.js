@@ -52,8 +52,12 @@ export function statedOf(line, id, problems) {
   return stated;
 }
 
-/** The placeholders the runner's sanitizer writes in place of what it redacts (spec: "Inspect redaction"). */
-const PLACEHOLDER = /<(?:home|abs-path|user|host|secret|email|mac|gpu-uuid|private-ip-[0-9]+)>/;
+/**
+ * The placeholders the runner's sanitizer writes in place of what it redacts (spec: "Inspect redaction"), written
+ * out here rather than imported: the site shares no code with the runner. A test holds it equal to the runner's list.
+ */
+export const PLACEHOLDER =
+  /<(?:home|abs-path|user|host|email|mac|gpu-uuid|machine-id|serial|private-ip-[0-9]+|secret)>/;
 
 /**
  * The line fields a record value at `pointer` is computed from: the verdict from the answer and tool calls, the

@@ -192,3 +192,32 @@ Deno.test("with a sanitizer that is not idempotent and changes lengths, the resu
     await cleanup(run);
   }
 });
+
+const TAIL = "and then some more words ".repeat(6);
+
+Deno.test("wrong answers that name a serial number or a machine id: the run accepts its own result, and so does the site", async () => {
+  let run: ScriptedRun | undefined;
+  try {
+    run = await runScripted({
+      mock: {
+        script: {
+          // Each reason quotes its answer cut at 80 characters, and redaction moves the cut, so each reason is
+          // stated in the evidence with that one placeholder in the answer.
+          "sanity-R2": { answer: { kind: "text", text: `serial number SN8F3K2Q9X ${TAIL}` } },
+          "sanity-R3": { answer: { kind: "text", text: `machine-id: 0123456789abcdef0123456789abcdef ${TAIL}` } },
+        },
+      },
+    });
+    assert.deepEqual(run.problems, [], "report finds no problem");
+    assert.deepEqual(run.report.validationProblems, [], "the runner's own check agrees");
+    const overrides = run.result.extensions?.record_overrides as Record<string, string[]>;
+    assert.deepEqual(overrides["sanity-R2"], ["/evaluation/reason"]);
+    assert.deepEqual(overrides["sanity-R3"], ["/evaluation/reason"]);
+    const published = await publishedText(run);
+    for (const leak of ["SN8F3K2Q9X", "0123456789abcdef0123"]) assert.ok(!published.includes(leak), leak);
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    assert.deepEqual(site.reasons, [], "the site finds no problem");
+  } finally {
+    await cleanup(run);
+  }
+});

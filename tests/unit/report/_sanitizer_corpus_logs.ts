@@ -185,6 +185,16 @@ export const LOG_PRIVATE: readonly PrivateCase[] = [
   p("nested", '{"env": "{\\"PGPASSWORD\\": \\"jsonPgPw\\"}"}', "jsonPgPw"),
   p("nested", '{"headers": "{\\"Cookie\\": \\"sid=nestedCookie77\\"}"}', "nestedCookie77"),
   p("nested", '{"log": "{\\"secret\\": 8675309123}"}', "8675309123"),
+  // Package managers' and registries' credentials, as .npmrc, .yarnrc.yml, the environment and shells write them.
+  p("package-token", "//registry.npmjs.org/:_authToken=9f2c1e7a-55b1-4c0e-8a1d-3e6f0b2d4c11", "9f2c1e7a-55b1"),
+  p("package-token", "_auth=YWxpY2U6aHVudGVyMnB3", "YWxpY2U6aHVudGVy"),
+  p("package-token", "npm_config__auth=YWxpY2U6c2VjcmV0cHc=", "YWxpY2U6c2VjcmV0"),
+  p("package-token", 'npmAuthToken: "yarnTok4f9a2b7c1d"', "yarnTok4f9a2b7c1d"),
+  p("package-token", "NPM_TOKEN=envNpmTok8812", "envNpmTok8812"),
+  p("package-token", "export CARGO_REGISTRY_TOKEN=cioAbc123Def456", "cioAbc123Def456"),
+  p("package-token", "HF_HUB_TOKEN='hubTok99xyz'", "hubTok99xyz"),
+  p("package-token", "dckr_pat_Q2xKz8vN4mPa7RtY1uWbE3cF", "dckr_pat_Q2xKz8vN4m"),
+  p("package-token", "docker login -u alice -p dockerPw771 registry.example.com", "dockerPw771"),
 ];
 
 /** Log text that must come out byte for byte. */
@@ -218,6 +228,11 @@ export const LOG_INNOCENT: readonly string[] = [
   "commit 80fb11ac73e66d89eae2c6a91d8a77428fa733ed (b7000-80fb11a)",
   "power.draw 312.45 W, clocks.sm 2520 MHz, clocks.mem 10501 MHz",
   "2026-12-01 19:59:14.123, 0, 312.45, 2520, 10501, 0x0000000000000004",
+  "llama_model_loader: - kv  23:                tokenizer.ggml.bos_token_id u32              = 151643",
+  "bos_token = 1 '<s>', eos_token = 2 '</s>'",
+  "NPM_CONFIG_LOGLEVEL=warn npm ci",
+  "TOKENIZERS_PARALLELISM=false",
+  "docker login ghcr.io -u alice-bot --password-stdin",
   "tokens per second 69.41, 1.2e3 tokens, 0.95 top_p",
   "decode 14.41 ms/token; TTFT 0.039 s; p50 1.23 s",
   "n_ctx = 16384, n_batch = 2048, n_ubatch = 512, flash_attn = auto",
