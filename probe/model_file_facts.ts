@@ -157,7 +157,8 @@ function compareDeclared(
   missing: Record<string, string>,
 ): void {
   const quantization = options.declaredQuantization ?? null;
-  if (quantization !== null && facts.file_type !== null && !squash(quantization).includes(squash(facts.file_type))) {
+  // The file type's name exactly, case and separators aside: BF16 is not F16, IQ4_K_M is not Q4_K_M.
+  if (quantization !== null && facts.file_type !== null && squash(quantization) !== squash(facts.file_type)) {
     facts.warnings.push(
       `--quantization "${quantization}" contradicts the file, whose general.file_type is ${facts.file_type}`,
     );

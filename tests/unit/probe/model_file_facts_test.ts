@@ -74,6 +74,17 @@ Deno.test("a declaration the file contradicts and another effective template are
   assert.match(read.facts?.warnings[2] ?? "", /effective chat template/);
 });
 
+Deno.test("the declared quantization must name the file type exactly, case and separators aside", async () => {
+  const deps = fakeDeps({ binaries: { "/m.gguf": model } });
+  const warningsOf = async (declaredQuantization: string) =>
+    (await readModelFileFacts({ paths: ["/m.gguf"], declaredQuantization }, deps)).facts?.warnings;
+  // A name that merely contains the file type's (IQ4_K_M holds Q4_K_M, as BF16 holds F16) is another type.
+  for (const declared of ["IQ4_K_M", "Q4_K_M_BF16", "Q4_K"]) {
+    assert.match((await warningsOf(declared))?.[0] ?? "", /contradicts the file, whose general.file_type is Q4_K_M/);
+  }
+  for (const declared of ["Q4_K_M", "q4_k_m", "Q4-K-M"]) assert.deepEqual(await warningsOf(declared), []);
+});
+
 Deno.test("a split model sums tensors and parameters over its shards; metadata comes from the first", async () => {
   const second = gguf([["split.no", { type: "uint16", value: 1 }]], [{ name: "c", dims: [100] }]);
   const deps = fakeDeps({ binaries: { "/x-00001-of-00002.gguf": model, "/x-00002-of-00002.gguf": second } });
