@@ -131,11 +131,12 @@ export interface EngineLogCheck {
 }
 
 /**
- * Checks every request with engine timings against the log: a timing line with the same four numbers (token
- * counts exact, milliseconds to the printed hundredth) agrees, each line serving one request. Without one, the
- * request disagrees, with the line of its task (GET /slots' id_task) or else an unused line of the same token counts
- * quoted; a log whose
- * middle was dropped lists such requests as not in the log instead.
+ * Checks every request with engine timings against the log, by task first: a request whose slot reading (GET
+ * /slots' id_task) names a task with a timing line agrees only with that line's four numbers (token counts exact,
+ * milliseconds to the printed hundredth); a request without one agrees with an unused line of the same numbers that
+ * no other request's task claims, each line serving one request. Otherwise the request disagrees, quoting the line
+ * of its task or else an unused line of the same token counts; a log whose middle was dropped lists such requests as
+ * not in the log instead.
  */
 export function checkEngineLog(
   source: EngineLogSource,
@@ -159,26 +160,35 @@ export function checkEngineLog(
     check.reason = "the log has no per-request timing lines (slot print_timing); it was attached but not checked";
     return check;
   }
-  const unused = new Set(parsed.timings);
-  for (const request of requests) {
-    const response = responseTimings(request);
-    if (response === null) continue;
+  const sameNumbers = (t: LogTiming, r: NonNullable<ReturnType<typeof responseTimings>>) =>
+    t.promptTokens === r.promptTokens && t.evalTokens === r.evalTokens && agrees(t.promptMs, r.promptMs) &&
+    agrees(t.evalMs, r.evalMs);
+  const byTask = new Map<number, LogTiming>();
+  for (const t of parsed.timings) if (!byTask.has(t.task)) byTask.set(t.task, t);
+  const responses = requests.map(responseTimings);
+  // A line whose task a request's slot reading names is that request's: no other request may take it by its
+  // numbers, so two requests with identical timings cannot swap lines and blame the honest one.
+  const claimed = new Set(responses.flatMap((r) => (r?.task !== null && r?.task !== undefined ? [r.task] : [])));
+  const unused = new Set(parsed.timings.filter((t) => !claimed.has(t.task)));
+  requests.forEach((request, i) => {
+    const response = responses[i];
+    if (response === null || response === undefined) return;
     check.checked++;
     const id = request.fixture.id;
-    const match = [...unused].find((t) =>
-      t.promptTokens === response.promptTokens && t.evalTokens === response.evalTokens &&
-      agrees(t.promptMs, response.promptMs) && agrees(t.evalMs, response.evalMs)
-    );
+    const ownLine = response.task === null ? undefined : byTask.get(response.task);
+    const match = ownLine !== undefined
+      ? (sameNumbers(ownLine, response) ? ownLine : undefined)
+      : [...unused].find((t) => sameNumbers(t, response));
     if (match !== undefined) {
       unused.delete(match);
       check.agreed++;
-      continue;
+      return;
     }
-    const own = parsed.timings.find((t) => t.task === response.task) ??
+    const own = ownLine ??
       [...unused].find((t) => t.promptTokens === response.promptTokens && t.evalTokens === response.evalTokens);
     if (own === undefined && parsed.truncated) {
       check.not_in_log.push(id);
-      continue;
+      return;
     }
     check.disagreed.push({
       request_id: id,
@@ -188,7 +198,7 @@ export function checkEngineLog(
           : `the engine log's timing line (task ${own.task}) says ${said(own)}`
       }`,
     });
-  }
+  });
   return check;
 }
 

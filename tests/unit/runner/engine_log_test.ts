@@ -107,6 +107,25 @@ Deno.test("checkEngineLog: each line serves one request; a request without a lin
   assert.deepEqual(partial.not_in_log, ["performance-short-r1"]);
 });
 
+Deno.test("checkEngineLog matches by task first: two requests with the same numbers blame the one whose line differs", () => {
+  // r1 (task 1) claims what task 2's line says; r2 (task 2) is honest. By numbers first, r1 would take task 2's line
+  // and r2 would be blamed.
+  const log = SERVER_HEAD + timingLines(1, [80, 70], [10, 250]) + "\n" + timingLines(2, [80, 50], [10, 200]);
+  const requests = [
+    executed("performance-short-r1", t(80, 50, 10, 200), 1),
+    executed("performance-short-r2", t(80, 50, 10, 200), 2),
+  ];
+  const check = checkEngineLog(startedEngineLog(() => log), parseEngineLog(log), requests);
+  assert.equal(check.agreed, 1);
+  assert.deepEqual(check.disagreed.map((d) => d.request_id), ["performance-short-r1"]);
+  assert.match(check.disagreed[0]?.reason ?? "", /timing line \(task 1\) says prompt 80 tokens in 70\.00 ms/);
+  // A request without a slot reading may not take a line another request's task claims.
+  const unread = [executed("warmup", t(80, 50, 10, 200)), requests[1]!];
+  const byNumbers = checkEngineLog(startedEngineLog(() => log), parseEngineLog(log), unread);
+  assert.deepEqual(byNumbers.disagreed.map((d) => d.request_id), ["warmup"]);
+  assert.equal(byNumbers.agreed, 1);
+});
+
 Deno.test("checkEngineLog: a llama-server log without timing lines is attached but not checked", () => {
   const check = checkEngineLog(startedEngineLog(() => SERVER_HEAD), parseEngineLog(SERVER_HEAD), [
     executed("warmup", t(80, 50, 10, 200)),
