@@ -280,7 +280,7 @@ async function checkDraft(
         `Cannot add "${options.folder}": the review refuses it:\n  ${verdict.refusals.join("\n  ")}`,
       );
     }
-    return verdict.check;
+    return policyChecked(verdict.check, options.folder);
   }
   const check = await checkResult({
     resultsBytes: resolved.results?.bytes ?? null,
@@ -295,10 +295,27 @@ async function checkDraft(
       }`,
     );
   }
+  return policyChecked(check, options.folder);
+}
+
+/**
+ * What the protocol keeps out of the manifest whatever the judges say: a simulation, and a nonconforming run
+ * ("Nonconforming and draft runs stay outside the activated standard manifest, with their reports still
+ * accessible"). Partial conforming runs and quality failures may be listed; the site labels them and never ranks them.
+ */
+function policyChecked(check: CheckOutcome, folder: string): CheckOutcome {
   if (check.facts?.simulated) {
     throw new ApprovedAddError(
-      `Cannot add "${options.folder}": it is a simulation (the scripted engine, extensions.simulated_engine): it ` +
+      `Cannot add "${folder}": it is a simulation (the scripted engine, extensions.simulated_engine): it ` +
         "measures no hardware and is never approved",
+    );
+  }
+  if (check.facts?.status === "nonconforming") {
+    const why = check.facts.statusReasons.slice(0, 3).join("; ") || "results.json gives no reason";
+    throw new ApprovedAddError(
+      `Cannot add "${folder}": policy: its run is nonconforming (${why}); the protocol keeps nonconforming runs ` +
+        "out of the approved list (their folders stay in the repository, readable): fix the causes and submit a " +
+        "new run",
     );
   }
   return check;

@@ -168,3 +168,49 @@ Deno.test("every forgery is refused by approved add with its reason; the genuine
     await cleanup(setup.run);
   }
 });
+
+Deno.test("a genuine nonconforming run passes every judge and is still refused by policy; the manifest is untouched", async () => {
+  // The engine's commit is not given: the run is honestly nonconforming (missing required identity).
+  const run = await runScripted({
+    run: {
+      declared: {
+        modelId: "scripted/model",
+        modelRevision: "rev1",
+        sourceRevision: "src1",
+        tokenizerRevision: "tok1",
+        quantization: "Q4_K_M",
+        customPack: null,
+        background: [],
+        buildOptions: ["GGML_NATIVE=OFF"],
+        engineCommit: null,
+      },
+    },
+  });
+  try {
+    assert.equal(run.result.run.status, "nonconforming");
+    assert.deepEqual(run.problems, [], "the result itself is valid");
+    const repo = join(run.dir, "results-repo");
+    await Deno.mkdir(join(repo, "bench/results"), { recursive: true });
+    await git(repo, "init", "-q", "-b", "main");
+    await copyFolder(run.report.folder, join(repo, "bench/results/nonconforming"));
+    await git(repo, "add", "-A");
+    await git(repo, "commit", "-q", "-m", "results");
+    const setup: Setup = {
+      run,
+      repo,
+      gitRepo: new GitRepo(gitRunner(repo)),
+      manifest: () => Deno.readTextFile(join(repo, MANIFEST_PATH)).catch(() => null),
+    };
+    const { attempt, verdict } = add(setup, "nonconforming");
+    const error = await attempt.then(() => null, (e) => e);
+    assert.equal(verdict()?.approved, true, "every judge accepts the honest result");
+    assert.ok(error instanceof ApprovedAddError, "a nonconforming run was approved");
+    assert.match(
+      error.message,
+      /bench\/results\/nonconforming": policy: its run is nonconforming \(.*commit.*\); the protocol keeps/,
+    );
+    assert.equal(await setup.manifest(), null);
+  } finally {
+    await cleanup(run);
+  }
+});
