@@ -232,7 +232,7 @@ export const LOG_INNOCENT: readonly string[] = [
   "bos_token = 1 '<s>', eos_token = 2 '</s>'",
   "NPM_CONFIG_LOGLEVEL=warn npm ci",
   "TOKENIZERS_PARALLELISM=false",
-  "docker login ghcr.io -u alice-bot --password-stdin",
+  "docker login ghcr.io -u ci-bot --password-stdin",
   "tokens per second 69.41, 1.2e3 tokens, 0.95 top_p",
   "decode 14.41 ms/token; TTFT 0.039 s; p50 1.23 s",
   "n_ctx = 16384, n_batch = 2048, n_ubatch = 512, flash_attn = auto",
