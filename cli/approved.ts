@@ -19,7 +19,8 @@ import { progressLine, protocolsFrom, reviewer } from "./site.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
-                                 [--evidence-commit COMMIT] [--reproduces RUN_ID]... [--replace]
+                                 [--submitted-by HANDLE] [--evidence-commit COMMIT] [--reproduces RUN_ID]...
+                                 [--replace]
        strata-bench approved withdraw RUN_ID --reason TEXT --review-pr URL [--repo DIR]
 
 The approved manifest ${MANIFEST_PATH} lists the results a maintainer reviewed (format
@@ -35,9 +36,12 @@ add     appends the entry for the report folder DIR after its review: the SHA-25
         folder that is uncommitted, changed after that commit, would not pass verify, is a simulation, or that
         the review refuses: report's strict validator (measured digest, only listed files, no model weights),
         the site's independent check ("site verify") and the status rules must all accept it, and the two
-        scorers must agree. Verify runs the same review on every entry. A refused add changes nothing. --reproduces RUN_ID marks both runs
-        independently reproduced (another person ran the protocol): the same protocol, model and quantization,
-        neither simulated, the hardware and setup may differ (it says what differs); --replace keeps the
+        scorers must agree. It refuses a nonconforming run by policy. Verify runs the same review on every
+        entry. A refused add changes nothing. --submitted-by HANDLE records the pull request's author.
+        --reproduces RUN_ID marks both runs independently reproduced (another person ran the protocol): the same
+        protocol, model and quantization, neither simulated, both entries naming their submitters and the two
+        different, the two results not from one machine (their extensions.machine_token); the hardware and setup
+        may differ, even be identical (it says what differs); --replace keeps the
         entry of the same run id, marked superseded_by the new review, and adds the new one.
 withdraw  moves every entry of RUN_ID out of entries into the manifest's withdrawn list, with the approved hash,
         the reason and the review that withdrew it (git history keeps the entry); an entry it reproduced is no
@@ -48,6 +52,7 @@ Options:
   --branch NAME         the default branch (default: origin/HEAD, else main, else master)
   --protocols FILE      protocol ids to accept besides the built-in ones (see "site --help")
   --evidence-commit C   for add: the reviewed commit, when it is not the one that added results.json
+  --submitted-by H      for add: the GitHub handle of the run's submitter (the pull request's author)
 
 ${
   helpFooter([
@@ -158,6 +163,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     folder,
     reviewPr: values["review-pr"],
     reviewedBy: values["reviewed-by"],
+    ...(typeof values["submitted-by"] === "string" ? { submittedBy: values["submitted-by"] } : {}),
     now: new Date(),
     reproduces: Array.isArray(values.reproduces) ? values.reproduces as string[] : [],
     replace: values.replace === true,
@@ -183,7 +189,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
 /** The flags each subcommand takes besides --repo. */
 const FLAGS = {
   verify: ["branch", "protocols"],
-  add: ["branch", "protocols", "review-pr", "reviewed-by", "evidence-commit", "reproduces", "replace"],
+  add: ["branch", "protocols", "review-pr", "reviewed-by", "submitted-by", "evidence-commit", "reproduces", "replace"],
   withdraw: ["reason", "review-pr"],
 } as const;
 
@@ -203,6 +209,7 @@ export function parseCommandLine(argv: readonly string[]) {
       protocols: { type: "string" },
       "review-pr": { type: "string" },
       "reviewed-by": { type: "string" },
+      "submitted-by": { type: "string" },
       "evidence-commit": { type: "string" },
       reproduces: { type: "string", multiple: true },
       replace: { type: "boolean" },

@@ -313,7 +313,8 @@ const artifact = closed({ kind: Type.Enum(ARTIFACT_KINDS), path, sha256 });
 
 /**
  * `extensions`: data beyond the protocol's contract (the protocol puts every field it does not define here). Most
- * keys are checked by report's rules; the three below are typed here because they were once outside `extensions`.
+ * keys are checked by report's rules; three below are typed here because they were once outside `extensions`, and
+ * the machine token because the review compares it.
  * Their nulls may carry reasons in `missing` (optional: /missing requires reasons only outside /extensions).
  */
 const knownExtensions = Type.Object({
@@ -323,6 +324,8 @@ const knownExtensions = Type.Object({
   model_file_facts: Type.Optional(nullable(modelFileFacts)),
   /** Where the engine command line behind the configuration objects came from. */
   engine_command_line: Type.Optional(engineCommandLine),
+  /** An anonymous token of the measured machine (probe/machine_token.ts); null where no machine id was read. */
+  machine_token: Type.Optional(nullable(sha256)),
 });
 /** Every other key is open (the schema admits it; report's rules check the ones the toolkit writes). */
 type ExtensionsType = Type.Static<typeof knownExtensions> & Record<string, unknown>;

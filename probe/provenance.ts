@@ -17,6 +17,7 @@ import { readRunnerCommit } from "./commit.ts";
 import { declaredEngineArgs, type EngineCommandLineReading, observeEngineCommandLine } from "./engine_command_line.ts";
 import { resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
 import { readModelFileFacts } from "./model_file_facts.ts";
+import { machineToken } from "./machine_token.ts";
 import { type DeviceSelection, probeHardware } from "./hardware.ts";
 import { expandShards, findAndHashModelFiles, type ModelFilesResult, type ModelHashProgress } from "./model_files.ts";
 import { probeServer, type ServerFacts } from "./server.ts";
@@ -90,6 +91,8 @@ export interface Provenance {
   modelFiles: ModelFilesResult;
   /** Kernel release, for `extensions`. */
   kernel: string | null;
+  /** The anonymous token of this machine (/extensions/machine_token); null with a reason where none was read. */
+  machineToken: string | null;
   /** Which GPUs the engine may use (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES), for `extensions`. */
   deviceSelection: DeviceSelection;
   /** Known engine options that fit no configuration object. */
@@ -123,6 +126,8 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     ...(options.engineEnv === undefined ? {} : { engineEnv: options.engineEnv }),
   });
   Object.assign(gaps.missing, hardwareFacts.missing);
+  const machine = await machineToken(deps);
+  if (machine.token === null) gaps.missing["/extensions/machine_token"] = machine.reason;
 
   const commandLine = await engineCommandLineOf(options);
   const config = buildConfigurationObjects(
@@ -166,6 +171,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
     server,
     modelFiles,
     kernel: hardwareFacts.kernel,
+    machineToken: machine.token,
     deviceSelection: hardwareFacts.deviceSelection,
     otherEngineOptions: reading?.otherOptions ?? null,
     missing: gaps.missing,

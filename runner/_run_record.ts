@@ -126,6 +126,7 @@ export function resultExtensions(options: RunOptions, prepared: PreparedRun): Re
     server_endpoint_problems: server.endpointProblems,
     server_defaults: serverDefaults(prepared),
     kernel: provenance.kernel,
+    machine_token: provenance.machineToken,
     gpu_selection: provenance.deviceSelection,
     other_engine_options: provenance.otherEngineOptions,
     model_file_facts: provenance.modelFileFacts,

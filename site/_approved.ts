@@ -14,7 +14,7 @@ import {
   type ResolvedEntry,
   resolveEntry,
 } from "./_entries.ts";
-import { reproductionProblems, type RunIdentity, runIdentity, setupDifferences } from "./_reproductions.ts";
+import { crossEntryProblems, linkProblems, type RunIdentity, runIdentity, setupDifferences } from "./_reproductions.ts";
 import {
   type CheckOutcome,
   checkResult,
@@ -98,24 +98,6 @@ export type VerifyApprovedReport =
   | { ok: false; manifestProblem: string }
   | { ok: true; branch: { name: string; commit: string }; entries: EntryReport[] };
 
-/**
- * The reproduction rule across entries: an entry's reproductions must be the same protocol, model and
- * quantization, neither a simulation (site/_reproductions.ts). `identities` holds the runs whose results resolved.
- */
-function reproductionChecks(
-  entries: readonly { read: ReadEntry; report: EntryReport }[],
-  identities: ReadonlyMap<string, RunIdentity>,
-): void {
-  for (const { read, report } of entries) {
-    const self = read.entry === null ? undefined : identities.get(read.entry.run_id);
-    if (self === undefined) continue;
-    for (const id of read.entry?.reproduction_run_ids ?? []) {
-      const other = identities.get(id);
-      if (other !== undefined) report.problems.push(...reproductionProblems(other, self));
-    }
-  }
-}
-
 /** Checks the manifest text and every entry against the repository. */
 export async function verifyApproved(
   repo: GitRepo,
@@ -143,7 +125,8 @@ export async function verifyApproved(
     const identity = resolved.results === null ? null : runIdentity(resolved.results.bytes);
     if (entry.entry !== null && identity !== null) identities.set(entry.entry.run_id, identity);
   }
-  reproductionChecks(entries, identities);
+  const problems = crossEntryProblems(entries.map((e) => e.read.entry), identities);
+  entries.forEach((e, i) => e.report.problems.push(...problems[i]!));
   return { ok: true, branch, entries: entries.map((e) => e.report) };
 }
 
@@ -158,6 +141,8 @@ export interface AddApprovedOptions {
   folder: string;
   reviewPr: string;
   reviewedBy: string;
+  /** The GitHub handle of the run's submitter (the pull request's author); a reproduction needs it on both sides. */
+  submittedBy?: string;
   /** UTC time of the approval. */
   now: Date;
   branch?: string;
@@ -196,6 +181,9 @@ function checkOptions(options: AddApprovedOptions): string {
   }
   if (!isHandle(options.reviewedBy)) {
     throw new ApprovedAddError(`Cannot add: --reviewed-by "${options.reviewedBy}" is not a GitHub handle`);
+  }
+  if (options.submittedBy !== undefined && !isHandle(options.submittedBy)) {
+    throw new ApprovedAddError(`Cannot add: --submitted-by "${options.submittedBy}" is not a GitHub handle`);
   }
   return resultsPath;
 }
@@ -346,7 +334,10 @@ async function linkReproductions(
     if (identity === null) {
       throw new ApprovedAddError(`Cannot mark ${original} reproduced: its results.json cannot be read at its commit`);
     }
-    const problems = reproductionProblems(identity, draftIdentity);
+    const problems = linkProblems(
+      { identity, submittedBy: target.submitted_by },
+      { identity: draftIdentity, submittedBy: draft.submitted_by },
+    );
     if (problems.length > 0) throw new ApprovedAddError(`Cannot add the reproduction: ${problems.join("; ")}`);
     target.verification = "independently-reproduced";
     if (!target.reproduction_run_ids.includes(draft.run_id)) target.reproduction_run_ids.push(draft.run_id);
@@ -439,5 +430,6 @@ async function draftEntry(
     reviewed_at: reviewedAt,
     verification: "evidence-reviewed",
     reproduction_run_ids: [],
+    ...(options.submittedBy === undefined ? {} : { submitted_by: options.submittedBy }),
   };
 }

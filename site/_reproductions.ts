@@ -1,8 +1,12 @@
 /**
  * What an independent reproduction must share with the run it reproduces (spec, "Future approved manifest":
  * "another person has run the protocol"): the same protocol, the same model and the same quantization, and neither
- * may be a simulation. The hardware, the engine build and the configuration may differ; those differences are
- * named so the manifest's maintainer and the page's reader see them.
+ * may be a simulation. It must also be another person's run on another machine: both entries name their submitters
+ * (`submitted_by`, the pull requests' authors) and they differ, and the two results do not carry one machine token
+ * (extensions.machine_token, an anonymous hash of the machine id). Two people with identical hardware have
+ * different tokens; a result without a token is not compared by machine, which the link says. The hardware, the
+ * engine build and the configuration may differ; those differences are named so the manifest's maintainer and the
+ * page's reader see them.
  */
 import { isObject, parseStrictJson } from "./web/mod.js";
 
@@ -15,6 +19,8 @@ export interface RunIdentity {
   /** The SHA-256 of every model file, sorted; null when any is unknown. */
   modelFiles: string[] | null;
   simulated: boolean;
+  /** extensions.machine_token: the anonymous token of the measured machine; null when the result has none. */
+  machineToken: string | null;
   /** What may differ, by name ("GPU", "engine", ...), as text. */
   setup: Record<string, string>;
 }
@@ -49,6 +55,7 @@ export function runIdentity(resultsBytes: Uint8Array): RunIdentity | null {
     quantization: textOf(model["quantization"]),
     modelFiles: hashes === null || hashes.length === 0 || hashes.includes(null) ? null : (hashes as string[]).sort(),
     simulated: pick("extensions")["simulated_engine"] === true,
+    machineToken: textOf(pick("extensions")["machine_token"]),
     setup: {
       GPU: gpusOf(pick("hardware")),
       CPU: textOf(pick("hardware")["cpu"]) ?? "not measured",
@@ -88,10 +95,84 @@ export function reproductionProblems(original: RunIdentity, reproduction: RunIde
   return problems;
 }
 
+/** Who submitted a run (the manifest entry's submitted_by) beside its identity. */
+export interface SubmittedRun {
+  identity: RunIdentity;
+  submittedBy: string | undefined;
+}
+
+/** Why `reproduction` is not another person's run on another machine than `original`; empty when it is. */
+export function independenceProblems(original: SubmittedRun, reproduction: SubmittedRun): string[] {
+  const pair = `${reproduction.identity.runId} cannot reproduce ${original.identity.runId}`;
+  const problems: string[] = [];
+  for (const run of [original, reproduction]) {
+    if (run.submittedBy === undefined) {
+      problems.push(
+        `${pair}: the entry of ${run.identity.runId} names no submitter (submitted_by): an independent reproduction ` +
+          "is another person's run, so both entries need the pull request's author (approved add --submitted-by)",
+      );
+    }
+  }
+  const [a, b] = [original.submittedBy, reproduction.submittedBy];
+  if (a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase()) {
+    problems.push(`${pair}: both were submitted by ${a}; an independent reproduction is another person's run`);
+  }
+  const token = original.identity.machineToken;
+  if (token !== null && token === reproduction.identity.machineToken) {
+    problems.push(
+      `${pair}: both results carry machine token ${token.slice(0, 12)}... (extensions.machine_token): one machine ` +
+        "measured both, so the second is a rerun, not an independent reproduction",
+    );
+  }
+  return problems;
+}
+
 /** What differs between two runs' setups ("GPU: A vs B"); a reproduction may differ in these. */
 export function setupDifferences(original: RunIdentity, reproduction: RunIdentity): string[] {
-  return Object.entries(original.setup).flatMap(([name, value]) => {
+  const differences = Object.entries(original.setup).flatMap(([name, value]) => {
     const other = reproduction.setup[name];
     return other === value ? [] : [`${name}: ${value} vs ${other}`];
+  });
+  const untokened = [original, reproduction].filter((r) => r.machineToken === null).map((r) => r.runId);
+  if (untokened.length > 0) {
+    differences.push(`machine: not compared (${untokened.join(" and ")} carries no machine token)`);
+  }
+  return differences;
+}
+
+/** Every reason `reproduction` may not be linked to `original`: the same run, and another person and machine. */
+export function linkProblems(original: SubmittedRun, reproduction: SubmittedRun): string[] {
+  return [
+    ...reproductionProblems(original.identity, reproduction.identity),
+    ...independenceProblems(original, reproduction),
+  ];
+}
+
+/** A manifest entry as the cross-entry rule reads it. */
+interface LinkingEntry {
+  run_id: string;
+  reproduction_run_ids: readonly string[];
+  submitted_by?: string;
+}
+
+/**
+ * The reproduction rule across a manifest's entries (null: an entry that did not read): per entry, why each run it
+ * lists as its reproduction may not be one. `identities` holds the runs whose results resolved.
+ */
+export function crossEntryProblems(
+  entries: readonly (LinkingEntry | null)[],
+  identities: ReadonlyMap<string, RunIdentity>,
+): string[][] {
+  const submitters = new Map(entries.flatMap((e) => (e === null ? [] : [[e.run_id, e.submitted_by] as const])));
+  return entries.map((entry) => {
+    const self = entry === null ? undefined : identities.get(entry.run_id);
+    if (entry === null || self === undefined) return [];
+    return entry.reproduction_run_ids.flatMap((id) => {
+      const other = identities.get(id);
+      return other === undefined ? [] : linkProblems(
+        { identity: other, submittedBy: submitters.get(id) },
+        { identity: self, submittedBy: entry.submitted_by },
+      );
+    });
   });
 }

@@ -37,7 +37,8 @@ const ENTRY_FIELDS = /** @type {const} */ ([
 /**
  * @typedef {{ run_id: string, protocol_id: string, results_path: string, results_sha256: string,
  *   evidence_commit: string, review_pr: string, reviewed_by: string, reviewed_at: string,
- *   verification: string, reproduction_run_ids: string[], superseded_by?: Supersession }} ManifestEntry
+ *   verification: string, reproduction_run_ids: string[], superseded_by?: Supersession,
+ *   submitted_by?: string }} ManifestEntry
  */
 
 /**
@@ -113,7 +114,8 @@ function readEntry(raw, index) {
   if (!isObject(raw)) return { index, label: `entry ${index}`, entry: null, raw, problems: ["is not a JSON object"] };
   const label = typeof raw.run_id === "string" && raw.run_id !== "" ? raw.run_id : `entry ${index}`;
   for (const key of Object.keys(raw)) {
-    if (!ENTRY_FIELDS.includes(/** @type {typeof ENTRY_FIELDS[number]} */ (key)) && key !== "superseded_by") {
+    const optional = key === "superseded_by" || key === "submitted_by";
+    if (!ENTRY_FIELDS.includes(/** @type {typeof ENTRY_FIELDS[number]} */ (key)) && !optional) {
       problems.push(`${key}: unknown field`);
     }
   }
@@ -122,6 +124,10 @@ function readEntry(raw, index) {
     const fine = isObject(by) && Object.keys(by).length === 3 && isSha256Hex(by.results_sha256) &&
       isReviewUrl(by.review_pr) && isUtcTimestamp(by.reviewed_at);
     if (!fine) problems.push("superseded_by: expected { results_sha256, review_pr, reviewed_at } of the new review");
+  }
+  // Who submitted the run (the pull request's author): optional, but a reproduction needs it on both entries.
+  if (Object.hasOwn(raw, "submitted_by") && !isHandle(raw.submitted_by)) {
+    problems.push(`submitted_by: expected a GitHub handle, found ${JSON.stringify(raw.submitted_by)?.slice(0, 80)}`);
   }
   for (const key of ENTRY_FIELDS) if (!Object.hasOwn(raw, key)) problems.push(`${key}: missing`);
   /** @type {[string, (v: unknown) => boolean, string][]} */
@@ -242,6 +248,7 @@ function readWithdrawn(raw) {
 export function manifestText(entries, withdrawn = []) {
   const ordered = entries.map((e) => ({
     ...Object.fromEntries(ENTRY_FIELDS.map((key) => [key, e[key]])),
+    ...(e.submitted_by === undefined ? {} : { submitted_by: e.submitted_by }),
     ...(e.superseded_by === undefined ? {} : { superseded_by: e.superseded_by }),
   }));
   const file = { format: MANIFEST_FORMAT, schema_version: MANIFEST_SCHEMA_VERSION, entries: ordered };

@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measuredDigest } from "../../report/measured.ts";
+import { sha256Hex } from "../../contract/mod.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const MOD = join(REPO_ROOT, "mod.ts");
@@ -165,6 +166,9 @@ export async function relabel(folder: string, change: Relabel): Promise<void> {
       power_limit_w: 170,
     }];
     delete result.missing["/hardware/gpus"];
+    // Another GPU stands for another machine: its own anonymous machine token.
+    result.extensions.machine_token = sha256Hex(`stand-in machine with ${change.gpu}`);
+    delete result.missing["/extensions/machine_token"];
   }
   if (change.model !== undefined) {
     result.model.id = change.model;

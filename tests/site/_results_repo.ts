@@ -200,6 +200,8 @@ export async function buildResultsRepository(root: string): Promise<ResultsRepos
       folder: `bench/results/${name}`,
       reviewPr: `https://github.com/example/results/pull/${scenarios.findIndex((s) => s.name === name) + 1}`,
       reviewedBy: "maintainer-one",
+      // Each result is another person's submission.
+      submittedBy: `submitter-${scenarios.findIndex((s) => s.name === name) + 1}`,
       now: new Date("2026-05-01T12:00:00Z"),
       reproduces,
       replace: false,

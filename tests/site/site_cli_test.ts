@@ -213,6 +213,28 @@ Deno.test("approved add refuses evidence the independent check rejects, changed 
   const simulated = await add("bench/results/nonconforming-sim", "--replace");
   assert.equal(simulated.code, 1);
   assert.match(simulated.stderr, /bench\/results\/nonconforming-sim is a simulation \(the scripted engine/);
+  // An independent reproduction is another person's run on another machine.
+  const cleanId = fixture.byName("clean-3060").runId;
+  const reproduce = (...more: string[]) =>
+    add("bench/results/reproduction-a4000", "--replace", "--reproduces", cleanId, ...more);
+  const samePerson = await reproduce("--submitted-by", "Submitter-1");
+  assert.equal(samePerson.code, 1);
+  assert.match(
+    samePerson.stderr,
+    /both were submitted by submitter-1; an independent reproduction is another person's/,
+  );
+  const nobody = await reproduce();
+  assert.match(nobody.stderr, /names no submitter \(submitted_by\).*approved add --submitted-by/);
+  const sameMachine = await add(
+    "bench/results/partial-3060",
+    "--replace",
+    "--reproduces",
+    cleanId,
+    "--submitted-by",
+    "someone-else",
+  );
+  assert.equal(sameMachine.code, 1);
+  assert.match(sameMachine.stderr, /both results carry machine token [0-9a-f]{12}\.\.\. .*one machine measured both/);
   // A reproduction of another quantization (Q4_K_M against IQ3_XXS) links nothing.
   const partial = fixture.byName("partial-3060");
   const unrelated = await add("bench/results/draft-protocol", "--replace", "--reproduces", partial.runId);

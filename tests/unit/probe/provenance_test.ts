@@ -57,6 +57,7 @@ Deno.test("every null in the four sections and their extensions has a pointer in
   // The facts the contract has no field for go under extensions, their nulls explained there.
   walk(facts.modelFileFacts, "/extensions/model_file_facts");
   walk(facts.engineCommandLine, "/extensions/engine_command_line");
+  walk(facts.machineToken, "/extensions/machine_token");
   assert.deepEqual(Object.keys(facts.missing).sort(), nulls.sort());
   assert.equal(facts.configuration.context_tokens, 16384, "the server's effective n_ctx wins over -c");
   assert.deepEqual(facts.configuration.kv_cache, { "cache-type-k": "q8_0" });
