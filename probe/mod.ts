@@ -14,6 +14,7 @@
  * ```
  */
 import {
+  MAX_COMMAND_OUTPUT_BYTES,
   openReaderOutcome,
   readDirOutcome,
   readTextOutcome,
@@ -44,10 +45,25 @@ export {
 } from "./gpu_power.ts";
 export { collectProvenance, type Provenance } from "./provenance.ts";
 
+/**
+ * A system tool's output, or why it was not used: a tool that printed past the runtime's per-stream cap (a flood,
+ * a hostile stand-in first on PATH) is refused with how much was cut, never parsed from a cut text.
+ */
+const runTool: ProbeDeps["runCommand"] = async (command, args, options) => {
+  const ran = await runCommand(command, args, options);
+  if (!ran.ok || ran.value.cutBytes === undefined) return ran;
+  return {
+    ok: false,
+    kind: "failed",
+    reason: `${command} printed ${ran.value.cutBytes} bytes past the ${MAX_COMMAND_OUTPUT_BYTES}-byte cap of a ` +
+      "stream; its output was not used",
+  };
+};
+
 /** The real effects: runtime adapters that return refusals instead of throwing, and the global fetch. */
 export function defaultProbeDeps(): ProbeDeps {
   return {
-    runCommand,
+    runCommand: runTool,
     readText: readTextOutcome,
     readDir: readDirOutcome,
     stat: statOutcome,

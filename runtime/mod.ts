@@ -22,7 +22,7 @@ export { concatBytes, FileReadError, readFile, readTextFile } from "./_files.ts"
 export { FolderFileError, openSafeFolder, type SafeFolder } from "./_folder_files.ts";
 export { type FolderWriter, openFolderWriter } from "./_folder_writer.ts";
 export { type Outcome, refusalFrom, refusedPermissionFlag } from "./_refusal.ts";
-export { type CommandOutput, runCommand } from "./_command.ts";
+export { type CommandOutput, MAX_COMMAND_OUTPUT_BYTES, runCommand } from "./_command.ts";
 export { sys } from "./_sys.ts";
 export { toolkitCacheDir, toolkitDirFromModule } from "./_toolkit_folders.ts";
 export {
