@@ -52,6 +52,8 @@ export interface ProbeServerDeps {
   fetch: typeof fetch;
   /** Per-endpoint deadline in milliseconds (default 10,000). */
   timeoutMs?: number;
+  /** Ends every call at once (Ctrl-C, SIGTERM): the call answers as cancelled. */
+  signal?: AbortSignal;
 }
 
 export type Fetched = { ok: true; body: string } | { ok: false; status: number | null; reason: string };
@@ -108,7 +110,8 @@ export async function fetchEndpoint(
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const maxBytes = options.maxBytes ?? ENDPOINT_MAX_BYTES[path] ?? 1024 * 1024;
   const method = options.jsonBody === undefined ? "GET" : "POST";
-  const init: RequestInit = { signal: AbortSignal.timeout(timeoutMs) };
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const init: RequestInit = { signal: deps.signal === undefined ? timeout : AbortSignal.any([timeout, deps.signal]) };
   if (options.jsonBody !== undefined) {
     Object.assign(init, {
       method,
@@ -132,6 +135,7 @@ export async function fetchEndpoint(
     }
     return { ok: true, body };
   } catch (error) {
+    if (deps.signal?.aborted) return { ok: false, status: null, reason: `${method} ${path} was cancelled` };
     const timedOut = (error as { name?: unknown } | null)?.name === "TimeoutError";
     if (timedOut) return { ok: false, status: null, reason: `${method} ${path} did not answer within ${timeoutMs} ms` };
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -46,7 +46,14 @@ export async function renderAndCount(
   deps: ProbeServerDeps,
 ): Promise<TemplateProbe> {
   const out: ServerTokens[] = [];
+  // A call that got no answer at all (its deadline passed, the connection failed, the run was cancelled) ends the
+  // check: the rest are not asked, so a server that never answers holds the run for one deadline, not 44.
+  let stopped: string | null = null;
   for (const [index, request] of requests.entries()) {
+    if (stopped !== null) {
+      out.push({ id: request.id, tokens: null, reason: `not asked: ${stopped}` });
+      continue;
+    }
     const rendered = await fetchEndpoint(deps, baseUrl, "/apply-template", {
       jsonBody: request.body,
       maxBytes: ANSWER_MAX_BYTES,
@@ -56,6 +63,7 @@ export async function renderAndCount(
         return { supported: false, reason: `the server has no template endpoint (${rendered.reason})`, requests: [] };
       }
       out.push({ id: request.id, tokens: null, reason: rendered.reason });
+      if (rendered.status === null) stopped = `${request.id}'s ${rendered.reason}`;
       continue;
     }
     const prompt = asObject(rendered.body)?.prompt;
@@ -67,6 +75,7 @@ export async function renderAndCount(
       jsonBody: { content: prompt, add_special: true, parse_special: true },
       maxBytes: ANSWER_MAX_BYTES,
     });
+    if (!counted.ok && counted.status === null) stopped = `${request.id}'s ${counted.reason}`;
     const tokens = counted.ok ? tokensOfAnswer(counted.body) : null;
     out.push({
       id: request.id,

@@ -17,7 +17,7 @@ export async function runTemplateCheck(
 ): Promise<TemplateCheck | null> {
   if (options.checkTemplate === false || deps.renderAndCount === undefined) return null;
   const requests = fixtures.map((f) => ({ id: f.id, body: bodies.get(f.id)?.body ?? {} }));
-  const check = compareTemplateProbe(fixtures, await deps.renderAndCount(options.baseUrl, requests));
+  const check = compareTemplateProbe(fixtures, await deps.renderAndCount(options.baseUrl, requests, options.signal));
   if (check.mismatches > 0) throw new TemplateMismatchError(check);
   return check;
 }

@@ -45,8 +45,12 @@ export function realRunDeps(overrides: Partial<RunDeps> = {}, settings: RealRunS
     buildChatBody: (fixture, dialect) => buildChatBody(fixture, dialect),
     probeServer: (baseUrl) => probeServer(baseUrl, { fetch: probeDeps.fetch }),
     readSlots: (baseUrl) => readSlots(baseUrl, { fetch: probeDeps.fetch, timeoutMs: 5000 }),
-    renderAndCount: (baseUrl, requests) =>
-      renderAndCount(baseUrl, requests, { fetch: probeDeps.fetch, timeoutMs: 30_000 }),
+    renderAndCount: (baseUrl, requests, signal) =>
+      renderAndCount(baseUrl, requests, {
+        fetch: probeDeps.fetch,
+        timeoutMs: 30_000,
+        ...(signal === undefined ? {} : { signal }),
+      }),
     collectProvenance: (server, options: RunOptions) =>
       collectProvenance({
         deps: probeDeps,

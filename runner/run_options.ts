@@ -93,7 +93,11 @@ export interface RunDeps extends ExecutorDeps {
   buildChatBody(fixture: Fixture, dialect: Dialect): ChatBody;
   probeServer(baseUrl: string): Promise<ServerFacts>;
   /** The server's rendering and token ids of each body (the template check); absent: the check is not run. */
-  renderAndCount?(baseUrl: string, requests: { id: string; body: Record<string, unknown> }[]): Promise<TemplateProbe>;
+  renderAndCount?(
+    baseUrl: string,
+    requests: { id: string; body: Record<string, unknown> }[],
+    signal?: AbortSignal,
+  ): Promise<TemplateProbe>;
   /** The probe's provenance for this server (hardware, software, model, configuration, missing, reasons). */
   collectProvenance(server: ServerFacts, options: RunOptions): Promise<Provenance>;
   files: ResultFiles;

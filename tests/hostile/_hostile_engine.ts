@@ -30,6 +30,8 @@ export interface HostileEngineOptions {
   errors?: Readonly<Record<string, string>>;
   /** Whole answers written by the caller, by request id ("*" for every request without its own). */
   streams?: Readonly<Record<string, (wire: Wire) => Promise<void>>>;
+  /** POST /apply-template is read and never answered (the connection stays open until the client leaves). */
+  silentTemplate?: boolean;
 }
 
 /** A running hostile engine. */
@@ -322,6 +324,10 @@ export function startHostileEngine(options: HostileEngineOptions = {}): HostileE
             `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\nConnection: close\r\n\r\n${text}`,
           )).catch(() => 0);
         } else await json(404, { error: { code: 404, message: "File Not Found" } });
+        return;
+      }
+      if (request.path === "/apply-template" && options.silentTemplate) {
+        await conn.read(new Uint8Array(1)).catch(() => null);
         return;
       }
       if (request.path !== "/v1/chat/completions") {
