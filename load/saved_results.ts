@@ -112,6 +112,19 @@ function rowProblems(row: Fields): string[] {
   if (row.itl_s !== null && !(Array.isArray(row.itl_s) && row.itl_s.every((v) => typeof v === "number"))) {
     out.push("itl_s: not a list of numbers or null");
   }
+  // What a run cannot have measured: a time before its start or an end before its send (the drawings would
+  // follow such a row backwards), a negative duration or a token count that is not a count. Lateness alone may
+  // carry a rounding sign.
+  for (const key of NUMERIC_COLUMNS) {
+    const value = row[key];
+    if (key === "lateness_s" || typeof value !== "number") continue;
+    if (value < 0) out.push(`${key}: ${value} is negative`);
+    else if (key.endsWith("_tokens") && !Number.isInteger(value)) out.push(`${key}: ${value} is not a count`);
+  }
+  const [send, end] = [row.send_offset_s, row.end_offset_s];
+  if (typeof send === "number" && typeof end === "number" && end < send) {
+    out.push(`end_offset_s: ${end} is before send_offset_s ${send}`);
+  }
   return out;
 }
 

@@ -149,11 +149,23 @@ Deno.test({
             /version 99; this strata-bench reads 3/,
           ],
           ["cut", lines.join("\n").slice(0, -40), /the last line is cut/],
+          [
+            "end before send",
+            lines.map((l, i) => i === 3 ? l.replace(/"send_offset_s":[0-9.e-]+/, '"send_offset_s":5000000') : l).join(
+              "\n",
+            ),
+            /line 4: end_offset_s: [0-9.]+ is before send_offset_s 5000000/,
+          ],
+          [
+            "negative time",
+            lines.map((l, i) => i === 4 ? l.replace(/"ttft_s":[0-9.e-]+/, '"ttft_s":-1') : l).join("\n"),
+            /line 5: ttft_s: -1 is negative/,
+          ],
           ["foreign", `{"format":"other","version":1}\n`, /line 1: format "other" is not a load or compare line/],
           ["not config", lines.slice(1).join("\n"), /line 1: the first line is not a load or compare config line/],
         ];
         for (const [name, text, expected] of cases) {
-          const path = join(dir, `${name.replace(" ", "-")}.jsonl`);
+          const path = join(dir, `${name.replaceAll(" ", "-")}.jsonl`);
           await writeFile(path, text);
           await assert.rejects(readSavedResults(path), (e: unknown) => {
             assert.ok(e instanceof SavedResultsRefusal, `${name}: ${e}`);
@@ -172,6 +184,11 @@ Deno.test({
         const refused = await command("report", join(dir, "duplicate-key.jsonl"));
         assert.equal(refused.code, 1);
         assert.match(refused.stderr, /line 3: not strict JSON/);
+        // Rows that contradict their summary are refused by line, never a RangeError from a drawing.
+        const backwards = await command("report", join(dir, "end-before-send.jsonl"), "--out", join(dir, "out"));
+        assert.equal(backwards.code, 1, backwards.stderr);
+        assert.match(backwards.stderr, /line 4: end_offset_s: [0-9.]+ is before send_offset_s 5000000/);
+        assert.doesNotMatch(backwards.stderr, /RangeError|    at /);
       });
 
       await t.step("saved results of different workloads are never gated against each other", async () => {
