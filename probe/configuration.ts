@@ -247,3 +247,28 @@ export function buildConfigurationObjects(
   const reading = readEngineArgs(engineArgs);
   return { objects: reading.objects, missing, reading };
 }
+
+/**
+ * Server settings the profile forbids (P:59: custom reasoning budgets, automatic effort changes and extra stop
+ * strings are disabled and verified), read from the engine's command line: why each makes the run nonconforming.
+ * llama-server reports none of them in /props or /slots, so the command line is the only witness; a run whose
+ * command line could not be read says so elsewhere (configuration objects null with the reason).
+ */
+export function forbiddenServerSettings(otherOptions: Readonly<OptionObject>): string[] {
+  const reasons: string[] = [];
+  const budget = otherOptions["reasoning-budget"];
+  if (budget !== undefined && budget !== -1) {
+    reasons.push(
+      `the server runs with --reasoning-budget ${JSON.stringify(budget)}: the profile leaves thinking unrestricted ` +
+        "(-1) and forbids a custom reasoning budget; restart it without the flag",
+    );
+  }
+  const reasoning = otherOptions["reasoning"];
+  if (reasoning !== undefined && reasoning !== "auto" && reasoning !== "on") {
+    reasons.push(
+      `the server runs with --reasoning ${JSON.stringify(reasoning)}: the profile's requests turn thinking on ` +
+        "themselves (chat_template_kwargs), which this setting overrides; restart it without the flag",
+    );
+  }
+  return reasons;
+}

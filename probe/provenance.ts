@@ -12,7 +12,7 @@ import type {
 } from "../contract/mod.ts";
 import { toolkitCacheDir } from "../runtime/mod.ts";
 import type { MissingMap, ProbeDeps } from "./_deps.ts";
-import { buildConfigurationObjects, type EngineArgsReading } from "./configuration.ts";
+import { buildConfigurationObjects, type EngineArgsReading, forbiddenServerSettings } from "./configuration.ts";
 import { readRunnerCommit } from "./commit.ts";
 import { declaredEngineArgs, type EngineCommandLineReading, observeEngineCommandLine } from "./engine_command_line.ts";
 import { resolveEngineCommit, shortEngineCommit } from "./engine_source.ts";
@@ -136,6 +136,7 @@ export async function collectProvenance(options: CollectProvenanceOptions): Prom
   );
   Object.assign(gaps.missing, config.missing);
   const reading = config.reading;
+  gaps.nonconformingReasons.push(...forbiddenServerSettings(reading?.otherOptions ?? {}));
 
   const modelFiles = await hashModelFiles(options, reading?.modelFiles ?? [], gaps);
   const commit = await readRunnerCommit({

@@ -414,3 +414,27 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "real engine: a server started with --reasoning-budget 0 makes the run nonconforming, naming the flag",
+  options,
+  async () => {
+    const dir = await tempDir();
+    const base = await tinyProfile();
+    const engine = await startTinyEngine({ args: [...base.args, "--reasoning-budget", "0"] });
+    try {
+      const run = await firstRequests(engine, dir.path, 1);
+      assert.deepEqual(run.report.validationProblems, []);
+      assert.equal(run.result.run.status, "nonconforming");
+      const reasons = (run.result.extensions as Record<string, unknown>).nonconforming_reasons as string[];
+      assert.ok(
+        reasons.some((r) => /^the server runs with --reasoning-budget 0: the profile leaves thinking/.test(r)),
+        reasons.join("\n"),
+      );
+    } finally {
+      await engine.stop();
+      closeIdleConnections();
+      await dir.remove();
+    }
+  },
+);

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { buildConfigurationObjects, CONFIGURATION_OBJECTS, readEngineArgs } from "../../../probe/configuration.ts";
+import {
+  buildConfigurationObjects,
+  CONFIGURATION_OBJECTS,
+  forbiddenServerSettings,
+  readEngineArgs,
+} from "../../../probe/configuration.ts";
 
 Deno.test("llama-server argv: options land in their objects under the long flag names, numbers as numbers", () => {
   const reading = readEngineArgs([
@@ -90,4 +95,14 @@ Deno.test("with an empty command line every object is {} (engine defaults), none
   const built = buildConfigurationObjects([]);
   assert.deepEqual(Object.values(built.objects), CONFIGURATION_OBJECTS.map(() => ({})));
   assert.deepEqual(built.missing, {});
+});
+
+Deno.test("a custom reasoning budget or thinking turned off on the server's command line is a nonconforming reason", () => {
+  const reasonsOf = (argv: string[]) => forbiddenServerSettings(readEngineArgs(argv).otherOptions);
+  assert.deepEqual(reasonsOf(["-m", "m.gguf", "--jinja"]), []);
+  assert.deepEqual(reasonsOf(["--reasoning-budget", "-1", "--reasoning", "auto"]), []);
+  const [budget] = reasonsOf(["--reasoning-budget", "0"]);
+  assert.match(budget ?? "", /^the server runs with --reasoning-budget 0: the profile leaves thinking unrestricted/);
+  assert.match(reasonsOf(["--reasoning-budget=2048"])[0] ?? "", /--reasoning-budget 2048/);
+  assert.match(reasonsOf(["-rea", "off"])[0] ?? "", /^the server runs with --reasoning "off"/);
 });
