@@ -47,8 +47,9 @@ What the engine cannot tell the runner (unset values are null with a reason, nev
                             argument holding a space is split)
   --pack-dir DIR            name the model files relative to DIR (default: by their base names)
   --no-check-template       skip the template check: before the warm-up every request is rendered and counted by
-                            the server (POST /apply-template, /tokenize) and compared with the frozen counts (2%)
-                            and shared prefixes; a mismatch stops the run before anything is measured
+                            the server (POST /apply-template, /tokenize) and compared with the frozen counts (2%;
+                            exact for the tool cases) and shared prefixes; a mismatch stops the run before
+                            anything is measured
   --engine-log FILE         the server's log (llama-server ... 2> FILE): attached as engine.log, sanitized, and its
                             per-request timing lines checked against the responses (a disagreement: nonconforming)
 

@@ -44,3 +44,18 @@ Deno.test("a 4K case within 2% of its frozen count but not of 4,096 is a mismatc
   const none = compareTemplateProbe(fixtures, { supported: false, reason: "no endpoint", requests: [] });
   assert.deepEqual([none.rows.length, none.reason], [0, "no endpoint"]);
 });
+
+Deno.test("a tool case must count exactly its frozen tokens: one token off is a mismatch, within 2% or not", () => {
+  const tool = { ...fixture("sanity-T1", "T1", 174, 51), category: "tool_call" } as Fixture;
+  const instruction = { ...fixture("sanity-I1", "I1", 174, 51), category: "instruction" } as Fixture;
+  const check = compareTemplateProbe([tool, instruction], {
+    supported: true,
+    reason: null,
+    requests: [
+      { id: "sanity-T1", tokens: ids(175, 0), reason: null },
+      { id: "sanity-I1", tokens: ids(175, 5000), reason: null },
+    ],
+  });
+  assert.deepEqual(check.rows.map((r) => r.verdict), ["mismatch", "match"]);
+  assert.match(check.rows[0]!.reason ?? "", /^175 tokens, 1 off the frozen 174 \(a tool case must match exactly/);
+});
