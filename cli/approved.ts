@@ -35,7 +35,8 @@ add     appends the entry for the report folder DIR after its review: the SHA-25
         the default branch, the commit that added it, the review PR and reviewer, the time now. It refuses a
         folder that is uncommitted, changed after that commit, would not pass verify, is a simulation, or that
         the review refuses: report's strict validator (measured digest, only listed files, no model weights),
-        the site's independent check ("site verify") and the status rules must all accept it, and the two
+        the site's independent check ("site verify"), the status rules and the redaction check (the
+        sanitizer, run again over every text file, finds nothing left) must all accept it, and the two
         scorers must agree. It refuses a nonconforming run by policy. Verify runs the same review on every
         entry. A refused add changes nothing. --submitted-by HANDLE records the pull request's author.
         --reproduces RUN_ID marks both runs independently reproduced (another person ran the protocol): the same

@@ -93,7 +93,7 @@ export async function protocolsFrom(path: unknown) {
 
 /**
  * The review conductor (review/) that `approved add`, `approved verify` and `site build` run on every entry:
- * report's validator, the site's check and the status rules, all on one folder.
+ * report's validator, the site's check, the status rules and the redaction check, all on one folder.
  */
 export function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
   let bundle: ReturnType<typeof loadBundle> | null = null;

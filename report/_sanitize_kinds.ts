@@ -171,6 +171,8 @@ const PUBLIC_DOMAINS = new Set([
   "ghcr.io",
   "cloudflare.com",
   "ggml.ai",
+  // XML and SVG namespaces (xmlns="http://www.w3.org/2000/svg").
+  "w3.org",
 ]);
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?";
 

@@ -79,6 +79,11 @@ export interface ResultFolder {
   /** Writes a sanitized artifact and returns its entry (SHA-256 of the bytes written). */
   writeArtifact(kind: ArtifactKind, name: string, content: string): Promise<Artifact>;
   /**
+   * Writes a JSON value as an artifact (two-space indent, final newline), sanitized value by value as results.json
+   * is: a text pass over JSON text would see a Windows path with its backslashes doubled and miss it.
+   */
+  writeJsonArtifact(kind: ArtifactKind, name: string, value: unknown): Promise<Artifact>;
+  /**
    * Writes a file drawn only from the already sanitized result (the pictures) as an artifact, without passing it
    * through the sanitizer again (which could take a drawing's path data for a host name); returns its entry.
    */
@@ -137,6 +142,11 @@ export async function openResultFolder(
     },
     async writeArtifact(kind, name, content) {
       const bytes = encoder.encode(sanitize.text(content));
+      await files.writeAtomic(join(path, name), bytes);
+      return { kind, path: name, sha256: sha256Hex(bytes) };
+    },
+    async writeJsonArtifact(kind, name, value) {
+      const bytes = encoder.encode(`${JSON.stringify(sanitize.json(value), null, 2)}\n`);
       await files.writeAtomic(join(path, name), bytes);
       return { kind, path: name, sha256: sha256Hex(bytes) };
     },

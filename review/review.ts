@@ -7,12 +7,15 @@
  * - the site's check (site/web/, sharing no code with report/ or score/): the hashes, the folder's files and every
  *   number recomputed from the evidence by the spec text.
  * - the protocol's status and identity rules (site/web/check_status.js): a stated status better than the rules give.
+ * - redaction (the maintainers' "Inspect redaction"): the runner's sanitizer, run again over every text file of the
+ *   folder with no knowledge of the submitter's machine, must change nothing; a line it would still change is
+ *   refused with its file and line (a private string the run missed, or one a submitter put back by hand).
  *
  * When the two scorers read the same result differently (one accepts, the other refuses), that disagreement is a
  * refusal of its own naming both readings. A simulation is never approved, whatever the judges say.
  */
 import { type Fixture } from "../contract/mod.ts";
-import { validateResultText, validationOptions } from "../report/mod.ts";
+import { sanitizeJson, sanitizeText, validateResultText, validationOptions } from "../report/mod.ts";
 import {
   type CheckOutcome,
   checkResult,
@@ -22,8 +25,8 @@ import {
   STATUS_RULES_WORDS,
 } from "../site/mod.ts";
 
-/** The three judges, as refusals name them. */
-export const JUDGES = ["report validator", "site check", "status rules"] as const;
+/** The judges, as refusals name them. */
+export const JUDGES = ["report validator", "site check", "status rules", "redaction"] as const;
 export type Judge = typeof JUDGES[number];
 
 /** What one judge found (empty: it accepts the result). */
@@ -62,6 +65,76 @@ async function reportProblems(folder: ReviewedFolder, bundle: ReviewBundle): Pro
   return problems.map((p) => `results.json ${p.pointer === "" ? "(root)" : p.pointer}: ${p.message}`);
 }
 
+/** Lines named per file; the rest are counted. */
+const REDACTION_LINES_NAMED = 3;
+
+/** Where the sanitized copy of a JSON value first differs from it (a JSON Pointer), or null when it does not. */
+function firstChange(value: unknown, again: unknown, at = ""): string | null {
+  if (typeof value !== "object" || value === null || typeof again !== "object" || again === null) {
+    return value === again ? null : at || "(root)";
+  }
+  const keys = Object.keys(value);
+  const otherKeys = Object.keys(again);
+  for (const [i, key] of keys.entries()) {
+    if (otherKeys[i] !== key) return `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")} (its name)`;
+    const inner = firstChange(
+      (value as Record<string, unknown>)[key],
+      (again as Record<string, unknown>)[key],
+      `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`,
+    );
+    if (inner !== null) return inner;
+  }
+  return null;
+}
+
+/**
+ * Where the sanitizer would still change a file: JSON files value by value (as the run sanitized them, so that
+ * escaping does not count), every other text file line by line; binary files are skipped.
+ */
+function stillPrivate(path: string, text: string): string[] {
+  const jsonAt = (line: string): string | null | undefined => {
+    try {
+      const value = JSON.parse(line);
+      return firstChange(value, sanitizeJson(value));
+    } catch {
+      return undefined;
+    }
+  };
+  if (path.endsWith(".json")) {
+    const at = jsonAt(text);
+    if (at !== undefined) return at === null ? [] : [`at ${at}`];
+  }
+  const lines = text.split("\n");
+  const changed = lines.flatMap((line, i) => {
+    if (path.endsWith(".jsonl") && line !== "") {
+      const at = jsonAt(line);
+      if (at !== undefined) return at === null ? [] : [`line ${i + 1} at ${at}`];
+    }
+    return sanitizeText(line) === line ? [] : [`line ${i + 1}`];
+  });
+  return changed;
+}
+
+/** Every text file's places the sanitizer would still change, by file (and line or pointer). */
+async function redactionProblems(folder: ReviewedFolder): Promise<string[]> {
+  const problems: string[] = [];
+  const files = (await folder.list()) ?? ["results.json"];
+  for (const path of files) {
+    const bytes = path === "results.json" ? folder.resultsBytes : await folder.read(path);
+    const text = bytes === null ? null : decoded(bytes);
+    if (text === null) continue;
+    const changed = stillPrivate(path, text);
+    if (changed.length === 0) continue;
+    const named = changed.slice(0, REDACTION_LINES_NAMED).join(", ");
+    const more = changed.length > REDACTION_LINES_NAMED ? ` and ${changed.length - REDACTION_LINES_NAMED} more` : "";
+    problems.push(
+      `${path} ${named}${more}: the sanitizer would still redact something there (a private string the run left ` +
+        "or put back); redact it and re-seal the folder (report --seal)",
+    );
+  }
+  return problems;
+}
+
 function reading(problems: readonly string[]): string {
   const first = problems[0] ?? "";
   return `${problems.length} problem(s), first: ${first.length > 200 ? `${first.slice(0, 200)}...` : first}`;
@@ -88,6 +161,7 @@ export async function reviewFolder(
     { judge: "report validator", problems: await reportProblems(folder, bundle) },
     { judge: "site check", problems: siteReasons.filter((r) => !r.includes(STATUS_RULES_WORDS)) },
     { judge: "status rules", problems: siteReasons.filter((r) => r.includes(STATUS_RULES_WORDS)) },
+    { judge: "redaction", problems: await redactionProblems(folder) },
   ];
   const refusals = judgements.flatMap((j) => j.problems.map((p) => `${j.judge} (${folder.folder}): ${p}`));
   const reportOk = judgements[0]!.problems.length === 0;

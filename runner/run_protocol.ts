@@ -324,7 +324,7 @@ async function writeArtifacts(
   const artifacts: Artifact[] = [folder.outputsArtifact()];
   if (engineLog !== null) artifacts.push(await folder.writeArtifact("engine_log", RESULT_FILES.engineLog, engineLog));
   const config = runConfig(options, prepared);
-  artifacts.push(await folder.writeArtifact("config", RESULT_FILES.config, `${JSON.stringify(config, null, 2)}\n`));
+  artifacts.push(await folder.writeJsonArtifact("config", RESULT_FILES.config, config));
   if (prepared.templateCheck?.supported) {
     artifacts.push(
       await folder.writeArtifact("provenance", TEMPLATE_CHECK_FILE, templateCheckArtifact(prepared.templateCheck)),

@@ -13,7 +13,9 @@ import { createSanitizer } from "../../report/sanitize.ts";
 import { CORPUS_CONTEXT, INNOCENT, PRIVATE } from "../unit/report/_sanitizer_corpus.ts";
 import { LOG_INNOCENT, LOG_PRIVATE } from "../unit/report/_sanitizer_corpus_logs.ts";
 import type { AnswerText } from "./_hostile_engine.ts";
-import { runHostile } from "./_run.ts";
+import { runHostile, sharedBundle } from "./_run.ts";
+import { reviewFolder } from "../../review/mod.ts";
+import { folderReader, KNOWN_PROTOCOLS } from "../../site/mod.ts";
 
 /** Every string in a JSON value: keys and string values, at any depth. */
 function decodedStrings(value: unknown, out: string[] = []): string[] {
@@ -110,6 +112,21 @@ Deno.test("sanitizer corpus through a run: 0 private strings survive in any writ
     assert.deepEqual(changed, [], "innocent strings changed");
     const log = await readFile(join(run.folder, "engine.log"), "utf8");
     assert.deepEqual(LOG_INNOCENT.filter((text) => !log.includes(text)), [], "innocent log lines changed");
+    // The review's redaction judge (the sanitizer again, without this machine's names) finds nothing to redact.
+    const resultsBytes = await Deno.readFile(join(run.folder, "results.json"));
+    const read = folderReader(run.folder);
+    const verdict = await reviewFolder(
+      {
+        folder: "corpus-run",
+        resultsBytes,
+        read,
+        list: read.list ?? (() => Promise.resolve(null)),
+        expected: { resultsSha256: "", runId: run.result.run.id, protocolId: run.result.protocol.id },
+      },
+      KNOWN_PROTOCOLS,
+      await sharedBundle(),
+    );
+    assert.deepEqual(verdict.judgements.find((j) => j.judge === "redaction")?.problems, []);
     // The strings did reach the folder: the sanitizer, not an empty run, removed them.
     assert.ok(answerStrings.join("").includes("<secret>") && answerStrings.join("").includes("<home>"));
   } finally {

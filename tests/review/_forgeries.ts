@@ -311,6 +311,22 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     /rates\.svg|picture/,
   );
 
+  // Redaction: a private string put back by hand into a file no other judge reads for it (config.json's hash is
+  // updated, as a careful forger would).
+  const putBack = (text: string) => (t: string) => t.replace("{", `{"note": ${JSON.stringify(text)},`);
+  add(
+    "redaction",
+    "home-path-put-back",
+    (f) => rewriteArtifact(f, "config.json", putBack("model copied from /home/bob/models/q4.gguf")),
+    /config\.json line 1.*the sanitizer would still redact/,
+  );
+  add(
+    "redaction",
+    "token-put-back",
+    (f) => rewriteArtifact(f, "config.json", putBack("pulled with hf_AbCdEfGhIjKlMnOpQrStUvWx")),
+    /config\.json line 1.*the sanitizer would still redact/,
+  );
+
   // Mixed protocols.
   add("mixed protocols", "activated-id", (f) => editResults(f, (r) => (r.protocol.id = ids.activated)), /protocol/);
   add("mixed protocols", "unknown-id", (f) => editResults(f, (r) => (r.protocol.id = ids.unknown)), /protocol/);
