@@ -3,7 +3,8 @@
  * build's review: every forgery is shown "Verification failed" with none of its numbers in chromium. The browser
  * recomputes the measured digest from results.json and outputs.jsonl, holds the folder to the build's listing of it
  * at the evidence commit, and refuses a picture with active content; a result of a schema or protocol it does not
- * read fails too when its digest says it changed after the run. A genuine copy is shown verified.
+ * read fails too when its digest says it changed after the run. A genuine copy is shown verified. The forgeries only
+ * the review can catch (a private string put back: the browser has no sanitizer) are left out.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -38,7 +39,8 @@ Deno.test({
       await Deno.mkdir(join(repo, "bench/results"), { recursive: true });
       await git(repo, "init", "-q", "-b", "main");
       const protocols = knownProtocols(new TextEncoder().encode(PROTOCOLS_JSON));
-      const corpus = forgeries({ activated: TEST_ACTIVATED, unknown: "strata-other-v9" });
+      // A private string put back by hand is the review's to refuse (the browser has no sanitizer): left out here.
+      const corpus = forgeries({ activated: TEST_ACTIVATED, unknown: "strata-other-v9" }).filter((f) => !f.reviewOnly);
       const shown: { runId: string; name: string; folder: string }[] = [];
       for (const [i, forgery] of [...corpus, { name: "genuine", make: () => Promise.resolve() }].entries()) {
         const folder = `bench/results/${forgery.name}`;

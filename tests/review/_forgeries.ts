@@ -14,6 +14,11 @@ export interface Forgery {
   name: string;
   make(folder: string): Promise<void>;
   reason: RegExp;
+  /**
+   * Only the review catches it, not the reader's browser: the browser's check has no sanitizer of its own, so a
+   * private string put back by hand is refused by approved add and site build, never shown by a site they built.
+   */
+  reviewOnly?: true;
 }
 
 async function sha256(bytes: Uint8Array): Promise<string> {
@@ -326,6 +331,7 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     (f) => rewriteArtifact(f, "config.json", putBack("pulled with hf_AbCdEfGhIjKlMnOpQrStUvWx")),
     /config\.json line 1.*the sanitizer would still redact/,
   );
+  for (const forgery of list) if (forgery.kind === "redaction") forgery.reviewOnly = true;
 
   // Mixed protocols.
   add("mixed protocols", "activated-id", (f) => editResults(f, (r) => (r.protocol.id = ids.activated)), /protocol/);
