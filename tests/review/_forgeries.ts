@@ -323,13 +323,13 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     "redaction",
     "home-path-put-back",
     (f) => rewriteArtifact(f, "config.json", putBack("model copied from /home/bob/models/q4.gguf")),
-    /config\.json line 1.*the sanitizer would still redact/,
+    /config\.json at \/note: the sanitizer would still redact/,
   );
   add(
     "redaction",
     "token-put-back",
     (f) => rewriteArtifact(f, "config.json", putBack("pulled with hf_AbCdEfGhIjKlMnOpQrStUvWx")),
-    /config\.json line 1.*the sanitizer would still redact/,
+    /config\.json at \/note: the sanitizer would still redact/,
   );
   for (const forgery of list) if (forgery.kind === "redaction") forgery.reviewOnly = true;
 
