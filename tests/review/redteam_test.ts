@@ -21,7 +21,7 @@ import {
   type ReviewedFolder,
 } from "../../site/mod.ts";
 import { type ManifestEntry, manifestText } from "../../site/web/manifest.js";
-import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
+import { cleanup, runScripted, SCRIPTED_DECLARED, type ScriptedRun } from "../scripted/_harness.ts";
 import { copyFolder, git, PROTOCOLS_JSON, sha256File, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
 import { forge, forgeries } from "./_forgeries.ts";
 
@@ -172,19 +172,7 @@ Deno.test("every forgery is refused by approved add with its reason; the genuine
 Deno.test("a genuine nonconforming run passes every judge and is still refused by policy; the manifest is untouched", async () => {
   // The engine's commit is not given: the run is honestly nonconforming (missing required identity).
   const run = await runScripted({
-    run: {
-      declared: {
-        modelId: "scripted/model",
-        modelRevision: "rev1",
-        sourceRevision: "src1",
-        tokenizerRevision: "tok1",
-        quantization: "Q4_K_M",
-        customPack: null,
-        background: [],
-        buildOptions: ["GGML_NATIVE=OFF"],
-        engineCommit: null,
-      },
-    },
+    run: { declared: { ...SCRIPTED_DECLARED, engineCommit: null } },
   });
   try {
     assert.equal(run.result.run.status, "nonconforming");

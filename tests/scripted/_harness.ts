@@ -22,6 +22,19 @@ export async function maxSharedPrefixTokens(): Promise<Record<string, number>> {
   return Object.fromEntries((await sharedBundle()).fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
 }
 
+/** What the harness's runs declare about their model and engine (a test changes one field from it). */
+export const SCRIPTED_DECLARED: RunOptions["declared"] = {
+  modelId: "scripted/model",
+  modelRevision: "rev1",
+  sourceRevision: "src1",
+  tokenizerRevision: "tok1",
+  quantization: "Q4_K_M",
+  customPack: null,
+  background: [],
+  buildOptions: ["GGML_NATIVE=OFF"],
+  engineCommit: ENGINE_COMMIT,
+};
+
 export interface ScriptedRun {
   report: RunReport;
   result: Result;
@@ -82,17 +95,7 @@ async function runAndRead(engine: MockEngine, dir: string, options: ScriptedRunO
     optionalConcurrency: false,
     track: "custom",
     trackNotes: "scripted engine test",
-    declared: {
-      modelId: "scripted/model",
-      modelRevision: "rev1",
-      sourceRevision: "src1",
-      tokenizerRevision: "tok1",
-      quantization: "Q4_K_M",
-      customPack: null,
-      background: [],
-      buildOptions: ["GGML_NATIVE=OFF"],
-      engineCommit: ENGINE_COMMIT,
-    },
+    declared: SCRIPTED_DECLARED,
     simulated: false,
     outRoot: join(dir, "results"),
     command: "strata-bench run --url <mock>",
