@@ -51,9 +51,12 @@ function headlineLine(result: Result, metric: typeof HEADLINE[number][0], label:
   return `${label.padEnd(13)} ${cells.join("   ")}`;
 }
 
-/** The short name of the place a missing value applies to ("/model/files/0/sha256" -> "files sha256"). */
+/**
+ * The short name of the place a missing value applies to ("/model/files/0/sha256" -> "files sha256",
+ * "/extensions/model_file_facts" -> "model file facts": where the project keeps a fact is not its name).
+ */
 function placeName(pointer: string): string {
-  const parts = pointer.split("/").filter((p) => p !== "" && !/^\d+$/.test(p));
+  const parts = pointer.split("/").filter((p, i) => p !== "" && !/^\d+$/.test(p) && !(i === 1 && p === "extensions"));
   return parts.slice(-2).join(" ").replaceAll("_", " ");
 }
 

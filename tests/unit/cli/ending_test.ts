@@ -102,6 +102,14 @@ function outcomeWith(goodputPerS: number | null, attempted: number, windowS: num
   return { status: "ok", runs: [{ summary: { overall } }], aggregate: null, reasons: [] } as unknown as LoadTestOutcome;
 }
 
+Deno.test("a fact kept under extensions is named by itself, not by where the project keeps it", async () => {
+  const built = await buildRealisticResult();
+  await built.cleanup();
+  const result = structuredClone(built.result);
+  result.missing = { "/extensions/model_file_facts": "the GGUF header cannot be read: not a GGUF file" };
+  assert.deepEqual(resultGlance(result).missing.notMeasurable, ["model file facts (the GGUF header cannot be read)"]);
+});
+
 Deno.test("--fail-on-slo fails below the share of requests that met every SLO, and passes at it", () => {
   assert.equal(sloMiss(outcomeWith(0.9, 10, 10), 0.9), null, "9 of 10 met: 0.9 holds");
   const missed = sloMiss(outcomeWith(0.8, 10, 10), 0.9);
