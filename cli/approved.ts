@@ -160,6 +160,8 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
   const { protocols } = await protocolsFrom(values.protocols);
   const repo = new GitRepo(gitRunner(repoDir));
   await repo.assertRepository();
+  const review = reviewer(protocols);
+  let tally = "";
   const result = await addApproved(repo, manifestFiles(repoDir), {
     folder,
     reviewPr: values["review-pr"],
@@ -169,7 +171,13 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     reproduces: Array.isArray(values.reproduces) ? values.reproduces as string[] : [],
     replace: values.replace === true,
     protocols,
-    review: reviewer(protocols),
+    review: async (folder) => {
+      const verdict = await review(folder);
+      const verdicts = verdict.check.facts?.verdicts ?? [];
+      const stated = verdicts.filter((v) => v.stated).length;
+      tally = `${verdicts.length - stated} recomputed from the evidence, ${stated} stated by the runner`;
+      return verdict;
+    },
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
     ...(typeof values["evidence-commit"] === "string" ? { evidenceCommit: values["evidence-commit"] } : {}),
   });
@@ -182,7 +190,8 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     );
   }
   writeStderr(
-    `added ${result.entry.run_id} to ${join(repoDir, MANIFEST_PATH)}; commit it in a maintainer-reviewed change\n`,
+    `every judge (report validator, site check, status rules, redaction) accepts it; sanity verdicts: ${tally}\n` +
+      `added ${result.entry.run_id} to ${join(repoDir, MANIFEST_PATH)}; commit it in a maintainer-reviewed change\n`,
   );
   return EXIT.ok;
 }

@@ -10,6 +10,7 @@ import { isJsonObject } from "./_contract_check.ts";
 import type { ProblemSink } from "./_pointer.ts";
 import type { EvidenceCheckInput, EvidenceLine, StatedSources } from "./_evidence_types.ts";
 import { REDACTION_PLACEHOLDER } from "./sanitize.ts";
+import { statedImpossible } from "./_stated_possible.ts";
 
 export type { StatedSources };
 
@@ -38,7 +39,11 @@ function sourceOf(pointer: string): { source: keyof StatedSources; allowed: (val
   return { source: "whole", allowed: (v) => pointer !== "" || isJsonObject(v) };
 }
 
-/** Each stated value needs a redaction placeholder in the text it was computed from, and a value of its field. */
+/**
+ * Each stated value needs a redaction placeholder in the text it was computed from, a value of its field, and
+ * (where the fixtures are known) to be what the rule gives with the placeholders read as redaction could have
+ * written them (_stated_possible.ts).
+ */
 export function checkOverridesRedacted(
   lines: readonly EvidenceLine[],
   input: EvidenceCheckInput,
@@ -63,6 +68,16 @@ export function checkOverridesRedacted(
           message: `${at} as ${brief(value)}, which is no value of that field`,
         });
       }
+    }
+    const fixture = input.fixtures?.get(line.id);
+    if (fixture === undefined) continue;
+    const record = input.records.find((r) => r.record.id === line.id)?.record;
+    for (const why of statedImpossible(fixture, line.facts, line.overrides, record?.concurrency ?? 1)) {
+      problems.push({
+        pointer: "/extensions/record_overrides",
+        message: `${name} line ${line.lineNumber} ("${line.id}") ${why}: a stated value is taken only where ` +
+          "redaction could have produced it",
+      });
     }
   }
 }

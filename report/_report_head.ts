@@ -192,13 +192,31 @@ export interface ReportHead {
   headline: { head: string[]; rows: string[][] };
 }
 
+/**
+ * " (11 verdicts recomputed from the evidence, 1 stated by the runner)" when results.json lists stated verdicts
+ * (/extensions/record_overrides), else "": a verdict the evidence cannot recompute is never shown as if it were.
+ */
+export function sanityTally(result: Result): string {
+  const raw = result.extensions?.["record_overrides"];
+  const listed = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? Object.values(raw) : [];
+  const stated = listed.filter((pointers) =>
+    Array.isArray(pointers) &&
+    pointers.some((p) => p === "" || p === "/evaluation" || String(p).startsWith("/evaluation/"))
+  ).length;
+  if (stated === 0) return "";
+  return ` (${result.quality.total - stated} verdicts recomputed from the evidence, ${stated} stated by the runner)`;
+}
+
 /** The first screen; `skipped` are the partial-run lines of the Status section (they explain the status too). */
 export function reportHead(result: Result, skipped: readonly string[]): ReportHead {
   return {
     title: reportTitle(result),
     simulated: isSimulated(result),
     facts: [
-      ["Status", `${statusLine(result, skipped)}; sanity ${result.quality.passed}/${result.quality.total}`],
+      [
+        "Status",
+        `${statusLine(result, skipped)}; sanity ${result.quality.passed}/${result.quality.total}${sanityTally(result)}`,
+      ],
       ["Machine", machineLine(result)],
       ["Model", modelLine(result)],
       ["Engine", engineLine(result)],

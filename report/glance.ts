@@ -6,7 +6,7 @@
 import { PERFORMANCE_CASES, type Result } from "../contract/mod.ts";
 import { leftOutOfReadout } from "../score/mod.ts";
 import * as f from "./_format.ts";
-import { findSummary, isSimulated, nonconformingReasons } from "./_report_head.ts";
+import { findSummary, isSimulated, nonconformingReasons, sanityTally } from "./_report_head.ts";
 import { skippedLines } from "./_report_sections.ts";
 import { flagFor, missingGroup } from "./_missing_groups.ts";
 
@@ -92,7 +92,9 @@ export function resultGlance(result: Result): ResultGlance {
   const reasons = [...nonconformingReasons(result), ...skippedLines(result)];
   return {
     status: `${result.run.status}${isSimulated(result) ? " (simulated engine)" : ""}; sanity ` +
-      `${result.quality.passed}/${result.quality.total}; ${sum("planned")} requests: ${sum("failed")} failed, ` +
+      `${result.quality.passed}/${result.quality.total}${sanityTally(result)}; ${sum("planned")} requests: ${
+        sum("failed")
+      } failed, ` +
       `${sum("skipped")} skipped`,
     numbers: HEADLINE.map(([metric, label]) => headlineLine(result, metric, label)),
     problems: reasons.map((reason) => ({ problem: f.oneLine(reason), fix: fixFor(reason) })),

@@ -3,7 +3,8 @@
  * raw stream outcomes (token accounting, reuse and prompt-length checks), speed summaries, request counts,
  * concurrency round aggregates, the sanity score and the run status.
  */
-export { parseStrictJsonPlain } from "./json_value.ts";
+export { parseStrictJsonPlain, renderJson, toJsonValue } from "./json_value.ts";
+export { type JsonValue, parseStrictJson } from "./strict_json.ts";
 export { parseStrictJsonc } from "./strict_jsonc.ts";
 export {
   buildRequestRecord,

@@ -32,6 +32,7 @@ export const WEB_FILES = [
   "sanity.js",
   "sha256.js",
   "stated.js",
+  "stated_possible.js",
   "strict_json.js",
   "style.css",
   "verify_entry.js",

@@ -10,6 +10,7 @@ import { parseStrictJson } from "./strict_json.js";
 import { judgeSanity } from "./sanity.js";
 import { SANITY_CASES } from "./protocol.js";
 import { statedOf, withStated } from "./stated.js";
+import { statedImpossible } from "./stated_possible.js";
 
 /** @typedef {import("./protocol.js").ScheduledRequest} ScheduledRequest */
 /** @typedef {import("./evidence.js").RebuiltRequest} RebuiltRequest */
@@ -271,6 +272,11 @@ export function checkRecords(requests, cadences, schedule, lines, problems) {
     };
     checkBody(scheduled, rebuilt, problems);
     const stated = statedOf(line, scheduled.id, problems) ?? {};
+    for (const why of statedImpossible(line, stated, sanity, verdict)) {
+      problems.push(
+        `${scheduled.id}: its evidence line ${why}: a stated value is accepted only where redaction could have produced it`,
+      );
+    }
     const effective = withStated(rebuilt, verdict, stated, problems);
     checkRecord(record, effective.rebuilt, effective.verdict, line, problems);
     const claimed = isObject(cadences) && Object.hasOwn(cadences, scheduled.id) ? cadences[scheduled.id] : undefined;

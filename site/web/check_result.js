@@ -281,7 +281,14 @@ function recompute(result, protocol, outputLines, artifacts, problems, checks) {
         `each): ${stated.map((s) => `${s.id} ${s.pointers.join(", ")}`).join("; ")}`,
     );
   }
-  checks.push(`sanity ${quality.passed}/12 recomputed from the saved outputs equals quality`);
+  const statedVerdicts =
+    checked.filter((c) => c.stated.some((p) => p === "" || p === "/evaluation" || p.startsWith("/evaluation/"))).length;
+  checks.push(
+    statedVerdicts === 0
+      ? `sanity ${quality.passed}/12 recomputed from the saved outputs equals quality`
+      : `sanity ${quality.passed}/12 equals quality: ${12 - statedVerdicts} verdicts recomputed from the saved ` +
+        `outputs, ${statedVerdicts} stated by the runner`,
+  );
   checks.push(`${summaries.length} summaries recomputed (median, min, max, n, included and excluded ids)`);
   if (optional) checks.push(`${rounds.length} concurrency rounds recomputed`);
   checks.push(`run.status ${String(run.status)} is consistent with the evidence`);

@@ -65,7 +65,8 @@ export function reviewLink(entry) {
 export function qualityCell(facts) {
   const stated = facts.verdicts.filter((v) => v.stated).length;
   const title = `${stated} of these verdicts stated by the runner (redaction changed the answer), not recomputed here`;
-  return [`${facts.quality.passed}/12`, stated === 0 ? null : h("sup", { class: "stated", title }, `${stated} stated`)];
+  const counted = `${facts.verdicts.length - stated} recomputed, ${stated} stated`;
+  return [`${facts.quality.passed}/12`, stated === 0 ? null : h("sup", { class: "stated", title }, counted)];
 }
 
 /** @param {readonly string[]} head @param {readonly Node[]} rows @param {Record<string, string>} [attributes] */

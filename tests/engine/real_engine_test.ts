@@ -260,12 +260,18 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
         const prompt = prompts.find((l) =>
           Math.abs(record.metrics.prompt_tps! - l.perSecond) <= 0.01 + 1e-6 * l.perSecond
         );
-        assert.ok(prompt, `${record.id}: prompt_tps ${record.metrics.prompt_tps} vs ${prompts.map((l) => l.perSecond)}`);
+        assert.ok(
+          prompt,
+          `${record.id}: prompt_tps ${record.metrics.prompt_tps} vs ${prompts.map((l) => l.perSecond)}`,
+        );
         // The engine prints (n-1)/t; the protocol's decode_tps is n/t.
         const decode = decodes.find((l) =>
           Math.abs(record.metrics.decode_tps! - l.perSecond * n / (n - 1)) <= 0.02 * n / (n - 1)
         );
-        assert.ok(decode, `${record.id}: decode_tps ${record.metrics.decode_tps} vs ${decodes.map((l) => l.perSecond)}`);
+        assert.ok(
+          decode,
+          `${record.id}: decode_tps ${record.metrics.decode_tps} vs ${decodes.map((l) => l.perSecond)}`,
+        );
         table.push(
           `${record.id.padEnd(26)} ${String(record.tokens.read_tokens).padStart(5)} ${
             record.metrics.prompt_tps!.toFixed(1).padStart(9)

@@ -216,6 +216,21 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
   lineOverride("line-override-no-placeholder", "a wrong answer", true, /no redaction placeholder/);
   lineOverride("line-override-by-hand-mark", "[redacted by hand]", true, /no redaction placeholder/);
   lineOverride("line-override-not-a-verdict", "the <host> answer", "yes", /no value of that field/);
+  // A wrong answer holding a placeholder where the check cannot read the expected value into it (the forgery),
+  // and one holding it outside the JSON the check reads.
+  lineOverride("line-override-placeholder-cannot-pass", '{"ok":true,"count":"<host>"}', true, /could have produced it/);
+  lineOverride("line-override-placeholder-outside", '{"ok":true,"count":2} <host>', true, /could have produced it/);
+  add("stated values", "line-override-count-elsewhere", async (f) => {
+    await editLines(f, (l) => {
+      if (l.request_id !== "performance-short-r1" || typeof l.usage_chunk !== "string") return;
+      l.usage_chunk = l.usage_chunk.replace(/\}\s*$/, ',"note":"<host>"}');
+      l.record_overrides = { "/tokens/output_tokens": 1 };
+    });
+    await editResults(f, (r) => {
+      r.extensions.record_overrides = { "performance-short-r1": ["/tokens/output_tokens"] };
+      r.requests.find((q: Editable) => q.id === "performance-short-r1").tokens.output_tokens = 1;
+    });
+  }, /could have produced it|output_tokens/);
 
   // Rates and counts changed consistently, hashes updated.
   add("rates and counts", "decode-tps-summary", (f) =>

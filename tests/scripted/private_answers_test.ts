@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cleanup, runScripted, type ScriptedRun } from "./_harness.ts";
 import { createSanitizer } from "../../report/sanitize.ts";
-import type { Sanitizers } from "../../report/mod.ts";
+import { resultGlance, type Sanitizers } from "../../report/mod.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 
 /** One string of each kind report/sanitize.ts redacts today (the run's sanitizer context is below). */
@@ -134,6 +134,22 @@ Deno.test("answers, tool calls, errors and usage full of every kind of private d
     assert.equal(site.state, "verified");
     const stated = site.checks.find((c) => c.includes("stated by the runner"));
     assert.ok(stated?.includes("sanity-I3 /evaluation/passed"), `the site names each stated value: ${stated}`);
+    // Every judge says in numbers how many verdicts it recomputed and how many it took as stated.
+    const statedVerdicts = Object.values(overrides).filter((p) => p.some((x) => x.startsWith("/evaluation"))).length;
+    assert.ok(statedVerdicts >= 2, JSON.stringify(overrides));
+    const tally = `${
+      12 - statedVerdicts
+    } verdicts recomputed from the saved outputs, ${statedVerdicts} stated by the runner`;
+    assert.ok(
+      site.checks.some((c) => c.includes(tally)),
+      `the site's check says "${tally}": ${site.checks.join("\n")}`,
+    );
+    assert.match(
+      resultGlance(run.result).status,
+      new RegExp(
+        `sanity 7/12 \\(${12 - statedVerdicts} verdicts recomputed from the evidence, ${statedVerdicts} stated`,
+      ),
+    );
     assert.deepEqual(
       site.facts?.statedValues.find((s) => s.id === "sanity-I3")?.pointers,
       ["/evaluation/passed", "/evaluation/reason"],

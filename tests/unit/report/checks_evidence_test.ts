@@ -364,10 +364,11 @@ Deno.test("without fixtures the records are not rebuilt, but the lines and durat
 
 Deno.test("a record value a line states (record_overrides) is applied, and must be listed in /extensions", async () => {
   await withRealistic(false, async (r) => {
-    const i = indexOf(r, "sanity-I1");
+    // I3's right answer names the project "Orion"; on a host of that name redaction writes <host> in its place.
+    const i = indexOf(r, "sanity-I3");
     const override = (lines: Line[], placeholder = "<host>") => {
-      const line = lineOf(lines, "sanity-I1");
-      line["final_answer"] = `{"ok":true,"count":"${placeholder}"}`;
+      const line = lineOf(lines, "sanity-I3");
+      line["final_answer"] = `{"project":"${placeholder}","build":17}`;
       line["record_overrides"] = {
         "/evaluation/passed": true,
         "/evaluation/reason": r.result.requests[i]!.evaluation!.reason,
@@ -375,13 +376,13 @@ Deno.test("a record value a line states (record_overrides) is applied, and must 
     };
     const unlisted = await validateEdited(r, { lines: override });
     assert.deepEqual(unlisted.map((p) => p.pointer), ["/extensions/record_overrides"], show(unlisted));
-    assert.match(unlisted[0]!.message, /states record values of "sanity-I1" scored before redaction/);
+    assert.match(unlisted[0]!.message, /states record values of "sanity-I3" scored before redaction/);
     const listed = await validateEdited(r, {
       lines: override,
       result: (result) => {
         result.extensions = {
           ...result.extensions,
-          record_overrides: { "sanity-I1": ["/evaluation/passed", "/evaluation/reason"] },
+          record_overrides: { "sanity-I3": ["/evaluation/passed", "/evaluation/reason"] },
         };
       },
     });
@@ -396,7 +397,7 @@ Deno.test("a record value a line states (record_overrides) is applied, and must 
     const listing = (result: Result) => {
       result.extensions = {
         ...result.extensions,
-        record_overrides: { "sanity-I1": ["/evaluation/passed", "/evaluation/reason"] },
+        record_overrides: { "sanity-I3": ["/evaluation/passed", "/evaluation/reason"] },
       };
     };
     const byHand = await validateEdited(r, { lines: (l) => override(l, "<redacted>"), result: listing });
@@ -407,7 +408,7 @@ Deno.test("a record value a line states (record_overrides) is applied, and must 
     const wrongType = await validateEdited(r, {
       lines: (l) => {
         override(l);
-        lineOf(l, "sanity-I1")["record_overrides"] = { "/evaluation/passed": "yes", "/evaluation/reason": "ok" };
+        lineOf(l, "sanity-I3")["record_overrides"] = { "/evaluation/passed": "yes", "/evaluation/reason": "ok" };
       },
       result: listing,
     });
@@ -415,6 +416,51 @@ Deno.test("a record value a line states (record_overrides) is applied, and must 
       wrongType.map((p) => p.message).join("\n"),
       /states \/evaluation\/passed as "yes", which is no value of that field/,
     );
+  });
+});
+
+Deno.test("a stated pass is refused unless the check, with what it expects in place of the placeholders, passes", async () => {
+  await withRealistic(false, async (r) => {
+    const state = (id: string, answer: string | null, call?: { name: string; arguments: string }) => ({
+      lines: (lines: Line[]) => {
+        const line = lineOf(lines, id);
+        if (answer !== null) line["final_answer"] = answer;
+        if (call) line["tool_calls"] = [{ index: 0, id: "call-0", type: "function", ...call }];
+        line["record_overrides"] = { "/evaluation/passed": true, "/evaluation/reason": `${id.slice(7)}: stated` };
+      },
+      result: (result: Result) => {
+        result.extensions = {
+          ...result.extensions,
+          record_overrides: { [id]: ["/evaluation/passed", "/evaluation/reason"] },
+        };
+      },
+    });
+    const refused = async (edit: ReturnType<typeof state>, why: RegExp) => {
+      const problems = await validateEdited(r, edit);
+      const text = problems.map((p) => p.message).join("\n");
+      assert.match(text, why, text);
+      assert.match(text, /a stated value is taken only where redaction could have produced it/);
+    };
+    // The issue's forgery: a wrong I1 answer holding a host placeholder, stated as passed.
+    await refused(state("sanity-I1", '{"ok":true,"count":"<host>"}'), /cannot be recomputed|gives a failure/);
+    await refused(state("sanity-R1", "ORBIT-7 <host>"), /cannot be exactly "ORBIT-731"/);
+    await refused(state("sanity-R1", "ORBIT-731 is the code"), /holds no placeholder/);
+    await refused(state("sanity-I2", "[-4, 1, <serial>]"), /not JSON with its placeholders/);
+    // A tool case reads only the call: a placeholder in the text beside it counts for nothing.
+    await refused(
+      state("sanity-T2", "at <host>", { name: "get_weather", arguments: '{"city":"Paris","unit":"celsius"}' }),
+      /holds no placeholder/,
+    );
+    // Where the placeholder could have stood for what the check expects, the stated reason must be its reason.
+    await refused(state("sanity-R1", "<host>"), /states the reason "R1: stated"/);
+    const possible = state("sanity-R1", "<host>");
+    const lines = possible.lines;
+    possible.lines = (l: Line[]) => {
+      lines(l);
+      (lineOf(l, "sanity-R1")["record_overrides"] as Record<string, unknown>)["/evaluation/reason"] =
+        'R1: answer is exactly "ORBIT-731"';
+    };
+    assert.deepEqual(await validateEdited(r, possible), []);
   });
 });
 
