@@ -13,8 +13,10 @@
  *   differs from the profile just as a changed temperature does.
  * - A differing value makes the check false (and the run nonconforming); a value the engine does not report makes
  *   it null with the names of what is missing; no reading at all is null with the reading's reason.
- * - Reported, not compared: the reasoning format, the chat format, stop strings and a reasoning budget, where the
- *   engine prints them (llama.cpp's /slots prints stop strings only in its debug mode and no budget at all).
+ * - A reasoning budget is compared where the engine prints one (llama.cpp's /slots prints none; its command line
+ *   is checked by probe/): any budget other than unrestricted (-1) differs from the profile (P:59). Stop strings
+ *   are reported, not compared: llama.cpp adds the chat template's own end markers to a request's stop list, which
+ *   no reading can tell from a stop string the operator added. The reasoning and chat formats are reported.
  */
 import type { SlotReading } from "../contract/mod.ts";
 
@@ -115,6 +117,13 @@ export function checkResolvedConfig(body: unknown, reading: SlotReading): Config
     if (typeof value === "number" && Math.fround(value) !== Math.fround(neutral)) {
       differing.push(name);
       descriptions.push(`${name} ${shown(value)} (the profile keeps it at ${neutral}, the request left it unset)`);
+    }
+  }
+  for (const name of ["reasoning_budget", "reasoning_budget_tokens"]) {
+    const budget = params[name];
+    if (typeof budget === "number" && budget !== -1) {
+      differing.push(name);
+      descriptions.push(`${name} ${shown(budget)} (the profile leaves thinking unrestricted, -1)`);
     }
   }
   const reported: Record<string, unknown> = {};

@@ -102,4 +102,14 @@ Deno.test("stop strings and a reasoning budget are reported where the engine pri
   const check = checkResolvedConfig(BODY, reading(params({ stop: ["<|im_end|>"], reasoning_budget_tokens: -1 })));
   assert.deepEqual(check.reported.stop, ["<|im_end|>"]);
   assert.equal(check.reported.reasoning_budget_tokens, -1);
+  assert.equal(check.verified, true, "an unrestricted budget (-1) is the profile's");
+});
+
+Deno.test("a reasoning budget other than -1 that the engine prints makes the check false", () => {
+  for (const name of ["reasoning_budget", "reasoning_budget_tokens"]) {
+    const check = checkResolvedConfig(BODY, reading(params({ [name]: 0 })));
+    assert.equal(check.verified, false, name);
+    assert.deepEqual(check.differing, [name]);
+    assert.match(check.reason ?? "", new RegExp(`${name} 0 \\(the profile leaves thinking unrestricted, -1\\)`));
+  }
 });
