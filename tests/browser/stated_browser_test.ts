@@ -47,7 +47,7 @@ Deno.test({
         const rowText = await row.innerText({ timeout: 5_000 }).catch(async () =>
           await page.locator("main").innerText()
         );
-        assert.match(rowText, /12\/12\s*2 stated/, `the index marks the stated verdicts: ${rowText}`);
+        assert.match(rowText, /12\/12\s*10 recomputed, 2 stated/, `the index marks the stated verdicts: ${rowText}`);
         await page.goto(`${site.base}r/${run.result.run.id}/`);
         await page.waitForSelector('html[data-state="done"]', { timeout: 60_000 }).catch(async (error) => {
           throw new Error(`${error}\n${await page.locator("body").innerText()}\n${errors.join("\n")}`);
