@@ -33,6 +33,24 @@ function hasPlaceholder(text: string): boolean {
   return PLACEHOLDERS.test(text);
 }
 
+/** Whether `redacted`, holding placeholders, can have been made from `text` (each placeholder for any text). */
+export function mayStandFor(redacted: string, text: string): boolean {
+  if (!hasPlaceholder(redacted)) return false;
+  // Leftmost matching of each literal part in turn is exact for a pattern whose only wildcard is "any text", and
+  // linear in the text, where a backtracking pattern could be made to take exponential time.
+  const parts = redacted.split(PLACEHOLDERS);
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (!text.startsWith(first) || text.length < first.length + last.length) return false;
+  let from = first.length;
+  for (const part of parts.slice(1, -1)) {
+    const found = text.indexOf(part, from);
+    if (found < 0) return false;
+    from = found + part.length;
+  }
+  return text.length - last.length >= from && text.endsWith(last);
+}
+
 /** `text` as a whole-text pattern in which each placeholder may stand for any text (the empty one included). */
 function wildcard(text: string): RegExp {
   const parts = text.split(PLACEHOLDERS).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));

@@ -59,14 +59,16 @@ function seals(result: Result): string[] {
  */
 function checkedLine(result: Result): string {
   const sealed = seals(result);
+  const listed = markdownText(result.artifacts.map((a) => a.path).join(", "));
+  const hashes = `every file results.json lists (${listed}) matched its recorded SHA-256 and config.json's facts ` +
+    "agreed with results.json when `strata-bench report DIR` validated the folder";
   if (sealed.length === 0) {
-    return "The folder is as the run wrote it: no file was re-hashed after the run " +
-      "(`strata-bench report DIR` validated it). Read it for private data before you submit; after a redaction, " +
-      "`strata-bench report DIR --seal` carries it into results.json.";
+    return `results.json records no seal, so by its own record no file was re-hashed after the run; ${hashes}. ` +
+      "Read it for private data before you submit; after a redaction, `strata-bench report DIR --seal` carries it " +
+      "into results.json.";
   }
   return "After the run, these files differed from the run's own digests and a person re-hashed them with " +
-    `\`strata-bench report DIR --seal\`, which found nothing measured changed (${sealed.join("; ")}); ` +
-    "`strata-bench report DIR` validated the folder.";
+    `\`strata-bench report DIR --seal\`, which found nothing measured changed (${sealed.join("; ")}); ${hashes}.`;
 }
 
 /** A folder path as a Markdown link target: every segment percent-encoded, parentheses included. */

@@ -38,6 +38,7 @@ import {
   checkRunStatus,
   checkSummaries,
 } from "./_checks_derived.ts";
+import { checkConfigAgrees } from "./_checks_config.ts";
 import { checkMissing } from "./_checks_missing.ts";
 import { checkEvidence } from "./_checks_evidence.ts";
 import { checkPictures } from "./_checks_pictures.ts";
@@ -291,6 +292,10 @@ async function checkArtifactFiles(
   const drawnFrom = ["/run", "/protocol", "/configuration", "/summaries", "/concurrency_rounds", "/requests"];
   if (sound(...drawnFrom, "/extensions", "/artifacts")) {
     await checkPictures(result, readable, read, problems);
+  }
+  for (const { artifact } of readable.filter(({ artifact }) => artifact.kind === "config")) {
+    const bytes = await read(artifact.path).catch(() => null);
+    if (bytes !== null) checkConfigAgrees(bytes, artifact.path, value, problems);
   }
   const outputs = readable.find(({ artifact }) => artifact.kind === "outputs");
   if (outputs && Array.isArray(value["requests"])) {

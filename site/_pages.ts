@@ -10,6 +10,7 @@ export const WEB_FILES = [
   "app.js",
   "app_dom.js",
   "app_state.js",
+  "check_config.js",
   "check_derived.js",
   "check_records.js",
   "check_folder.js",

@@ -13,6 +13,7 @@ import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
 import { checkStatus, simulationMarked } from "./check_status.js";
 import { activePicture, folderProblems, weightReason } from "./check_folder.js";
+import { configProblems } from "./check_config.js";
 import { changedAfterRun, measuredProblems } from "./check_measured.js";
 import { decodeUtf8, isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
@@ -224,6 +225,11 @@ export async function checkEvidence(input) {
     const extra = await folderProblems(files, listed, input.readArtifact);
     problems.push(...extra);
     if (extra.length === 0) checks.push(`the folder holds only its listed files (${files.length})`);
+  }
+  const config = configProblems(result, artifacts.list, artifacts.json);
+  problems.push(...config.problems);
+  if (config.checked > 0 && config.problems.length === 0) {
+    checks.push(`config.json agrees with results.json (${config.checked} facts: command, model, settings sent)`);
   }
   const outputsText = artifacts.outputs === null ? null : decodeUtf8(artifacts.outputs.bytes);
   // Read once: the measured digest and the recomputation share the lines.

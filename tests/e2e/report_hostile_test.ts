@@ -163,7 +163,14 @@ Deno.test("report still exits 3 for a folder that holds neither results.json nor
 Deno.test("report prints a valid result's engine text with its terminal escapes neutralized", async () => {
   await withResult(async (r) => {
     const value = JSON.parse(r.text);
-    value.configuration.track_notes = "\x1b]0;pwned\x07\x1b[2K\rcompleted 999 tok/s\u202e";
+    const notes = "\x1b]0;pwned\x07\x1b[2K\rcompleted 999 tok/s\u202e";
+    value.configuration.track_notes = notes;
+    // config.json states the track notes too (every judge holds it to results.json): edited alike and re-hashed.
+    const config = JSON.parse(await readFile(join(r.dir, "config.json"), "utf8"));
+    const configText = `${JSON.stringify({ ...config, track_notes: notes }, null, 2)}\n`;
+    await writeFile(join(r.dir, "config.json"), configText);
+    const sha = createHash("sha256").update(configText).digest("hex");
+    for (const a of value.artifacts) if (a.path === "config.json") a.sha256 = sha;
     await writeFile(join(r.dir, "results.json"), JSON.stringify(value, null, 2));
     const run = await report(r.dir);
     assert.equal(run.code, 0, run.stderr);

@@ -163,6 +163,36 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     /simulated/,
   );
 
+  // config.json: its declared facts edited and only its hash updated (issue 45): every judge reads it against
+  // results.json.
+  const configEdit = (name: string, change: (t: string) => string, reason: RegExp) =>
+    add("config", name, (f) => rewriteArtifact(f, "config.json", change), reason);
+  configEdit(
+    "config-model-id",
+    (t) => t.replace(/"model_id": "[^"]*"/, '"model_id": "Qwen/Qwen3.8-Pro"'),
+    /config\.json.*model_id/,
+  );
+  configEdit(
+    "config-quantization",
+    (t) => t.replace(/"quantization": "[^"]*"/, '"quantization": "Q8_0"'),
+    /config\.json.*quantization/,
+  );
+  configEdit(
+    "config-command",
+    (t) => t.replace(/"command": "[^"]*"/, '"command": "strata-bench run --profile qwen-h200"'),
+    /config\.json.*command/,
+  );
+  configEdit(
+    "config-engine-args",
+    (t) => t.replace('"engine_args": null', '"engine_args": "llama-server -m q.gguf --reasoning-budget 0"'),
+    /config\.json.*engine_args/,
+  );
+  configEdit(
+    "config-sampling-sent",
+    (t) => t.replace(/"temperature": [0-9.]+/g, '"temperature": 0.6'),
+    /config\.json.*temperature/,
+  );
+
   // Resolved settings: the engine ran other settings than sent (the /slots reading).
   const slots = (name: string, field: string, value: number) =>
     add("resolved settings", name, (f) =>

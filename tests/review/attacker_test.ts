@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
-import { copyFolder, demoFolder, strataBench } from "../site/_fixture_repo.ts";
+import { copyFolder, demoFolder, sha256File, strataBench } from "../site/_fixture_repo.ts";
 
 const root = await Deno.makeTempDir({ prefix: "strata-attacker-" });
 const demo = await demoFolder(join(root, "made"));
@@ -67,8 +67,20 @@ Deno.test("report marks an invalid folder's summary and names a weight file in t
 
 Deno.test("two different results with one run id are not called the same run", async () => {
   const same = await changed(async () => {});
-  // A redaction of the track notes: still valid, but no longer the same bytes.
-  const edited = await changed((f) => rewrite(f, (t) => t.replace('"track_notes": "demo:', '"track_notes": "a demo:')));
+  // A redaction of the track notes, in config.json too (re-hashed): still valid, but no longer the same bytes.
+  const edited = await changed(async (f) => {
+    const config = join(f, "config.json");
+    await Deno.writeTextFile(
+      config,
+      (await Deno.readTextFile(config)).replace('"track_notes": "demo:', '"track_notes": "a demo:'),
+    );
+    const sha = await sha256File(config);
+    await rewrite(f, (t) =>
+      t.replace('"track_notes": "demo:', '"track_notes": "a demo:').replace(
+        /("path": "config\.json",[^}]*"sha256": ")[0-9a-f]{64}/,
+        `$1${sha}`,
+      ));
+  });
   const twice = await strataBench(["report", demo, same], ["-P=report"]);
   assert.match(twice.stdout, /the same run as .* counted once/);
   const different = await strataBench(["report", demo, edited], ["-P=report"]);

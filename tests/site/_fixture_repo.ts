@@ -153,7 +153,7 @@ export async function relabel(folder: string, change: Relabel): Promise<void> {
   if (change.runId !== undefined) result.run.id = change.runId;
   if (change.status !== undefined && change.status !== "nonconforming") {
     result.run.status = change.status;
-    delete result.extensions.simulated_engine;
+    result.extensions.simulated_engine = false;
     delete result.extensions.nonconforming_reasons;
     result.extensions.status_reasons = change.status === "partial" ? ["the engine died during the sanity stage"] : [];
   }
@@ -179,8 +179,9 @@ export async function relabel(folder: string, change: Relabel): Promise<void> {
     delete result.missing["/model/quantization"];
   }
   if (change.engine !== undefined) result.software.engine_version = change.engine;
-  if (change.status !== undefined && change.status !== "nonconforming") await standInIdentity(folder, result);
+  if (change.status !== undefined && change.status !== "nonconforming") await standInIdentity(result);
   change.edit?.(result);
+  await relabelConfig(folder, result);
   await recordMeasured(folder, result);
   await Deno.writeTextFile(path, `${JSON.stringify(result, null, 2)}\n`);
 }
@@ -198,10 +199,9 @@ async function recordMeasured(folder: string, result: Editable): Promise<void> {
 
 /**
  * The identity a conforming run records and a demo lacks (the status rules require it): full engine and runner
- * commits, a SHA-256 for every model file (one per model and quantization), and a config.json that no longer says
- * the engine was simulated (re-hashed in results.json).
+ * commits and a SHA-256 for every model file (one per model and quantization).
  */
-async function standInIdentity(folder: string, result: Editable): Promise<void> {
+async function standInIdentity(result: Editable): Promise<void> {
   result.software.strata_commit = "80fb11a0000000000000000000000000000000aa";
   result.software.runner_commit ??= "0000000000000000000000000000000000000001";
   delete result.missing["/software/strata_commit"];
@@ -213,9 +213,19 @@ async function standInIdentity(folder: string, result: Editable): Promise<void> 
     delete result.missing[`/model/files/${i}/sha256`];
     return { ...file, sha256: sha };
   });
+}
+
+/**
+ * config.json relabelled with the result (every judge holds its declared facts to results.json), re-hashed in it:
+ * the model, quantization and engine commit as results.json now says them, and no simulation.
+ */
+async function relabelConfig(folder: string, result: Editable): Promise<void> {
   const config = join(folder, "config.json");
   const parsed: Editable = JSON.parse(await Deno.readTextFile(config));
-  parsed.simulated = false;
+  parsed.simulated = result.extensions.simulated_engine === true;
+  parsed.declared.model_id = result.model.id;
+  parsed.declared.quantization = result.model.quantization;
+  parsed.declared.engine_commit = result.software.strata_commit;
   await Deno.writeTextFile(config, `${JSON.stringify(parsed, null, 2)}\n`);
   const configSha = await sha256File(config);
   for (const a of result.artifacts) if (a.path === "config.json") a.sha256 = configSha;

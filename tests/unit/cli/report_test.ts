@@ -212,7 +212,10 @@ Deno.test("report --pr prints the title and body; report --seal re-hashes a reda
       /^Title: benchmark: NVIDIA GeForce RTX 3060 \/ Qwen\/Qwen3\.8-Flash-Next \/ IQ3_XXS \/ strata-/,
     );
     assert.match(pr.stdout, /- README\.md: as the run wrote it/);
-    assert.match(pr.stdout, /The folder is as the run wrote it: no file was re-hashed after the run/);
+    assert.match(
+      pr.stdout,
+      /results\.json records no seal, so by its own record no file was re-hashed after the run; every file results\.json lists \([^)]*config\.json[^)]*\) matched its recorded SHA-256/,
+    );
 
     const log = join(r.dir, "engine.log");
     await writeFile(log, (await Deno.readTextFile(log)).replace("127.0.0.1", "<redacted>"));

@@ -268,6 +268,46 @@ function failedOutcome(outcome: StreamOutcome): Partial<StreamOutcome> {
   };
 }
 
+/** The dialect and reasoning budget the run sent, which results.json's extensions and config.json both record. */
+const SENT_SETTINGS = {
+  dialect: "llama.cpp",
+  dialect_evidence: '/props build_info "b4520-80fb11a" has llama.cpp\'s b<build>-<commit> form',
+  reasoning_budget_tokens_sent: -1,
+  reasoning_budget_why: "llama-server reads -1 as its --reasoning-budget (default -1, unrestricted)",
+};
+
+/** The runner's config.json for a result: its options, the operator's declarations and the settings sent. */
+function configOf(result: Result): Record<string, unknown> {
+  const { model, software, configuration } = result;
+  return {
+    command: result.run.command,
+    base_url: "http://127.0.0.1:8080",
+    optional_concurrency: result.run.optional_concurrency,
+    track: configuration.track,
+    track_notes: configuration.track_notes,
+    declared: {
+      model_id: model.id,
+      model_revision: model.revision,
+      source_revision: model.source_revision,
+      tokenizer_revision: model.tokenizer_revision,
+      quantization: model.quantization,
+      custom_pack: model.custom_pack,
+      background: result.hardware.background_workloads,
+      build_options: software.build_options,
+      engine_commit: software.strata_commit,
+      engine_source: null,
+      engine_args: null,
+    },
+    pack_dir: null,
+    check_template: true,
+    simulated: false,
+    ...SENT_SETTINGS,
+    sampling: configuration.sampling,
+    chat_template_kwargs: configuration.chat_template_kwargs,
+    request_settings_example: null,
+  };
+}
+
 function provenance(templateSha: string, missing: Record<string, string>): Pick<
   Result,
   "hardware" | "software" | "model" | "configuration"
@@ -401,7 +441,6 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
 
   const dir = await mkdtemp(join(tmpdir(), "strata-report-"));
   const files: [Artifact["kind"], string, string][] = [
-    ["config", "config.json", JSON.stringify({ url: "http://127.0.0.1:8080", track: "custom" }, null, 2) + "\n"],
     ["engine_log", "engine.log", "main: server is listening on http://127.0.0.1:8080\nslot launch_slot_: id 0\n"],
     [
       "outputs",
@@ -453,6 +492,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     artifacts,
     missing: Object.fromEntries(Object.entries(missing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     extensions: {
+      ...SENT_SETTINGS,
       nonconforming_reasons: [],
       status_reasons: status.reasons,
       simulated_engine: false,
@@ -470,6 +510,10 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
         : [],
     },
   };
+  // config.json as the run writes it: the same facts as results.json (report checks that they agree).
+  const config = JSON.stringify(configOf(result), null, 2) + "\n";
+  await writeFile(join(dir, "config.json"), config);
+  result.artifacts.unshift({ kind: "config", path: "config.json", sha256: sha256(config) });
   if (options.runId !== undefined) result.run.id = options.runId;
   if (options.startedAt !== undefined) result.run.started_at = options.startedAt;
   if (options.pictures) {

@@ -48,7 +48,10 @@ Deno.test("the PR body links the report, names the stages and lists every failed
 Deno.test("the PR body says the folder was sealed only when results.json records a seal", async () => {
   const result = await realistic();
   const plain = prBody(result, { folderName: "x", readme: "as-written" });
-  assert.match(plain, /The folder is as the run wrote it: no file was re-hashed after the run/);
+  assert.match(
+    plain,
+    /results\.json records no seal, so by its own record no file was re-hashed after the run; every file results\.json lists \([^)]*config\.json[^)]*\) matched its recorded SHA-256/,
+  );
   assert.doesNotMatch(plain, /re-hashed them/);
   result.extensions = {
     ...result.extensions,
