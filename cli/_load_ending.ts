@@ -38,6 +38,11 @@ function summaryMissing(missing: Readonly<Record<string, string>>): EndingMissin
   return { notGiven: [...notGiven], notMeasurable, failed: [] };
 }
 
+/** A refused preflight where a server did answer (an HTTP error, a page, a stream cut short): it is not unreachable. */
+function answered(outcome: LoadTestOutcome): boolean {
+  return outcome.status === "unreachable" && outcome.reasons.some((r) => !r.startsWith("nothing answered at"));
+}
+
 /** What kept a load from an ok result, with what to change. */
 function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
   const fixes: Record<string, string> = {
@@ -46,8 +51,10 @@ function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
     "osl-mismatch": "check --max-tokens, --min-tokens and --ignore-eos",
     "interrupted": "run again and let it finish",
     "unreachable": "start the server, or pass --url with its address",
+    "refused": "the server answered, but not as a streaming chat server: check --url (the server's root, no " +
+      "path) and the server's log",
   };
-  const fix = fixes[outcome.status];
+  const fix = fixes[answered(outcome) ? "refused" : outcome.status];
   if (fix === undefined) return [];
   const reasons = outcome.reasons.length > 0 ? outcome.reasons : [outcome.status];
   return reasons.map((problem) => ({ problem, fix }));
@@ -76,7 +83,11 @@ export function loadEnding(
     : outcome.runs.length > 1
     ? ` (run ${outcome.runs.length} of ${outcome.runs.length})`
     : "";
-  const word = sloMissed !== null && outcome.status === "ok" ? "SLO MISSED" : outcome.status.toUpperCase();
+  const word = sloMissed !== null && outcome.status === "ok"
+    ? "SLO MISSED"
+    : answered(outcome)
+    ? "REFUSED"
+    : outcome.status.toUpperCase();
   const status = `load: ${outcome.status === "ok" && sloMissed === null ? "ok" : word}${runs} (exit ${code})` +
     (s === undefined
       ? "; nothing was measured"

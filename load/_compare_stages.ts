@@ -202,7 +202,11 @@ export async function measurePoint(
   if (run.facts.stopped_by === "warmup-limit") {
     throw new TargetRefused(
       `Cannot compare: the ${side} at ${pointKey(label, concurrency)} round ${round + 1}: its warm-up did not end ` +
-        `within its limit of ${plan.warmupLimitS} s (the requests in flight were cancelled): nothing was measured; ` +
+        `within its limit of ${plan.warmupLimitS} s (the requests in flight were cancelled): ${
+          context.measured > 1
+            ? `this round measured nothing (the ${context.measured - 1} measurements before it are kept)`
+            : "nothing was measured"
+        }; ` +
         "the server answered too slowly or not at all (raise --warmup-limit-s)",
     );
   }

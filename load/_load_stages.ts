@@ -249,8 +249,10 @@ export async function measureRun(context: RunContext, r: number): Promise<LoadRu
 export function warmupLimitReason(run: LoadRunResult, index: number, runs: number): string {
   const limit = run.summary.phases?.warmup.limit_s ?? "?";
   const tag = runs > 1 ? `run ${index + 1}: ` : "";
+  // Earlier runs of a repeat or sweep ended and are kept: only this run measured nothing.
+  const kept = index === 0 ? "nothing was measured" : `this run measured nothing (the ${index} before it are kept)`;
   return `${tag}the warm-up did not end within its limit of ${limit} s (${run.facts.counts.warmup} warm-up requests ` +
-    "ended or were cancelled): nothing was measured; the server answered too slowly or not at all (raise " +
+    `ended or were cancelled): ${kept}; the server answered too slowly or not at all (raise ` +
     "--warmup-limit-s for a slow model)";
 }
 

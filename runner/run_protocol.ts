@@ -240,10 +240,14 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
           `--allow-net=${refusedHost}); "deno task run" (and strata-bench run) allow loopback servers only`,
       );
     }
+    // A server that answered is there: "start it" would mislead (it may still be loading its model).
     throw new RunRefusedError(
       "unreachable",
-      `Cannot run the protocol: the server at ${options.baseUrl} did not answer /health (${health.message}); ` +
-        "start it first or pass --url with the right address",
+      health.status === null
+        ? `Cannot run the protocol: the server at ${options.baseUrl} did not answer /health (${health.message}); ` +
+          "start it first or pass --url with the right address"
+        : `Cannot run the protocol: the server at ${options.baseUrl} answered /health with HTTP ${health.status} ` +
+          `(${health.message}), not 200; wait until it has loaded the model, or check that --url is its address`,
     );
   }
   options.onStage?.("provenance");

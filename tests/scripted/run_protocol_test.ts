@@ -386,6 +386,53 @@ Deno.test("a bundle that differs from its manifest refuses the run before anythi
   }
 });
 
+Deno.test("a server that answers /health with an error is not called unreachable: wait for its model", async () => {
+  const { realRunDeps, runProtocol } = await import("../../runner/mod.ts");
+  const { RunRefusedError } = await import("../../runner/run_errors.ts");
+  const out = await Deno.makeTempDir({ prefix: "strata-health-" });
+  try {
+    const answers: [{ ok: false; status: number | null; message: string }, RegExp][] = [
+      [
+        { ok: false, status: 503, message: "Loading model" },
+        /answered \/health with HTTP 503 \(Loading model\), not 200; wait until it has loaded/,
+      ],
+      [
+        { ok: false, status: null, message: "connection refused" },
+        /did not answer \/health \(connection refused\); start it first/,
+      ],
+    ];
+    for (const [answer, message] of answers) {
+      const deps = realRunDeps({ checkHealth: () => Promise.resolve(answer) }, { hashCacheDir: null });
+      await assert.rejects(
+        runProtocol({
+          baseUrl: "http://127.0.0.1:9",
+          optionalConcurrency: false,
+          track: "custom",
+          trackNotes: null,
+          declared: {
+            modelId: null,
+            modelRevision: null,
+            sourceRevision: null,
+            tokenizerRevision: null,
+            quantization: null,
+            customPack: null,
+            background: [],
+            buildOptions: null,
+            engineCommit: null,
+          },
+          simulated: false,
+          outRoot: out,
+          command: "strata-bench run",
+        }, deps),
+        (e: unknown) => e instanceof RunRefusedError && e.code === "unreachable" && message.test(e.message),
+      );
+    }
+    assert.deepEqual([...Deno.readDirSync(out)], [], "nothing written");
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
 Deno.test("the validator rejects a result with an unknown format or schema version", async () => {
   let run: ScriptedRun | undefined;
   try {

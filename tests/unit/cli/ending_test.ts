@@ -127,6 +127,20 @@ Deno.test("a load whose file could not be written names no file to open and no f
   assert.doesNotMatch(text, /x\.html|x\.jsonl|next:/);
 });
 
+Deno.test("a refused preflight says UNREACHABLE only when nothing answered; a server that answered is REFUSED", () => {
+  const ending = (reason: string) => {
+    const outcome = { status: "unreachable", runs: [], aggregate: null, reasons: [reason] };
+    return renderEnding(loadEnding(outcome as unknown as LoadTestOutcome, null, 3, null));
+  };
+  const closed = ending("nothing answered at http://127.0.0.1:9 (connection refused); it must answer as ...");
+  assert.match(closed, /^load: UNREACHABLE \(exit 3\)/);
+  assert.match(closed, /start the server/);
+  const http = ending("POST http://127.0.0.1:8080/v1/chat/completions answered HTTP 404: not found; it must ...");
+  assert.match(http, /^load: REFUSED \(exit 3\)/);
+  assert.match(http, /the server answered, but not as a streaming chat server/);
+  assert.doesNotMatch(http, /UNREACHABLE|start the server/);
+});
+
 Deno.test("load --plan opens with its shape, its request count and a bound on the wall time", () => {
   const lines = loadPlanLines({
     urls: ["http://127.0.0.1:8080"],
