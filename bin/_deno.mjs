@@ -154,11 +154,47 @@ const PARENT_POLL_MS = 250;
 /** How long a child told to stop because the parent died may take before it is killed. */
 const PARENT_GONE_GRACE_MS = 15_000;
 
+/** A process's name, parent and start time from /proc (Linux); null where there is none (another OS, or gone). */
+function procStat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = text.lastIndexOf(")");
+    const fields = text.slice(close + 2).split(" ");
+    return { name: text.slice(text.indexOf("(") + 1, close), ppid: Number(fields[1]), start: fields[19] };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The processes whose death means the person's command is gone: the parent, and through any shells above it the
+ * first process that is no shell (npx runs `sh -c strata-bench`: killing npx leaves that shell, not this process's
+ * parent, orphaned). Each is kept with its start time, so a reused process id is not taken for it.
+ */
+export function watchedAncestors(pid = process.ppid) {
+  const chain = [];
+  for (let depth = 0; depth < 4 && pid > 1; depth++) {
+    const stat = procStat(pid);
+    if (stat === null) break;
+    chain.push({ pid, start: stat.start });
+    if (!/^(?:sh|bash|dash|ash|zsh|ksh|mksh)$/.test(stat.name)) break;
+    pid = stat.ppid;
+  }
+  return chain;
+}
+
+/** Whether a watched process has ended (its id gone or now another process's). */
+function ended(ancestor) {
+  const stat = procStat(ancestor.pid);
+  return stat === null || stat.start !== ancestor.start;
+}
+
 /**
  * Runs `executable argv` with this terminal, passes SIGINT, SIGTERM and SIGHUP on to it (a terminal's Ctrl-C reaches
  * both; the child's handlers take a second one as the same request), waits for it, and ends this process the way
- * the child ended: its exit code, or EXIT_INTERRUPTED when a signal ended it. When this process's own parent dies
- * (npx killed, its shell gone), the child is sent SIGTERM (it stops as if cancelled and keeps what it measured),
+ * the child ended: its exit code, or EXIT_INTERRUPTED when a signal ended it. When this process's own parent dies,
+ * or on Linux the first process that is no shell above it (npx killed, even with SIGKILL, while its `sh -c` lives
+ * on), the child is sent SIGTERM (it stops as if cancelled and keeps what it measured),
  * then SIGKILL after PARENT_GONE_GRACE_MS, and this process ends with it: nothing runs on as an orphan.
  */
 export function runForwarding(executable, argv, options = {}) {
@@ -176,9 +212,10 @@ export function runForwarding(executable, argv, options = {}) {
     return [signal, listener];
   });
   const parent = process.ppid;
+  const ancestors = watchedAncestors(parent);
   const watch = parent > 1
     ? setInterval(() => {
-      if (process.ppid === parent) return;
+      if (process.ppid === parent && !ancestors.some(ended)) return;
       clearInterval(watch);
       forward("SIGTERM");
       setTimeout(() => forward("SIGKILL"), PARENT_GONE_GRACE_MS).unref();
