@@ -97,6 +97,22 @@ export interface ResultFolder {
 const encoder = new TextEncoder();
 
 /**
+ * A check to call before each write: every write goes through `path`, and the folder it names must stay the one
+ * created there. A swap for a link mid-run (to write the result elsewhere) stops the writes instead of following
+ * it (error code FOLDER_REPLACED). A swap between the check and the write is not caught: the runtime has no
+ * descriptor-relative writes.
+ */
+async function sameFolderGuard(files: ResultFiles, path: string): Promise<() => Promise<void>> {
+  const identity = await files.folderIdentity(path);
+  return async () => {
+    if (identity !== null && (await files.folderIdentity(path)) === identity) return;
+    throw Object.assign(new Error(`the result folder "${path}" is no longer the folder this run created`), {
+      code: "FOLDER_REPLACED",
+    });
+  };
+}
+
+/**
  * Creates the folder (and parents) and returns its writer.
  * @throws {Error} when the folder cannot be created (permission, read-only disk); the message names the path.
  */
@@ -122,11 +138,13 @@ export async function openResultFolder(
       cause: error,
     });
   }
+  const unchanged = await sameFolderGuard(files, path);
   const outputsHash = createHash("sha256");
   let appended: Promise<void> = Promise.resolve();
   const append = (line: unknown): Promise<void> => {
     const bytes = encoder.encode(`${JSON.stringify(line)}\n`);
     appended = appended.then(async () => {
+      await unchanged();
       await files.appendDurable(join(path, RESULT_FILES.outputs), bytes);
       outputsHash.update(bytes);
     });
@@ -142,26 +160,31 @@ export async function openResultFolder(
     },
     async writeArtifact(kind, name, content) {
       const bytes = encoder.encode(sanitize.text(content));
+      await unchanged();
       await files.writeAtomic(join(path, name), bytes);
       return { kind, path: name, sha256: sha256Hex(bytes) };
     },
     async writeJsonArtifact(kind, name, value) {
       const bytes = encoder.encode(`${JSON.stringify(sanitize.json(value), null, 2)}\n`);
+      await unchanged();
       await files.writeAtomic(join(path, name), bytes);
       return { kind, path: name, sha256: sha256Hex(bytes) };
     },
     async writeDerivedArtifact(kind, name, content) {
       const bytes = encoder.encode(content);
+      await unchanged();
       await files.writeAtomic(join(path, name), bytes);
       return { kind, path: name, sha256: sha256Hex(bytes) };
     },
     async writeFile(name, content) {
       const bytes = encoder.encode(sanitize.text(content));
+      await unchanged();
       await files.writeAtomic(join(path, name), bytes);
       return sha256Hex(bytes);
     },
     async writeResults(text) {
       await appended;
+      await unchanged();
       await files.writeAtomic(join(path, RESULT_FILES.results), encoder.encode(text));
     },
   };

@@ -39,6 +39,9 @@ const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
   EFBIG: "the file grew past the largest size the disk allows",
   EACCES: "permission to write was withdrawn",
   EPERM: "permission to write was withdrawn",
+  // report/result_folder.ts's own code: the folder at the run's path is no longer the one it created.
+  FOLDER_REPLACED: "the folder was replaced during the run (a link or another folder stands at its path now), so " +
+    "nothing more was written through it; what was written before stays in the folder that was moved",
 };
 
 export function writeError(folder: string, keptRequests: number, error: unknown, writing: string): RunWriteError {
@@ -50,8 +53,9 @@ export function writeError(folder: string, keptRequests: number, error: unknown,
     keptRequests,
     code,
     `Cannot write the result folder "${folder}" (${writing}): ${words} (${code}). The run stopped; ` +
-      `outputs.jsonl keeps the whole evidence of ${keptRequests} request(s) and there is no results.json. Free ` +
-      `space or fix the disk and run again; "report ${folder}" reads what was kept.`,
+      `outputs.jsonl keeps the whole evidence of ${keptRequests} request(s) and there is no results.json. ${
+        code === "FOLDER_REPLACED" ? "Leave the folder in place while a run writes it" : "Free space or fix the disk"
+      } and run again; "report ${folder}" reads what was kept.`,
     error,
   );
 }

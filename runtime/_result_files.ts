@@ -30,6 +30,11 @@ export interface ResultFiles {
    * there (not a read-only or full disk).
    */
   checkRoot(root: string): Promise<RootCheck>;
+  /**
+   * The folder at `path` as the file system knows it (device and inode), not following a link; null when a link,
+   * anything but a folder, or nothing stands there. Equal answers mean the same folder.
+   */
+  folderIdentity(path: string): Promise<string | null>;
 }
 
 /** Where a results root really is, or why results cannot be written there. */
@@ -165,6 +170,14 @@ export const resultFiles: ResultFiles = {
   },
   appendDurable: (path, bytes) => writeFlushed(path, "a", bytes),
   checkRoot,
+  async folderIdentity(path) {
+    try {
+      const found = await lstat(path);
+      return found.isDirectory() ? `${found.dev}:${found.ino}` : null;
+    } catch {
+      return null;
+    }
+  },
   async writeAtomic(path, bytes) {
     const temporary = `${path}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
     try {

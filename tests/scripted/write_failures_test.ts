@@ -112,3 +112,34 @@ Deno.test("a results root that cannot take a result refuses the run before the p
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a result folder swapped for a link mid-run is not written through: the run stops, nothing lands outside", async () => {
+  const elsewhere = await Deno.makeTempDir({ prefix: "strata-elsewhere-" });
+  let calls = 0;
+  let moved = "";
+  const swapping: ResultFiles = {
+    ...resultFiles,
+    async appendDurable(path, bytes) {
+      await resultFiles.appendDurable(path, bytes);
+      // After the 3rd evidence line, the folder is moved away and a link to another folder put in its place.
+      if (++calls === 3) {
+        const folder = join(path, "..");
+        moved = `${folder}.moved`;
+        await Deno.rename(folder, moved);
+        await Deno.symlink(elsewhere, folder);
+      }
+    },
+  };
+  const { error, dir } = await runExpectingWriteError(swapping);
+  try {
+    assert.equal(error.code, "FOLDER_REPLACED");
+    assert.match(error.message, /the folder was replaced during the run .* nothing more was written through it/);
+    assert.match(error.message, /Leave the folder in place while a run writes it and run again/);
+    assert.deepEqual([...Deno.readDirSync(elsewhere)], [], "nothing was written through the link");
+    const kept = (await readFile(join(moved, RESULT_FILES.outputs), "utf8")).trimEnd().split("\n");
+    assert.equal(kept.length, 3, "the lines written before the swap stay in the moved folder");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(elsewhere, { recursive: true });
+  }
+});
