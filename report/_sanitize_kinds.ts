@@ -54,7 +54,9 @@ export const PROVIDER_TOKEN_PATTERNS: readonly RegExp[] = [
 export const MORE_SECRET_NAMES = "pgpassword|(?:[A-Za-z0-9]+[_-])+(?:pass|pwd)|account[_-]?key|" +
   // Package managers' credentials: .npmrc's _auth and _authToken (npm_config__auth in the environment), Yarn's
   // npmAuthToken.
-  "shared[_-]?access[_-]?key|_+auth(?:token)?|[a-z0-9]+authtoken";
+  "shared[_-]?access[_-]?key|_+auth(?:token)?|[a-z0-9]+authtoken|" +
+  // A cloud service account's key id (Google's private_key_id: 40 hex digits, which would pass for a commit).
+  "private[_-]?key[_-]?id";
 
 /**
  * Environment variables whose upper-case name ends in a credential word (NPM_TOKEN, CARGO_REGISTRY_TOKEN,
@@ -122,7 +124,7 @@ export function redactMoreMacs(text: string): string {
     /(?<![0-9A-Fa-f.])(?=[0-9.]*[A-Fa-f])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![0-9A-Fa-f.])/g,
     "<mac>",
   ).replace(
-    /(\b(?:mac|hwaddr|ether|mac[_-]?addr(?:ess)?)\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)[0-9A-Fa-f]{12}\b/gi,
+    /(\b(?:mac|hw ?addr|ether|permaddr|mac[_-]?addr(?:ess)?)\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)[0-9A-Fa-f]{12}\b/gi,
     "$1<mac>",
   );
 }
@@ -139,6 +141,10 @@ export function redactMachineIds(text: string): string {
     "$1<machine-id>",
   ).replace(
     /(\bserial(?:[ _-]?(?:number|no))?\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)(?=[A-Za-z-]*\d)[A-Za-z0-9-]{6,}\b/gi,
+    "$1<serial>",
+  ).replace(
+    // rocm-smi's and amd-smi's "Unique ID: 0x5a1b2c3d4e5f6789" (the GPU's serial in hex).
+    /(\bunique[ _-]?id\b(?:\\*["'])?\s*[:=]?\s*(?:\\*["'])?)(?:0x)?[0-9A-Fa-f]{8,}\b/gi,
     "$1<serial>",
   );
 }
@@ -212,6 +218,10 @@ export function redactAddressNotations(text: string, placeholder: (octets: numbe
       return n <= 0xffffffff ? placeholder(fromNumber(n)) ?? m : m;
     },
   ).replace(
+    // A cloud host named by its address (ip-10-0-3-12, as EC2 names them).
+    /(?<![\w.-])ip-(\d{1,3})-(\d{1,3})-(\d{1,3})-(\d{1,3})(?![\w-])/g,
+    (m, a: string, b: string, c: string, d: string) => placeholder([a, b, c, d].map(Number)) ?? m,
+  ).replace(
     /(?<![0-9A-Za-z:])::ffff:([0-9A-Fa-f]{1,4}):([0-9A-Fa-f]{1,4})(?![0-9A-Za-z:.])/gi,
     (m, high: string, low: string) => placeholder(fromNumber(parseInt(high, 16) * 65536 + parseInt(low, 16))) ?? m,
   );
@@ -219,7 +229,9 @@ export function redactAddressNotations(text: string, placeholder: (octets: numbe
 
 /** A home written short (~bob, ~bob/models): the user name is private whoever it is; ~/ stays. */
 export function redactShortHomes(text: string): string {
-  return text.replace(/(?<![\w~/.<>-])~[A-Za-z_][A-Za-z0-9_-]*(?=[/\s"'`:;,)\]}]|$)/g, "<home>");
+  return text.replace(/(?<![\w~/.<>-])~[A-Za-z_][A-Za-z0-9_-]*(?=[/\s"'`:;,)\]}]|$)/g, "<home>")
+    // A key file's name in ~/.ssh (id_ed25519_bob_work) names its owner or their machines.
+    .replace(/(~\/\.ssh\/)(?!<)[^\s"'`:;,)\]}]+/g, "$1<secret>");
 }
 
 /**
@@ -359,4 +371,27 @@ function runsAhead(text: string, quote: number, lineOnly: boolean): Int32Array {
  */
 function escapedKey(names: string): string {
   return `"(${names})(\\\\+)"(?<=\\2"[^"\\\\]+\\2")`;
+}
+
+/**
+ * Paths with JSON-escaped slashes (\\/home\\/bob\\/models, \\/fsx\\/team\\/ckpt): each run is read with plain
+ * slashes, sanitized by `inner`, and escaped again when that changed it.
+ */
+export function redactEscapedPaths(text: string, inner: (decoded: string) => string): string {
+  return text.replace(/(?<![\w\\])(?:\\\/[^\\/\s"'<>]+){2,}/g, (run) => {
+    const decoded = run.replaceAll("\\/", "/");
+    const sanitized = inner(decoded);
+    return sanitized === decoded ? run : sanitized.replaceAll("/", "\\/");
+  });
+}
+
+/**
+ * A string override of a model's metadata (`--override-kv general.name=str:VALUE`, as an observed llama-server
+ * command line carries it): the value may be anything a person named, so it goes, up to the next option.
+ */
+export function redactOverrideKv(text: string, secret: string): string {
+  return text.replace(
+    /(--override-kv['"]?(?:=|\s+)['"]?[\w.-]+=str:)(?!<secret>)[^\n]*?(?=['"]?(?:\s+['"]?--?[A-Za-z]|,[\w.-]+=|\n|$))/g,
+    `$1${secret}`,
+  );
 }

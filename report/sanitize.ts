@@ -19,10 +19,12 @@ import {
   redactCommandCredentials,
   redactCookies,
   redactEnvironmentCredentials,
+  redactEscapedPaths,
   redactHostNames,
   redactMachineIds,
   redactMoreMacs,
   redactNestedJsonSecrets,
+  redactOverrideKv,
   redactPercentEncoded,
   redactShortHomes,
 } from "./_sanitize_kinds.ts";
@@ -58,27 +60,10 @@ export interface Sanitizer {
 
 const SECRET = "<secret>";
 /** Names too common to redact as words: they are redacted only as part of a home folder path. */
-const GENERIC_NAMES = new Set([
-  "root",
-  "user",
-  "users",
-  "admin",
-  "administrator",
-  "ubuntu",
-  "debian",
-  "fedora",
-  "guest",
-  "runner",
-  "localhost",
-  "test",
-  "home",
-  "default",
-  "server",
-  "model",
-  "system",
-  "assistant",
-  "tool",
-]);
+const GENERIC_NAMES = new Set(
+  "root user users admin administrator ubuntu debian fedora guest runner localhost test home default server model system assistant tool"
+    .split(" "),
+);
 
 // Tokens with a recognizable prefix. Lengths keep short words such as "sk-1" or "hf_hub" untouched.
 const TOKEN_PATTERNS: RegExp[] = [
@@ -145,6 +130,7 @@ function redactSecrets(text: string, context: SanitizeContext): string {
   for (const pattern of [...TOKEN_PATTERNS, ...PROVIDER_TOKEN_PATTERNS]) out = out.replace(pattern, SECRET);
   out = redactCookies(out, SECRET);
   out = redactCommandCredentials(out, SECRET);
+  out = redactOverrideKv(out, SECRET);
   out = redactEnvironmentCredentials(out, SECRET);
   out = out.replace(
     URL_CREDENTIALS,
@@ -211,7 +197,7 @@ const DATA_ROOTS =
   "opt|mnt|media|srv|data|data\\d*|var|tmp|scratch|models|workspace|work|nfs|storage|lustre|gpfs|run/media|Volumes|" +
   "private|net|shared|share|export|datasets?|ssd|nvme|disk\\d*|content|kaggle|cache|weights|llm|ai|projects?|" +
   // Cluster file systems and homes (TACC's /home1, NERSC's /global, OSC's /fs, Juelich's /p).
-  "scratch\\d+|work\\d+|cluster|home\\d+|global|fs|p|beegfs|cephfs|pfs|dss|hpc|people";
+  "scratch\\d+|work\\d+|cluster|home\\d+|global|fs|p|beegfs|cephfs|pfs|dss|hpc|people|fsx|raid|weka|vast|efs";
 /** File endings of model and data files: a path ending in one is a machine path whatever its first folder. */
 const DATA_EXTENSIONS = "gguf|safetensors|bin|pt|pth|onnx|ckpt|jsonl|parquet|npy|npz|h5|arrow|tar|zip|jinja";
 const POSIX_DATA_PATH = new RegExp(
@@ -345,6 +331,7 @@ function sanitizeFixpoint(text: string, context: SanitizeContext): string {
 
 function sanitizeOnce(text: string, context: SanitizeContext): string {
   let out = redactPercentEncoded(text, (decoded) => sanitizeOnce(decoded, context));
+  out = redactEscapedPaths(out, (decoded) => sanitizeOnce(decoded, context));
   out = redactSecrets(out, context);
   out = redactHomes(out, context);
   out = redactShortHomes(out);

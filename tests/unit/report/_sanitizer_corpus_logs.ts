@@ -195,6 +195,22 @@ export const LOG_PRIVATE: readonly PrivateCase[] = [
   p("package-token", "HF_HUB_TOKEN='hubTok99xyz'", "hubTok99xyz"),
   p("package-token", "dckr_pat_Q2xKz8vN4mPa7RtY1uWbE3cF", "dckr_pat_Q2xKz8vN4m"),
   p("package-token", "docker login -u alice -p dockerPw771 registry.example.com", "dockerPw771"),
+  // Families a hostile-input round found surviving (issue 45), each in the form a log or command line carries it.
+  p("data root", "ckpt at /fsx/carol-team/run7/weights", "carol-team"),
+  p("data root", "loading /raid/zed-lab/notes/plan", "zed-lab"),
+  p("address in a host name", "connect to ip-10-0-3-12:8080", "10-0-3-12"),
+  p("json-escaped home", '{"path":"\\/home\\/yuki\\/models\\/q.gguf"}', "yuki"),
+  p("json-escaped data root", '{"dir":"\\/fsx\\/carol-team\\/ckpt"}', "carol-team"),
+  p("cloud key id", '"private_key_id": "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c"', "3f2a1b4c5d6e7f8091a2"),
+  p("mac", "hw addr 001122334455", "001122334455"),
+  p("rocm device id", "GPU[0] : Unique ID: 0x8c3e47f1a2b5d690", "8c3e47f1a2b5d690"),
+  p("ssh key file", "key file ~/.ssh/id_ed25519_bob_work", "bob_work"),
+  p(
+    "override-kv string",
+    "llama-server -m q.gguf --override-kv general.name=str:bobs-private-finetune -c 8192",
+    "bobs-private",
+  ),
+  p("override-kv string", "--override-kv tokenizer.chat_template=str:secret sauce --port 8080", "secret sauce"),
 ];
 
 /** Log text that must come out byte for byte. */
