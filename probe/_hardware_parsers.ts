@@ -31,6 +31,17 @@ function finiteNumber(text: string | undefined): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
+const nonNegative = (n: number | null) => (n !== null && n >= 0 ? n : null);
+
+/** A tool's field as JSON text (control and format characters escaped), at most 40 characters of it. */
+function quoted(text: string): string {
+  const cut = text.length > 40 ? `${text.slice(0, 40)}...` : text;
+  return JSON.stringify(cut).replace(
+    /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /**
  * Parses `nvidia-smi --query-gpu=index,name,memory.total,power.limit,driver_version --format=csv,noheader,nounits`.
  * memory.total is MiB; power.limit is W or "[N/A]" / "[Not Supported]". Names may contain commas, so the fixed
@@ -51,10 +62,11 @@ export function parseNvidiaQuery(csv: string): NvidiaQuery {
     const memory = fields[fields.length - 3] ?? "";
     const name = fields.slice(1, fields.length - 3).join(", ");
     const missing: Record<string, string> = {};
-    const memoryMiB = finiteNumber(memory);
-    if (memoryMiB === null) missing.memory_bytes = `nvidia-smi reports memory.total as "${memory}"`;
-    const powerW = finiteNumber(power);
-    if (powerW === null) missing.power_limit_w = `nvidia-smi reports power.limit as "${power}"`;
+    // A negative amount is no reading either; the tool's text is quoted escaped and cut (it may be anything).
+    const memoryMiB = nonNegative(finiteNumber(memory));
+    if (memoryMiB === null) missing.memory_bytes = `nvidia-smi reports memory.total as ${quoted(memory)}`;
+    const powerW = nonNegative(finiteNumber(power));
+    if (powerW === null) missing.power_limit_w = `nvidia-smi reports power.limit as ${quoted(power)}`;
     if (/^\d+(\.\d+)*$/.test(driver)) driverVersion ??= driver;
     gpus.push({
       deviceIndex: index,

@@ -73,6 +73,14 @@ function reading(text: string | undefined): number | null {
   return Number.isFinite(n) && n >= 0 ? n : null;
 }
 
+/** One GPU draws at most about 1.5 kW; a reading past this bound (docs/results.md, "Plausibility") is no reading. */
+const MAX_GPU_WATTS = 5000;
+
+/** A power reading within physical limits, or null. */
+function watts(n: number | null): number | null {
+  return n !== null && n <= MAX_GPU_WATTS ? n : null;
+}
+
 function throttleNames(text: string | undefined): string[] | null {
   const t = (text ?? "").trim();
   if (!/^0x[0-9a-fA-F]{1,16}$/.test(t)) return null;
@@ -93,7 +101,7 @@ export function parseNvidiaPower(text: string): GpuReading[] {
     if (index === null || !Number.isSafeInteger(index)) continue;
     out.push({
       index,
-      powerW: reading(fields[2]),
+      powerW: watts(reading(fields[2])),
       smClockMhz: reading(fields[3]),
       memClockMhz: reading(fields[4]),
       throttle: throttleNames(fields[5]),
@@ -136,8 +144,10 @@ export function parseAmdMetric(text: string): GpuReading[] {
     const power = field(gpu, "power");
     out.push({
       index,
-      powerW: amdValue(field(power, "socket_power")) ?? amdValue(field(power, "current_socket_power")) ??
-        amdValue(field(power, "average_socket_power")),
+      powerW: watts(
+        amdValue(field(power, "socket_power")) ?? amdValue(field(power, "current_socket_power")) ??
+          amdValue(field(power, "average_socket_power")),
+      ),
       smClockMhz: amdValue(field(gpu, "clock", "gfx_0", "clk")),
       memClockMhz: amdValue(field(gpu, "clock", "mem_0", "clk")),
       throttle: null,
@@ -322,7 +332,12 @@ export function windowPower(trace: PowerTrace, startMs: number, endMs: number): 
     return { reason: `no power sample ${before === undefined ? "before the request began" : "after it ended"}` };
   }
   const used = points.filter((p) => p.s.atMs >= before.s.atMs && p.s.atMs <= after.s.atMs);
-  if (used.some((p) => p.w === null)) return { reason: "a power sample during the request was unreadable ([N/A])" };
+  if (used.some((p) => p.w === null)) {
+    return {
+      reason: "a power sample during the request was unreadable (the tool printed no number, a negative one or " +
+        `more than ${MAX_GPU_WATTS} W)`,
+    };
+  }
   const at = (t: number) => {
     const i = used.findIndex((p) => p.s.atMs >= t);
     const right = used[Math.max(0, i)]!;

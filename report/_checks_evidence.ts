@@ -31,6 +31,7 @@ import { childPointer, type ProblemSink } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import { lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
+import { checkPlausibleLines } from "./_checks_plausible.ts";
 import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
 import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
 
@@ -376,4 +377,5 @@ export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink):
   checkQueueing(lines, input, problems);
   if (input.fixtures !== null) checkRecords(lines, input, input.fixtures, problems);
   checkDurations(lines, input, problems);
+  checkPlausibleLines(lines, input.startedAt, childPointer("/artifacts", input.evidence.index), problems);
 }

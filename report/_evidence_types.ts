@@ -52,6 +52,8 @@ export interface EvidenceCheckInput {
   reasoningCadence: unknown;
   /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
   serverCapacity: number | null | undefined;
+  /** /run/started_at where its shape is valid (null otherwise). */
+  startedAt: string | null;
 }
 
 /** One parsed line: its number (1-based), request id, the facts a record is built from, and its overrides. */

@@ -39,6 +39,7 @@ import {
   checkSummaries,
 } from "./_checks_derived.ts";
 import { checkConfigAgrees } from "./_checks_config.ts";
+import { checkPlausibleResult } from "./_checks_plausible.ts";
 import { checkMissing } from "./_checks_missing.ts";
 import { checkEvidence } from "./_checks_evidence.ts";
 import { checkPictures } from "./_checks_pictures.ts";
@@ -253,6 +254,8 @@ export async function validateResultCounted(input: unknown, options: ValidateOpt
     }
   }
 
+  guarded("/requests", problems, () => checkPlausibleResult(value, Date.now(), problems));
+
   if (options.corpusSha256 !== undefined && sound("/protocol/corpus_sha256")) {
     if (result.protocol.corpus_sha256 !== options.corpusSha256) {
       problems.push({
@@ -361,5 +364,6 @@ function checkOutputsEvidence(
     serverCapacity: isJsonObject(value["configuration"]) && sound("/configuration/server_capacity")
       ? result.configuration.server_capacity
       : undefined,
+    startedAt: isJsonObject(value["run"]) && sound("/run/started_at") ? result.run.started_at : null,
   }, problems);
 }

@@ -244,8 +244,58 @@ export function decodeAgreementToleranceTokens(decodeS: number): number {
   return 0.05 * decodeS + 1;
 }
 
-/** Applies the spec's mapping to the usage and timings of one request. */
-export function accountTokens(fields: EngineFields, status: RequestStatus, failedKind: string): Accounting {
+/** No engine counts more tokens, and no engine timer of one request reads longer (docs/results.md, "Plausibility"). */
+const MAX_PLAUSIBLE_TOKENS = 100_000_000;
+const MAX_PLAUSIBLE_S = 86_400;
+
+/** `value` when at most `max`, else null with why: an engine's number no judge could take as measured. */
+function atMost(value: Sourced, max: number, why: string, unit = ""): Sourced {
+  if (value.value === null || value.value <= max) return value;
+  const says = unit === "" ? `is ${value.value}` : `gives ${value.value}${unit}`;
+  return { value: null, source: null, reason: `${value.source} ${says}, ${why}` };
+}
+
+/**
+ * The plausibility table's engine rows: counts within their caps (the request's max_tokens for output, the prompt
+ * for cached and read tokens, 10^8 for any) and timers within a day. Applied where the record is built, so a run
+ * never writes a value its own judges would refuse, whatever the engine sent.
+ */
+function plausible(a: Accounting, cap: number | null): Accounting {
+  const any = (v: Sourced) => atMost(v, MAX_PLAUSIBLE_TOKENS, `more than any engine counts (${MAX_PLAUSIBLE_TOKENS})`);
+  const input = any(a.input);
+  // The tighter bound speaks where it is known: the prompt's own count, the request's cap.
+  const ofPrompt = (v: Sourced) =>
+    input.value === null ? any(v) : atMost(v, input.value, `more than the prompt's ${input.value} tokens`);
+  const capped = (v: Sourced) =>
+    cap === null ? any(v) : atMost(v, cap, `more than the request's cap of ${cap} (max_tokens)`);
+  const day = (v: Sourced) => atMost(v, MAX_PLAUSIBLE_S, "longer than a day", " s");
+  return {
+    ...a,
+    input,
+    cached: ofPrompt(a.cached),
+    read: ofPrompt(a.read),
+    output: capped(a.output),
+    decode: capped(a.decode),
+    promptS: day(a.promptS),
+    decodeS: day(a.decodeS),
+  };
+}
+
+/**
+ * Applies the spec's mapping to the usage and timings of one request, held to the plausibility table (`cap`: the
+ * request's max_tokens).
+ */
+export function accountTokens(
+  fields: EngineFields,
+  status: RequestStatus,
+  failedKind: string,
+  cap: number | null = null,
+): Accounting {
+  return plausible(mappedTokens(fields, status, failedKind), cap);
+}
+
+/** The spec's mapping of the usage and timings of one request. */
+function mappedTokens(fields: EngineFields, status: RequestStatus, failedKind: string): Accounting {
   const usage = rawObject("usage", fields.usage, fields.usageChunk, fields.usageChunkCutChars ?? 0, status, failedKind);
   const timings = rawObject(
     "timings",

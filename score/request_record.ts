@@ -204,6 +204,7 @@ function sentRecord(
     },
     status,
     error?.kind ?? "",
+    fixture.max_output_tokens,
   );
   const offsets = outcome.offsets ?? { first_delta_s: null, first_answer_s: null, end_s: Number.NaN };
   const firstDeltaKind: DeltaKind | null = (DELTA_KINDS as readonly unknown[]).includes(outcome.first_delta_kind)

@@ -25,6 +25,7 @@ import {
   manifestText,
   parseStrictJson,
   readManifest,
+  reviewProblems,
   sha256Hex,
   type WithdrawnEntry,
 } from "./web/mod.js";
@@ -394,6 +395,11 @@ export async function addApproved(
   const identity = runIdentity(resultsBytes) as RunIdentity;
   const reproductions = await linkReproductions(repo, entries, draft, identity, options.reproduces);
   const check = await checkDraft(repo, draft, branch, options);
+  // After the review (its reasons come first): a review clock before the run began, or in the future, is wrong.
+  const parsed = parseStrictJson(new TextDecoder().decode(resultsBytes));
+  const run = parsed.ok ? (parsed.value as { run?: { started_at?: unknown } }).run : undefined;
+  const late = reviewProblems(draft.reviewed_at, run?.started_at, options.now.getTime());
+  if (late.length > 0) throw new ApprovedAddError(`Cannot add "${options.folder}": ${late[0]}; check this clock`);
   entries.push(draft);
   const manifest = manifestText(entries, withdrawn);
   const reread = readManifest(manifest);

@@ -15,6 +15,7 @@ export const WEB_FILES = [
   "check_records.js",
   "check_folder.js",
   "check_measured.js",
+  "check_plausible.js",
   "check_result.js",
   "check_status.js",
   "evidence.js",

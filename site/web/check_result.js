@@ -14,6 +14,7 @@ import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse
 import { checkStatus, simulationMarked } from "./check_status.js";
 import { activePicture, folderProblems, weightReason } from "./check_folder.js";
 import { configProblems } from "./check_config.js";
+import { plausibilityProblems, reviewProblems } from "./check_plausible.js";
 import { changedAfterRun, measuredProblems } from "./check_measured.js";
 import { decodeUtf8, isObject } from "./evidence.js";
 import { isSha256Hex, sha256Hex } from "./sha256.js";
@@ -54,7 +55,7 @@ const MAX_REASONS = 40;
  * @typedef {{
  *   resultsBytes: Uint8Array | null,
  *   missingReason?: string,
- *   expected?: { resultsSha256: string, runId: string, protocolId: string } | null,
+ *   expected?: { resultsSha256: string, runId: string, protocolId: string, reviewedAt?: string } | null,
  *   readArtifact: (path: string) => Promise<Uint8Array | null>,
  *   listFolder?: () => Promise<readonly string[] | null>,
  *   protocols: readonly KnownProtocol[],
@@ -104,7 +105,7 @@ function outcome(state, reasons, checks, sha, protocol) {
  * the protocol is known (null before).
  * @typedef {{
  *   state: CheckOutcome["state"], problems: string[], checks: string[], resultsSha256: string | null,
- *   protocol: CheckOutcome["protocol"], facts: ResultFacts | null, ids: { runId: unknown, protocolId: unknown } | null,
+ *   protocol: CheckOutcome["protocol"], facts: ResultFacts | null, ids: { runId: unknown, protocolId: unknown, startedAt?: unknown } | null,
  *   simulated?: boolean,
  * }} EvidenceOutcome
  */
@@ -199,7 +200,8 @@ export async function checkEvidence(input) {
   const { result, protocol } = read;
   const protocolField = isObject(result.protocol) ? result.protocol : {};
   const protocolLabel = { id: protocol.id, stage: protocol.stage };
-  const ids = { runId: isObject(result.run) ? result.run.id : undefined, protocolId: protocolField.id };
+  const run = isObject(result.run) ? result.run : {};
+  const ids = { runId: run.id, protocolId: protocolField.id, startedAt: run.started_at };
   /** @type {string[]} */
   const checks = [
     `format ${RESULT_FORMAT} schema ${RESULT_SCHEMA_VERSION}, protocol ${protocol.id} (${protocol.stage})`,
@@ -263,6 +265,7 @@ function recompute(result, protocol, outputLines, artifacts, problems, checks) {
   if (typeof run.optional_concurrency !== "boolean") problems.push("run.optional_concurrency is not a boolean");
   const schedule = protocol.workload.schedule(optional);
   const lines = evidenceLines(outputLines, problems);
+  problems.push(...plausibilityProblems(result, lines, Date.now()));
   const cadences = isObject(result.extensions) ? result.extensions.reasoning_cadence : undefined;
   const checked = checkRecords(result.requests, cadences, schedule, lines, problems);
   const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
@@ -275,7 +278,7 @@ function recompute(result, protocol, outputLines, artifacts, problems, checks) {
   const nonconformities = checkStatus(result, checked, protocol, reused, artifacts.json, problems);
   if (problems.length > 0) return null;
   checks.push(
-    `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates)`,
+    `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates), all plausible`,
   );
   checks.push(
     `request counts per phase equal the records (${counts.performance?.attempted ?? 0} performance attempted)`,
@@ -339,6 +342,7 @@ export function judgeAgainstEntry(found, expected) {
         `run.id is ${JSON.stringify(found.ids.runId)}, the manifest entry says ${JSON.stringify(expected.runId)}`,
       );
     }
+    idProblems.push(...reviewProblems(expected.reviewedAt, found.ids.startedAt, Date.now()));
     if (found.ids.protocolId !== expected.protocolId) {
       idProblems.push(
         `protocol.id is ${JSON.stringify(found.ids.protocolId)}, the manifest entry says ${

@@ -87,6 +87,11 @@ function count(value) {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
+const MAX_TOKENS = 100_000_000;
+const DAY_S = 86_400;
+/** `n` when at most `max`, else null (no value a judge can take). @param {number | null} n @param {number} max */
+const atMost = (n, max) => (n !== null && n > max ? null : n);
+
 /** A finite nonnegative number, in any notation. @param {unknown} value */
 function finite(value) {
   const number = value instanceof JsonNumber ? value.value : value;
@@ -232,16 +237,23 @@ export function rebuildRequest(line) {
   const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   const offsets = isObject(line.client_offsets_s) ? line.client_offsets_s : {};
 
-  const input = count(usage.prompt_tokens);
+  const input = atMost(count(usage.prompt_tokens), MAX_TOKENS);
   const cachedFromUsage = count(details.cached_tokens);
-  const cached = cachedFromUsage ?? count(timings.cache_n);
+  const cachedRaw = cachedFromUsage ?? count(timings.cache_n);
   const promptN = count(timings.prompt_n);
-  const read = promptN ?? (input !== null && cached !== null && input >= cached ? input - cached : null);
+  const readRaw = promptN ?? (input !== null && cachedRaw !== null && input >= cachedRaw ? input - cachedRaw : null);
   const promptMs = finite(timings.prompt_ms);
   const predictedMs = finite(timings.predicted_ms);
-  const promptS = promptMs === null ? null : promptMs / 1000;
-  const decodeS = predictedMs === null ? null : predictedMs / 1000;
-  const decode = decodeCount(count(timings.predicted_n), finite(timings.predicted_per_second), decodeS);
+  const decodeMeasured = predictedMs === null ? null : predictedMs / 1000;
+  const decodeRaw = decodeCount(count(timings.predicted_n), finite(timings.predicted_per_second), decodeMeasured);
+  // The plausibility table's engine rows (docs/results.md): counts within their caps, timers within a day.
+  const body = isObject(line.request) ? line.request : {};
+  const cap = typeof body.max_tokens === "number" ? body.max_tokens : Infinity;
+  const ofPrompt = (/** @type {number | null} */ n) => atMost(atMost(n, MAX_TOKENS), input ?? Infinity);
+  const cached = ofPrompt(cachedRaw), read = ofPrompt(readRaw);
+  const decode = atMost(atMost(decodeRaw, MAX_TOKENS), cap);
+  const promptS = atMost(promptMs === null ? null : promptMs / 1000, DAY_S);
+  const decodeS = atMost(decodeMeasured, DAY_S);
   const finishReason = typeof line.finish_reason === "string" ? line.finish_reason : null;
   const error = isObject(line.error) ? line.error : null;
   const toolCalls = Array.isArray(line.tool_calls)
@@ -264,7 +276,7 @@ export function rebuildRequest(line) {
       input_tokens: input,
       cached_tokens: cached,
       read_tokens: read,
-      output_tokens: count(usage.completion_tokens),
+      output_tokens: atMost(atMost(count(usage.completion_tokens), MAX_TOKENS), cap),
       decode_tokens: decode,
     },
     timings: {

@@ -9,6 +9,7 @@
  * runner's scorer and this code disagree on a result, the site says so.
  */
 export { checkResult, isSafeRelativePath, RESULT_FORMAT, RESULT_SCHEMA_VERSION } from "./check_result.js";
+export { reviewProblems } from "./check_plausible.js";
 export { parseStrictJson } from "./strict_json.js";
 export { STATUS_RULES_WORDS } from "./check_status.js";
 export { isObject } from "./evidence.js";

@@ -179,7 +179,12 @@ export async function verifyEntry(root, site, read, protocols) {
   if (read.entry === null) return unverifiable(read.problems.map((p) => `manifest entry: ${p}`));
   if (site.run_id !== read.entry.run_id) return unverifiable(["the site's data does not match the manifest entry"]);
   const entry = read.entry;
-  const expected = { resultsSha256: entry.results_sha256, runId: entry.run_id, protocolId: entry.protocol_id };
+  const expected = {
+    resultsSha256: entry.results_sha256,
+    runId: entry.run_id,
+    protocolId: entry.protocol_id,
+    reviewedAt: entry.reviewed_at,
+  };
   if (site.build_problems.length > 0) {
     // Evidence the build lists for an entry it could not resolve still fails when it contradicts itself.
     const found = site.results === null ? null : await evidenceOf(root, site, "", protocols);

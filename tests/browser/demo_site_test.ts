@@ -104,7 +104,7 @@ Deno.test({
             folder: `bench/results/${folder}`,
             reviewPr: "https://github.com/example/results/pull/1",
             reviewedBy: "maintainer-one",
-            now: new Date("2026-06-01T12:00:00Z"),
+            now: new Date(),
             reproduces: [],
             replace: false,
             protocols: KNOWN_PROTOCOLS,

@@ -24,7 +24,15 @@ import {
 } from "../../site/mod.ts";
 import { manifestText } from "../../site/web/manifest.js";
 import { cleanup, runScripted } from "../scripted/_harness.ts";
-import { copyFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
+import {
+  copyFolder,
+  git,
+  PROTOCOLS_JSON,
+  relabel,
+  reviewedNow,
+  sha256File,
+  TEST_ACTIVATED,
+} from "../site/_fixture_repo.ts";
 import { forgeries } from "../review/_forgeries.ts";
 import { launchChromium } from "./_chromium.ts";
 
@@ -67,7 +75,7 @@ Deno.test({
         evidence_commit: commit,
         review_pr: "https://github.com/example/results/pull/1",
         reviewed_by: "maintainer-one",
-        reviewed_at: "2026-06-01T12:00:00Z",
+        reviewed_at: reviewedNow(),
         verification: "evidence-reviewed",
         reproduction_run_ids: [],
       })));

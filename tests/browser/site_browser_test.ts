@@ -215,7 +215,7 @@ Deno.test({
           folder: `bench/results/${name}`,
           reviewPr: pr(n),
           reviewedBy: "maintainer-one",
-          now: new Date("2026-06-01T12:00:00Z"),
+          now: new Date(),
           reproduces: [],
           replace,
           protocols: KNOWN_PROTOCOLS,

@@ -17,6 +17,7 @@ import {
   git,
   PROTOCOLS_JSON,
   relabel,
+  reviewedNow,
   sha256File,
   TEST_ACTIVATED,
 } from "../site/_fixture_repo.ts";
@@ -92,7 +93,7 @@ async function repository(root: string) {
       evidence_commit: commit,
       review_pr: "https://github.com/example/results/pull/1",
       reviewed_by: "maintainer-one",
-      reviewed_at: "2026-05-01T12:00:00Z",
+      reviewed_at: reviewedNow(),
       verification: "evidence-reviewed",
       reproduction_run_ids: [],
     });

@@ -6,6 +6,7 @@
  * Every forgery re-hashes what it touched, so only the judges' reading of the evidence can catch it.
  */
 import { join } from "node:path";
+import { measuredDigest } from "../../report/measured.ts";
 import { copyFolder, type Editable } from "../site/_fixture_repo.ts";
 
 /** One forgery: its kind, its name, how it is made from a copy of the genuine folder, and the reason expected. */
@@ -70,6 +71,23 @@ function safetensors(): Uint8Array {
   new DataView(bytes.buffer).setBigUint64(0, BigInt(header.length), true);
   bytes.set(header, 8);
   return bytes;
+}
+
+/**
+ * A forger's consistent edit: outputs.jsonl lines and results.json changed together, outputs.jsonl re-hashed and
+ * the measured digest recomputed with the toolkit's own function, so no hash or digest tells.
+ */
+async function consistently(
+  folder: string,
+  edit: { line?: (line: Editable) => void; result?: (r: Editable) => void },
+): Promise<void> {
+  if (edit.line !== undefined) await editLines(folder, edit.line);
+  await editResults(folder, (r) => edit.result?.(r));
+  const path = join(folder, "results.json");
+  const result: Editable = JSON.parse(await Deno.readTextFile(path));
+  const outputs = await Deno.readTextFile(join(folder, "outputs.jsonl"));
+  result.extensions.measured_digest = measuredDigest(result, "outputs.jsonl", outputs);
+  await Deno.writeTextFile(path, `${JSON.stringify(result, null, 2)}\n`);
 }
 
 const status = (value: string) => (r: Editable) => (r.run.status = value);
@@ -377,6 +395,40 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
     /config\.json at \/note: the sanitizer would still redact/,
   );
   for (const forgery of list) if (forgery.kind === "redaction") forgery.reviewOnly = true;
+
+  // Plausibility: values every other rule re-derives, made impossible, the digest recomputed.
+  const plausibility = (name: string, edit: Parameters<typeof consistently>[1], reason: RegExp) =>
+    add("plausibility", name, (f) => consistently(f, edit), reason);
+  const ONE = "performance-short-r1";
+  plausibility("output-tokens-past-cap", {
+    line: (l) => {
+      if (l.request_id === ONE) {
+        l.usage_chunk = l.usage_chunk.replace(/"completion_tokens":\d+/, '"completion_tokens":9000000000000000');
+      }
+    },
+    result: (r) => (r.requests.find((q: Editable) => q.id === ONE).tokens.output_tokens = 9e15),
+  }, /implausible.*output_tokens/);
+  plausibility(
+    "started-in-2099",
+    { result: (r) => (r.run.started_at = "2099-01-01T00:00:00.000Z") },
+    /implausible.*started_at/,
+  );
+  const YEARS_3 = 3 * 365 * 86_400_000;
+  plausibility("dispatch-stamps-3-years-late", {
+    line: (l) => {
+      if (typeof l.dispatched_at_epoch_ms === "number") l.dispatched_at_epoch_ms += YEARS_3;
+    },
+  }, /implausible.*dispatch/);
+  plausibility("negative-client-offset", {
+    line: (l) => {
+      if (l.request_id === ONE) l.client_offsets_s.headers_s = -0.25;
+    },
+  }, /implausible.*headers_s/);
+  plausibility("power-1e29-watts", {
+    result: (r) => {
+      r.extensions.gpu_power.requests = [{ request_id: ONE, energy_j: 1e29, mean_power_w: 1e29, peak_power_w: 1e29 }];
+    },
+  }, /implausible.*(power|W)/);
 
   // Mixed protocols.
   add("mixed protocols", "activated-id", (f) => editResults(f, (r) => (r.protocol.id = ids.activated)), /protocol/);

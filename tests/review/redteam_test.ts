@@ -53,7 +53,7 @@ async function setUp(): Promise<Setup> {
 }
 
 /** `approved add` as the command runs it, the conductor's verdict kept. */
-function add(setup: Setup, name: string, replace = false) {
+function add(setup: Setup, name: string, replace = false, now = new Date()) {
   let verdict: FullVerdict | null = null;
   const manifestPath = join(setup.repo, MANIFEST_PATH);
   const attempt = addApproved(setup.gitRepo, {
@@ -66,7 +66,7 @@ function add(setup: Setup, name: string, replace = false) {
     folder: `bench/results/${name}`,
     reviewPr: "https://github.com/example/results/pull/1",
     reviewedBy: "maintainer-one",
-    now: new Date("2026-05-01T12:00:00Z"),
+    now,
     reproduces: [],
     replace,
     protocols,
@@ -129,6 +129,13 @@ Deno.test("every forgery is refused by approved add with its reason; the genuine
       assert.equal(await setup.manifest(), null, `${forgery.name}: a refused add wrote the manifest`);
       rows.push({ kind: forgery.kind, name: forgery.name, judges: judgesOf(verdict()) });
     }
+    // A review clock before the run began is refused (the plausibility table's review row), nothing written.
+    const early = add(setup, "genuine", false, new Date("2025-06-01T00:00:00Z"));
+    await assert.rejects(
+      early.attempt,
+      /implausible: the entry's reviewed_at 2025-06-01T00:00:00Z is before the run.*check this clock/,
+    );
+    assert.equal(await setup.manifest(), null);
     const genuine = add(setup, "genuine");
     await genuine.attempt;
     assert.equal(genuine.verdict()?.approved, true, genuine.verdict()?.refusals.join("\n"));

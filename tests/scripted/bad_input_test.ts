@@ -28,6 +28,9 @@ Deno.test("extreme and malformed engine counts, repeated keys and invalid UTF-8 
           "performance-prompt-16k-r1": { usageJson: '{"completion_tokens":"25","prompt_tokens":16384}' },
           "sanity-I1": { usageJson: '{"completion_tokens":1E3,"prompt_tokens":40}' },
           "sanity-I4": { invalidUtf8InAnswer: true },
+          // Past the plausibility table: more output than the cap, an engine timer of two days.
+          "sanity-T1": { usageJson: '{"completion_tokens":9000000000000000,"prompt_tokens":40}' },
+          "sanity-T2": { timingsJson: TIMINGS.replace('"predicted_ms":480.0', '"predicted_ms":172800000') },
           warmup: { timingsJson: TIMINGS.replace('"prompt_ms":50.0', '"prompt_ms":1e400') },
         },
       },
@@ -68,6 +71,10 @@ Deno.test("extreme and malformed engine counts, repeated keys and invalid UTF-8 
     nullWith("performance-prompt-16k-r1", "/tokens/output_tokens", /^usage\.completion_tokens is "25", a string/);
     nullWith("sanity-I1", "/tokens/output_tokens", /^usage\.completion_tokens is 1E3, written with an exponent/);
     nullWith("warmup", "/timings/prompt_s", /^timings\.prompt_ms is 1e400, beyond the range of a double/);
+    nullWith("sanity-T1", "/tokens/output_tokens", /is 9000000000000000, more than the request's cap of \d+/);
+    nullWith("sanity-T2", "/timings/decode_s", /^timings\.predicted_ms gives 172800 s, longer than a day/);
+    // The warm-up's timings say 80 tokens were read of a 30-token prompt: not a count to keep.
+    nullWith("warmup", "/tokens/read_tokens", /^timings\.prompt_n is 80, more than the prompt's \d+ tokens/);
     // The answer with a byte that is not UTF-8 fails its check with where the byte was; I1 still passes.
     const i4 = run.byId.get("sanity-I4")!;
     assert.equal(i4.evaluation?.passed, false);

@@ -50,3 +50,35 @@ Deno.test("usage and timings with repeated keys and out-of-range numbers: report
     await cleanup(run);
   }
 });
+
+Deno.test("counts and timers past the plausibility table: the run, report and the site each null them alike", async () => {
+  let run: ScriptedRun | undefined;
+  try {
+    run = await runScripted({
+      mock: {
+        script: {
+          // 9e15 output tokens for a request capped at 512, 50 read of a 40-token prompt, a timer of two days.
+          "performance-short-r1": { usageJson: '{"completion_tokens":9000000000000000,"prompt_tokens":40}' },
+          "performance-short-r2": {
+            timingsJson: '{"prompt_n":50,"prompt_ms":10,"predicted_n":12,"predicted_ms":172800000,' +
+              '"predicted_per_second":12.0}',
+            usageJson: '{"completion_tokens":12,"prompt_tokens":40}',
+          },
+        },
+      },
+    });
+    assert.deepEqual(run.problems, [], "report finds no problem in the run's own result");
+    const r1 = run.byId.get("performance-short-r1")!;
+    assert.equal(r1.tokens.output_tokens, null);
+    assert.equal(r1.tokens.input_tokens, 40);
+    const r2 = run.byId.get("performance-short-r2")!;
+    assert.equal(r2.tokens.read_tokens, null);
+    assert.equal(r2.timings.decode_s, null);
+    assert.equal(r2.metrics.decode_tps, null);
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    assert.deepEqual(site.reasons, [], "the site finds no problem");
+    assert.equal(site.state, "verified");
+  } finally {
+    await cleanup(run);
+  }
+});

@@ -217,12 +217,14 @@ async function standInIdentity(result: Editable): Promise<void> {
 
 /**
  * config.json relabelled with the result (every judge holds its declared facts to results.json), re-hashed in it:
- * the model, quantization and engine commit as results.json now says them, and no simulation.
+ * the model, quantization, engine commit, track and notes as results.json now says them, and no simulation.
  */
 async function relabelConfig(folder: string, result: Editable): Promise<void> {
   const config = join(folder, "config.json");
   const parsed: Editable = JSON.parse(await Deno.readTextFile(config));
   parsed.simulated = result.extensions.simulated_engine === true;
+  parsed.track = result.configuration.track;
+  parsed.track_notes = result.configuration.track_notes;
   parsed.declared.model_id = result.model.id;
   parsed.declared.quantization = result.model.quantization;
   parsed.declared.engine_commit = result.software.strata_commit;
@@ -232,6 +234,11 @@ async function relabelConfig(folder: string, result: Editable): Promise<void> {
 }
 
 /** SHA-256 hex of a file. */
+/** A manifest's review time for results made earlier in this test: now, to the second (a review follows its run). */
+export function reviewedNow(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
+}
+
 export async function sha256File(path: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");

@@ -52,7 +52,7 @@ export async function publishOne(
     folder: `bench/results/${options.name}`,
     reviewPr: "https://github.com/example/results/pull/1",
     reviewedBy: "maintainer-one",
-    now: new Date("2026-06-01T12:00:00Z"),
+    now: new Date(),
     reproduces: [],
     replace: false,
     protocols: KNOWN_PROTOCOLS,

@@ -14,6 +14,7 @@ import {
   git,
   PROTOCOLS_JSON,
   relabel,
+  reviewedNow,
   sha256File,
   TEST_ACTIVATED,
 } from "./_fixture_repo.ts";
@@ -202,7 +203,7 @@ export async function buildResultsRepository(root: string): Promise<ResultsRepos
       reviewedBy: "maintainer-one",
       // Each result is another person's submission.
       submittedBy: `submitter-${scenarios.findIndex((s) => s.name === name) + 1}`,
-      now: new Date("2026-05-01T12:00:00Z"),
+      now: new Date(),
       reproduces,
       replace: false,
       protocols,
@@ -218,7 +219,7 @@ export async function buildResultsRepository(root: string): Promise<ResultsRepos
       evidence_commit: evidenceCommit,
       review_pr: "https://github.com/example/results/pull/99",
       reviewed_by: "maintainer-two",
-      reviewed_at: "2026-05-02T08:30:00Z",
+      reviewed_at: reviewedNow(),
       verification: "evidence-reviewed",
       reproduction_run_ids: [],
       ...change,

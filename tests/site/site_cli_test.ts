@@ -272,7 +272,10 @@ Deno.test("approved add records the commit that introduced the folder and the ha
   assert.equal(entry.results_sha256, await sha256File(join(repo, clean.folder, "results.json")));
   assert.equal(entry.verification, "independently-reproduced");
   assert.deepEqual(entry.reproduction_run_ids, [fixture.byName("reproduction-a4000").runId]);
-  assert.equal(entry.reviewed_at, "2026-05-01T12:00:00Z");
+  // The review's time: the clock of approved add, to the second, after the run it reviewed.
+  assert.match(entry.reviewed_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  const started = JSON.parse(await Deno.readTextFile(join(repo, clean.folder, "results.json"))).run.started_at;
+  assert.ok(Date.parse(entry.reviewed_at) >= Math.floor(Date.parse(started) / 1000) * 1000, entry.reviewed_at);
 });
 
 Deno.test("site build writes every evidence file once under its SHA-256, a page per entry, and names bad entries", async () => {

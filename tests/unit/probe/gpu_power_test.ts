@@ -30,6 +30,9 @@ Deno.test("parseNvidiaPower: numbers, [N/A], [Not Supported], the throttle bitma
     { index: 1, powerW: null, smClockMhz: null, memClockMhz: 9501, throttle: null },
   ]);
   assert.deepEqual(parseNvidiaPower(""), []);
+  // Past physical limits (a unit error, a hostile tool): no reading, as "[N/A]" is.
+  assert.equal(parseNvidiaPower("t, 0, 5000.5, 1, 2, 0x0\nt, 1, 5000, 1, 2, 0x0")[0]!.powerW, null);
+  assert.equal(parseNvidiaPower("t, 1, 5000, 1, 2, 0x0")[0]!.powerW, 5000);
   assert.deepEqual(parseNvidiaPower("a, 0, -5, 1e9, NaN, 0xZZ"), [
     { index: 0, powerW: null, smClockMhz: null, memClockMhz: null, throttle: null },
   ]);
@@ -83,7 +86,10 @@ Deno.test("windowPower integrates trapezoids, interpolating at the window's edge
 Deno.test("windowPower says why: no sample before or after the window, an unreadable power inside it", () => {
   assert.deepEqual(windowPower(trace([[100, 1]]), 0, 50), { reason: "no power sample before the request began" });
   assert.deepEqual(windowPower(trace([[0, 1]]), 10, 50), { reason: "no power sample after it ended" });
-  assert.match(String((windowPower(trace([[0, 1], [5, null], [9, 1]]), 1, 8) as { reason: string }).reason), /N\/A/);
+  assert.match(
+    String((windowPower(trace([[0, 1], [5, null], [9, 1]]), 1, 8) as { reason: string }).reason),
+    /unreadable \(the tool printed no number, a negative one or more than 5000 W\)/,
+  );
 });
 
 async function sampled(tools: ("nvidia-smi" | "amd-smi")[], mode: ToolMode, waitMs = 150): Promise<PowerTrace> {

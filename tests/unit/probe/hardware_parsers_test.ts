@@ -33,6 +33,14 @@ Deno.test("nvidia-smi power.limit [N/A] on a laptop GPU is null with the tool's 
   assert.equal(parsed.gpus[0]?.memoryBytes, 6144 * 1048576);
 });
 
+Deno.test("a negative or escape-laden nvidia-smi amount is no reading, and its text is quoted escaped", () => {
+  const parsed = parseNvidiaQuery("0, Board, -8192, \x1b[31m300\u202e, 535.54.03\n");
+  assert.equal(parsed.gpus[0]?.memoryBytes, null);
+  assert.equal(parsed.gpus[0]?.missing.memory_bytes, 'nvidia-smi reports memory.total as "-8192"');
+  assert.equal(parsed.gpus[0]?.powerLimitW, null);
+  assert.equal(parsed.gpus[0]?.missing.power_limit_w, 'nvidia-smi reports power.limit as "\\u001b[31m300\\u202e"');
+});
+
 Deno.test("nvidia-smi GPU names containing commas keep the fixed fields from the line's end", () => {
   const parsed = parseNvidiaQuery("0, Some Board, Rev 2, 8192, 75.00, 535.54.03\r\n");
   assert.equal(parsed.gpus[0]?.name, "Some Board, Rev 2");

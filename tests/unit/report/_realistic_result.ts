@@ -231,8 +231,8 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
     usage_chunk: lastChunk,
     timings_chunk: lastChunk,
     offsets: {
-      headers_s: queuedS + 0.002,
-      first_byte_s: queuedS + 0.003,
+      first_byte_s: queuedS + 0.002,
+      headers_s: queuedS + 0.003,
       first_delta_s: firstDeltaS,
       first_answer_s: firstAnswerS,
       end_s: Math.round(end * 1e6) / 1e6,
@@ -262,9 +262,12 @@ function failedOutcome(outcome: StreamOutcome): Partial<StreamOutcome> {
       ...outcome.offsets,
       first_delta_s: null,
       first_answer_s: null,
-      end_s: outcome.offsets.headers_s ?? 0.002,
+      // The error body is the last thing read: the stream ends just after its first byte, with no chunk stamped.
+      end_s: (outcome.offsets.headers_s ?? 0.003) + 0.001,
     },
     events: 0,
+    reasoning_chunk_offsets_s: [],
+    chunk_offsets_s: [],
   };
 }
 
@@ -389,6 +392,8 @@ function provenance(templateSha: string, missing: Record<string, string>): Pick<
 /** Builds the realistic result, writes its folder, and returns both. Call `cleanup()` when done. */
 export async function buildRealisticResult(options: RealisticOptions = {}): Promise<RealisticResult> {
   const optional = options.optionalConcurrency ?? false;
+  // Every clock of the evidence starts at the run's start (the plausibility rules hold the stamps to it).
+  const startedMs = options.startedAt === undefined ? STARTED_EPOCH_MS : Date.parse(options.startedAt);
   const bundle = await loadBundle();
   const maxSharedPrefixTokens = Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
   const fixtures = bundle.fixtures.filter((f) => optional || f.phase !== "concurrency");
@@ -399,7 +404,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   const executed: ExecutedRequest[] = [];
   // The executor's clock as the run sees it: sequential requests back to back (50 ms apart), the four clients of a
   // round released together, the next round after the slowest client of the last one.
-  let clockMs = STARTED_EPOCH_MS + 2000;
+  let clockMs = startedMs + 2000;
   let roundStartMs: number | null = null;
   fixtures.forEach((fixture, index) => {
     const burst = fixture.phase === "concurrency";
@@ -417,7 +422,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     const outcome = outcomeOf(fixture, index, client * 11.5, dispatchedMs);
     if (options.faults && fixture.id === FAILED) Object.assign(outcome, failedOutcome(outcome));
     clockMs = Math.max(clockMs, Math.ceil(dispatchedMs + outcome.offsets.end_s * 1000) + 50);
-    const dispatchOffsetS = (dispatchedMs - STARTED_EPOCH_MS) / 1000;
+    const dispatchOffsetS = (dispatchedMs - startedMs) / 1000;
     const body = bodyOf(fixture);
     executed.push({ kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS, slot: slotOf(body, index) });
     const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
@@ -474,7 +479,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     },
     run: {
       id: "20261129T140307Z-3f9a",
-      started_at: new Date(STARTED_EPOCH_MS).toISOString(),
+      started_at: new Date(startedMs).toISOString(),
       status: status.status,
       required_duration_s: options.faults ? null : stageDurationS(spanOf(required[0]!), spanOf(required.at(-1)!)),
       optional_duration_s: optional ? spanS(burstRequests) : null,
@@ -515,7 +520,6 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   await writeFile(join(dir, "config.json"), config);
   result.artifacts.unshift({ kind: "config", path: "config.json", sha256: sha256(config) });
   if (options.runId !== undefined) result.run.id = options.runId;
-  if (options.startedAt !== undefined) result.run.started_at = options.startedAt;
   if (options.pictures) {
     for (const picture of await renderResultPictures(result)) {
       await writeFile(join(dir, picture.file), picture.svg);

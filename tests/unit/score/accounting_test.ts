@@ -73,7 +73,25 @@ Deno.test("a count above 2^53-1 is null: JSON.parse would round 9007199254740993
     a.output.reason,
     "usage.completion_tokens is 9007199254740993, above 2^53-1 (9007199254740991): not an exact count",
   );
-  assert.equal(a.input.value, Number.MAX_SAFE_INTEGER, "2^53-1 itself is exact and kept");
+  // 2^53-1 itself is read exactly, and then refused by the plausibility bound, its exact lexeme in the reason.
+  assert.equal(a.input.value, null);
+  assert.equal(a.input.reason, "usage.prompt_tokens is 9007199254740991, more than any engine counts (100000000)");
+});
+
+Deno.test("plausibility: output past the request's cap, cached or read past the prompt, a timer past a day", () => {
+  const usage = '{"completion_tokens":600,"prompt_tokens":40,"prompt_tokens_details":{"cached_tokens":41}}';
+  const timings = '{"prompt_n":45,"prompt_ms":90000000,"predicted_n":600,"predicted_ms":12000}';
+  const a = accountTokens(fields(chunk(usage, timings)), "completed", "", 512);
+  assert.equal(a.input.value, 40);
+  assert.equal(a.output.reason, "usage.completion_tokens is 600, more than the request's cap of 512 (max_tokens)");
+  assert.equal(a.decode.reason, "timings.predicted_n is 600, more than the request's cap of 512 (max_tokens)");
+  assert.equal(a.cached.reason, "usage.prompt_tokens_details.cached_tokens is 41, more than the prompt's 40 tokens");
+  assert.equal(a.read.reason, "timings.prompt_n is 45, more than the prompt's 40 tokens");
+  assert.equal(a.promptS.reason, "timings.prompt_ms gives 90000 s, longer than a day");
+  assert.equal(a.decodeS.value, 12);
+  // Within the bounds nothing changes: the cap itself is a count.
+  const atCap = accountTokens(fields(chunk('{"completion_tokens":512,"prompt_tokens":40}')), "completed", "", 512);
+  assert.equal(atCap.output.value, 512);
 });
 
 Deno.test("1E3 and 1e400 are exponents, never 1000 or Infinity", () => {
