@@ -79,3 +79,20 @@ export class TemplateMismatchError extends RunRefusedError {
     this.check = check;
   }
 }
+
+/**
+ * results.json could not be built from what was measured (a defect of the toolkit, not of the server or the disk):
+ * the evidence stays in outputs.jsonl, and the message says so and where to report it.
+ */
+export function assemblyError(folder: string, keptRequests: number, error: unknown): RunWriteError {
+  const words = error instanceof Error ? error.message.split("\n")[0]!.slice(0, 300) : String(error).slice(0, 300);
+  return new RunWriteError(
+    folder,
+    keptRequests,
+    "ASSEMBLY",
+    `Cannot assemble results.json in "${folder}": ${words}. This is a defect of strata-bench, not of the server ` +
+      `or the disk. The run stopped; outputs.jsonl keeps the whole evidence of ${keptRequests} request(s) and there ` +
+      `is no results.json; "report ${folder}" reads what was kept. Please report the defect with outputs.jsonl.`,
+    error,
+  );
+}

@@ -29,7 +29,7 @@ import { type BuiltRecord, type ConfigCheck, recordOf, roundQueueing } from "../
 import { executeRun } from "./executor.ts";
 import { planRun } from "./plan.ts";
 import { configReasons, profileSettingsOf, resolvedConfiguration, resultExtensions, runConfig } from "./_run_record.ts";
-import { RunRefusedError, RunWriteError, writeError } from "./run_errors.ts";
+import { assemblyError, RunRefusedError, RunWriteError, writeError } from "./run_errors.ts";
 import type { PreparedRun, RunDeps, RunOptions, RunReport } from "./run_options.ts";
 import { runTemplateCheck, templateCheckArtifact, templateCheckSummary } from "./_run_template_check.ts";
 import { readEngineLog, startedEngineLog } from "./engine_log.ts";
@@ -56,8 +56,13 @@ export async function runProtocol(options: RunOptions, deps: RunDeps): Promise<R
   } catch (error) {
     throw writeError(folder.path, run.keptRequests, error, "writing the artifacts");
   }
-  const assembled = assembleResult(resultInput(options, prepared, run, artifacts, engineLog, { runId, startedAt }));
-  const resultValue = sanitizeResult(assembled.result, deps.sanitizers);
+  let assembled: ReturnType<typeof assembleResult>, resultValue: Result;
+  try {
+    assembled = assembleResult(resultInput(options, prepared, run, artifacts, engineLog, { runId, startedAt }));
+    resultValue = sanitizeResult(assembled.result, deps.sanitizers);
+  } catch (error) {
+    throw assemblyError(folder.path, run.keptRequests, error);
+  }
   let text: string;
   try {
     text = await finishFolder(resultValue, folder, deps);
@@ -206,7 +211,7 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
       error instanceof Error ? error.message : String(error)
     }`;
   }
-  extensions[DIGEST_KEYS.readme] = await folder.writeFile(RESULT_FILES.readme, deps.renderReadme(result));
+  extensions[DIGEST_KEYS.readme] = await folder.writeFile(RESULT_FILES.readme, readmeOf(result, deps));
   const outputs = await deps.readArtifact(folder.path, RESULT_FILES.outputs);
   const outputsText = outputs === null ? "" : new TextDecoder().decode(outputs);
   extensions[DIGEST_KEYS.digest] = measuredDigest(
@@ -215,6 +220,21 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
     outputsText,
   );
   return `${JSON.stringify(result, null, 2)}\n`;
+}
+
+/**
+ * README.md as drawn from the result; when drawing it fails, a short README that says so (the reason kept in
+ * extensions.readme_problem), so a README defect never costs the measured result.
+ */
+function readmeOf(result: Result, deps: RunDeps): string {
+  try {
+    return deps.renderReadme(result);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split("\n")[0]!.slice(0, 300) : String(error).slice(0, 300);
+    (result.extensions ??= {})["readme_problem"] = `README.md could not be drawn: ${why}`;
+    return `# Result ${result.run.id}\n\nREADME.md could not be drawn (${why}). results.json holds the whole ` +
+      "result: `strata-bench report <this folder>` validates it and prints the same audit.\n";
+  }
 }
 
 /** Bundle, URL, /health, server identity, provenance, plan and bodies: all before anything is sent. */

@@ -143,3 +143,54 @@ Deno.test("a result folder swapped for a link mid-run is not written through: th
     await Deno.remove(elsewhere, { recursive: true });
   }
 });
+
+Deno.test("a README that cannot be drawn costs nothing measured: results.json is written and says why", async () => {
+  const { cleanup } = await import("./_harness.ts");
+  const run = await runScripted({
+    deps: {
+      renderReadme: () => {
+        throw new RangeError("Maximum call stack size exceeded");
+      },
+    },
+  });
+  try {
+    assert.deepEqual(run.problems, [], "the result is valid");
+    assert.equal(run.result.run.status === "complete" || run.result.run.status === "nonconforming", true);
+    assert.equal(
+      run.result.extensions?.["readme_problem"],
+      "README.md could not be drawn: Maximum call stack size exceeded",
+    );
+    const readme = await readFile(join(run.report.folder, RESULT_FILES.readme), "utf8");
+    assert.match(readme, /README\.md could not be drawn \(Maximum call stack size exceeded\)\. results\.json holds/);
+  } finally {
+    await cleanup(run);
+  }
+});
+
+Deno.test("results.json that cannot be assembled stops with a defect report, outputs.jsonl kept whole", async () => {
+  const { machineSanitizer } = await import("../../report/mod.ts");
+  const real = machineSanitizer();
+  const failing = {
+    text: real.text,
+    // Only the assembled result's hardware section (it alone has "ram_bytes") meets the failure.
+    json: (value: unknown) => {
+      if (value !== null && typeof value === "object" && "ram_bytes" in value) throw new TypeError("injected");
+      return real.json(value);
+    },
+  };
+  const dir2 = await Deno.makeTempDir({ prefix: "strata-assembly-" });
+  try {
+    const refused = await runScripted({ dir: dir2, deps: { sanitizers: failing } }).then(() => null, (e) => e);
+    assert.ok(refused instanceof RunWriteError, String(refused));
+    assert.equal(refused.code, "ASSEMBLY");
+    assert.match(
+      refused.message,
+      /^Cannot assemble results\.json in ".*": injected\. This is a defect of strata-bench/,
+    );
+    assert.match(refused.message, /outputs\.jsonl keeps the whole evidence of 22 request\(s\)/);
+    const lines = (await readFile(join(await folderOf(dir2), RESULT_FILES.outputs), "utf8")).trimEnd().split("\n");
+    assert.equal(lines.length, 22);
+  } finally {
+    await Deno.remove(dir2, { recursive: true });
+  }
+});
