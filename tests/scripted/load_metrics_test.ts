@@ -202,12 +202,16 @@ Deno.test("open loop at its cap sends late with lateness in CO latency, or drops
       assert.equal(r.co_latency_s, (r.latency_s as number) + (r.lateness_s as number));
       assert.equal(r.late, true);
     }
-    const dropped = (await runCollected({ ...base, dropLateAfterS: 0.001 }, deps)).samples.map((s) => buildLoadRow(s));
-    assert.equal(dropped[1]!.status, "dropped");
-    assert.equal(dropped[1]!.send_offset_s, null);
-    assert.equal(dropped[0]!.status, "success");
+    // Four arrivals within 30 ms, each sent one holding the only slot for >= 22.5 ms, and 5 ms of grace: at most two
+    // can go out, so at least two are dropped. Which ones depends on how punctually the first arrival went out (a
+    // busy machine can make even the first one late), so the test counts rather than naming indexes.
+    const dropped = (await runCollected({ ...base, dropLateAfterS: 0.005 }, deps)).samples.map((s) => buildLoadRow(s));
+    const gone = dropped.filter((r) => r.status === "dropped");
+    assert.ok(gone.length >= 2, `dropped ${gone.length}`);
+    for (const r of gone) assert.equal(r.send_offset_s, null);
+    assert.ok(dropped.every((r) => r.status === "dropped" || r.status === "success"));
     const s = summarizeStore(RowStore.of(dropped), { mode: "open", effectiveMaxConcurrency: 1 }).overall;
-    assert.ok(s.counts.dropped >= 1);
+    assert.equal(s.counts.dropped, gone.length);
     assert.equal(s.counts.attempted + s.counts.dropped, 4);
   });
 });

@@ -153,25 +153,25 @@ Deno.test("the (n-1)/ms rate quirk passes the agreement rule at 2 and at 512 tok
 });
 
 Deno.test("a predicted_n that disagrees with the engine's rate is replaced by the count the rate implies, with notes", () => {
-  // 51.1 tok/s x 10 s = 511 tokens; 600 is off by 89 > 1.5 tolerance.
+  // 41.1 tok/s x 10 s = 411 tokens; 500 (within the request's cap of 512) is off by 89 > 1.5 tolerance.
   const { record } = build(
     outcome({
-      timings: { ...LLAMA_TIMINGS, predicted_n: 600, predicted_ms: 10000, predicted_per_second: 51.1 },
-      usage: { ...LLAMA_USAGE, completion_tokens: 600 },
+      timings: { ...LLAMA_TIMINGS, predicted_n: 500, predicted_ms: 10000, predicted_per_second: 41.1 },
+      usage: { ...LLAMA_USAGE, completion_tokens: 500 },
     }),
   );
-  assert.equal(record.tokens.decode_tokens, 511);
-  assert.equal(record.tokens.output_tokens, 600);
+  assert.equal(record.tokens.decode_tokens, 411);
+  assert.equal(record.tokens.output_tokens, 500);
   assert.equal(
     record.sources.decode_tokens,
     "derived: round(timings.predicted_per_second x timings.predicted_ms / 1000)",
   );
-  near(record.metrics.decode_tps, 51.1);
+  near(record.metrics.decode_tps, 41.1);
   assert.match(
     record.token_accounting_note ?? "",
-    /timings\.predicted_n 600 disagrees with timings\.predicted_per_second 51\.1 x decode_s 10 = 511 tokens \(tolerance 1\.5\)/,
+    /timings\.predicted_n 500 disagrees with timings\.predicted_per_second 41\.1 x decode_s 10 = 411 tokens \(tolerance 1\.5\)/,
   );
-  assert.match(record.token_accounting_note ?? "", /usage\.completion_tokens 600 differs from decode_tokens 511/);
+  assert.match(record.token_accounting_note ?? "", /usage\.completion_tokens 500 differs from decode_tokens 411/);
 });
 
 Deno.test("a rate just outside the tolerance makes the count the rate implies", () => {
