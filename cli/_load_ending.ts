@@ -124,7 +124,17 @@ export function loadEnding(
 }
 
 /** The ending of `compare`: one line per point with the gated metrics, baseline -> candidate (delta). */
-export function compareEnding(result: CompareResult, file: string | null, code: number, html: string | null): Ending {
+export function compareEnding(
+  result: CompareResult,
+  file: string | null,
+  code: number,
+  html: string | null,
+  fromSpec = false,
+): Ending {
+  // A spec pins its rounds (--rounds beside it is refused): the advice names where they are set.
+  const moreRounds = fromSpec
+    ? "a regression, or noise: more rounds in the spec"
+    : "a regression, or noise: more --rounds";
   const failing = result.points.flatMap((p) =>
     p.metrics.filter((m) => m.pass === false).map((m) => ({ problem: `${p.key} ${m.metric}: ${m.reason}`, m }))
   );
@@ -146,7 +156,7 @@ export function compareEnding(result: CompareResult, file: string | null, code: 
       `+-${(result.tolerance_fraction * 100).toFixed(1)}% or the noise floor; ${result.points.length} point(s)`,
     numbers,
     problemsHeading: "kept from passing:",
-    problems: failing.map(({ problem }) => ({ problem, fix: "a regression, or noise: more --rounds" })),
+    problems: failing.map(({ problem }) => ({ problem, fix: moreRounds })),
     missing: { notGiven: [], notMeasurable: [], failed: [] },
     next: [
       html === null ? "add --html for an offline page" : `open ${html}`,
@@ -169,7 +179,7 @@ export function sloMiss(outcome: LoadTestOutcome, least: number | null): EndingP
   if (share >= least) return null;
   return {
     problem: `${(share * 100).toFixed(1)}% of ${counted} requests met every SLO, below --fail-on-slo ${least}`,
-    fix: "a slower server, or an SLO too tight",
+    fix: "a faster server, a lighter load or a looser SLO",
   };
 }
 

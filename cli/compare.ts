@@ -269,7 +269,15 @@ async function finishCompare(
     if (written !== EXIT.ok) code = written;
   }
   writeStdout(
-    renderEnding(compareEnding(result, command.options.out ?? null, code, command.files.html ? `${stem}.html` : null)),
+    renderEnding(
+      compareEnding(
+        result,
+        command.options.out ?? null,
+        code,
+        command.files.html ? `${stem}.html` : null,
+        command.specPath !== null,
+      ),
+    ),
   );
   return code;
 }

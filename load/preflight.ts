@@ -45,8 +45,11 @@ function whyRefused(url: string, outcome: StreamOutcome, deadlineS: number): str
   switch (outcome.end) {
     case "connect_error":
       return `nothing answered at ${url} (${detail})`;
-    case "http_error":
-      return `${post} answered HTTP ${outcome.http_status}${detail === "" ? "" : `: ${detail}`}`;
+    case "http_error": {
+      // The tool adds /v1/chat/completions itself: a --url ending in /v1 asks for /v1/v1/... .
+      const v1 = /\/v1\/?$/.test(url) ? "; drop /v1 from --url (the tool adds /v1/chat/completions)" : "";
+      return `${post} answered HTTP ${outcome.http_status}${detail === "" ? "" : `: ${detail}`}${v1}`;
+    }
     case "malformed":
       return `${post} answered HTTP ${outcome.http_status ?? "?"}, but not with a chat completion stream (${detail})`;
     case "timeout":

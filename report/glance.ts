@@ -60,6 +60,27 @@ function placeName(pointer: string): string {
   return parts.slice(-2).join(" ").replaceAll("_", " ");
 }
 
+/** The flags a conforming result needs first (the model's identity, then where its files and engine came from). */
+const CONFORMANCE_FIRST = [
+  "--model-id",
+  "--quantization",
+  "--model-revision",
+  "--source-revision",
+  "--tokenizer-revision",
+  "--pack-dir",
+  "--engine-source",
+  "--engine-commit",
+];
+
+/** Flags a conforming result needs first, in that order; the rest alphabetically. */
+function byConformance(a: string, b: string): number {
+  const rank = (flag: string) => {
+    const i = CONFORMANCE_FIRST.indexOf(flag);
+    return i < 0 ? CONFORMANCE_FIRST.length : i;
+  };
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
 function missingOf(result: Result): ResultGlance["missing"] {
   const notGiven = new Set<string>(), notMeasurable = new Map<string, Set<string>>(), failed = new Set<string>();
   for (const [pointer, reason] of Object.entries(result.missing)) {
@@ -76,7 +97,7 @@ function missingOf(result: Result): ResultGlance["missing"] {
   for (const r of failedRequests.slice(0, 3)) failed.add(`${r.id} (${r.status})`);
   if (failedRequests.length > 3) failed.add(`${failedRequests.length - 3} more requests`);
   return {
-    notGiven: [...notGiven].sort(),
+    notGiven: [...notGiven].sort(byConformance),
     // Fewest places first: a single GPU or file says more than seven engine settings nobody reports.
     notMeasurable: [...notMeasurable].sort(([, a], [, b]) => a.size - b.size).map(([why, what]) =>
       `${what.size > 2 ? `${what.size} ${[...what][0]!.split(" ")[0]} values` : [...what].join(", ")} (${why})`

@@ -3,8 +3,8 @@ import { type Ending, ENDING_MAX_COLUMNS, ENDING_MAX_LINES, renderEnding } from 
 import { fixFor, resultGlance } from "../../../report/glance.ts";
 import { missingGroup, missingLabel } from "../../../report/_missing_groups.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
-import { loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
-import type { LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
+import { compareEnding, loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
+import type { CompareResult, LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
 
 const FOLDER = `bench-results/${"x".repeat(120)}`;
 
@@ -118,6 +118,31 @@ Deno.test("--fail-on-slo fails below the share of requests that met every SLO, a
   const ending = loadEnding(outcomeWith(0.8, 10, 10), "bench-results/x.jsonl", 1, null, missed);
   assert.match(ending.status, /^load: SLO MISSED \(exit 1\); 10 requests: 10 ok/);
   assert.match(renderEnding(ending), /kept from passing:\n {2}80\.0% of 10 requests/);
+  // The advice is what would make it pass, not a diagnosis that reads as the remedy.
+  assert.equal(missed?.fix, "a faster server, a lighter load or a looser SLO");
+});
+
+Deno.test("a failed gate's advice names where the rounds are set: --rounds, or the spec when one was run", () => {
+  const metric = {
+    metric: "output_tokens_per_s",
+    gated: true,
+    pass: false,
+    baseline: 100,
+    candidate: 80,
+    delta_fraction: -0.2,
+    reason: "-20.0% beyond the 5.0% tolerance",
+  };
+  const result = {
+    tolerance_fraction: 0.05,
+    pass: false,
+    points: [{ key: "W1@1", pass: false, metrics: [metric] }],
+  } as unknown as CompareResult;
+  const flags = renderEnding(compareEnding(result, "x.jsonl", 1, null));
+  assert.match(flags, /W1@1 output_tokens_per_s: -20\.0% beyond/);
+  assert.match(flags, /a regression, or noise: more --rounds/);
+  const spec = renderEnding(compareEnding(result, "x.jsonl", 1, null, true));
+  assert.match(spec, /a regression, or noise: more rounds in the spec/);
+  assert.doesNotMatch(spec, /--rounds/);
 });
 
 Deno.test("a load whose file could not be written names no file to open and no folder", () => {

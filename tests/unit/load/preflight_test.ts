@@ -70,3 +70,19 @@ Deno.test("a closed port: nothing answered, with the client's reason", async () 
   assert.equal(checked.http_status, null);
   assert.match(checked.reason!, new RegExp(`^nothing answered at ${url} \\(.*refused`));
 });
+
+Deno.test("a --url ending in /v1 is told to drop it (the tool adds /v1/chat/completions)", async () => {
+  const web = webServer(404, JSON.stringify({ error: { message: "File Not Found", code: 404 } }), "application/json");
+  try {
+    const checked = await checkStreamingServer(`${web.url}/v1`, deps, options);
+    assert.equal(checked.ok, false);
+    assert.match(
+      checked.reason!,
+      /\/v1\/v1\/chat\/completions answered HTTP 404: File Not Found; drop \/v1 from --url/,
+    );
+    const root = await checkStreamingServer(web.url, deps, options);
+    assert.doesNotMatch(root.reason!, /drop \/v1/, "a root URL gets no such advice");
+  } finally {
+    await web.close();
+  }
+});
