@@ -4,15 +4,15 @@
  * this file parses, wires and prints.
  */
 import { basename, join } from "node:path";
-import { FolderFileError, readTextFile, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import { FolderFileError, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { latencyCurveSpec, renderChartSvg } from "../report/mod.ts";
 import {
   curvePoints,
   gateSaved,
   type PageContext,
   parseSavedResults,
-  readRecordedNoiseFloor,
   readSavedResults,
+  recordedNoiseFloor,
   renderAggregate,
   renderCompare,
   renderCompareHtml,
@@ -166,7 +166,7 @@ export async function compareFrom(argv: readonly string[]): Promise<number> {
       ...(tolerance !== undefined && { toleranceFraction: tolerance }),
       ...(errors !== undefined && { maxErrorRateIncrease: errors }),
       ...(typeof floorFrom === "string" &&
-        { recordedNoiseFloor: readRecordedNoiseFloor(await readTextFile(floorFrom)) }),
+        { recordedNoiseFloor: recordedNoiseFloor(await readSavedResults(floorFrom, { rows: false })) }),
     });
     writeStdout(renderCompare(result));
     return result.pass ? EXIT.ok : EXIT.resultNotOk;

@@ -15,8 +15,9 @@ import {
   DEFAULT_WORKLOAD,
   isProfileTarget,
   planCompare,
-  readRecordedNoiseFloor,
+  readSavedResults,
   realLoadDeps,
+  recordedNoiseFloor,
   renderCompare,
   renderCompareHtml,
   runCompare,
@@ -311,7 +312,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command.noiseFloorFrom !== null) {
       options = {
         ...options,
-        noiseFloor: readRecordedNoiseFloor(await readTextFile(command.noiseFloorFrom)),
+        noiseFloor: recordedNoiseFloor(await readSavedResults(command.noiseFloorFrom, { rows: false })),
         noiseFloorFrom: command.noiseFloorFrom.split(/[\\/]/).pop()!,
       };
     }

@@ -6,8 +6,6 @@
  * gate compares output tokens/s, TPOT p50 and the error rate per point against the baseline's own noise floor (or a
  * recorded one). `planCompare` lists the same runs without sending anything. Every line is sanitized.
  */
-import { parseStrictJsonPlain } from "../score/mod.ts";
-import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
 import { isProfileTarget, runCompareSessions } from "./compare_sessions.ts";
 import { pointKey } from "./gate.ts";
 import {
@@ -31,13 +29,7 @@ import {
   sessionsOf,
   verdictOf,
 } from "./_compare_stages.ts";
-import {
-  COMPARE_FORMAT_LINE,
-  type CompareDeps,
-  type CompareOutcome,
-  type CompareRunOptions,
-  type PlannedRun,
-} from "./_compare_types.ts";
+import { type CompareDeps, type CompareOutcome, type CompareRunOptions, type PlannedRun } from "./_compare_types.ts";
 
 /**
  * Every run `compare` would make, in order, with its warm-up and measured issuance, sends nothing; with --duration,
@@ -178,28 +170,4 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
   } finally {
     await out.close();
   }
-}
-
-/**
- * The noise floors recorded by an earlier compare's JSONL (its "noise-floor" line).
- * @throws SyntaxError when the text holds no such line.
- */
-export function readRecordedNoiseFloor(text: string): Record<string, number> {
-  for (const line of text.split("\n").reverse()) {
-    if (line.trim() === "") continue;
-    const parsed = parseStrictJsonPlain(line, { maxDepth: MAX_INPUT_DEPTH });
-    if (!parsed.ok) continue;
-    const value = parsed.value;
-    const v = value as { format?: unknown; kind?: unknown; noise_floor?: unknown };
-    if (v.format === COMPARE_FORMAT_LINE && v.kind === "noise-floor" && typeof v.noise_floor === "object") {
-      const out: Record<string, number> = {};
-      for (const [k, x] of Object.entries(v.noise_floor as Record<string, unknown>)) {
-        if (typeof x === "number" && Number.isFinite(x) && x >= 0) out[k] = x;
-      }
-      return out;
-    }
-  }
-  throw new SyntaxError(
-    "Cannot reuse a noise floor: the file has no compare noise-floor line (write one with compare --out FILE)",
-  );
 }

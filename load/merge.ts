@@ -9,13 +9,12 @@
  * common --start-at; the spread of the shards' wall clocks at their epochs is stated as the window's uncertainty.
  */
 import type { LoadMode } from "../contract/mod.ts";
-import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
-import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
+import { LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
+import { LOAD_RUN_FORMAT } from "./load_run.ts";
+import { LoadLines } from "./load_lines.ts";
 import { RowStore } from "./row_store.ts";
 import { ownIndex } from "./generator.ts";
 import { arrivalOffsets } from "./schedule.ts";
-import { MAX_INPUT_DEPTH } from "./_strict_input.ts";
-import { parseStrictJsonPlain } from "../score/mod.ts";
 import {
   type EndpointLoadSummary,
   LOAD_SUMMARY_FORMAT,
@@ -60,77 +59,39 @@ export class MergeRefusal extends Error {
   override name = "MergeRefusal";
 }
 
-/** Longest line a shard file may hold (a request row is a few KiB). */
-export const MAX_SHARD_LINE_BYTES = 16 * 1024 * 1024;
-
-/**
- * Calls `onLine` for every line of the file, read in chunks.
- * @throws MergeRefusal for a line longer than MAX_SHARD_LINE_BYTES.
- */
-async function eachLine(reader: MergeReader, onLine: (line: string, number: number) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  const buffer = new Uint8Array(1 << 20);
-  let rest = "";
-  let number = 0;
-  for (;;) {
-    const n = await reader.read(buffer);
-    if (n === 0) break;
-    const text = rest + decoder.decode(buffer.subarray(0, n), { stream: true });
-    const parts = text.split("\n");
-    rest = parts.pop() ?? "";
-    for (const line of parts) onLine(line, ++number);
-    if (rest.length > MAX_SHARD_LINE_BYTES) {
-      throw new MergeRefusal(`line ${number + 1} is longer than ${MAX_SHARD_LINE_BYTES} bytes: not a load JSONL`);
-    }
-  }
-  rest += decoder.decode();
-  if (rest !== "") onLine(rest, ++number);
-}
-
 /**
  * Reads one shard's JSONL.
  * @throws MergeRefusal for a file that is not a shard's load output.
  */
 export async function readShardFile(path: string, deps: MergeDeps): Promise<MergedShard> {
-  const reader = await deps.openRead(path);
-  let config: Record<string, unknown> | null = null;
   let summary: Record<string, unknown> | null = null;
   const store = new RowStore();
   let rows = 0;
-  const problems: string[] = [];
+  const lines = new LoadLines((value) => {
+    if (value.format === LOAD_SUMMARY_FORMAT) summary = value;
+    if (value.format !== LOAD_REQUEST_FORMAT) return;
+    if (value.run !== 0) return `a row of run ${value.run}; a shard has one run`;
+    if (value.phase !== "measure") return;
+    store.add(value as unknown as LoadRequestRow);
+    rows++;
+  });
+  const reader = await deps.openRead(path);
   try {
-    await eachLine(reader, (line, number) => {
-      if (line.trim() === "" || problems.length > 10) return;
-      const parsed = parseStrictJsonPlain(line, { maxDepth: MAX_INPUT_DEPTH });
-      if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null) {
-        problems.push(`line ${number} is not a strict JSON object (${parsed.ok ? "not an object" : parsed.reason})`);
-        return;
-      }
-      const value = parsed.value as Record<string, unknown>;
-      if (value.format === LOAD_RUN_FORMAT && value.kind === "config") config = value;
-      else if (value.format === LOAD_REQUEST_FORMAT) {
-        if (value.version !== LOAD_FORMAT_VERSION) {
-          problems.push(`line ${number}: request row version ${value.version}, expected ${LOAD_FORMAT_VERSION}`);
-          return;
-        }
-        if (value.run !== 0) problems.push(`line ${number}: a row of run ${value.run}; a shard has one run`);
-        const row = value as unknown as LoadRequestRow;
-        if (row.phase === "measure") {
-          store.add(row);
-          rows++;
-        }
-      } else if (value.format === LOAD_SUMMARY_FORMAT) summary = value;
-    });
+    await lines.readFrom(reader);
   } finally {
     await reader.close();
   }
-  const cfg = config as Record<string, unknown> | null;
-  if (cfg === null) problems.push(`no ${LOAD_RUN_FORMAT} config line: not the --out of a load run`);
-  else if (cfg.version !== LOAD_RUN_VERSION) {
-    problems.push(`config version ${cfg.version}, expected ${LOAD_RUN_VERSION}`);
-  }
+  const problems = lines.problems.slice(0, 10);
+  const cfg = lines.config;
+  if (cfg !== null && cfg.format !== LOAD_RUN_FORMAT) problems.push("a compare result, not the --out of a load run");
   const shard = (cfg?.shard ?? null) as Record<string, unknown> | null;
   if (cfg !== null && shard === null) problems.push("the run was not a shard (no --shard): nothing to merge");
+  const [index, count] = [shard?.index, shard?.count];
+  if (shard !== null && !(Number.isInteger(count) && Number.isInteger(index) && 0 <= +index! && +index! < +count!)) {
+    problems.push(
+      `its config's shard ${JSON.stringify(index)} of ${JSON.stringify(count)} is not an index below a count`,
+    );
+  }
   if (problems.length > 0) throw new MergeRefusal(`Cannot merge ${path}: ${problems.join("; ")}`);
   const s = summary as Record<string, unknown> | null;
   return {

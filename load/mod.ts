@@ -5,7 +5,7 @@
  * conductors (`runLoadTest`, `runCompare`) and their console text.
  */
 export { type CompareSide, type CompareTarget, isProfileTarget, profileServerStamp } from "./compare_sessions.ts";
-export { planCompare, readRecordedNoiseFloor, runCompare } from "./compare_run.ts";
+export { planCompare, runCompare } from "./compare_run.ts";
 export type {
   CompareDeps,
   CompareHooks,
@@ -42,6 +42,12 @@ export { describeLoadPlan } from "./load_plan.ts";
 export { DEFAULT_MAX_CLOCK_SPREAD_S, mergeShardFiles } from "./merge.ts";
 export { renderCompareHtml, renderLoadHtml } from "./html_report.ts";
 export { type PageContext } from "./_html_parts.ts";
-export { parseSavedResults, readSavedResults, type SavedResults, SavedResultsRefusal } from "./saved_results.ts";
+export {
+  parseSavedResults,
+  readSavedResults,
+  recordedNoiseFloor,
+  type SavedResults,
+  SavedResultsRefusal,
+} from "./saved_results.ts";
 export { gateSaved } from "./saved_gate.ts";
 export { curvePoints, loadLevel, savedCsv } from "./saved_report.ts";

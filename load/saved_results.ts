@@ -1,39 +1,24 @@
 /**
  * Saved load and compare results (the JSONL `load` and `compare` write to --out), read after the fact: by `report
  * FILE.jsonl` (print, CSV, HTML, pictures) and `compare --from` (the gate again, offline). The file is someone
- * else's: it is read through runtime's SafeFolder (a regular file, no link followed, at most SAVED_JSONL_CAP_BYTES),
- * every line is strict JSON (duplicate keys, NaN, trailing text refused), and every line's format and version must
- * be one this toolkit writes. Every problem is collected with its line number; a file with any is refused whole.
+ * else's: it is read through runtime's SafeFolder (a regular file, no link followed, at most SAVED_JSONL_CAP_BYTES)
+ * and every line is checked by load_lines.ts, the reader `load merge` and the noise floor use too. Every problem is
+ * collected with its line number; a file with any is refused whole.
  * Nothing is recomputed from the rows that the file's own summaries already state, except the row store the
  * pictures draw from (rows into the same compact columns the live run used).
  */
 import { basename, dirname } from "node:path";
-import Type from "typebox";
 import { openSafeFolder } from "../runtime/mod.ts";
-import { parseStrictJsonPlain } from "../score/mod.ts";
 import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "./aggregate.ts";
-import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
-import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION, pointKey } from "./gate.ts";
-import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
-import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
-import { NUMERIC_COLUMNS, RowStore } from "./row_store.ts";
+import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, pointKey } from "./gate.ts";
+import { LOAD_RUN_FORMAT } from "./load_run.ts";
+import { LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
+import { RowStore } from "./row_store.ts";
 import { LOAD_SUMMARY_FORMAT, type LoadSummary } from "./summary.ts";
-import { schemaProblems } from "./_strict_input.ts";
+import { LoadLines } from "./load_lines.ts";
 
 /** The most a saved JSONL may hold: 1 KiB a request row, a million requests and their summaries. */
 export const SAVED_JSONL_CAP_BYTES = 1024 * 1024 * 1024;
-/** Problems kept per file; the rest are counted. */
-const KEPT_PROBLEMS = 50;
-
-/** Versions of the line formats this toolkit reads (the ones it writes). */
-const VERSIONS: Readonly<Record<string, number>> = {
-  [LOAD_RUN_FORMAT]: LOAD_RUN_VERSION,
-  [LOAD_REQUEST_FORMAT]: LOAD_FORMAT_VERSION,
-  [LOAD_SUMMARY_FORMAT]: LOAD_FORMAT_VERSION,
-  [LOAD_AGGREGATE_FORMAT]: 3,
-  [COMPARE_FORMAT_LINE]: COMPARE_RUN_VERSION,
-  [LOAD_COMPARE_FORMAT]: LOAD_COMPARE_VERSION,
-};
 
 /** A run's summary as saved: a compare's carries its side, workload, concurrency point and round. */
 export type SavedSummary = LoadSummary & {
@@ -66,6 +51,8 @@ export interface SavedResults {
   verdict: CompareResult | null;
   /** The interrupted line, when a signal stopped the command. */
   interrupted: Record<string, unknown> | null;
+  /** A compare result's noise-floor line, when it measured one. */
+  noiseFloor: Record<string, unknown> | null;
 }
 
 /** A saved file that cannot be used: every problem, by line. */
@@ -80,80 +67,10 @@ export class SavedResultsRefusal extends Error {
 
 type Fields = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Fields =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
-const numberOrNull = (value: unknown) => value === null || (typeof value === "number" && Number.isFinite(value));
-
-const NUMBER_OR_NULL = Type.Union([Type.Number(), Type.Null()]);
-const ENDPOINT_SUMMARY = Type.Object({
-  counts: Type.Object({}),
-  distributions: Type.Record(
-    Type.String(),
-    Type.Object({ p50: NUMBER_OR_NULL, p90: NUMBER_OR_NULL, p99: NUMBER_OR_NULL, max: NUMBER_OR_NULL }),
-  ),
-  bins: Type.Array(Type.Unknown()),
-  output_tokens_per_s: NUMBER_OR_NULL,
-  requests_per_s: NUMBER_OR_NULL,
-  error_rate: NUMBER_OR_NULL,
-  goodput_requests_per_s: NUMBER_OR_NULL,
-  window_s: NUMBER_OR_NULL,
-});
-/** What a summary's readers use (other fields pass): every rate a number or null, every distribution's percentiles. */
-const SUMMARY_SCHEMA = Type.Object({ overall: ENDPOINT_SUMMARY, endpoints: Type.Array(ENDPOINT_SUMMARY) });
-
-/** Problems of a request row that the row store would misread. */
-function rowProblems(row: Fields): string[] {
-  const out: string[] = [];
-  for (const key of NUMERIC_COLUMNS) if (!numberOrNull(row[key])) out.push(`${key}: not a number or null`);
-  if (!["success", "failed", "dropped", "cancelled"].includes(row.status as string)) out.push("status: unknown");
-  if (typeof row.endpoint_index !== "number" || !Number.isInteger(row.endpoint_index)) {
-    out.push("endpoint_index: not an integer");
-  }
-  if (row.itl_s !== null && !(Array.isArray(row.itl_s) && row.itl_s.every((v) => typeof v === "number"))) {
-    out.push("itl_s: not a list of numbers or null");
-  }
-  // What a run cannot have measured: a time before its start or an end before its send (the drawings would
-  // follow such a row backwards), a negative duration or a token count that is not a count. Lateness alone may
-  // carry a rounding sign.
-  for (const key of NUMERIC_COLUMNS) {
-    const value = row[key];
-    if (key === "lateness_s" || typeof value !== "number") continue;
-    if (value < 0) out.push(`${key}: ${value} is negative`);
-    else if (key.endsWith("_tokens") && !Number.isInteger(value)) out.push(`${key}: ${value} is not a count`);
-  }
-  const [send, end] = [row.send_offset_s, row.end_offset_s];
-  if (typeof send === "number" && typeof end === "number" && end < send) {
-    out.push(`end_offset_s: ${end} is before send_offset_s ${send}`);
-  }
-  return out;
-}
-
 /** The bytes of the file, read safely. @throws the SafeFolder's FolderFileError (unreadable, a link, too large). */
 async function readSaved(path: string): Promise<Uint8Array> {
   const folder = await openSafeFolder(dirname(path));
   return await folder.read(basename(path), SAVED_JSONL_CAP_BYTES);
-}
-
-/**
- * The lines of the bytes, each decoded on its own (a whole file of a gigabyte would pass the longest string a
- * JavaScript engine holds); null for a line that is not UTF-8. `cut`: the last line has no newline.
- */
-function linesOf(bytes: Uint8Array): { lines: (string | null)[]; cut: boolean } {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const lines: (string | null)[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    const end = bytes.indexOf(0x0a, start);
-    const stop = end === -1 ? bytes.length : end;
-    try {
-      lines.push(decoder.decode(bytes.subarray(start, stop)));
-    } catch {
-      lines.push(null);
-    }
-    if (end === -1) return { lines, cut: true };
-    start = end + 1;
-  }
-  return { lines, cut: false };
 }
 
 /** How much of a saved file to read. */
@@ -181,75 +98,34 @@ const ROW_LINE = /^\{"run":\d+,"format":"strata-load-request"/;
  * @throws {SavedResultsRefusal} listing every problem.
  */
 export function parseSavedResults(path: string, bytes: Uint8Array, options: SavedReadOptions = {}): SavedResults {
-  const problems: string[] = [];
-  const problem = (line: number, what: string) => problems.push(`line ${line}: ${what}`);
-  let config: Fields | null = null;
-  let kind: SavedResults["kind"] | null = null;
   const summaries: SavedSummary[] = [];
   const stores = new Map<number, RowStore>();
   let verdict: CompareResult | null = null;
   let aggregate: LoadAggregate | null = null;
   let interrupted: Fields | null = null;
-  const { lines, cut } = linesOf(bytes);
-  if (cut) problems.push(`line ${lines.length}: the last line is cut (no newline at its end)`);
-  lines.forEach((line, i) => {
-    const n = i + 1;
-    if (problems.length >= KEPT_PROBLEMS || (options.rows === false && line !== null && ROW_LINE.test(line))) return;
-    if (line === null) return problem(n, "not UTF-8 text");
-    const parsed = parseStrictJsonPlain(line);
-    if (!parsed.ok) return problem(n, `not strict JSON (${parsed.reason} at column ${parsed.offset + 1})`);
-    const value = parsed.value;
-    if (!isObject(value) || typeof value.format !== "string") return problem(n, "not an object with a format");
-    const expected = VERSIONS[value.format];
-    if (expected === undefined) return problem(n, `format "${value.format}" is not a load or compare line`);
-    if (value.version !== expected) {
-      return problem(
-        n,
-        `${value.format} version ${JSON.stringify(value.version)}; this strata-bench reads ${expected}`,
-      );
-    }
-    if (i === 0) {
-      if (value.kind !== "config" || (value.format !== LOAD_RUN_FORMAT && value.format !== COMPARE_FORMAT_LINE)) {
-        return problem(
-          n,
-          "the first line is not a load or compare config line: not the --out of load or compare (for a result " +
-            "folder's outputs.jsonl, pass the folder)",
-        );
-      }
-      config = value;
-      kind = value.format === LOAD_RUN_FORMAT ? "load" : "compare";
-      return;
-    }
-    if (value.kind === "config") return problem(n, "a second config line");
+  let noiseFloor: Fields | null = null;
+  const reader = new LoadLines((value) => {
+    if (value.kind === "config") return;
     if (value.kind === "interrupted") interrupted = value;
-    else if (value.format === LOAD_SUMMARY_FORMAT) {
-      const found = schemaProblems(SUMMARY_SCHEMA, value);
-      if (found.length > 0) return found.forEach((p) => problem(n, p));
-      summaries.push(value as unknown as SavedSummary);
-    } else if (value.format === LOAD_REQUEST_FORMAT) {
-      if (kind !== "load") return problem(n, "a request row in a compare result");
-      const found = rowProblems(value);
-      if (found.length > 0) return found.forEach((p) => problem(n, p));
-      const run = typeof value.run === "number" ? value.run : 0;
+    else if (value.kind === "noise-floor") noiseFloor = value;
+    else if (value.format === LOAD_SUMMARY_FORMAT) summaries.push(value as unknown as SavedSummary);
+    else if (value.format === LOAD_REQUEST_FORMAT) {
+      if (reader.config?.format !== LOAD_RUN_FORMAT) return "a request row in a compare result";
       if (value.phase !== "measure") return;
-      const store = stores.get(run) ?? new RowStore();
+      const store = stores.get(value.run as number) ?? new RowStore();
       store.add(value as unknown as LoadRequestRow);
-      stores.set(run, store);
-    } else if (value.format === LOAD_AGGREGATE_FORMAT) {
-      aggregate = value as unknown as LoadAggregate;
-    } else if (value.format === LOAD_COMPARE_FORMAT) {
-      if (!Array.isArray(value.points) || typeof value.pass !== "boolean") {
-        return problem(n, "a verdict without points");
-      }
-      verdict = value as unknown as CompareResult;
-    }
-  });
-  if (lines.length === 0) problems.push("the file is empty: not the --out of load or compare");
-  if (problems.length > 0 || config === null || kind === null) throw new SavedResultsRefusal(path, problems);
+      stores.set(value.run as number, store);
+    } else if (value.format === LOAD_AGGREGATE_FORMAT) aggregate = value as unknown as LoadAggregate;
+    else if (value.format === LOAD_COMPARE_FORMAT) verdict = value as unknown as CompareResult;
+  }, options.rows === false ? { skip: (line) => ROW_LINE.test(line) } : {});
+  reader.readBytes(bytes);
+  const config = reader.config;
+  if (reader.problems.length > 0 || config === null) throw new SavedResultsRefusal(path, reader.problems);
+  const kind = config.format === LOAD_RUN_FORMAT ? "load" : "compare";
   const runs = kind === "load"
     ? summaries.map((summary, i) => ({ summary, store: stores.get(summary.run ?? i) ?? new RowStore() }))
     : [];
-  return { kind, path, config, summaries, runs, aggregate, verdict, interrupted };
+  return { kind, path, config, summaries, runs, aggregate, verdict, interrupted, noiseFloor };
 }
 
 /** The overall summaries of one side of a saved result, by (workload, concurrency point), in file order. */
@@ -268,6 +144,30 @@ export function savedPoints(
     const entry = out.get(key) ?? { workload, concurrency, rounds: [] };
     entry.rounds.push(s);
     out.set(key, entry);
+  }
+  return out;
+}
+
+/**
+ * The noise floors an earlier compare recorded (its noise-floor line), read for `compare --noise-floor-from`.
+ * @throws SyntaxError when the result has no such line, or a floor that is neither null nor a number >= 0.
+ */
+export function recordedNoiseFloor(saved: SavedResults): Record<string, number> {
+  const floors = saved.noiseFloor?.noise_floor;
+  if (floors === null || typeof floors !== "object" || Array.isArray(floors)) {
+    throw new SyntaxError(
+      `Cannot reuse a noise floor: ${saved.path} has no compare noise-floor line (write one with compare --out FILE)`,
+    );
+  }
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(floors as Fields)) {
+    if (value === null) continue; // no finite floor for that metric (JSON writes a non-finite number as null)
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw new SyntaxError(
+        `Cannot reuse a noise floor: ${saved.path} records ${JSON.stringify(value)} for ${key}, not a fraction >= 0`,
+      );
+    }
+    out[key] = value;
   }
   return out;
 }

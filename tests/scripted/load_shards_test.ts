@@ -132,6 +132,28 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
       mergeShardFiles([files[0]!, moved, files[2]!], mergeDeps),
       /moved\.jsonl: 15 rows are not at their seeded scheduled time/,
     );
+    // A shard row is checked as strictly as a saved one: by the one load-line reader, with its line number.
+    const negative = await edited("negative.jsonl", (r) => {
+      r.latency_s = -0.01;
+    });
+    await assert.rejects(
+      mergeShardFiles([files[0]!, negative, files[2]!], mergeDeps),
+      /Cannot merge .*negative\.jsonl: line 2: latency_s: -0\.01 is negative/,
+    );
+    const text = await readFile(files[1]!);
+    const cut = text.indexOf(0x0a) + 1;
+    const notUtf8 = join(dir, "not-utf8.jsonl");
+    await writeFile(notUtf8, new Uint8Array([...text.subarray(0, cut), 0xff, ...text.subarray(cut)]));
+    await assert.rejects(
+      mergeShardFiles([files[0]!, notUtf8, files[2]!], mergeDeps),
+      /not-utf8\.jsonl: line 2: not UTF-8 text/,
+    );
+    const foreignLine = join(dir, "foreign-line.jsonl");
+    await writeFile(foreignLine, `${text.subarray(0, cut)}{"format":"strata-load-other","version":1}\n`);
+    await assert.rejects(
+      mergeShardFiles([files[0]!, foreignLine, files[2]!], mergeDeps),
+      /foreign-line\.jsonl: line 2: format "strata-load-other" is not a load or compare line/,
+    );
   } finally {
     await Promise.all(engines.map((e) => e.close()));
     await rm(dir, { recursive: true, force: true });

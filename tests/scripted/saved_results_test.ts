@@ -16,6 +16,7 @@ import {
   gateSaved,
   readSavedResults,
   realLoadDeps,
+  recordedNoiseFloor,
   runCompare,
   runLoadTest,
   savedCsv,
@@ -95,6 +96,15 @@ Deno.test({
         const saved = await readSavedResults(compare);
         assert.equal(saved.kind, "compare");
         assert.deepEqual(saved.verdict, JSON.parse(JSON.stringify(compared.result)));
+        // The recorded noise floor (compare --noise-floor-from) is read from the same checked file, and only from a
+        // compare result.
+        const floorLine = (await readFile(compare, "utf8")).trim().split("\n").map((l) => JSON.parse(l))
+          .find((l) => l.kind === "noise-floor");
+        assert.ok(Object.keys(floorLine.noise_floor).length > 0);
+        assert.deepEqual(recordedNoiseFloor(saved), floorLine.noise_floor);
+        assert.throws(() => recordedNoiseFloor({ ...saved, noiseFloor: null }), /has no compare noise-floor line/);
+        const forged = { ...saved, noiseFloor: { noise_floor: { "W1@1:ttft_s": "0.1" } } };
+        assert.throws(() => recordedNoiseFloor(forged), /records "0.1" for W1@1:ttft_s, not a fraction >= 0/);
         const again = gateSaved(saved, null, { toleranceFraction: compareOptions.tolerance });
         assert.deepEqual(JSON.parse(JSON.stringify(again)), saved.verdict);
         const curve = latencyCurveSpec("Throughput against latency", curvePoints(saved.summaries));

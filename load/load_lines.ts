@@ -1,0 +1,234 @@
+/**
+ * The one reader of the load and compare JSONL lines, used by every command that reads one back: saved results
+ * (`report FILE.jsonl`, `compare --from`), `load merge` and the recorded noise floor (`compare --noise-floor-from`).
+ * A line passes when it is UTF-8 (fatal), at most MAX_LOAD_LINE_BYTES, strict JSON (duplicate keys, NaN, trailing
+ * text refused; bounded depth), an object whose format is one this toolkit writes, at that format's version, and
+ * shaped as its kind must be (a request row's columns, a summary's rates and distributions, a verdict's points).
+ * The first line must be a load or compare config line and no other line may be one. Every problem is kept with its
+ * line number; a reader refuses a file with any, so nothing refused is merged, gated or drawn.
+ */
+import Type from "typebox";
+import { parseStrictJsonPlain } from "../score/mod.ts";
+import { LOAD_AGGREGATE_FORMAT } from "./aggregate.ts";
+import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
+import { LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION } from "./gate.ts";
+import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
+import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT } from "./metrics.ts";
+import { NUMERIC_COLUMNS } from "./row_store.ts";
+import { LOAD_SUMMARY_FORMAT } from "./summary.ts";
+import { MAX_INPUT_DEPTH, schemaProblems } from "./_strict_input.ts";
+
+/** Longest line any load or compare JSONL may hold (a request row is a few KiB). */
+export const MAX_LOAD_LINE_BYTES = 16 * 1024 * 1024;
+/** Problems kept per file; reading stops after them. */
+export const KEPT_LINE_PROBLEMS = 50;
+
+/** Versions of the line formats this toolkit reads (the ones it writes). */
+export const LINE_VERSIONS: Readonly<Record<string, number>> = {
+  [LOAD_RUN_FORMAT]: LOAD_RUN_VERSION,
+  [LOAD_REQUEST_FORMAT]: LOAD_FORMAT_VERSION,
+  [LOAD_SUMMARY_FORMAT]: LOAD_FORMAT_VERSION,
+  [LOAD_AGGREGATE_FORMAT]: 3,
+  [COMPARE_FORMAT_LINE]: COMPARE_RUN_VERSION,
+  [LOAD_COMPARE_FORMAT]: LOAD_COMPARE_VERSION,
+};
+
+export type LineFields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is LineFields =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+const numberOrNull = (value: unknown) => value === null || (typeof value === "number" && Number.isFinite(value));
+
+const NUMBER_OR_NULL = Type.Union([Type.Number(), Type.Null()]);
+const ENDPOINT_SUMMARY = Type.Object({
+  counts: Type.Object({}),
+  distributions: Type.Record(
+    Type.String(),
+    Type.Object({ p50: NUMBER_OR_NULL, p90: NUMBER_OR_NULL, p99: NUMBER_OR_NULL, max: NUMBER_OR_NULL }),
+  ),
+  bins: Type.Array(Type.Unknown()),
+  output_tokens_per_s: NUMBER_OR_NULL,
+  requests_per_s: NUMBER_OR_NULL,
+  error_rate: NUMBER_OR_NULL,
+  goodput_requests_per_s: NUMBER_OR_NULL,
+  window_s: NUMBER_OR_NULL,
+});
+/** What a summary's readers use (other fields pass): every rate a number or null, every distribution's percentiles. */
+const SUMMARY_SCHEMA = Type.Object({ overall: ENDPOINT_SUMMARY, endpoints: Type.Array(ENDPOINT_SUMMARY) });
+
+/** Problems of a request row that the row store, a merge or a drawing would misread. */
+export function rowProblems(row: LineFields): string[] {
+  const out: string[] = [];
+  for (const key of NUMERIC_COLUMNS) if (!numberOrNull(row[key])) out.push(`${key}: not a number or null`);
+  if (!["success", "failed", "dropped", "cancelled"].includes(row.status as string)) out.push("status: unknown");
+  if (row.phase !== "warmup" && row.phase !== "measure") out.push("phase: neither warmup nor measure");
+  for (const key of ["run", "index", "endpoint_index"]) {
+    const value = row[key];
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0) out.push(`${key}: not a count`);
+  }
+  if (row.itl_s !== null && !(Array.isArray(row.itl_s) && row.itl_s.every((v) => typeof v === "number"))) {
+    out.push("itl_s: not a list of numbers or null");
+  }
+  // What a run cannot have measured: a time before its start or an end before its send (the drawings would
+  // follow such a row backwards), a negative duration or a token count that is not a count. Lateness alone may
+  // carry a rounding sign.
+  for (const key of NUMERIC_COLUMNS) {
+    const value = row[key];
+    if (key === "lateness_s" || typeof value !== "number") continue;
+    if (value < 0) out.push(`${key}: ${value} is negative`);
+    else if (key.endsWith("_tokens") && !Number.isInteger(value)) out.push(`${key}: ${value} is not a count`);
+  }
+  const [send, end] = [row.send_offset_s, row.end_offset_s];
+  if (typeof send === "number" && typeof end === "number" && end < send) {
+    out.push(`end_offset_s: ${end} is before send_offset_s ${send}`);
+  }
+  return out;
+}
+
+/** Problems of a checked line's shape by its format (its format and version already known good). */
+function shapeProblems(value: LineFields): string[] {
+  if (value.format === LOAD_REQUEST_FORMAT) return rowProblems(value);
+  if (value.format === LOAD_SUMMARY_FORMAT && value.kind !== "interrupted") {
+    return schemaProblems(SUMMARY_SCHEMA, value);
+  }
+  if (value.format === LOAD_COMPARE_FORMAT && (!Array.isArray(value.points) || typeof value.pass !== "boolean")) {
+    return ["a verdict without points"];
+  }
+  return [];
+}
+
+/**
+ * What a reader does with a line that passed: nothing, or a problem of its own (a request row where its file
+ * has none, a shard row of another run).
+ */
+export type OnLoadLine = (value: LineFields, line: number) => string | void;
+
+/** How a reader reads. */
+export interface LoadLinesOptions {
+  /** A line for which this is true is counted and skipped unread (a page needs no request rows). */
+  skip?: (text: string) => boolean;
+}
+
+/** A source read in chunks (a file handle). */
+export interface ChunkReader {
+  read(buffer: Uint8Array): Promise<number>;
+}
+
+const CONFIG_FIRST = "the first line is not a load or compare config line: not the --out of load or compare (for " +
+  "a result folder's outputs.jsonl, pass the folder)";
+
+/** Reads the lines of one load or compare JSONL, checking each; see the module's comment. */
+export class LoadLines {
+  readonly problems: string[] = [];
+  /** The config line, once the first line passed. */
+  config: LineFields | null = null;
+  private count = 0;
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+
+  constructor(private readonly onLine: OnLoadLine, private readonly options: LoadLinesOptions = {}) {}
+
+  /** Lines seen so far. */
+  get lines(): number {
+    return this.count;
+  }
+
+  /** Whether enough problems are kept that reading on would add nothing. */
+  get full(): boolean {
+    return this.problems.length >= KEPT_LINE_PROBLEMS;
+  }
+
+  private problem(line: number, what: string): void {
+    if (!this.full) this.problems.push(`line ${line}: ${what}`);
+  }
+
+  /** Checks one line (its bytes, without the newline) and hands it on when it passes. */
+  next(bytes: Uint8Array): void {
+    const n = ++this.count;
+    if (this.full) return;
+    if (bytes.length > MAX_LOAD_LINE_BYTES) return this.problem(n, `longer than ${MAX_LOAD_LINE_BYTES} bytes`);
+    let text: string;
+    try {
+      text = this.decoder.decode(bytes);
+    } catch {
+      return this.problem(n, "not UTF-8 text");
+    }
+    if (n > 1 && this.options.skip?.(text)) return;
+    const parsed = parseStrictJsonPlain(text, { maxDepth: MAX_INPUT_DEPTH });
+    if (!parsed.ok) return this.problem(n, `not strict JSON (${parsed.reason} at column ${parsed.offset + 1})`);
+    const value = parsed.value;
+    if (!isObject(value) || typeof value.format !== "string") return this.problem(n, "not an object with a format");
+    const expected = LINE_VERSIONS[value.format];
+    if (expected === undefined) return this.problem(n, `format "${value.format}" is not a load or compare line`);
+    if (value.version !== expected) {
+      return this.problem(
+        n,
+        `${value.format} version ${JSON.stringify(value.version)}; this strata-bench reads ${expected}`,
+      );
+    }
+    const isConfig = value.kind === "config" &&
+      (value.format === LOAD_RUN_FORMAT || value.format === COMPARE_FORMAT_LINE);
+    if (n === 1 && !isConfig) return this.problem(n, CONFIG_FIRST);
+    if (n > 1 && value.kind === "config") return this.problem(n, "a second config line");
+    if (n === 1) this.config = value;
+    const shape = shapeProblems(value);
+    if (shape.length > 0) return shape.forEach((p) => this.problem(n, p));
+    const own = this.onLine(value, n);
+    if (typeof own === "string") this.problem(n, own);
+  }
+
+  /** The end of the file: `cut` when its last line has no newline; an empty file is a problem. */
+  private end(cut: boolean): void {
+    if (cut) this.problems.unshift(`line ${this.count}: the last line is cut (no newline at its end)`);
+    if (this.count === 0) this.problems.push("the file is empty: not the --out of load or compare");
+  }
+
+  /** Reads every line of bytes held in memory. */
+  readBytes(bytes: Uint8Array): void {
+    let start = 0;
+    while (start < bytes.length && !this.full) {
+      const stop = bytes.indexOf(0x0a, start);
+      this.next(bytes.subarray(start, stop === -1 ? bytes.length : stop));
+      if (stop === -1) return this.end(true);
+      start = stop + 1;
+    }
+    this.end(false);
+  }
+
+  /** Reads every line of a source in chunks of 1 MiB, never holding more than one line and one chunk. */
+  async readFrom(reader: ChunkReader): Promise<void> {
+    const buffer = new Uint8Array(1 << 20);
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    for (;;) {
+      const n = await reader.read(buffer);
+      if (n === 0 || this.full) break;
+      const chunk = buffer.subarray(0, n);
+      let start = 0;
+      for (let stop = chunk.indexOf(0x0a); stop !== -1; stop = chunk.indexOf(0x0a, start)) {
+        const piece = chunk.subarray(start, stop);
+        this.next(pendingBytes === 0 ? piece : joined([...pending, piece], pendingBytes + piece.length));
+        [pending, pendingBytes, start] = [[], 0, stop + 1];
+      }
+      if (start < n) {
+        pending.push(chunk.slice(start));
+        pendingBytes += n - start;
+      }
+      if (pendingBytes > MAX_LOAD_LINE_BYTES) {
+        this.problem(this.count + 1, `longer than ${MAX_LOAD_LINE_BYTES} bytes`);
+        return;
+      }
+    }
+    if (pendingBytes > 0 && !this.full) this.next(joined(pending, pendingBytes));
+    this.end(pendingBytes > 0);
+  }
+}
+
+function joined(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
