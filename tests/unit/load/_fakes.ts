@@ -20,6 +20,25 @@ export interface OutcomeSpec {
 }
 
 /** A StreamOutcome with exactly the given facts. */
+/** A measured load sample around `o`, with the fields a test does not care about at their plainest. */
+export function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {}): LoadSample {
+  return {
+    phase: "measure",
+    index: 0,
+    endpoint: "http://127.0.0.1:1",
+    endpoint_index: 0,
+    prompt_index: 0,
+    scheduled_offset_s: null,
+    send_offset_s: 2,
+    in_flight_at_send: 0,
+    dropped: false,
+    drop_reason: null,
+    cancelled_at_drain: false,
+    outcome: o,
+    ...extra,
+  };
+}
+
 export function outcome(spec: OutcomeSpec): StreamOutcome {
   const usage = spec.completionTokens === null || spec.completionTokens === undefined
     ? null

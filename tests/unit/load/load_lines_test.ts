@@ -2,27 +2,13 @@ import assert from "node:assert/strict";
 import { LINE_VERSIONS, LoadLines, MAX_LOAD_LINE_BYTES } from "../../../load/load_lines.ts";
 import { buildLoadRow, LOAD_REQUEST_FORMAT } from "../../../load/metrics.ts";
 import { LOAD_RUN_FORMAT } from "../../../load/load_run.ts";
-import type { LoadSample } from "../../../contract/mod.ts";
-import { outcome } from "./_fakes.ts";
+import { outcome, sample } from "./_fakes.ts";
 
 const CONFIG = JSON.stringify({ format: LOAD_RUN_FORMAT, version: LINE_VERSIONS[LOAD_RUN_FORMAT], kind: "config" });
 
 function row(index: number): Record<string, unknown> {
-  const sample: LoadSample = {
-    phase: "measure",
-    index,
-    endpoint: "http://127.0.0.1:1",
-    endpoint_index: 0,
-    prompt_index: 0,
-    scheduled_offset_s: null,
-    send_offset_s: 2,
-    in_flight_at_send: 0,
-    dropped: false,
-    drop_reason: null,
-    cancelled_at_drain: false,
-    outcome: outcome({ endS: 1.5, headersS: 0.04, firstDeltaS: 0.25, completionTokens: 11 }),
-  };
-  return { run: 0, ...buildLoadRow(sample) };
+  const o = outcome({ endS: 1.5, headersS: 0.04, firstDeltaS: 0.25, completionTokens: 11 });
+  return { run: 0, ...buildLoadRow(sample(o, { index })) };
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,25 +1,7 @@
 import assert from "node:assert/strict";
 import { buildLoadRow } from "../../../load/metrics.ts";
-import type { LoadSample, StreamOutcome } from "../../../contract/mod.ts";
-import { outcome } from "./_fakes.ts";
-
-function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {}): LoadSample {
-  return {
-    phase: "measure",
-    index: 0,
-    endpoint: "http://127.0.0.1:1",
-    endpoint_index: 0,
-    prompt_index: 0,
-    scheduled_offset_s: null,
-    send_offset_s: 2,
-    in_flight_at_send: 0,
-    dropped: false,
-    drop_reason: null,
-    cancelled_at_drain: false,
-    outcome: o,
-    ...extra,
-  };
-}
+import type { StreamOutcome } from "../../../contract/mod.ts";
+import { outcome, sample } from "./_fakes.ts";
 
 const close = (a: number | null, b: number) => a !== null && Math.abs(a - b) < 1e-12;
 
