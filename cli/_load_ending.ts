@@ -22,9 +22,29 @@ function per(value: number | null, decimals: number): string {
   return value === null ? "-" : value.toFixed(decimals);
 }
 
-/** "p50 156.9  p95 165.1  p99 165.7" in ms. */
-function percentiles(d: { p50: number | null; p95: number | null; p99: number | null } | undefined): string {
-  return d === undefined ? "-" : `p50 ${ms(d.p50)}  p95 ${ms(d.p95)}  p99 ${ms(d.p99)}`;
+/** The distribution's fields the ending prints: p50, p95, p99 and the tail flags that percentiles.ts sets. */
+interface Dist {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  unreliable: { p95: boolean; p99: boolean };
+}
+
+/** A tail percentile in ms, with "*" where too few samples make it unreliable (as the run's table marks it). */
+function tail(d: Dist, p: "p95" | "p99"): string {
+  return `${ms(d[p])}${d[p] !== null && d.unreliable[p] ? "*" : ""}`;
+}
+
+/** "p50 156.9  p95 165.1  p99 165.7*" in ms. */
+function percentiles(d: Dist | undefined): string {
+  return d === undefined ? "-" : `p50 ${ms(d.p50)}  p95 ${tail(d, "p95")}  p99 ${tail(d, "p99")}`;
+}
+
+/** The legend for "*", when a printed line carries one. */
+function legend(lines: readonly string[]): string[] {
+  return lines.some((line) => /\d\*/.test(line))
+    ? ["* = unreliable at this n (p95 under 20, p99 under 100 samples)"]
+    : [];
 }
 
 /** A summary's missing values: flags to pass, and what this target cannot give. */
@@ -96,8 +116,8 @@ export function loadEnding(
   const points = () =>
     outcome.runs.map(({ summary: { overall: o } }, i) =>
       `${levels[i]!.padEnd(11)}${per(o.output_tokens_per_s, 1).padStart(8)} output tok/s  TTFT ms p50 ` +
-      `${ms(o.distributions.ttft_s.p50)} p99 ${ms(o.distributions.ttft_s.p99)}  TPOT ms p50 ` +
-      `${ms(o.distributions.tpot_s.p50)} p99 ${ms(o.distributions.tpot_s.p99)}`
+      `${ms(o.distributions.ttft_s.p50)} p99 ${tail(o.distributions.ttft_s, "p99")}  TPOT ms p50 ` +
+      `${ms(o.distributions.tpot_s.p50)} p99 ${tail(o.distributions.tpot_s, "p99")}`
     );
   const numbers = s === undefined ? [] : sweep ? points() : [
     `throughput  ${per(s.requests_per_s, 2)} req/s  ${per(s.output_tokens_per_s, 1)} output tok/s  goodput ` +
@@ -108,7 +128,7 @@ export function loadEnding(
   ];
   return {
     status,
-    numbers,
+    numbers: [...numbers, ...legend(numbers)],
     problems: [...loadProblems(outcome), ...(sloMissed === null ? [] : [sloMissed])],
     problemsHeading: "kept from passing:",
     missing: s === undefined ? { notGiven: [], notMeasurable: [], failed: [] } : summaryMissing(s.missing),

@@ -199,7 +199,9 @@ Deno.test("a sweep loads each point once into one JSONL, ends with a line per po
     const ending = renderEnding(loadEnding(outcome, options.out, 0, null)).trimEnd().split("\n");
     assert.match(ending[0]!, /^load: ok \(sweep of 3 points\) \(exit 0\); 24 requests: 24 ok/);
     assert.deepEqual(ending.slice(1, 4).map((l) => l.trim().split(" ")[0]), ["c=1", "c=2", "c=4"]);
-    assert.match(ending[3]!, /output tok\/s {2}TTFT ms p50 [\d.]+ p99 [\d.]+ {2}TPOT ms p50 [\d.]+ p99 [\d.]+$/);
+    // 8 requests a point: every p99 is marked unreliable, as the table marks it, and the legend says so.
+    assert.match(ending[3]!, /output tok\/s {2}TTFT ms p50 [\d.]+ p99 [\d.]+\* {2}TPOT ms p50 [\d.]+ p99 [\d.]+\*$/);
+    assert.match(ending[4]!, /^ *\* = unreliable at this n/);
     assert.ok(ending.length <= ENDING_MAX_LINES && ending.every((l) => l.length <= ENDING_MAX_COLUMNS));
     const html = await renderLoadHtml(outcome.runs, "sweep", await livePageContext({ path: options.out }));
     assert.match(html, /concurrency 1, 2, 4 \(a sweep: one run per point\)/);

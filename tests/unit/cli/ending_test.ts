@@ -5,6 +5,7 @@ import { missingGroup, missingLabel } from "../../../report/_missing_groups.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
 import { compareEnding, loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
 import type { CompareResult, LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
+import { describeDistribution } from "../../../score/percentiles.ts";
 
 const FOLDER = `bench-results/${"x".repeat(120)}`;
 
@@ -200,4 +201,20 @@ Deno.test("load --plan of a sweep names its points and bounds the whole sweep, e
     "  1, 4, 16 warm-up requests, then 30 s of measured issuance a run, 3 runs",
     "  wall time at most about 180 s + warm-up (30 s drain limit a run included); the JSON plan follows on stdout",
   ]);
+});
+
+Deno.test("load's ending marks a tail percentile that too few samples make unreliable, as the run's table does", () => {
+  const spread = (n: number) => describeDistribution(Array.from({ length: n }, (_, i) => 0.1 + i / 1000));
+  const ending = (n: number) => {
+    const outcome = outcomeWith(null, n, 10);
+    const d = spread(n);
+    Object.assign(outcome.runs[0]!.summary.overall.distributions, { ttft_s: d, tpot_s: d, latency_s: d });
+    return renderEnding(loadEnding(outcome, "bench-results/x.jsonl", 0, null));
+  };
+  // 12 samples: p95 (under 20) and p99 (under 100) are both marked; p50 never is.
+  assert.match(ending(12), /TTFT ms {5}p50 [\d.]+ {2}p95 [\d.]+\* {2}p99 [\d.]+\*\n/);
+  assert.match(ending(12), /\* = unreliable at this n/);
+  // 50: p95 holds, p99 does not; 100: neither is marked, and no legend is printed.
+  assert.match(ending(50), /e2e ms {6}p50 [\d.]+ {2}p95 [\d.]+ {2}p99 [\d.]+\*\n/);
+  assert.doesNotMatch(ending(100), /\*/);
 });
