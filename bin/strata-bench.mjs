@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `strata-bench`: the command npm installs (package.json "bin"). It starts the pinned Deno from this package's
 // node_modules with the named permission set deno.json gives the command (`run`, `run:profile` when an engine
-// profile is started, `report:write` for --seal and --svg, ...), from the current folder, and ends as the command
-// ends. Installs the pinned packages first when they are missing from a checkout.
+// profile is started, `report:write` for --seal, --svg and a saved FILE.jsonl, ...), from the current folder, and
+// ends as the command ends. Installs the pinned packages first when they are missing from a checkout.
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
@@ -19,7 +19,10 @@ export function taskFor(args) {
     case "compare":
       return profile ? `${command}:profile` : command;
     case "report":
-      return has("--seal", "--svg") ? "report:write" : "report";
+      // A saved FILE.jsonl is reported into CSV, HTML and a curve: that writes, as --seal and --svg do.
+      return has("--seal", "--svg") || args.slice(1).some((a) => !a.startsWith("-") && /\.jsonl$/i.test(a))
+        ? "report:write"
+        : "report";
     case "site":
       return sub === "build" || sub === "serve" || sub === "verify" ? `site:${sub}` : "report";
     case "demo":

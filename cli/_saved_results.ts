@@ -4,7 +4,7 @@
  * this file parses, wires and prints.
  */
 import { basename, join } from "node:path";
-import { FolderFileError, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import { FolderFileError, lstatOutcome, writeNewTextOutcome, writeStderr, writeStdout } from "../runtime/mod.ts";
 import { latencyCurveSpec, renderChartSvg } from "../report/mod.ts";
 import {
   curvePoints,
@@ -72,15 +72,34 @@ function dateOf(path: string): string | undefined {
 }
 
 async function write(path: string, text: string): Promise<boolean> {
-  const written = await writeTextOutcome(path, text);
+  const written = await writeNewTextOutcome(path, text);
   if (!written.ok) {
-    // Only a refused permission is fixed by the writing task; any other refusal (a link in the way) says itself.
-    const hint = written.kind === "permission" ? ' Run "deno task report:write FILE.jsonl" to write.' : "";
-    writeStderr(`Cannot write "${path}": ${written.reason}.${hint}\n`);
+    // A refused permission is the read-only task's (`deno task report`); any other refusal (a link) says itself.
+    const why = written.kind === "permission"
+      ? 'this command may only read; "strata-bench report FILE.jsonl" may write into bench-results and --out'
+      : written.reason;
+    writeStderr(`Cannot write "${path}": ${why}.\n`);
     return false;
   }
   writeStderr(`wrote ${path}\n`);
   return true;
+}
+
+const REPORT_FILES = [".csv", ".html", "-curve.svg"] as const;
+
+/**
+ * Where report writes: `<name>-report`, else `-report-2`, `-report-3`, ... the first whose files are all new, so
+ * that it never replaces the page `load --html` wrote (`<name>.html`) nor an earlier report's files. Each file is
+ * then created exclusively, so a name taken meanwhile is refused, not replaced.
+ */
+async function newStem(folder: string, name: string): Promise<string> {
+  let stem = join(folder, `${name}-report`);
+  for (let k = 2; k <= 100; k++) {
+    const taken = await Promise.all(REPORT_FILES.map(async (end) => (await lstatOutcome(stem + end)).ok));
+    if (!taken.includes(true)) break;
+    stem = join(folder, `${name}-report-${k}`);
+  }
+  return stem;
 }
 
 /** `report FILE.jsonl [--out DIR]`: validate, print, and write CSV, the HTML page and the curve SVG. */
@@ -120,7 +139,7 @@ export async function reportSaved(argv: readonly string[]): Promise<number> {
       ? ""
       : await renderCompareHtml(saved.verdict, "Release gate: candidate against baseline", context);
   }
-  const stem = join(folder, basename(saved.path).replace(/\.jsonl$/i, ""));
+  const stem = await newStem(folder, basename(saved.path).replace(/\.jsonl$/i, ""));
   let ok = await write(`${stem}.csv`, savedCsv(saved.summaries));
   if (html !== "") ok = await write(`${stem}.html`, html) && ok;
   const curve = latencyCurveSpec("Throughput against latency", curvePoints(saved.summaries));

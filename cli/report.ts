@@ -61,8 +61,9 @@ complete, partial and nonconforming results are separate sections.
 
 FILE.jsonl (what load or compare wrote to --out): every line is checked (strict JSON, a known format and
 version, summaries and rows of the right shape; a regular file of at most 1 GiB), the summaries or the gate verdict
-are printed, and <name>.csv (one line per run and endpoint), <name>.html (the page, opening with what was run) and
-<name>-curve.svg (throughput against TTFT and TPOT percentiles, across load levels) are written into --out.
+are printed, and <name>-report.csv (one line per run and endpoint), <name>-report.html (the page, opening with what
+was run) and <name>-report-curve.svg (throughput against TTFT and TPOT percentiles, across load levels) are written
+into --out as new files: a name taken (the page load --html wrote is <name>.html) moves to -report-2, -report-3, ...
 
 Options:
   --format md|csv|json  the comparison's format (default md; with one folder it prints its one-folder table)

@@ -6,6 +6,7 @@
 import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
 import { constants, type Stats } from "node:fs";
 import { basename, dirname } from "node:path";
+import { errnoKind } from "./_errno.ts";
 import { FileReadError, readFile } from "./_files.ts";
 import { FolderFileError } from "./_folder_files.ts";
 import { openFolderWriter } from "./_folder_writer.ts";
@@ -130,6 +131,29 @@ export async function writeTextOutcome(path: string, text: string): Promise<Outc
     await folder.write(basename(path), new TextEncoder().encode(text));
     return { ok: true, value: true };
   } catch (error) {
+    return outputRefusal(error, path);
+  }
+}
+
+/**
+ * Writes a text file that must be new (exclusive create, never through a link, creating its folder): an existing
+ * name is refused ("already exists"), never replaced.
+ */
+export async function writeNewTextOutcome(path: string, text: string): Promise<Outcome<true>> {
+  try {
+    const folder = await openFolderWriter(dirname(path), { refuseLink: true });
+    const handle = await folder.create(basename(path));
+    try {
+      await handle.writeFile(text);
+    } catch (error) {
+      await handle.close();
+      await folder.remove(basename(path)).catch(() => {}); // a full disk leaves no half-written file behind
+      throw error;
+    }
+    await handle.close();
+    return { ok: true, value: true };
+  } catch (error) {
+    if (errnoKind(error) === "exists") return { ok: false, kind: "failed", reason: `${path} already exists` };
     return outputRefusal(error, path);
   }
 }

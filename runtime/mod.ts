@@ -34,6 +34,7 @@ export {
   readTextOutcome,
   realPathOutcome,
   statOutcome,
+  writeNewTextOutcome,
   writeTextOutcome,
 } from "./_file_access.ts";
 export { onTerminationSignal } from "./_signals.ts";

@@ -121,14 +121,21 @@ Deno.test({
         assert.equal(report.code, 1, "the saved gate failed (the candidate decodes slower)");
         assert.match(report.stdout, /compare result .*: valid/);
         assert.match(report.stdout, /gate: FAIL/);
-        const html = await readFile(join(out, "2026-12-01-compare-a.html"), "utf8");
+        const html = await readFile(join(out, "2026-12-01-compare-a-report.html"), "utf8");
         assert.match(html, /<dl class="config">[\s\S]*<dt>baseline<\/dt>[\s\S]*<dt>workload W1<\/dt>/);
         assert.match(html, /TPOT p50 \(ms\)/);
         assert.doesNotMatch(html, /tpot_p50_s/);
-        assert.match(await readFile(join(out, "2026-12-01-compare-a-curve.svg"), "utf8"), /^<svg /);
+        assert.match(await readFile(join(out, "2026-12-01-compare-a-report-curve.svg"), "utf8"), /^<svg /);
+        // The page load --html wrote beside its JSONL (<name>.html) is never replaced, nor an earlier report's files.
+        await writeFile(join(out, "2026-12-01-load-a.html"), "the page load --html wrote");
         const loadReport = await command("report", load, "--out", out);
         assert.equal(loadReport.code, 0, loadReport.stderr);
-        const page = await readFile(join(out, "2026-12-01-load-a.html"), "utf8");
+        assert.equal(await readFile(join(out, "2026-12-01-load-a.html"), "utf8"), "the page load --html wrote");
+        const page = await readFile(join(out, "2026-12-01-load-a-report.html"), "utf8");
+        const again = await command("report", load, "--out", out);
+        assert.equal(again.code, 0, again.stderr);
+        assert.match(again.stderr, /wrote .*2026-12-01-load-a-report-2\.html/);
+        assert.equal(await readFile(join(out, "2026-12-01-load-a-report.html"), "utf8"), page);
         assert.match(page, /<dt>mode<\/dt><dd>closed loop, concurrency 2<\/dd>/);
         assert.match(page, /goodput not measured/);
         assert.match(page, /<dt>date<\/dt><dd>2026-12-01<\/dd>/);

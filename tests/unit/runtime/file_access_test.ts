@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLineWriter, writeTextOutcome } from "../../../runtime/mod.ts";
+import { openLineWriter, writeNewTextOutcome, writeTextOutcome } from "../../../runtime/mod.ts";
 
 async function withLinks(body: (dir: string, outside: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "strata-links-" });
@@ -58,5 +58,23 @@ Deno.test({
       opened.value.write("a\n");
       assert.deepEqual(await opened.value.close(), { ok: true, value: true });
       assert.equal(await readFile(join(dir, "out", "new.jsonl"), "utf8"), "a\n");
+    }),
+});
+
+Deno.test({
+  name: "a new-file write refuses an existing name, a link at the name and a linked folder, replacing nothing",
+  ignore: Deno.build.os === "windows",
+  fn: () =>
+    withLinks(async (dir, outside) => {
+      assert.deepEqual(await writeNewTextOutcome(join(dir, "new", "page.html"), "first"), { ok: true, value: true });
+      const again = await writeNewTextOutcome(join(dir, "new", "page.html"), "second");
+      assert.equal(again.ok, false);
+      assert.match(again.ok ? "" : again.reason, /page\.html already exists/);
+      assert.equal(await readFile(join(dir, "new", "page.html"), "utf8"), "first");
+      for (const name of ["linked-file.txt", "dangling.jsonl", join("linked-folder", "x.csv")]) {
+        assert.equal((await writeNewTextOutcome(join(dir, name), "x")).ok, false, name);
+      }
+      assert.equal(await readFile(join(outside, "victim.txt"), "utf8"), "keep");
+      assert.deepEqual(await readdir(outside), ["victim.txt"]);
     }),
 });
