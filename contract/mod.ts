@@ -14,3 +14,22 @@ export type * from "./load_sample.ts";
 export * from "./sha256.ts";
 export * from "./prng.ts";
 export * from "./dialect.ts";
+export {
+  type AnswerState,
+  type EndpointLoadSummary,
+  type LengthCheck,
+  LOAD_LINE_FORMATS,
+  LOAD_LINE_SCHEMAS,
+  LOAD_LINE_VERSIONS,
+  LOAD_SUMMARY,
+  type LoadDistributions,
+  type LoadPhases,
+  type LoadRequestRow,
+  type LoadRowStatus,
+  NUMERIC_COLUMNS,
+  type ObservedConcurrency,
+  SENT_ONLY,
+  type Slo,
+  type ThroughputBin,
+} from "./load_lines.ts";
+export { loadLinesJsonSchema } from "./load_lines_schema.ts";

@@ -2,18 +2,19 @@
  * The words of `compare`: what it asks for, what it touches and tells, and how it ends (the conductor is
  * compare_run.ts; its stages _compare_stages.ts).
  */
+import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../contract/mod.ts";
 import type { CompareSide, CompareTarget, ProfileStarter } from "./compare_sessions.ts";
 import type { CompareResult } from "./gate.ts";
 import type { LoadTestDeps, LoadTestHooks } from "./_load_types.ts";
 import type { WorkloadOptions } from "./prepare.ts";
 
-export const COMPARE_FORMAT_LINE = "strata-load-compare-run" as const;
+export const COMPARE_FORMAT_LINE = LOAD_LINE_FORMATS.compareRun;
 /**
  * Version 3 (from 2): lines are written as they happen; each server turn's preflight check; a measurement a signal
  * cut short carries `interrupted`, and an interrupted comparison ends with a line of kind "interrupted" and no
  * verdict. Version 2 (from 1): workloads and points by label, durations, the spec's identity, the noise-floor record.
  */
-export const COMPARE_RUN_VERSION = 3 as const;
+export const COMPARE_RUN_VERSION = LOAD_LINE_VERSIONS[COMPARE_FORMAT_LINE];
 
 /** One labelled workload of a comparison. */
 export interface CompareWorkload {

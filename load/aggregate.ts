@@ -2,10 +2,11 @@
  * Cross-run aggregation: the headline numbers of repeated independent runs, each with its sample dispersion and
  * a seeded percentile-bootstrap 95% interval of the mean over runs.
  */
+import { LOAD_LINE_FORMATS } from "../contract/mod.ts";
 import { type BootstrapInterval, bootstrapInterval, describeDistribution } from "../score/mod.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
-export const LOAD_AGGREGATE_FORMAT = "strata-load-aggregate" as const;
+export const LOAD_AGGREGATE_FORMAT = LOAD_LINE_FORMATS.aggregate;
 
 /** The tail percentile a headline depends on, so its per-run values inherit that percentile's unreliability. */
 const TAIL_OF: Readonly<Record<string, (s: EndpointLoadSummary) => boolean>> = {

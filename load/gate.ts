@@ -8,15 +8,16 @@
  * rate is gated too (this project's reading: a candidate whose error rate exceeds the baseline's by more than
  * `maxErrorRateIncrease` fails, whatever its speed). TTFT p50 is reported, never gated.
  */
+import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../contract/mod.ts";
 import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta, mean } from "../score/mod.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 
-export const LOAD_COMPARE_FORMAT = "strata-load-compare" as const;
+export const LOAD_COMPARE_FORMAT = LOAD_LINE_FORMATS.compare;
 /**
  * Version 3 (from 2): the same verdict, versioned with the compare JSONL it ends (an interrupted comparison has none).
  * Version 2 (from 1): points are (workload, concurrency); the noise floor is the baseline's own or a recorded one, with its source; the error rate is gated; each side's error rate is shown.
  */
-export const LOAD_COMPARE_VERSION = 3 as const;
+export const LOAD_COMPARE_VERSION = LOAD_LINE_VERSIONS[LOAD_COMPARE_FORMAT];
 export const DEFAULT_GATE_TOLERANCE = 0.05;
 /** Default most a candidate's error rate may exceed the baseline's (absolute fraction). */
 export const DEFAULT_MAX_ERROR_RATE_INCREASE = 0.01;

@@ -7,15 +7,8 @@
  * The first line must be a load or compare config line and no other line may be one. Every problem is kept with its
  * line number; a reader refuses a file with any, so nothing refused is merged, gated or drawn.
  */
-import Type from "typebox";
+import { LOAD_LINE_FORMATS as F, LOAD_LINE_SCHEMAS, LOAD_LINE_VERSIONS, NUMERIC_COLUMNS } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import { LOAD_AGGREGATE_FORMAT } from "./aggregate.ts";
-import { COMPARE_FORMAT_LINE, COMPARE_RUN_VERSION } from "./_compare_types.ts";
-import { LOAD_COMPARE_FORMAT, LOAD_COMPARE_VERSION } from "./gate.ts";
-import { LOAD_RUN_FORMAT, LOAD_RUN_VERSION } from "./load_run.ts";
-import { LOAD_FORMAT_VERSION, LOAD_REQUEST_FORMAT } from "./metrics.ts";
-import { NUMERIC_COLUMNS } from "./row_store.ts";
-import { LOAD_SUMMARY_FORMAT } from "./summary.ts";
 import { MAX_INPUT_DEPTH, schemaProblems } from "./_strict_input.ts";
 
 /** Longest line any load or compare JSONL may hold (a request row is a few KiB). */
@@ -23,55 +16,24 @@ export const MAX_LOAD_LINE_BYTES = 16 * 1024 * 1024;
 /** Problems kept per file; reading stops after them. */
 export const KEPT_LINE_PROBLEMS = 50;
 
-/** Versions of the line formats this toolkit reads (the ones it writes). */
-export const LINE_VERSIONS: Readonly<Record<string, number>> = {
-  [LOAD_RUN_FORMAT]: LOAD_RUN_VERSION,
-  [LOAD_REQUEST_FORMAT]: LOAD_FORMAT_VERSION,
-  [LOAD_SUMMARY_FORMAT]: LOAD_FORMAT_VERSION,
-  [LOAD_AGGREGATE_FORMAT]: 3,
-  [COMPARE_FORMAT_LINE]: COMPARE_RUN_VERSION,
-  [LOAD_COMPARE_FORMAT]: LOAD_COMPARE_VERSION,
-};
+/** The formats a load or compare JSONL holds, at the version this toolkit writes and reads. */
+const FILE_FORMATS = [F.run, F.request, F.summary, F.aggregate, F.compareRun, F.compare] as const;
+export const LINE_VERSIONS: Readonly<Record<string, number>> = Object.fromEntries(
+  FILE_FORMATS.map((format) => [format, LOAD_LINE_VERSIONS[format]]),
+);
 
 export type LineFields = Record<string, unknown>;
 
 const isObject = (value: unknown): value is LineFields =>
   value !== null && typeof value === "object" && !Array.isArray(value);
-const numberOrNull = (value: unknown) => value === null || (typeof value === "number" && Number.isFinite(value));
 
-const NUMBER_OR_NULL = Type.Union([Type.Number(), Type.Null()]);
-const ENDPOINT_SUMMARY = Type.Object({
-  counts: Type.Object({}),
-  distributions: Type.Record(
-    Type.String(),
-    Type.Object({ p50: NUMBER_OR_NULL, p90: NUMBER_OR_NULL, p99: NUMBER_OR_NULL, max: NUMBER_OR_NULL }),
-  ),
-  bins: Type.Array(Type.Unknown()),
-  output_tokens_per_s: NUMBER_OR_NULL,
-  requests_per_s: NUMBER_OR_NULL,
-  error_rate: NUMBER_OR_NULL,
-  goodput_requests_per_s: NUMBER_OR_NULL,
-  window_s: NUMBER_OR_NULL,
-});
-/** What a summary's readers use (other fields pass): every rate a number or null, every distribution's percentiles. */
-const SUMMARY_SCHEMA = Type.Object({ overall: ENDPOINT_SUMMARY, endpoints: Type.Array(ENDPOINT_SUMMARY) });
-
-/** Problems of a request row that the row store, a merge or a drawing would misread. */
-export function rowProblems(row: LineFields): string[] {
+/**
+ * What a run cannot have measured, in a row of the contract's shape: a time before its start or an end before its
+ * send (the drawings would follow such a row backwards), a negative duration or a token count that is not a count.
+ * Lateness alone may carry a rounding sign.
+ */
+function implausible(row: LineFields): string[] {
   const out: string[] = [];
-  for (const key of NUMERIC_COLUMNS) if (!numberOrNull(row[key])) out.push(`${key}: not a number or null`);
-  if (!["success", "failed", "dropped", "cancelled"].includes(row.status as string)) out.push("status: unknown");
-  if (row.phase !== "warmup" && row.phase !== "measure") out.push("phase: neither warmup nor measure");
-  for (const key of ["run", "index", "endpoint_index"]) {
-    const value = row[key];
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 0) out.push(`${key}: not a count`);
-  }
-  if (row.itl_s !== null && !(Array.isArray(row.itl_s) && row.itl_s.every((v) => typeof v === "number"))) {
-    out.push("itl_s: not a list of numbers or null");
-  }
-  // What a run cannot have measured: a time before its start or an end before its send (the drawings would
-  // follow such a row backwards), a negative duration or a token count that is not a count. Lateness alone may
-  // carry a rounding sign.
   for (const key of NUMERIC_COLUMNS) {
     const value = row[key];
     if (key === "lateness_s" || typeof value !== "number") continue;
@@ -85,16 +47,21 @@ export function rowProblems(row: LineFields): string[] {
   return out;
 }
 
-/** Problems of a checked line's shape by its format (its format and version already known good). */
+/** Problems of a request row: its shape by the contract (contract/load_lines.ts), then what it cannot have measured. */
+export function rowProblems(row: LineFields): string[] {
+  const shape = problemsBy(LOAD_LINE_SCHEMAS[F.request], row);
+  return shape.length > 0 ? shape : implausible(row);
+}
+
+/** A schema's problems in the reader's words, each once (every branch of a union of values fails alike). */
+function problemsBy(schema: Parameters<typeof schemaProblems>[0], value: LineFields): string[] {
+  return [...new Set(schemaProblems(schema, value, { const: "not a value this format allows" }))];
+}
+
+/** Problems of a checked line's shape by its format's schema (its format and version already known good). */
 function shapeProblems(value: LineFields): string[] {
-  if (value.format === LOAD_REQUEST_FORMAT) return rowProblems(value);
-  if (value.format === LOAD_SUMMARY_FORMAT && value.kind !== "interrupted") {
-    return schemaProblems(SUMMARY_SCHEMA, value);
-  }
-  if (value.format === LOAD_COMPARE_FORMAT && (!Array.isArray(value.points) || typeof value.pass !== "boolean")) {
-    return ["a verdict without points"];
-  }
-  return [];
+  if (value.format === F.request) return rowProblems(value);
+  return problemsBy(LOAD_LINE_SCHEMAS[value.format as typeof F.run], value);
 }
 
 /**
@@ -166,7 +133,7 @@ export class LoadLines {
       );
     }
     const isConfig = value.kind === "config" &&
-      (value.format === LOAD_RUN_FORMAT || value.format === COMPARE_FORMAT_LINE);
+      (value.format === F.run || value.format === F.compareRun);
     if (n === 1 && !isConfig) return this.problem(n, CONFIG_FIRST);
     if (n > 1 && value.kind === "config") return this.problem(n, "a second config line");
     if (n === 1) this.config = value;

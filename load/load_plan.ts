@@ -4,13 +4,14 @@
  * shares, and, when asked, every request this generator would issue (index, scheduled offset of the open loop, and
  * prompt), which is how shard schedules are shown to be disjoint parts of the unsharded one.
  */
+import { LOAD_LINE_FORMATS } from "../contract/mod.ts";
 import { ownIndex, shardShare } from "./generator.ts";
 import { prepareLoadTest } from "./load_run.ts";
 import type { LoadTestDeps, LoadTestOptions } from "./_load_types.ts";
 import { arrivalOffsets } from "./schedule.ts";
 import { scheduleIdentity, scheduleSha256 } from "./shard.ts";
 
-export const LOAD_PLAN_FORMAT = "strata-load-plan" as const;
+export const LOAD_PLAN_FORMAT = LOAD_LINE_FORMATS.plan;
 
 /** One request the plan issues. */
 export interface PlannedRequest {

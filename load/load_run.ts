@@ -6,6 +6,7 @@
  * stamp, adds the cross-run aggregate (never across a sweep's points), and says how the test ended. Every line is
  * sanitized. What a person sees is rendered by the caller from the hooks' plain data.
  */
+import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../contract/mod.ts";
 import type { MockEngine } from "../mock/mod.ts";
 import { aggregateRuns, type LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
@@ -27,12 +28,12 @@ import {
 } from "./_load_stages.ts";
 import type { LoadTestDeps, LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
 
-export const LOAD_RUN_FORMAT = "strata-load-run" as const;
+export const LOAD_RUN_FORMAT = LOAD_LINE_FORMATS.run;
 /**
  * Version 3 (from 2): the preflight check, cancelled rows and interrupted runs (see LOAD_FORMAT_VERSION).
  * Version 2 (from 1): adds the audits, prompt mix, headroom, drain and shard stamps.
  */
-export const LOAD_RUN_VERSION = 3 as const;
+export const LOAD_RUN_VERSION = LOAD_LINE_VERSIONS[LOAD_RUN_FORMAT];
 
 /** Scripted engine of the self-check: the headroom check's (no service time), 512 slots, 64 visible tokens a request. */
 const SELF_CHECK_ENGINE = headroomEngine(64, 512);

@@ -8,7 +8,7 @@
  * distributions one generator would give for those rows. Offsets count from each shard's epoch, which is the
  * common --start-at; the spread of the shards' wall clocks at their epochs is stated as the window's uncertainty.
  */
-import type { LoadMode } from "../contract/mod.ts";
+import { LOAD_LINE_FORMATS, type LoadMode } from "../contract/mod.ts";
 import { LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
 import { LOAD_RUN_FORMAT } from "./load_run.ts";
 import { LoadLines } from "./load_lines.ts";
@@ -24,7 +24,7 @@ import {
   summarizeSelection,
 } from "./summary.ts";
 
-export const LOAD_MERGE_FORMAT = "strata-load-merge" as const;
+export const LOAD_MERGE_FORMAT = LOAD_LINE_FORMATS.merge;
 /** Default bound on the spread of the shards' epoch wall clocks, seconds. */
 export const DEFAULT_MAX_CLOCK_SPREAD_S = 0.1;
 

@@ -6,10 +6,18 @@
  * visible-output chunks; TPOT is (e2e - ttft) / (completion_tokens - 1) for at least two server-counted tokens.
  * Every null carries a reason in `missing`.
  */
-import type { LoadSample, StreamOutcome } from "../contract/mod.ts";
-import { chunkGaps, reasoningCadence, type TokensFrom } from "../score/mod.ts";
+import {
+  type AnswerState,
+  LOAD_LINE_FORMATS,
+  LOAD_LINE_VERSIONS,
+  type LoadRequestRow,
+  type LoadSample,
+  SENT_ONLY,
+  type StreamOutcome,
+} from "../contract/mod.ts";
+import { chunkGaps, reasoningCadence } from "../score/mod.ts";
 
-export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
+export const LOAD_REQUEST_FORMAT = LOAD_LINE_FORMATS.request;
 /**
  * Version 3 (from 2): a request still in flight when a signal interrupted the load has status "cancelled" (error kind
  * "cancelled", INTERRUPTED_MESSAGE), not "failed"; summaries count such requests apart (counts.cancelled, left out
@@ -21,7 +29,7 @@ export const LOAD_REQUEST_FORMAT = "strata-load-request" as const;
  * may have a null effective_max_concurrency (uncapped open loop) and carry the audits, the prompt mix and the
  * client headroom; aggregates flag unreliable tail percentiles.
  */
-export const LOAD_FORMAT_VERSION = 3 as const;
+export const LOAD_FORMAT_VERSION = LOAD_LINE_VERSIONS[LOAD_REQUEST_FORMAT];
 
 /** How the error message of a request cancelled by the drain limit begins. */
 export const DRAIN_MESSAGE_PREFIX = "cancelled by the drain limit";
@@ -30,72 +38,8 @@ export const DRAIN_MESSAGE_PREFIX = "cancelled by the drain limit";
 export const INTERRUPTED_MESSAGE =
   "still in flight when a signal interrupted the load; cancelled, not counted as a failure";
 
-/**
- * success: the stream finished; failed: it did not; dropped: never sent; cancelled: in flight when a signal
- * interrupted the load (neither a success nor a failure of the server).
- */
-export type LoadRowStatus = "success" | "failed" | "dropped" | "cancelled";
-/** Of a success: visible output arrived, only reasoning until the length cap, or nothing at all. */
-export type AnswerState = "answered" | "reasoning_truncated" | "no_output_token";
-
-export interface LoadRequestRow {
-  format: typeof LOAD_REQUEST_FORMAT;
-  version: typeof LOAD_FORMAT_VERSION;
-  phase: "warmup" | "measure";
-  index: number;
-  endpoint: string;
-  endpoint_index: number;
-  prompt_index: number;
-  status: LoadRowStatus;
-  answer: AnswerState | null;
-  finish_reason: string | null;
-  error: { kind: string; message: string } | null;
-  scheduled_offset_s: number | null;
-  send_offset_s: number | null;
-  /** Actual send minus scheduled send (open loop), seconds. */
-  lateness_s: number | null;
-  /** Lateness above the configured threshold. */
-  late: boolean;
-  /** Terminal time (completion, error or cancel) from the epoch: send_offset_s + end. */
-  end_offset_s: number | null;
-  latency_s: number | null;
-  co_latency_s: number | null;
-  ttft_s: number | null;
-  /** "stream": the first nonempty delta; "http_first_byte": response headers (--infer-ttft-from-first-byte). */
-  ttft_source: "stream" | "http_first_byte" | null;
-  first_byte_s: number | null;
-  connect_s: number | null;
-  prefill_s: number | null;
-  first_reasoning_s: number | null;
-  first_answer_s: number | null;
-  tpot_s: number | null;
-  /** Gaps between successive visible-output chunks (the answer's ITL), seconds, rounded to the microsecond. */
-  itl_s: number[] | null;
-  /**
-   * The reasoning cadence, for a request that streamed reasoning: first reasoning delta to first answer delta
-   * (thinking time); the gaps between reasoning chunks (reasoning ITL, rounded to the microsecond); and the mean
-   * gap per reasoning chunk, first to last (reasoning TPOT: one token an event, as llama.cpp streams). Answer
-   * TPOT is the same over the answer's chunks (TPOT above counts every completion token, reasoning included).
-   * Absent from rows written before the cadence was recorded (read as null).
-   */
-  thinking_s?: number | null;
-  reasoning_itl_s?: number[] | null;
-  reasoning_tpot_s?: number | null;
-  answer_tpot_s?: number | null;
-  /**
-   * What reasoning_tpot_s and answer_tpot_s divided by: "engine", the engine's running predicted_n differences
-   * (every stamped chunk carried one, as llama.cpp sends with timings_per_token); "events", one token a chunk.
-   * Absent from rows written before it was recorded.
-   */
-  tokens_from?: TokensFrom | null;
-  /** Server-reported prompt and completion tokens (completion includes reasoning). */
-  input_tokens: number | null;
-  output_tokens: number | null;
-  token_source: string | null;
-  in_flight_at_send: number;
-  /** Field name -> why it is null. */
-  missing: Record<string, string>;
-}
+/** The row, its status and answer state: the load line contract's (contract/load_lines.ts). */
+export type { AnswerState, LoadRequestRow, LoadRowStatus } from "../contract/mod.ts";
 
 export interface LoadRowOptions {
   /** Lateness above this counts a request late, seconds (default 0.002). */
@@ -203,33 +147,6 @@ export function buildLoadRow(sample: LoadSample, options: LoadRowOptions = {}): 
   }
   return row;
 }
-
-/** Columns a dropped request cannot have. */
-const SENT_ONLY = [
-  "answer",
-  "finish_reason",
-  "send_offset_s",
-  "end_offset_s",
-  "latency_s",
-  "co_latency_s",
-  "ttft_s",
-  "ttft_source",
-  "first_byte_s",
-  "connect_s",
-  "prefill_s",
-  "first_reasoning_s",
-  "first_answer_s",
-  "tpot_s",
-  "itl_s",
-  "thinking_s",
-  "reasoning_itl_s",
-  "reasoning_tpot_s",
-  "answer_tpot_s",
-  "tokens_from",
-  "input_tokens",
-  "output_tokens",
-  "token_source",
-] as const;
 
 function droppedRow(base: RowBase, dropReason: string | null): LoadRequestRow {
   const reason = `dropped: ${dropReason ?? "not sent"}`;

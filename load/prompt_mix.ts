@@ -3,10 +3,11 @@
  * set's and the selection's SHA-256, the seed, the profile and its version) and how the achieved sequence lengths,
  * as the server counted them over the measured successes, compare with the targets.
  */
+import { LOAD_LINE_FORMATS } from "../contract/mod.ts";
 import type { PreparedWorkload } from "./prepare.ts";
 import type { EndpointLoadSummary, LengthTarget } from "./summary.ts";
 
-export const PROMPT_MIX_FORMAT = "strata-load-prompt-mix" as const;
+export const PROMPT_MIX_FORMAT = LOAD_LINE_FORMATS.promptMix;
 
 /** The report of one run's mix; its numbers are the summary's own (the same distribution objects). */
 export function promptMixReport(

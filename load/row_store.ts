@@ -5,28 +5,14 @@
  * complete and are not kept; exact distributions are computed from these columns (score/describeSortedRuns),
  * so an hour of load fits in bounded memory with the same numbers a list of rows would give.
  */
+import { NUMERIC_COLUMNS } from "../contract/mod.ts";
 import { Column } from "./_columns.ts";
 import { type AnswerState, DRAIN_MESSAGE_PREFIX, type LoadRequestRow, type LoadRowStatus } from "./metrics.ts";
 
 const STATUS: readonly LoadRowStatus[] = ["success", "failed", "dropped", "cancelled"];
 const ANSWER: readonly (AnswerState | null)[] = [null, "answered", "reasoning_truncated", "no_output_token"];
 
-/** The numeric row columns a summary reads; null is stored as NaN. */
-export const NUMERIC_COLUMNS = [
-  "scheduled_offset_s",
-  "send_offset_s",
-  "end_offset_s",
-  "lateness_s",
-  "latency_s",
-  "co_latency_s",
-  "ttft_s",
-  "first_byte_s",
-  "first_reasoning_s",
-  "first_answer_s",
-  "tpot_s",
-  "input_tokens",
-  "output_tokens",
-] as const;
+export { NUMERIC_COLUMNS };
 export type NumericColumn = typeof NUMERIC_COLUMNS[number];
 
 /** The reasoning cadence's scalar columns, kept only for successes that streamed reasoning (other rows add none). */

@@ -4,21 +4,23 @@
  * goodput and token throughput divide by it. Throughput bins are fixed-width over send offsets (open loop: the
  * scheduled offsets), each divided by its actual width. Distributions use successes of the measure phase only.
  */
+import type Type from "typebox";
 import { describeSortedRuns, type DistSummary } from "../score/mod.ts";
 import { LOAD_FORMAT_VERSION } from "./metrics.ts";
 import { type CadenceColumn, type NumericColumn, RowStore } from "./row_store.ts";
-import type { LoadMode } from "../contract/mod.ts";
-import { binsOf, concurrencyOf, type ObservedConcurrency, type ThroughputBin } from "./throughput.ts";
+import {
+  type EndpointLoadSummary,
+  type LengthCheck,
+  LOAD_LINE_FORMATS,
+  LOAD_SUMMARY,
+  type LoadDistributions,
+  type LoadMode,
+  type Slo,
+} from "../contract/mod.ts";
+import { binsOf, concurrencyOf } from "./throughput.ts";
 
-export const LOAD_SUMMARY_FORMAT = "strata-load-summary" as const;
+export const LOAD_SUMMARY_FORMAT = LOAD_LINE_FORMATS.summary;
 export const POOLED_LABEL = "pooled_mixture" as const;
-
-/** Service-level objectives for goodput; an unset one is not checked. */
-export interface Slo {
-  ttftS?: number;
-  tpotS?: number;
-  e2eS?: number;
-}
 
 /** A sequence-length target: the stat of achieved lengths must lie within tolerance x target of the target. */
 export interface LengthTarget {
@@ -28,76 +30,8 @@ export interface LengthTarget {
   stat: "mean" | "median";
 }
 
-export interface LengthCheck {
-  target: number;
-  tolerance: number;
-  stat: "mean" | "median";
-  achieved: number | null;
-  /** The achieved stat lies within tolerance. */
-  within: boolean | null;
-  /** Measured successes whose own length lies outside tolerance. */
-  mismatches: number;
-  checked: number;
-}
-
-export interface LoadDistributions {
-  latency_s: DistSummary;
-  co_latency_s: DistSummary;
-  ttft_s: DistSummary;
-  first_byte_s: DistSummary;
-  first_reasoning_s: DistSummary;
-  first_answer_s: DistSummary;
-  tpot_s: DistSummary;
-  itl_s: DistSummary;
-  /** The reasoning cadence (see LoadRequestRow): thinking time, reasoning ITL and TPOT, answer TPOT. */
-  thinking_s: DistSummary;
-  reasoning_itl_s: DistSummary;
-  reasoning_tpot_s: DistSummary;
-  answer_tpot_s: DistSummary;
-  lateness_s: DistSummary;
-  input_tokens: DistSummary;
-  output_tokens: DistSummary;
-}
-
-export interface EndpointLoadSummary {
-  label: string;
-  counts: {
-    attempted: number;
-    succeeded: number;
-    failed: number;
-    dropped: number;
-    late: number;
-    answered: number;
-    reasoning_truncated: number;
-    no_output_token: number;
-    /** Sent, still in flight at the end of the measured window plus the drain limit, and cancelled (failed). */
-    cancelled_at_drain: number;
-    /**
-     * Sent, and still in flight when a signal interrupted the load: cancelled, neither succeeded nor failed (left
-     * out of failed and of the error rate).
-     */
-    cancelled: number;
-    /** Successes without a TTFT (the TTFT audit's count). */
-    without_ttft: number;
-  };
-  window_s: number | null;
-  error_rate: number | null;
-  drop_rate: number | null;
-  requests_per_s: number | null;
-  output_tokens_per_s: number | null;
-  input_tokens_per_s: number | null;
-  goodput_requests_per_s: number | null;
-  /** Open loop: measured sends over their span ((n - 1) / (last send - first send)). */
-  achieved_send_rate_per_s: number | null;
-  bin_width_s: number;
-  bins: ThroughputBin[];
-  distributions: LoadDistributions;
-  concurrency: ObservedConcurrency;
-  isl: LengthCheck | null;
-  osl: LengthCheck | null;
-  /** Field -> why it is null. */
-  missing: Record<string, string>;
-}
+/** The summaries' shapes are the load line contract's (contract/load_lines.ts). */
+export type { EndpointLoadSummary, LengthCheck, LoadDistributions, LoadPhases, Slo } from "../contract/mod.ts";
 
 export interface LoadSummaryOptions {
   mode: LoadMode;
@@ -112,44 +46,9 @@ export interface LoadSummaryOptions {
   config?: Record<string, unknown>;
 }
 
-/** How each phase of one run ended (the JSONL summary's `phases`; the console's phases line). */
-export interface LoadPhases {
-  /** "completed"; "limit" when --warmup-limit-s cancelled it (nothing measured); "none" without warm-up. */
-  warmup: { ended: "completed" | "limit" | "none" | "interrupted"; seconds: number; limit_s: number | null };
-  /** Why measured issuance stopped; "not-started" after a warm-up that overran. */
-  measure: { ended: "requests" | "duration" | "interrupted" | "not-started"; seconds: number };
-  /** In-flight requests after issuance stopped: the limit, and how many it cancelled. */
-  drain: { limit_s: number | null; cancelled: number };
-}
-
-export interface LoadSummary {
-  format: typeof LOAD_SUMMARY_FORMAT;
-  version: typeof LOAD_FORMAT_VERSION;
-  mode: LoadMode;
-  effective_max_concurrency: number | null;
-  /** Why effective_max_concurrency is null. */
-  effective_max_concurrency_missing?: string;
-  slo: Slo;
-  config: Record<string, unknown>;
-  /** All endpoints together: the endpoint's own label with one endpoint, pooled_mixture with several. */
-  overall: EndpointLoadSummary;
-  /** One per endpoint, in --url order (also when there is one). */
-  endpoints: EndpointLoadSummary[];
-  /**
-   * Present when a signal stopped this run before its plan was done: what stopped it and what that means; the
-   * numbers cover only what ended before it.
-   */
-  interrupted?: { by: string; note: string };
-  /** The run's audits (TTFT, reasoning truncation, warm-up), when the conductor ran them. */
+/** One run's summary line (the contract's LOAD_SUMMARY), its audits typed as the conductor stamps them. */
+export interface LoadSummary extends Omit<Type.Static<typeof LOAD_SUMMARY>, "run" | "audits"> {
   audits?: LoadAudits;
-  /** Achieved ISL/OSL against the workload's targets, with the prompt set's provenance. */
-  prompt_mix?: Record<string, unknown>;
-  /** The client's measured ceiling for this workload's shape and the run's ratio to it. */
-  client_headroom?: Record<string, unknown>;
-  /** This generator's shard of a fleet run, with its clock evidence. */
-  shard?: Record<string, unknown>;
-  /** How each phase of the run ended (warm-up, measured issuance, drain), when the generator ran it. */
-  phases?: LoadPhases;
 }
 
 /** The audits stamped on a run's summary. */

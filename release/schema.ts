@@ -1,16 +1,18 @@
 /**
  * `deno task schema`: writes the published JSON Schemas from their one definition in contract/:
- * contract/result.schema.json (results.json, contract/result.ts) and contract/evidence.schema.json (one
- * outputs.jsonl line, contract/evidence.ts). `--check` writes nothing and exits 1 when a committed file differs.
+ * contract/result.schema.json (results.json, contract/result.ts), contract/evidence.schema.json (one
+ * outputs.jsonl line, contract/evidence.ts) and contract/load-lines.schema.json (one line of what load and compare
+ * write, contract/load_lines.ts). `--check` writes nothing and exits 1 when a committed file differs.
  */
 import { fileURLToPath } from "node:url";
-import { evidenceJsonSchema, resultJsonSchema } from "../contract/mod.ts";
+import { evidenceJsonSchema, loadLinesJsonSchema, resultJsonSchema } from "../contract/mod.ts";
 import { args, exit, readTextOutcome, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 
 /** The published schemas: file name in contract/ -> the document it holds. */
 export const SCHEMAS = {
   "result.schema.json": resultJsonSchema,
   "evidence.schema.json": evidenceJsonSchema,
+  "load-lines.schema.json": loadLinesJsonSchema,
 } as const;
 
 /** The exact text of the published schema file `name`. */

@@ -16,7 +16,7 @@ export {
 } from "./request_record.ts";
 export type { BuiltRecord, RecordInput, ScoredRecord } from "./request_record.ts";
 export { classifyOutcome } from "./_outcome.ts";
-export { chunkGaps, reasoningCadence, type TokensFrom } from "./cadence.ts";
+export { chunkGaps, reasoningCadence } from "./cadence.ts";
 export { summarizeRequests } from "./summaries.ts";
 export { countRequests } from "./counts.ts";
 export {

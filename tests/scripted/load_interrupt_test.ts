@@ -10,6 +10,7 @@ import { parseLoadCommand } from "../../cli/load.ts";
 import { parseCompareCommand } from "../../cli/compare.ts";
 import { realLoadDeps, runCompare, runLoadTest } from "../../load/mod.ts";
 import { startMockEngine } from "../../mock/mod.ts";
+import { lineErrors } from "../unit/contract/_load_lines.ts";
 
 Deno.test("a load interrupted mid-run keeps its ended rows, cancels the in-flight ones and says interrupted", async () => {
   const dir = await mkdtemp(join(tmpdir(), "strata-interrupt-"));
@@ -56,6 +57,7 @@ Deno.test("a load interrupted mid-run keeps its ended rows, cancels the in-fligh
     assert.equal(summary.overall.counts.succeeded, rows.filter((r) => r.status === "success").length);
     const last = lines.at(-1);
     assert.deepEqual([last.kind, last.by, last.runs_planned, last.runs_ended], ["interrupted", "SIGINT", 2, 1]);
+    for (const [i, line] of lines.entries()) assert.deepEqual(lineErrors(line), [], `line ${i + 1}`);
   } finally {
     await engine.close();
     await rm(dir, { recursive: true, force: true });
@@ -107,6 +109,7 @@ Deno.test("a comparison interrupted mid-measurement gives no verdict, keeps what
     assert.equal(summaries[0].interrupted, undefined);
     assert.equal(summaries[1].interrupted.by, "SIGTERM");
     assert.equal(lines.at(-1).kind, "interrupted");
+    for (const [i, line] of lines.entries()) assert.deepEqual(lineErrors(line), [], `line ${i + 1}`);
     assert.equal(lines.filter((l) => l.kind === "noise-floor").length, 0);
   } finally {
     await baseline.close();

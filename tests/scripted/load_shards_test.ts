@@ -13,6 +13,7 @@ import { MergeRefusal } from "../../load/merge.ts";
 import { summarizeStore } from "../../load/summary.ts";
 import { RowStore } from "../../load/row_store.ts";
 import { describeDistribution } from "../../score/mod.ts";
+import { lineErrors } from "../unit/contract/_load_lines.ts";
 
 const mergeDeps = {
   openRead: async (path: string) => {
@@ -74,6 +75,7 @@ Deno.test("merged shards give exactly the union's distributions; a missing, doub
     );
     for (const o of outcomes) assert.equal(o.status, "ok");
     const merged = await mergeShardFiles(files, mergeDeps);
+    assert.deepEqual(lineErrors(JSON.parse(JSON.stringify(merged))), [], "the merge satisfies the published schema");
     const rows: LoadRequestRow[] = [];
     for (const f of files) {
       for (const line of (await readFile(f, "utf8")).trim().split("\n")) {

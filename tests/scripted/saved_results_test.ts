@@ -23,6 +23,7 @@ import {
   SavedResultsRefusal,
 } from "../../load/mod.ts";
 import { latencyCurveSpec, renderChartSvg } from "../../report/mod.ts";
+import { lineErrors } from "../unit/contract/_load_lines.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const ENGINE = {
@@ -69,6 +70,18 @@ Deno.test({
     const engines = [await startMockEngine({ ...ENGINE, decodeTps: 200 }), await startMockEngine(ENGINE)];
     try {
       const { load, loaded, compare, compared, compareOptions } = await savedFiles(dir, engines);
+
+      await t.step("every line load and compare wrote satisfies the published load line schema", async () => {
+        for (const file of [load, compare]) {
+          const lines = (await readFile(file, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+          const formats = new Set(lines.map((l) => l.format));
+          for (const [i, line] of lines.entries()) assert.deepEqual(lineErrors(line), [], `${file} line ${i + 1}`);
+          const mixes = lines.filter((l) => l.prompt_mix !== undefined).map((l) => l.prompt_mix);
+          for (const mix of mixes) assert.deepEqual(lineErrors(mix), [], "a summary's prompt mix");
+          if (file === load) assert.equal(mixes.length, 2, "each run's summary carries its prompt mix");
+          assert.ok(formats.size >= 3, [...formats].join());
+        }
+      });
 
       await t.step("a saved load result holds the run's own summaries and its measured rows", async () => {
         const saved = await readSavedResults(load);

@@ -29,7 +29,7 @@ function assertKnownKeywords(node: SchemaNode): void {
 }
 
 function resolveRef(root: SchemaNode, ref: string): SchemaNode {
-  const match = /^#\/\$defs\/([a-z_0-9]+)$/.exec(ref);
+  const match = /^#\/\$defs\/([a-z_0-9-]+)$/.exec(ref);
   const defs = root["$defs"] as Record<string, SchemaNode>;
   const target = match ? defs[match[1] as string] : undefined;
   if (!target) throw new Error(`cannot resolve $ref ${ref}`);
