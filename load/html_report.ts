@@ -2,7 +2,7 @@
  * `load --html` and `compare --html`: one self-contained HTML page (inline SVG pictures drawn with report/'s
  * charts, inline CSS, no script, no external reference) that opens offline. For a load test, per run and per
  * endpoint (and pooled when several were loaded): latency CDFs (E2E, TTFT, TPOT, ITL, coordinated-omission
- * latency) of the measured successes, throughput over time from the summary's bins, and requests in flight over
+ * latency) of the measured successes, throughput over time binned by completion, and requests in flight over
  * time; a table of the summary's distributions beside them, with goodput, errors and lateness. For a gate: each
  * point's baseline and candidate with the gate band. Both pages open with the configuration block (what was run)
  * and, across several load levels, the throughput-versus-latency curve. Metric names and units are the console's
@@ -14,7 +14,8 @@ import type { LoadRunResult } from "./execute.ts";
 import type { CompareMetric, CompareResult } from "./gate.ts";
 import { configurationBlock, escapeHtml, ms, number, page, type PageContext, sloText } from "./_html_parts.ts";
 import { curvePoints } from "./saved_report.ts";
-import { eachRow, type EndpointLoadSummary, POOLED_LABEL, type RowSelection } from "./summary.ts";
+import { eachRow, type EndpointLoadSummary, POOLED_LABEL, type RowSelection, type Slo } from "./summary.ts";
+import { completionBins } from "./throughput.ts";
 
 /** Above this many measured requests the in-flight picture is left out (its step list would be too large). */
 const MAX_IN_FLIGHT_REQUESTS = 1_000_000;
@@ -70,46 +71,80 @@ function cdfOf(
   return { points: empiricalCdf(sample), n: sample.length };
 }
 
-/** The CDF picture of one metric; null where no request measured it (the table says "not measured"). */
+/** The SLO a CDF's metric is held to (--slo-*-ms), by metric. */
+const SLO_OF: Partial<Record<typeof CDF_METRICS[number][0], keyof Slo>> = {
+  latency_s: "e2eS",
+  ttft_s: "ttftS",
+  tpot_s: "tpotS",
+};
+
+/**
+ * The CDF picture of one metric, with its SLO as a dashed rule where one was set (goodput counts the requests left
+ * of it); null where no request measured it (the table says "not measured").
+ */
 function cdfChart(
   parts: readonly RowSelection[],
   metric: typeof CDF_METRICS[number][0],
   title: string,
+  slo: Slo,
 ): ChartSpec | null {
   const cdf = cdfOf(parts, metric);
   if (cdf.n === 0) return null;
   const values = cdf.points.map((p) => ({ ms: p.value * 1000, fraction: p.fraction }));
-  return {
-    title: `${title} CDF (n=${cdf.n})`,
-    width: 260,
-    height: 150,
+  const sloS = SLO_OF[metric] === undefined ? undefined : slo[SLO_OF[metric]!];
+  const sloMs = sloS === undefined ? [] : [sloS * 1000];
+  const x = {
+    field: "ms",
+    type: "quantitative",
+    title: "ms",
+    scale: xScale([...values.map((v) => v.ms), ...sloMs], 1),
+  };
+  const curve = {
     data: { values },
     mark: { type: "line", interpolate: "step-after", color: "#4c78a8" },
-    encoding: {
-      x: { field: "ms", type: "quantitative", title: "ms", scale: xScale(values.map((v) => v.ms), 1) },
-      y: { field: "fraction", type: "quantitative", title: "fraction ≤ x", scale: { domain: [0, 1] } },
-    },
+    encoding: { x, y: { field: "fraction", type: "quantitative", title: "fraction ≤ x", scale: { domain: [0, 1] } } },
+  };
+  const rule = {
+    data: { values: sloMs.map((ms) => ({ ms })) },
+    mark: { type: "rule", color: "#e45756", strokeDash: [4, 3] },
+    encoding: { x: { ...x, title: "ms" } },
+  };
+  return {
+    title: `${title} CDF (n=${cdf.n})${sloMs.length > 0 ? `, SLO ${number(sloMs[0]!)} ms` : ""}`,
+    width: 260,
+    height: 150,
+    ...(sloMs.length > 0 ? { layer: [curve, rule] } : curve),
   } as unknown as ChartSpec;
 }
 
+/** Seconds as a bin width is titled: "2 s", "0.5 s", "1.37 s". */
+const seconds = (s: number) => `${Number(s.toPrecision(3))} s`;
+
 function overTimeCharts(parts: readonly RowSelection[], summary: EndpointLoadSummary): ChartSpec[] {
-  const bins = summary.bins.map((b) => ({
-    t: b.start_s,
-    rps: b.requests_per_s,
-    tps: b.output_tokens_per_s,
-  }));
   const sent: { startS: number; endS: number }[] = [];
-  let first = Infinity;
+  const ends: number[] = [], tokens: number[] = [];
+  let first = Infinity, last = -Infinity;
   let total = 0;
   for (const p of parts) total += p.store.size;
-  if (total <= MAX_IN_FLIGHT_REQUESTS) {
-    eachRow(parts, (store, i) => {
-      const start = store.numeric.send_offset_s.at(i), end = store.numeric.end_offset_s.at(i);
-      if (Number.isNaN(start) || Number.isNaN(end)) return;
-      sent.push({ startS: start, endS: end });
-      first = Math.min(first, start);
-    });
-  }
+  eachRow(parts, (store, i) => {
+    const start = store.numeric.send_offset_s.at(i), end = store.numeric.end_offset_s.at(i);
+    if (Number.isNaN(start) || Number.isNaN(end)) return;
+    if (total <= MAX_IN_FLIGHT_REQUESTS) sent.push({ startS: start, endS: end });
+    [first, last] = [Math.min(first, start), Math.max(last, end)];
+    if (store.statusAt(i) !== "success") return;
+    ends.push(end);
+    tokens.push(store.numeric.output_tokens.at(i));
+  });
+  // Throughput by completion over the whole window, in bins at least as long as a typical request (the summary's
+  // own bins follow the methodology: by send time, which stops where the last request was sent).
+  const { width_s, bins } = completionBins(
+    ends.map((e) => e - first),
+    tokens,
+    last - first,
+    summary.distributions.latency_s.p50,
+    summary.bin_width_s,
+  );
+  const binned = bins.map((b) => ({ t: b.mid_s, rps: b.requests_per_s, tps: b.output_tokens_per_s }));
   const steps = levelOverTime(sent.map((r) => ({ startS: r.startS - first, endS: r.endS - first })))
     .map((s) => ({ t: s.startS, level: s.level }));
   const line = (title: string, values: { t: number }[], field: string, yTitle: string, step: boolean) => ({
@@ -125,12 +160,13 @@ function overTimeCharts(parts: readonly RowSelection[], summary: EndpointLoadSum
         title: "s since the first measured send",
         scale: xScale(values.map((v) => v.t), summary.bin_width_s),
       },
-      y: { field, type: "quantitative", title: yTitle },
+      y: { field, type: "quantitative", title: yTitle, scale: { zero: true } },
     },
   });
+  const by = `by completion, ${seconds(width_s)} bins`;
   return [
-    line(`Completed requests/s per ${summary.bin_width_s} s bin`, bins, "rps", "requests/s", false),
-    line(`Output tokens/s per ${summary.bin_width_s} s bin`, bins, "tps", "tokens/s", false),
+    line(`Completed requests/s (${by})`, binned, "rps", "requests/s", false),
+    line(`Output tokens/s (${by})`, binned, "tps", "tokens/s", false),
     line(
       total <= MAX_IN_FLIGHT_REQUESTS
         ? "Requests in flight"
@@ -230,7 +266,7 @@ export async function renderLoadHtml(
     }
     for (const view of views) {
       const charts = [
-        ...CDF_METRICS.map(([m, t]) => cdfChart(view.parts, m, t)).filter((c) => c !== null),
+        ...CDF_METRICS.map(([m, t]) => cdfChart(view.parts, m, t, run.summary.slo)).filter((c) => c !== null),
         ...overTimeCharts(view.parts, view.summary),
       ];
       parts.push(
@@ -325,7 +361,8 @@ function gateChart(result: CompareResult, metric: "output_tokens_per_s" | "tpot_
     }, { point: `${p.workload} c=${p.concurrency}`, side: "candidate", value: gateValue(metric, m.candidate) }];
   });
   const x = { field: "point", type: "nominal", title: "concurrency point", sort: null, axis: { labelAngle: 0 } };
-  const y = { field: "value", type: "quantitative", title: label, scale: { zero: false, nice: true } };
+  // From zero: a panel fitted to its two values makes a 1% difference fill it (the band shows what the gate allows).
+  const y = { field: "value", type: "quantitative", title: label, scale: { zero: true, nice: true } };
   return {
     title: `${name}${metric === "ttft_p50_s" ? " (informational, not gated)" : ": candidate against the gate band"}`,
     width: 300,

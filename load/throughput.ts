@@ -3,24 +3,9 @@
  * divided by its actual width), and the time-weighted in-flight level from send/terminal intervals.
  */
 
-export interface ThroughputBin {
-  start_s: number;
-  width_s: number;
-  completed: number;
-  output_tokens: number | null;
-  requests_per_s: number | null;
-  output_tokens_per_s: number | null;
-}
-
-export interface ObservedConcurrency {
-  /** Time-weighted over the window. */
-  mean: number | null;
-  /** Time-weighted median in-flight level. */
-  p50: number | null;
-  max: number;
-  /** Share of the window spent at the cap; null for a single endpoint of several (the cap is shared). */
-  cap_engaged_fraction: number | null;
-}
+/** A bin of completions and the in-flight levels over the window: the load line contract's shapes. */
+export type { ObservedConcurrency, ThroughputBin } from "../contract/mod.ts";
+import type { ObservedConcurrency, ThroughputBin } from "../contract/mod.ts";
 
 /**
  * Fixed-width bins over the offsets of `count` points, measured from the first one, each divided by its actual
@@ -104,4 +89,58 @@ export function concurrencyOf(starts: Float64Array, ends: Float64Array, capLevel
     }
   }
   return { mean: weighted / total, p50, max, cap_engaged_fraction: capLevel === null ? null : atCap / total };
+}
+
+/** Completions in one bin of the whole window, by completion time (the page's throughput over time). */
+export interface CompletionBin {
+  /** The bin's middle, seconds since the first measured send. */
+  mid_s: number;
+  completed: number;
+  requests_per_s: number;
+  /** Null when a success in the bin has no server-counted output tokens. */
+  output_tokens_per_s: number | null;
+}
+
+/** The smallest of 1, 2, 5 x 10^k (k >= -1) that is at least `s`. */
+function niceAtLeast(s: number): number {
+  for (let scale = 0.1;; scale *= 10) {
+    for (const step of [1, 2, 5]) if (step * scale >= s - 1e-12) return step * scale;
+  }
+}
+
+/**
+ * Throughput over time binned by completion: equal bins covering the whole window (first measured send to the last
+ * terminal event), each at least `minWidthS` and at least the typical request's length (its median E2E latency,
+ * rounded up to 1, 2 or 5 x 10^k s), so that a closed loop of long requests is not drawn as a 0/1 saw-tooth. The
+ * width is then stretched so that a whole number of bins fills the window: no partial bin spikes at the end.
+ * `ends` are the successes' completion offsets and `tokens` their output tokens (NaN: not counted), in the window.
+ */
+export function completionBins(
+  ends: ArrayLike<number>,
+  tokens: ArrayLike<number>,
+  windowS: number,
+  typicalS: number | null,
+  minWidthS: number,
+): { width_s: number; bins: CompletionBin[] } {
+  if (!(windowS > 0)) return { width_s: minWidthS, bins: [] };
+  const wanted = niceAtLeast(Math.max(minWidthS, typicalS ?? 0));
+  const n = Math.max(1, Math.floor(windowS / wanted + 1e-9));
+  const width = windowS / n;
+  const done = new Float64Array(n), sum = new Float64Array(n);
+  for (let i = 0; i < ends.length; i++) {
+    const [end, t] = [ends[i] as number, tokens[i] as number];
+    const b = Math.min(Math.max(0, Math.floor(end / width)), n - 1);
+    done[b]!++;
+    sum[b] = Number.isNaN(t) ? Number.NaN : (sum[b] as number) + t;
+  }
+  const bins = Array.from({ length: n }, (_, b) => {
+    const [count, total] = [done[b] as number, sum[b] as number];
+    return {
+      mid_s: (b + 0.5) * width,
+      completed: count,
+      requests_per_s: count / width,
+      output_tokens_per_s: Number.isNaN(total) ? null : total / width,
+    };
+  });
+  return { width_s: width, bins };
 }

@@ -1,9 +1,9 @@
 /**
- * The comparison picture (comparison.ts) as a Vega-Lite spec: per group one row of panels per case, one panel per
- * metric, every configuration of the case on that panel's one axis. Cells and deltas read as in the tables
+ * The comparison picture (comparison.ts) as a Vega-Lite spec: per group and case one panel per metric, one under
+ * another, every configuration of the case on that panel's one axis. Cells and deltas read as in the tables
  * (comparison_render.ts).
  */
-import { type ChartSpec, spreadScale } from "./charts.ts";
+import type { ChartSpec } from "./charts.ts";
 import type { Comparison, ComparisonGroup } from "./comparison.ts";
 import type { DeltaMetric } from "./comparison_delta.ts";
 import {
@@ -20,6 +20,11 @@ import { fixed, oneLine } from "./_format.ts";
 
 /** A picture's metrics per case: rates, TTFT, and the optional stage's round aggregate. */
 const PICTURED: readonly DeltaMetric[] = ["prompt_tps", "decode_tps", "ttft_s", "round_aggregate_tps"];
+
+/** The widest the picture may be (a laptop screen), the panel's plot and the room left for its row labels. */
+export const PICTURE_WIDTH_PX = 1280;
+const PANEL_WIDTH_PX = 360;
+const LABEL_LIMIT_PX = PICTURE_WIDTH_PX - PANEL_WIDTH_PX - 120;
 
 /** The panel of one case and metric: every configuration (each status) on one axis, the delta in the subtitle. */
 function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, index: number): object | null {
@@ -54,12 +59,14 @@ function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, 
       `${change} (95% ${interval}): ${verdict}`;
   });
   const name = DELTA_NAMES[metric];
-  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: 480 } };
-  const x = { type: "quantitative", title: name, scale: spreadScale(values.flatMap((v) => [v.min, v.max])) };
+  // Labels whole (their numbers are the row's), the value axis from zero: a fitted axis makes a small difference look
+  // large. One panel a row keeps the picture within PICTURE_WIDTH_PX whatever the labels' length.
+  const y = { field: "label", type: "nominal", sort: null, title: null, axis: { labelLimit: LABEL_LIMIT_PX } };
+  const x = { type: "quantitative", title: name, scale: { zero: true, nice: true } };
   const color = { field: "config", type: "nominal", title: "configuration" };
   return {
     title: { text: `Group ${index + 1}, ${caseId}: ${name}`, subtitle: subtitle.length > 0 ? subtitle : [""] },
-    width: 260,
+    width: PANEL_WIDTH_PX,
     height: { step: 22 },
     data: { values },
     layer: [
@@ -74,8 +81,8 @@ function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, 
 }
 
 /**
- * The comparison picture: per group one row of panels per case, one panel per metric (prompt and decode tok/s,
- * TTFT, the round aggregate), every configuration on that panel's one axis: a dot at the median, a bar over
+ * The comparison picture: per group and case one panel per metric (prompt and decode tok/s, TTFT, the round
+ * aggregate), one under another, every configuration on that panel's one axis (from zero): a dot at the median, a bar over
  * min-max, and per run a tick where the runs disagree (no pooled dot then). Each row's label carries its numbers;
  * each panel's subtitle says B against A with its interval, or "not resolved".
  */
@@ -83,8 +90,7 @@ export function comparisonSpec(comparison: Comparison): ChartSpec {
   const rows = comparison.groups.flatMap((group, index) => {
     const cases = [...new Set(group.sections.flatMap((s) => s.rows.map((r) => r.caseId)))];
     return cases.flatMap((caseId) => {
-      const panels = PICTURED.map((m) => casePanel(group, caseId, m, index)).filter((p) => p !== null);
-      return panels.length === 0 ? [] : [{ hconcat: panels }];
+      return PICTURED.map((m) => casePanel(group, caseId, m, index)).filter((p) => p !== null);
     });
   });
   const banner = simulatedBanner(comparison);

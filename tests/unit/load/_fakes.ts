@@ -19,7 +19,6 @@ export interface OutcomeSpec {
   chunkOffsetsS?: number[];
 }
 
-/** A StreamOutcome with exactly the given facts. */
 /** A measured load sample around `o`, with the fields a test does not care about at their plainest. */
 export function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {}): LoadSample {
   return {
@@ -39,6 +38,7 @@ export function sample(o: StreamOutcome | null, extra: Partial<LoadSample> = {})
   };
 }
 
+/** A StreamOutcome with exactly the given facts. */
 export function outcome(spec: OutcomeSpec): StreamOutcome {
   const usage = spec.completionTokens === null || spec.completionTokens === undefined
     ? null

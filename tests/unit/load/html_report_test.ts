@@ -3,6 +3,10 @@ import { startMockEngine } from "../../../mock/mod.ts";
 import { parseLoadCommand } from "../../../cli/load.ts";
 import { realLoadDeps, renderCompareHtml, renderLoadHtml, runLoadTest } from "../../../load/mod.ts";
 import { compareLoad } from "../../../load/gate.ts";
+import { buildLoadRow } from "../../../load/metrics.ts";
+import { RowStore } from "../../../load/row_store.ts";
+import { summarizeStore } from "../../../load/summary.ts";
+import { outcome, sample } from "./_fakes.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 
@@ -40,7 +44,8 @@ Deno.test(
     assert.match(html, /<td>Coordinated-omission latency<\/td><td>0<\/td><td>not measured<\/td>/);
     assert.match(html, /goodput not measured \(no SLO configured/);
     assert.match(html, /errors: 0 failed, 0 dropped \(error rate 0\.00%\)/);
-    assert.ok(html.includes("Requests in flight") && html.includes("Output tokens/s per 1 s bin"));
+    assert.ok(html.includes("Requests in flight"));
+    assert.match(html, /Output tokens\/s \(by completion, [\d.e-]+ s bins\)/);
     const pooled = outcome.runs[0]!.summary.overall;
     assert.ok(html.includes(`${pooled.counts.succeeded} of ${pooled.counts.attempted} measured requests succeeded`));
     assert.match(html, /E2E latency CDF \(n=16\)/);
@@ -65,6 +70,12 @@ Deno.test(
     assert.doesNotMatch(html, /tpot_p50_s|output_tokens_per_s/, "no raw keys");
     assert.ok(html.includes("candidate against the gate band"));
     assert.equal((html.match(/<svg /g) ?? []).length, 1);
+    // Every panel's value axis starts at zero, the informational TTFT one too: none is zoomed onto its two values.
+    const axes = [
+      ...html.matchAll(/aria-label="Y-axis titled '([^']+)' for a linear scale with values from ([\d.]+) to/g),
+    ];
+    assert.deepEqual(axes.map((m) => m[1]), ["Output tok/s", "TPOT p50 (ms)", "TTFT p50 (ms)"]);
+    assert.deepEqual(axes.map((m) => Number(m[2])), [0, 0, 0]);
   },
 );
 
@@ -149,4 +160,75 @@ Deno.test("a sweep's page heads each point's section by its level; repeats stay 
   } finally {
     await engine.close();
   }
+});
+
+/** The (t, value) points a page's over-time chart of `yTitle` draws, read back from the SVG marks' labels. */
+function drawn(html: string, yTitle: string): [number, number][] {
+  const labels = html.matchAll(
+    new RegExp(`aria-label="s since the first measured send: ([\\d.e-]+); ${yTitle}: ([\\d.e-]+)"`, "g"),
+  );
+  // The line itself carries its first point's label too: each point is counted once.
+  const points = new Map([...labels].map((m) => [Number(m[1]), Number(m[2])]));
+  return [...points.entries()];
+}
+
+Deno.test("the throughput picture is binned by completion over the whole window, read back from the drawing", async () => {
+  // A closed loop at concurrency 1: 13 requests of 1.9 s sent every 2 s, 40 output tokens each.
+  const rows = Array.from(
+    { length: 13 },
+    (_, i) =>
+      buildLoadRow(sample(outcome({ endS: 1.9, headersS: 0.01, firstDeltaS: 0.1, completionTokens: 40 }), {
+        index: i,
+        send_offset_s: 2 * i + 0.1,
+      })),
+  );
+  const store = RowStore.of(rows);
+  const summary = summarizeStore(store, { mode: "closed", effectiveMaxConcurrency: 1 });
+  const html = await renderLoadHtml([{ store, summary }], "one slow stream");
+  const rps = drawn(html, "requests/s"), tps = drawn(html, "tokens/s");
+  assert.ok(rps.length > 1 && tps.length === rps.length, `${rps.length} points drawn`);
+  // Bins are equal and at least the 1.9 s a request takes (no 0/1 saw-tooth), and the last one ends where the last
+  // request ended (the methodology's send-time bins would stop at the last send, 24.1 s).
+  const width = 2 * rps[0]![0];
+  assert.ok(width >= 1.9, `bins of ${width} s`);
+  assert.match(html, new RegExp(`Completed requests/s \\(by completion, ${Number(width.toPrecision(3))} s bins\\)`));
+  const windowS = rows.at(-1)!.end_offset_s! - rows[0]!.send_offset_s!;
+  assert.ok(Math.abs(rps.at(-1)![0] + width / 2 - windowS) < 1e-6, "to the end of the window");
+  // Each drawn rate is the completions (and their tokens) whose end falls in that bin, over its width.
+  for (const [i, [mid, rate]] of rps.entries()) {
+    const inBin = rows.filter((r) => {
+      const t = r.end_offset_s! - rows[0]!.send_offset_s!;
+      return t >= mid - width / 2 && (t < mid + width / 2 || i === rps.length - 1);
+    });
+    assert.ok(Math.abs(rate - inBin.length / width) < 1e-6, `bin ${i}: drawn ${rate}, measured ${inBin.length}`);
+    assert.ok(Math.abs(tps[i]![1] - 40 * inBin.length / width) < 1e-6, `bin ${i} tokens`);
+    assert.ok(inBin.length >= 1, `bin ${i} is not empty`);
+  }
+  assert.ok(Math.abs(rps.reduce((n, [, v]) => n + v * width, 0) - summary.overall.counts.succeeded) < 1e-6);
+  // The rate axes start at zero.
+  assert.match(html, /Y-axis titled 'requests\/s' for a linear scale with values from 0\.0 to/);
+  assert.match(html, /Y-axis titled 'tokens\/s' for a linear scale with values from 0 to/);
+});
+
+Deno.test("a latency CDF draws its SLO as a rule at the SLO's value; without an SLO there is none", async () => {
+  const rows = Array.from(
+    { length: 20 },
+    (_, i) =>
+      buildLoadRow(sample(outcome({ endS: 0.5 + i / 100, headersS: 0.01, firstDeltaS: 0.1, completionTokens: 40 }), {
+        index: i,
+        send_offset_s: i,
+      })),
+  );
+  const store = RowStore.of(rows);
+  const slo = { ttftS: 0.25, e2eS: 0.6 };
+  const summary = summarizeStore(store, { mode: "closed", effectiveMaxConcurrency: 1, slo });
+  const html = await renderLoadHtml([{ store, summary }], "with an SLO");
+  assert.match(html, /TTFT CDF \(n=20\), SLO 250 ms/);
+  assert.match(html, /E2E latency CDF \(n=20\), SLO 600 ms/);
+  assert.doesNotMatch(html, /TPOT CDF \(n=20\), SLO/, "no TPOT SLO was set");
+  // The rules are drawn at the SLO values, inside their charts' x domains.
+  const rules = [...html.matchAll(/aria-label="ms: ([\d.]+)"/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+  assert.deepEqual(rules, [250, 600]);
+  const none = await renderLoadHtml([{ store, summary: { ...summary, slo: {} } }], "no SLO");
+  assert.doesNotMatch(none, /CDF \(n=20\), SLO|aria-label="ms: [\d.]+"/);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { type ComparedInput, compareResults } from "../../../report/comparison.ts";
-import { comparisonSpec } from "../../../report/comparison_picture.ts";
+import { comparisonSpec, PICTURE_WIDTH_PX } from "../../../report/comparison_picture.ts";
 import {
   renderComparisonCsv,
   renderComparisonJson,
@@ -102,6 +102,12 @@ Deno.test("the comparison picture renders as one SVG with a panel per group, cas
   assert.match(svg, /Group 2, short: decode tok\/s/);
   assert.match(svg, /Group 1, short: TTFT s/);
   assert.match(svg, /B vs A: \+0\.0% \(95% [-+0-9.%]+ to [-+0-9.%]+\): not resolved/, "the delta in the subtitle");
+  // It fits a 1280 px screen, cuts no row label (vega would end it with an ellipsis), and every axis starts at zero.
+  assert.ok(Number(/^<svg [^>]*width="(\d+)"/.exec(svg)![1]) <= PICTURE_WIDTH_PX, svg.slice(0, 200));
+  assert.doesNotMatch(svg, /…/);
+  const axes = [...svg.matchAll(/aria-label="X-axis titled '[^']+' for a linear scale with values from ([\d.]+) to/g)];
+  assert.ok(axes.length >= 4, `${axes.length} panels`);
+  assert.deepEqual([...new Set(axes.map((m) => Number(m[1])))], [0]);
 });
 
 /** Scales every request's decode rate and TTFT of a result (a faster or slower configuration). */
