@@ -106,13 +106,24 @@ function missingOf(result: Result): ResultGlance["missing"] {
   };
 }
 
-/** The result at a glance. */
+/** What interrupted the run (a signal, the parent's exit), as its cancelled requests say; null when nothing did. */
+export function interruptedBy(result: Result): string | null {
+  for (const r of result.requests) {
+    const by = /the run was cancelled \(([^)]+)\)/.exec(r.error?.message ?? "")?.[1];
+    if (by !== undefined && (r.status === "skipped" || r.error?.kind === "cancelled")) return by;
+  }
+  return null;
+}
+
+/** The result at a glance; an interrupted run says so first, before the status its partial evidence earned. */
 export function resultGlance(result: Result): ResultGlance {
   const counts = Object.values(result.request_counts);
   const sum = (key: "planned" | "failed" | "skipped") => counts.reduce((n, c) => n + c[key], 0);
   const reasons = [...nonconformingReasons(result), ...skippedLines(result)];
+  const interrupted = interruptedBy(result);
   return {
-    status: `${result.run.status}${isSimulated(result) ? " (simulated engine)" : ""}; sanity ` +
+    status: `${interrupted === null ? "" : `INTERRUPTED (${interrupted}), `}${result.run.status}` +
+      `${isSimulated(result) ? " (simulated engine)" : ""}; sanity ` +
       `${result.quality.passed}/${result.quality.total}${sanityTally(result)}; ${sum("planned")} requests: ${
         sum("failed")
       } failed, ` +

@@ -218,3 +218,17 @@ Deno.test("load's ending marks a tail percentile that too few samples make unrel
   assert.match(ending(50), /e2e ms {6}p50 [\d.]+ {2}p95 [\d.]+ {2}p99 [\d.]+\*\n/);
   assert.doesNotMatch(ending(100), /\*/);
 });
+
+Deno.test("an interrupted run says so first, before the status its partial evidence earned", async () => {
+  const built = await buildRealisticResult();
+  await built.cleanup();
+  assert.doesNotMatch(resultGlance(built.result).status, /INTERRUPTED/, "a run that was not interrupted");
+  const result = structuredClone(built.result);
+  for (const r of result.requests.slice(-3)) {
+    r.status = "skipped";
+    r.error = { kind: "skipped", message: "skipped: the run was cancelled (SIGINT)" };
+  }
+  const status = resultGlance(result).status;
+  assert.match(status, new RegExp(`^INTERRUPTED \\(SIGINT\\), ${result.run.status}`));
+  assert.match(renderEnding({ ...resultGlance(result), status: `run: ${status}`, next: [], folder: "f" }), /^run: INT/);
+});
