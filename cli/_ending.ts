@@ -5,6 +5,7 @@
  * `ENDING_MAX_LINES` lines, none wider than `ENDING_MAX_COLUMNS`; what does not fit is counted and left to the
  * folder's README.md and `report`.
  */
+import { type StyledText, writeStdoutStyled } from "../runtime/mod.ts";
 
 /** The most lines the ending takes. */
 export const ENDING_MAX_LINES = 15;
@@ -112,4 +113,23 @@ export function renderEnding(ending: Ending, width = ENDING_MAX_COLUMNS, maxLine
   // The folder is a path a script reads back: it is never cut, only the words around it.
   return lines.map((line, i) => (i === lines.length - 1 && ending.folder !== null ? line : clip(line, width)))
     .join("\n") + "\n";
+}
+
+/** Verdict words of a status line and their SGR colour: green for a pass, red for a failure, yellow for partial. */
+const VERDICTS =
+  /\b(ok|PASS|complete)\b|\b(FAIL|SLO MISSED|REFUSED|UNREACHABLE|INTERRUPTED|[A-Z]+-[A-Z-]+|nonconforming)\b|\b(partial)\b/;
+
+/** The rendered ending in pieces: its status line's first verdict word styled (green pass, red failure, yellow). */
+export function verdictPieces(text: string): StyledText[] {
+  const end = text.indexOf("\n");
+  const status = end === -1 ? text : text.slice(0, end);
+  const m = VERDICTS.exec(status);
+  if (m === null) return [{ text }];
+  const style = m[1] !== undefined ? "green" : m[2] !== undefined ? "red" : "yellow";
+  return [{ text: status.slice(0, m.index) }, { text: m[0], style }, { text: text.slice(m.index + m[0].length) }];
+}
+
+/** Prints the ending on stdout, its verdict coloured on a terminal (never with NO_COLOR or when piped). */
+export function printEnding(ending: Ending): void {
+  writeStdoutStyled(verdictPieces(renderEnding(ending)));
 }

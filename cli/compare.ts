@@ -26,7 +26,7 @@ import {
 } from "../load/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
-import { renderEnding } from "./_ending.ts";
+import { printEnding } from "./_ending.ts";
 import { compareEnding } from "./_load_ending.ts";
 import {
   BOUND_OPTIONS,
@@ -269,15 +269,13 @@ async function finishCompare(
     const written = await writePage(`${stem}.html`, page, deps.writeText);
     if (written !== EXIT.ok) code = written;
   }
-  writeStdout(
-    renderEnding(
-      compareEnding(
-        result,
-        command.options.out ?? null,
-        code,
-        command.files.html ? `${stem}.html` : null,
-        command.specPath !== null,
-      ),
+  printEnding(
+    compareEnding(
+      result,
+      command.options.out ?? null,
+      code,
+      command.files.html ? `${stem}.html` : null,
+      command.specPath !== null,
     ),
   );
   return code;

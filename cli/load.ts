@@ -23,7 +23,7 @@ import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem, writePage } from "./_out_files.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { livePageContext } from "./_saved_results.ts";
-import { renderEnding } from "./_ending.ts";
+import { printEnding } from "./_ending.ts";
 import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, parseMergeArgs } from "./_load_merge.ts";
 import { runWorkers } from "./_load_workers.ts";
@@ -175,6 +175,6 @@ async function reportOutcome(
   const missed = sloMiss(outcome, command.failOnSlo);
   const final = code !== EXIT.ok ? code : missed !== null ? EXIT.resultNotOk : written;
   const html = command.files.html ? `${stem}.html` : null;
-  writeStdout(renderEnding(loadEnding(outcome, options.out ?? null, final, html, missed)));
+  printEnding(loadEnding(outcome, options.out ?? null, final, html, missed));
   return final;
 }

@@ -1,5 +1,5 @@
 /** `run`: the standard benchmark protocol against a local server, written to a result folder. */
-import { onTerminationSignal, refusedPermissionFlag, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { onTerminationSignal, refusedPermissionFlag, writeStderr } from "../runtime/mod.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { DEFAULT_URL, parseRunArgs, type RunArgs } from "./_run_args.ts";
 import { conformingFixes, type RunOptions, runProtocol, type RunReport, TemplateMismatchError } from "../runner/mod.ts";
@@ -9,7 +9,7 @@ import type { Result } from "../contract/mod.ts";
 import { sanitizeCommand } from "../report/mod.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
-import { renderEnding } from "./_ending.ts";
+import { printEnding } from "./_ending.ts";
 
 export const HELP = `Usage: strata-bench run [--url URL | --profile NAME|FILE] [options]
 
@@ -215,14 +215,14 @@ export async function printReport(report: RunReport, command = "run"): Promise<n
   }
   const glance = resultGlance(report.result);
   const invalid = report.validationProblems.length > 0 ? "; results.json INVALID (see stderr)" : "";
-  writeStdout(renderEnding({
+  printEnding({
     ...glance,
     // runner's fix list says what would make the next run conforming; the result's own reasons where it is empty.
     problems: fixes.length > 0 ? fixes : glance.problems,
     status: `${command}: ${glance.status}${invalid}`,
     next: ["strata-bench report FOLDER (the full audit; --pr: the pull request text)"],
     folder: report.folder,
-  }));
+  });
   return ok ? EXIT.ok : EXIT.resultNotOk;
 }
 

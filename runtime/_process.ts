@@ -1,7 +1,7 @@
 import process from "node:process";
 import { env } from "./_env.ts";
 import { escapeTerminalText } from "./_terminal_text.ts";
-import { ERASE_LINE, renderStatusLine, type StyledText } from "./_status_line.ts";
+import { ERASE_LINE, renderStatusLine, type StyledText, TEXT_STYLES } from "./_status_line.ts";
 
 /** Name and version of the JavaScript runtime executing the toolkit. */
 export function runtimeName(): { name: "deno" | "bun" | "node"; version: string } {
@@ -103,6 +103,22 @@ export function writeStdout(text: string): void {
   if (over) restoreStatus(text);
 }
 
+/**
+ * Writes pieces of text to standard output, each escaped like writeStdout; a styled piece gets its SGR colour code
+ * (the toolkit's own, added after escaping) where stdout shows colour (stdoutColorAllowed), else it is plain.
+ */
+export function writeStdoutStyled(parts: readonly StyledText[]): void {
+  const color = stdoutColorAllowed();
+  const over = status !== null && status.drawn && stdoutIsTerminal();
+  if (over) eraseStatus();
+  const text = parts.map((p) => {
+    const shown = escapeTerminalText(p.text);
+    return color && p.style !== undefined ? `\x1b[${TEXT_STYLES[p.style]}m${shown}\x1b[0m` : shown;
+  }).join("");
+  writeAll(1, text);
+  if (over) restoreStatus(text);
+}
+
 /** Writes text to standard error (progress and diagnostics), escaped like writeStdout, above any status line. */
 export function writeStderr(text: string): void {
   const erased = eraseStatus();
@@ -165,4 +181,10 @@ export function stderrRedraws(): boolean {
 export function colorAllowed(): boolean {
   const noColor = env("NO_COLOR");
   return stderrRedraws() && (noColor === undefined || noColor === "");
+}
+
+/** Whether colour may be shown on stdout: a terminal whose TERM is not "dumb", and NO_COLOR unset or empty. */
+export function stdoutColorAllowed(): boolean {
+  const noColor = env("NO_COLOR");
+  return stdoutIsTerminal() && env("TERM") !== "dumb" && (noColor === undefined || noColor === "");
 }

@@ -12,6 +12,7 @@ export {
   stderrRedraws,
   writeStderr,
   writeStdout,
+  writeStdoutStyled,
 } from "./_process.ts";
 export { type StyledText } from "./_status_line.ts";
 export { everyMs } from "./_timers.ts";

@@ -85,6 +85,8 @@ Deno.test("load in a terminal: phase, elapsed of the plan, counts, rates and TTF
     assert.match(done, /EXIT=0/);
     assert.match(done, /load: wrote \d+ JSONL lines to /);
     assert.doesNotMatch(done, /measure [\d.]+ s of 4\.0 s/, "the status line is gone once the summary is printed");
+    const shown = await terminal.screen(true);
+    assert.match(shown, /load: \x1b\[32mok\x1b\[(0|39)m/, JSON.stringify(shown.slice(-800)));
   } finally {
     await terminal.close();
     await mock.close();
@@ -107,6 +109,8 @@ Deno.test("load with NO_COLOR: the line still redraws in place, without a colour
     const done = await terminal.waitFor(/EXIT=\d+/, 60_000);
     assert.match(done, /INTERRUPTED by SIGINT: NOT A COMPLETE RESULT/);
     assert.match(done, /EXIT=4/);
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(await terminal.screen(true), /\x1b\[3\dm/, "no colour in the ending either");
   } finally {
     await terminal.close();
     await mock.close();

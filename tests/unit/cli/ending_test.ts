@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { type Ending, ENDING_MAX_COLUMNS, ENDING_MAX_LINES, renderEnding } from "../../../cli/_ending.ts";
+import {
+  type Ending,
+  ENDING_MAX_COLUMNS,
+  ENDING_MAX_LINES,
+  renderEnding,
+  verdictPieces,
+} from "../../../cli/_ending.ts";
 import { fixFor, resultGlance } from "../../../report/glance.ts";
 import { missingGroup, missingLabel } from "../../../report/_missing_groups.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
@@ -231,4 +237,24 @@ Deno.test("an interrupted run says so first, before the status its partial evide
   const status = resultGlance(result).status;
   assert.match(status, new RegExp(`^INTERRUPTED \\(SIGINT\\), ${result.run.status}`));
   assert.match(renderEnding({ ...resultGlance(result), status: `run: ${status}`, next: [], folder: "f" }), /^run: INT/);
+});
+
+Deno.test("the verdict word of the status line is the one styled piece: green, red or yellow", () => {
+  const ending = (status: string) => renderEnding({ ...crowded(0), status, folder: "f" });
+  const cases: [string, string, string][] = [
+    ["run: complete; sanity 12/12", "complete", "green"],
+    ["load: SLO MISSED (exit 1); 10 requests: 10 ok", "SLO MISSED", "red"],
+    ["compare: gate PASS (exit 0); tolerance", "PASS", "green"],
+    ["compare: gate FAIL (exit 1); tolerance", "FAIL", "red"],
+    ["run: INTERRUPTED (SIGINT), partial; sanity 3/12", "INTERRUPTED", "red"],
+    ["run: partial; sanity 3/12", "partial", "yellow"],
+    ["load: WRITE-FAILED (exit 3)", "WRITE-FAILED", "red"],
+    ["run: nonconforming (simulated engine); sanity", "nonconforming", "red"],
+  ];
+  for (const [status, word, style] of cases) {
+    const pieces = verdictPieces(ending(status));
+    assert.deepEqual(pieces.filter((p) => p.style !== undefined), [{ text: word, style }], status);
+    assert.equal(pieces.map((p) => p.text).join(""), ending(status), "the same text, only styled");
+  }
+  assert.deepEqual(verdictPieces("no verdict here\n"), [{ text: "no verdict here\n" }]);
 });
