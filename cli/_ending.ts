@@ -71,6 +71,13 @@ function listFit(head: string, items: readonly string[], width: number): string 
   return text(shown);
 }
 
+/** The next commands: on one line where they fit, else one a line; each is named, never counted away. */
+function nextLines(items: readonly string[], width: number): string[] {
+  if (items.length === 0) return [];
+  const one = `next: ${items.join(", ")}`;
+  return one.length <= width ? [one] : items.map((item, i) => `${i === 0 ? "next: " : "      "}${item}`);
+}
+
 function missingLines(missing: EndingMissing, width: number): string[] {
   const out: string[] = [];
   if (missing.notGiven.length > 0) {
@@ -88,7 +95,7 @@ function missingLines(missing: EndingMissing, width: number): string[] {
  */
 export function renderEnding(ending: Ending, width = ENDING_MAX_COLUMNS, maxLines = ENDING_MAX_LINES): string {
   const missing = missingLines(ending.missing, width);
-  const next = ending.next.length === 0 ? [] : [listFit("next: ", ending.next, width)];
+  const next = nextLines(ending.next, width);
   const tail = [...missing, ...next, ...(ending.folder === null ? [] : [ending.folder])];
   const room = maxLines - 1 - tail.length;
   // Problems first (the header, up to three, and a count of the rest), then the numbers, then more problems.

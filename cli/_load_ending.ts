@@ -11,6 +11,7 @@ import {
   type LoadTestOutcome,
   signedPercent,
 } from "../load/mod.ts";
+import type { SavedResults } from "../load/mod.ts";
 import { missingGroup } from "../report/mod.ts";
 import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
 
@@ -149,14 +150,21 @@ export function compareEnding(
   file: string | null,
   code: number,
   html: string | null,
-  fromSpec = false,
+  rounds: "flag" | "spec" | "saved" = "flag",
 ): Ending {
-  // A spec pins its rounds (--rounds beside it is refused): the advice names where they are set.
-  const moreRounds = fromSpec
-    ? "a regression, or noise: more rounds in the spec"
-    : "a regression, or noise: more --rounds";
+  // A spec pins its rounds (--rounds beside it is refused), a saved gate has the rounds it had: the advice names
+  // where more are set.
+  const moreRounds = {
+    flag: "a regression, or noise: more --rounds",
+    spec: "a regression, or noise: more rounds in the spec",
+    saved: "a regression, or noise: compare again with more --rounds",
+  }[rounds];
+  // A metric by the name its column shows, never its key.
+  const named = (metric: string) =>
+    ({ output_tokens_per_s: "tok/s", tpot_p50_s: "TPOT p50", error_rate: "errors" })[metric] ??
+      metric.replace(/_s$/, "").replaceAll("_", " ");
   const failing = result.points.flatMap((p) =>
-    p.metrics.filter((m) => m.pass === false).map((m) => ({ problem: `${p.key} ${m.metric}: ${m.reason}`, m }))
+    p.metrics.filter((m) => m.pass === false).map((m) => ({ problem: `${p.key} ${named(m.metric)}: ${m.reason}`, m }))
   );
   const numbers = result.points.map((p) => {
     const cells = p.metrics.filter((m) => m.gated).map((m) => {
@@ -235,4 +243,34 @@ export function loadPlanLines(options: LoadTestOptions): string[] {
     `  ${warmup}, then ${amount}${runs > 1 ? ` a run, ${runs} runs` : ""}`,
     `  ${bound}; the JSON plan follows on stdout`,
   ];
+}
+
+/**
+ * The ending of `report FILE.jsonl`: a saved load as load's own ending, a saved comparison as compare's (its gate
+ * read again), headed "report:"; the page it wrote and what to run next.
+ */
+export function savedEnding(saved: SavedResults, code: number, html: string | null): Ending {
+  const open = html === null ? [] : [`open ${html}`];
+  if (saved.kind === "load") {
+    const interrupted = saved.interrupted === null ? [] : [`interrupted by ${String(saved.interrupted.by)}`];
+    const outcome = { status: interrupted.length > 0 ? "interrupted" : "ok", runs: saved.runs, reasons: interrupted };
+    const ending = loadEnding(outcome as unknown as LoadTestOutcome, saved.path, code, html);
+    return {
+      ...ending,
+      status: ending.status.replace(/^load: /, "report: saved load "),
+      next: [...open, "compare --from BASELINE.jsonl CANDIDATE.jsonl gates two saved loads"],
+    };
+  }
+  if (saved.verdict === null) {
+    return {
+      status: `report: saved compare INTERRUPTED (exit ${code}): no gate verdict of a partial comparison`,
+      numbers: [],
+      problems: [],
+      missing: { notGiven: [], notMeasurable: [], failed: [] },
+      next: open,
+      folder: saved.path,
+    };
+  }
+  const ending = compareEnding(saved.verdict, saved.path, code, html, "saved");
+  return { ...ending, status: ending.status.replace(/^compare: /, "report: saved compare, "), next: open };
 }

@@ -25,6 +25,8 @@ import {
 import { numberFlag, outFolderFlag, parseFlags, UsageError } from "./_args.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { versionText } from "./_version.ts";
+import { printEnding } from "./_ending.ts";
+import { compareEnding, savedEnding } from "./_load_ending.ts";
 
 /**
  * The opening of a page written right after its run: the config line and summaries of the JSONL just written
@@ -141,12 +143,14 @@ export async function reportSaved(argv: readonly string[]): Promise<number> {
   }
   const stem = await newStem(folder, basename(saved.path).replace(/\.jsonl$/i, ""));
   let ok = await write(`${stem}.csv`, savedCsv(saved.summaries));
-  if (html !== "") ok = await write(`${stem}.html`, html) && ok;
+  const page = html !== "" && await write(`${stem}.html`, html);
+  ok = ok && (html === "" || page);
   const curve = latencyCurveSpec("Throughput against latency", curvePoints(saved.summaries));
   if (curve !== null) ok = await write(`${stem}-curve.svg`, await renderChartSvg(curve)) && ok;
-  if (!ok) return EXIT.environment;
   const complete = saved.interrupted === null && (saved.kind === "load" || saved.verdict?.pass === true);
-  return complete ? EXIT.ok : EXIT.resultNotOk;
+  const code = !ok ? EXIT.environment : complete ? EXIT.ok : EXIT.resultNotOk;
+  printEnding(savedEnding(saved, code, page ? `${stem}.html` : null));
+  return code;
 }
 
 /**
@@ -188,7 +192,9 @@ export async function compareFrom(argv: readonly string[]): Promise<number> {
         { recordedNoiseFloor: recordedNoiseFloor(await readSavedResults(floorFrom, { rows: false })) }),
     });
     writeStdout(renderCompare(result));
-    return result.pass ? EXIT.ok : EXIT.resultNotOk;
+    const code = result.pass ? EXIT.ok : EXIT.resultNotOk;
+    printEnding({ ...compareEnding(result, null, code, null, "saved"), next: [] });
+    return code;
   } catch (error) {
     return endWith(error, undefined, { otherwise: EXIT.environment });
   }

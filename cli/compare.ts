@@ -275,7 +275,7 @@ async function finishCompare(
       command.options.out ?? null,
       code,
       command.files.html ? `${stem}.html` : null,
-      command.specPath !== null,
+      command.specPath !== null ? "spec" : "flag",
     ),
   );
   return code;

@@ -134,6 +134,11 @@ Deno.test({
         assert.equal(report.code, 1, "the saved gate failed (the candidate decodes slower)");
         assert.match(report.stdout, /compare result .*: valid/);
         assert.match(report.stdout, /gate: FAIL/);
+        // It ends as run does: one screen, the verdict first, the page to open, the file last.
+        const ending = report.stdout.trimEnd().split("\n").slice(-15);
+        assert.ok(ending.some((l) => /^report: saved compare, gate FAIL \(exit 1\)/.test(l)), ending.join("\n"));
+        assert.ok(ending.some((l) => /^next: open .*2026-12-01-compare-a-report\.html$/.test(l)), ending.join("\n"));
+        assert.equal(ending.at(-1), compare);
         const html = await readFile(join(out, "2026-12-01-compare-a-report.html"), "utf8");
         assert.match(html, /<dl class="config">[\s\S]*<dt>baseline<\/dt>[\s\S]*<dt>workload W1<\/dt>/);
         assert.match(html, /TPOT p50 \(ms\)/);
@@ -161,6 +166,10 @@ Deno.test({
         const same = await command("compare", "--from", load, load);
         assert.equal(same.code, 0, same.stderr);
         assert.match(same.stdout, /gate: PASS/);
+        assert.match(
+          same.stdout,
+          /\ncompare: gate PASS \(exit 0\); tolerance \+-5\.0% or the noise floor; 1 point\(s\)\n/,
+        );
       });
 
       await t.step("a damaged, foreign or linked file is refused with every problem by line", async () => {

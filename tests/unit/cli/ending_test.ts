@@ -145,11 +145,13 @@ Deno.test("a failed gate's advice names where the rounds are set: --rounds, or t
     points: [{ key: "W1@1", pass: false, metrics: [metric] }],
   } as unknown as CompareResult;
   const flags = renderEnding(compareEnding(result, "x.jsonl", 1, null));
-  assert.match(flags, /W1@1 output_tokens_per_s: -20\.0% beyond/);
+  assert.match(flags, /W1@1 tok\/s: -20\.0% beyond/, "the metric by its column's name, not its key");
   assert.match(flags, /a regression, or noise: more --rounds/);
-  const spec = renderEnding(compareEnding(result, "x.jsonl", 1, null, true));
+  const spec = renderEnding(compareEnding(result, "x.jsonl", 1, null, "spec"));
   assert.match(spec, /a regression, or noise: more rounds in the spec/);
   assert.doesNotMatch(spec, /--rounds/);
+  const saved = renderEnding(compareEnding(result, "x.jsonl", 1, null, "saved"));
+  assert.match(saved, /a regression, or noise: compare again with more --rounds/);
 });
 
 Deno.test("a load whose file could not be written names no file to open and no folder", () => {
@@ -257,4 +259,13 @@ Deno.test("the verdict word of the status line is the one styled piece: green, r
     assert.equal(pieces.map((p) => p.text).join(""), ending(status), "the same text, only styled");
   }
   assert.deepEqual(verdictPieces("no verdict here\n"), [{ text: "no verdict here\n" }]);
+});
+
+Deno.test("every next command is named: on one line where they fit, else one a line, never 'and 1 more'", () => {
+  const long = `open bench-results/${"x".repeat(60)}-report.html`;
+  const text = renderEnding({ ...crowded(0), status: "report: ok", next: [long, "compare --from A.jsonl B.jsonl"] });
+  assert.ok(text.includes(`next: ${long}\n      compare --from A.jsonl B.jsonl\n`), text);
+  assert.doesNotMatch(text, /and \d+ more/);
+  const short = renderEnding({ ...crowded(0), status: "run: ok", next: ["a", "b"] });
+  assert.ok(short.includes("next: a, b\n"), short);
 });
