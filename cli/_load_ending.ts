@@ -11,7 +11,7 @@ import {
   type LoadTestOutcome,
   signedPercent,
 } from "../load/mod.ts";
-import type { SavedResults } from "../load/mod.ts";
+import type { CompareRunOptions, PlannedRun, SavedResults } from "../load/mod.ts";
 import { missingGroup } from "../report/mod.ts";
 import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
 
@@ -273,4 +273,31 @@ export function savedEnding(saved: SavedResults, code: number, html: string | nu
   }
   const ending = compareEnding(saved.verdict, saved.path, code, html, "saved");
   return { ...ending, status: ending.status.replace(/^compare: /, "report: saved compare, "), next: open };
+}
+
+/**
+ * The few lines `compare --plan` opens with (on stderr, before its JSON on stdout): the spec, the sides, how many
+ * runs in what order, and the time: what it takes when nothing waits on a limit, beside the bound where every
+ * warm-up, drain and preflight reaches its limit.
+ */
+export function comparePlanLines(
+  options: Pick<CompareRunOptions, "baseline" | "candidate" | "spec">,
+  plan: { runs: readonly PlannedRun[]; bound_s: number | null; expected_s: number | null },
+): string[] {
+  const side = (t: CompareRunOptions["baseline"]) => ("url" in t ? t.url : `the profile ${t.profile}`);
+  const count = (values: readonly unknown[]) => new Set(values).size;
+  const { runs } = plan;
+  const shape = `${count(runs.map((r) => `${r.workload}@${r.concurrency}`))} point(s) x ` +
+    `${count(runs.map((r) => r.round))} round(s) x 2 sides, interleaved`;
+  const time = plan.expected_s === null ? ["time: no fixed bound (counted requests take what the servers take)"] : [
+    `about ${Math.round(plan.expected_s)} s of warm-up and measured issuance, plus each run's drain;`,
+    `at most ${Math.round(plan.bound_s ?? plan.expected_s)} s if every warm-up, drain and preflight reaches its limit`,
+  ];
+  const named = options.spec ? `spec ${options.spec.name}, ` : "";
+  return [
+    `compare --plan (nothing is sent): ${named}${runs.length} runs (${shape})`,
+    `  baseline ${side(options.baseline)}, candidate ${side(options.candidate)}`,
+    ...time.map((line) => `  ${line}`),
+    "  the JSON plan follows on stdout",
+  ];
 }

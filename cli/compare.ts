@@ -27,7 +27,7 @@ import {
 import { numberFlag, outFolderFlag, parseFlags, refuseInert, refuseSwitchValues, UsageError } from "./_args.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { printEnding } from "./_ending.ts";
-import { compareEnding } from "./_load_ending.ts";
+import { compareEnding, comparePlanLines } from "./_load_ending.ts";
 import {
   BOUND_OPTIONS,
   isWorkloadName,
@@ -322,6 +322,7 @@ export async function main(argv: string[]): Promise<number> {
     };
     if (command.planOnly) {
       const plan = await planCompare(options, deps);
+      for (const line of comparePlanLines(options, plan)) writeStderr(`${line}\n`);
       writeStdout(
         JSON.stringify(deps.sanitizer.json({ kind: "compare-plan", spec: options.spec ?? null, ...plan }), null, 2) +
           "\n",

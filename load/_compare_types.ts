@@ -109,4 +109,6 @@ export interface PlannedRun {
   measure: string;
   /** Seconds this run takes at most (warm-up and its limit + measured + drain) with --duration; else null. */
   bound_s: number | null;
+  /** Seconds it takes when nothing waits on a limit (warm-up + measured issuance) with --duration; else null. */
+  expected_s: number | null;
 }

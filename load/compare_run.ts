@@ -39,7 +39,14 @@ import { type CompareDeps, type CompareOutcome, type CompareRunOptions, type Pla
 export async function planCompare(
   options: CompareRunOptions,
   deps: Pick<LoadTestDeps, "readText">,
-): Promise<{ runs: PlannedRun[]; workloads: Record<string, Record<string, unknown>>; bound_s: number | null }> {
+): Promise<
+  {
+    runs: PlannedRun[];
+    workloads: Record<string, Record<string, unknown>>;
+    bound_s: number | null;
+    expected_s: number | null;
+  }
+> {
   const prepared = await prepareAll(options, deps);
   const points = pointsOf(options);
   const runs: PlannedRun[] = [];
@@ -67,6 +74,7 @@ export async function planCompare(
         warmup,
         measure,
         bound_s: bound,
+        expected_s: options.durationS !== undefined ? (options.warmupS ?? 0) + options.durationS : null,
       });
     }
   }
@@ -81,6 +89,9 @@ export async function planCompare(
     runs,
     workloads: Object.fromEntries([...prepared].map(([label, w]) => [label, w.stamp])),
     bound_s: total,
+    expected_s: runs.every((r) => r.expected_s !== null)
+      ? runs.reduce((sum, r) => sum + (r.expected_s as number), 0)
+      : null,
   };
 }
 

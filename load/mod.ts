@@ -12,6 +12,7 @@ export type {
   CompareMeasurement,
   CompareOutcome,
   CompareRunOptions,
+  PlannedRun,
 } from "./_compare_types.ts";
 export { applyCompareSpec, SPEC_DEFAULTS } from "./compare_spec.ts";
 export { executeLoad, type LoadRunResult } from "./execute.ts";

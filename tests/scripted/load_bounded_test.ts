@@ -160,6 +160,9 @@ Deno.test("compare --plan's wall-time bound counts every preflight deadline and 
   // Two runs of 2 s warm-up + 30 s limit + 10 s + 2 x 1 s drain, and two servers' preflights.
   assert.deepEqual(timed.runs.map((r) => r.bound_s), [44, 44]);
   assert.equal(timed.bound_s, 88 + 2 * PREFLIGHT_DEADLINE_S);
+  // What it takes when nothing waits on a limit: each run's 2 s warm-up and 10 s of issuance.
+  assert.deepEqual(timed.runs.map((r) => r.expected_s), [12, 12]);
+  assert.equal(timed.expected_s, 24);
   // A warm-up by count is bounded by its limit too; one server on both sides is checked once.
   const counted = await planCompare(
     parseCompareCommand(

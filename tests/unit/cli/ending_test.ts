@@ -9,7 +9,7 @@ import {
 import { fixFor, resultGlance } from "../../../report/glance.ts";
 import { missingGroup, missingLabel } from "../../../report/_missing_groups.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
-import { compareEnding, loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
+import { compareEnding, comparePlanLines, loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
 import type { CompareResult, LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
 
@@ -268,4 +268,35 @@ Deno.test("every next command is named: on one line where they fit, else one a l
   assert.doesNotMatch(text, /and \d+ more/);
   const short = renderEnding({ ...crowded(0), status: "run: ok", next: ["a", "b"] });
   assert.ok(short.includes("next: a, b\n"), short);
+});
+
+Deno.test("compare --plan opens with its runs, its sides and the time it takes beside its bound", () => {
+  const run = (order: number, concurrency: number, round: number) => ({
+    order,
+    side: order % 2 === 0 ? "candidate" : "baseline",
+    round,
+    workload: "W1",
+    concurrency,
+    warmup: "1 s",
+    measure: "4 s",
+    bound_s: 135,
+    expected_s: 5,
+  });
+  const runs = [run(1, 1, 1), run(2, 1, 1), run(3, 4, 1), run(4, 4, 1), run(5, 1, 2), run(6, 1, 2)];
+  const options = {
+    baseline: { url: "http://127.0.0.1:8080" },
+    candidate: { profile: "tiny.jsonc" },
+    spec: { name: "gate", sha256: "0", servingStack: {}, path: "gate.jsonc" },
+  };
+  const lines = comparePlanLines(options, { runs, bound_s: 850, expected_s: 30 } as never);
+  assert.deepEqual(lines, [
+    "compare --plan (nothing is sent): spec gate, 6 runs (2 point(s) x 2 round(s) x 2 sides, interleaved)",
+    "  baseline http://127.0.0.1:8080, candidate the profile tiny.jsonc",
+    "  about 30 s of warm-up and measured issuance, plus each run's drain;",
+    "  at most 850 s if every warm-up, drain and preflight reaches its limit",
+    "  the JSON plan follows on stdout",
+  ]);
+  assert.ok(lines.every((l) => l.length <= ENDING_MAX_COLUMNS));
+  const counted = comparePlanLines({ ...options, spec: null }, { runs, bound_s: null, expected_s: null } as never);
+  assert.match(counted[2]!, /time: no fixed bound/);
 });
