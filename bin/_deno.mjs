@@ -206,8 +206,12 @@ export function runForwarding(executable, argv, options = {}) {
       // the child has already ended
     }
   };
+  let interrupted = false;
   const listeners = FORWARDED.map((signal) => {
-    const listener = () => forward(signal);
+    const listener = () => {
+      interrupted ||= signal === "SIGINT";
+      forward(signal);
+    };
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -229,6 +233,13 @@ export function runForwarding(executable, argv, options = {}) {
   child.on("exit", (code, signal) => {
     if (watch !== null) clearInterval(watch);
     for (const [name, listener] of listeners) process.off(name, listener);
-    process.exit(signal !== null ? EXIT_INTERRUPTED : code ?? 1);
+    const exit = signal !== null ? EXIT_INTERRUPTED : code ?? 1;
+    // Under npm (npx, npm exec, npm run) Ctrl-C also stops npm's own shell, and npm then reports 130 whatever the
+    // benchmark ended with: say so, so that the screen's "exit N" and the shell's $? do not seem to disagree.
+    if (interrupted && process.env.npm_command) {
+      process.stderr.write(`strata-bench: ended with exit ${exit}; npm (${process.env.npm_command}) reports 130 ` +
+        "to the shell after Ctrl-C\n");
+    }
+    process.exit(exit);
   });
 }

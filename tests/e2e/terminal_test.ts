@@ -180,3 +180,22 @@ Deno.test("piped, load writes plain lines only: not one escape code on stderr or
     await Deno.remove(out, { recursive: true });
   }
 });
+
+Deno.test("Ctrl-C under npx: the ending says exit 4, and the launcher says why the shell sees 130", async () => {
+  const out = await Deno.makeTempDir({ prefix: "strata-tty-npx-" });
+  const terminal = await openTerminal(REPO, { columns: 150 });
+  try {
+    await terminal.type(`npx strata-bench load --self-check --concurrency 1 --duration 30 --out ${out}`);
+    await terminal.waitFor(/measure [\d.]+ s of 30\.0 s/, 60_000);
+    await terminal.key("C-c");
+    await terminal.waitFor(/reports 130 to the shell/, 60_000);
+    await terminal.type('echo "CODE=$?"');
+    const done = await terminal.waitFor(/CODE=\d+/, 30_000);
+    assert.match(done, /load: INTERRUPTED \(exit 4\)/);
+    assert.match(done, /strata-bench: ended with exit 4; npm \(exec\) reports 130 to the shell after Ctrl-C/);
+    assert.match(done, /CODE=130/, "what the launcher says the shell sees is what it sees");
+  } finally {
+    await terminal.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
