@@ -91,5 +91,5 @@ Exit codes:
      --out not writable, an engine that does not start)
   ${EXIT.interrupted}  interrupted by a signal: no verdict; the measurements that ended are kept, marked interrupted
 
-Starting a profile's engine needs permission to run its program (deno task compare:profile grants llama-server).
+Starting a profile's engine needs permission to run its program: strata-bench compare grants it with a profile.
 `;

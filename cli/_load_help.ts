@@ -23,7 +23,7 @@ Target:
   --url URL                 a running server (repeatable)
   --profile NAME|FILE       or: start the engine a JSONC profile describes (profiles/NAME.jsonc or a path), load
                             it, and stop it at the end (a server already on its port is used and left running;
-                            needs permission to run the engine: deno task load:profile)
+                            strata-bench load grants the permission to run it)
 
 Load:
   --concurrency N           closed loop: N requests outstanding at all times

@@ -61,7 +61,7 @@ async function readOrSay(path: string): Promise<SavedResults | number> {
       const why = error.code === "not_found" || error.code === "not_folder"
         ? "no such file; check the path"
         : error.code === "permission_denied"
-        ? 'permission refused; run "deno task report FILE" or grant --allow-read'
+        ? 'permission refused; run "strata-bench report FILE"'
         : message;
       return `Cannot read "${path}": ${why}`;
     });

@@ -86,8 +86,8 @@ Exit codes:
   ${EXIT.resultNotOk}  a result is invalid or refused, or valid but partial or nonconforming (--seal: refused)
   ${EXIT.usage}  usage error (no folder, unknown flag, --pr/--seal with several folders)
   ${EXIT.environment}  a folder or results.json cannot be read, the fixture bundle cannot be loaded, or a file
-     cannot be written ("deno task report" may only read: use "deno task report:write" for --seal and --svg); the
-     reason is on stderr
+     cannot be written (strata-bench report may write into bench-results and bench/results with --seal, --svg
+     and FILE.jsonl, and into --out); the reason is on stderr
   A folder a killed run left without results.json is named an interrupted run, with how many requests its
   evidence (outputs.jsonl) holds, and exits ${EXIT.resultNotOk}.
 
@@ -241,8 +241,8 @@ async function comparison(
     const written = await writeTextOutcome(svg, await renderChartSvg(comparisonSpec(compared)));
     if (!written.ok) {
       writeStderr(
-        `Cannot write "${svg}": ${written.reason}. "deno task report" may only read; use "deno task report:write" ` +
-          "(writes under bench-results and bench/results) or add --allow-write for that file.\n",
+        `Cannot write "${svg}": ${written.reason}. Run "strata-bench report A B --svg", which may write into ` +
+          "bench-results and --out DIR.\n",
       );
       return EXIT.environment;
     }
@@ -294,8 +294,8 @@ async function seal(dir: string, bundle: LoadedBundle): Promise<number> {
   }
   if (sealed.kind === "unwritable") {
     writeStderr(
-      `Cannot write "${sealed.file}": ${sealed.reason}. "deno task report" may only read; run "deno task report:write ` +
-        `${dir} --seal".\n`,
+      `Cannot write "${sealed.file}": ${sealed.reason}. Run "strata-bench report ${dir} --seal", which may write ` +
+        "into bench-results and bench/results.\n",
     );
     return EXIT.environment;
   }

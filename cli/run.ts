@@ -23,7 +23,7 @@ Server:
   --profile NAME|FILE       or: the engine a JSONC profile describes (profiles/NAME.jsonc or a path): a server
                             already on its port is used and left running; otherwise the runner starts it on
                             loopback, waits for /health, attaches its log as engine.log, and stops it at the end
-                            (needs permission to run the engine: deno task run:profile)
+                            (strata-bench run grants the permission to run it)
   --no-start                with --profile: never start an engine, only use one already running
   --optional-concurrency    add the optional stage: 3 rounds of 4 short requests released together
 
@@ -232,7 +232,7 @@ function environmentFailure(error: unknown): number {
   return endWith(
     error,
     (detail) =>
-      `Cannot run: a permission was refused (${detail}). Run through "deno task run" (or strata-bench run) or grant ` +
-      "the flag the message names (e.g. --allow-net=127.0.0.1, --allow-write=bench-results)",
+      `Cannot run: a permission was refused (${detail}). Run it as "strata-bench run ...", which grants what a ` +
+      "run needs (loopback servers, writing bench-results and --out)",
   );
 }

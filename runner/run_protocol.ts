@@ -257,7 +257,7 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
       throw new RunRefusedError(
         "unreachable",
         `Cannot run the protocol: permission to connect to ${refusedHost} refused (missing flag ` +
-          `--allow-net=${refusedHost}); "deno task run" (and strata-bench run) allow loopback servers only`,
+          `--allow-net=${refusedHost}); strata-bench run measures loopback servers only (127.0.0.1, localhost, ::1)`,
       );
     }
     // A server that answered is there: "start it" would mislead (it may still be loading its model).

@@ -98,9 +98,10 @@ for (const file of DOCS) {
   });
 }
 
-Deno.test("README keeps the deno task test line, and names Node versions every dependency supports", () => {
+Deno.test("README speaks strata-bench (and npm test), and names Node versions every dependency supports", () => {
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
-  assert.match(readme, /deno task test/);
+  assert.match(readme, /^npm test {3}#/m);
+  assert.doesNotMatch(readme, /deno task|node_modules\/\.bin\/deno/, "deno task belongs in docs/development.md");
   const engines = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { engines: { node: string } })
     .engines.node;
   const least = /^>=(\d+)$/.exec(engines)?.[1];

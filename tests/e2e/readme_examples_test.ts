@@ -16,16 +16,14 @@ import { openTerminal, tmuxAvailable } from "./_tmux.ts";
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 
-/** Each `npx strata-bench` (and site) line of README's ```sh blocks, with the next ```text block before the next sh. */
+/** Each `npx strata-bench` line (but the mock's) of README's ```sh blocks, with the next ```text block before the next sh. */
 function examples(): { words: string; shown: string }[] {
   const out: { words: string; shown: string }[] = [];
   const blocks = [...README.matchAll(/```(sh|text)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, body: m[2]! }));
   blocks.forEach((block, i) => {
     const next = blocks[i + 1];
     if (block.kind !== "sh" || next?.kind !== "text") return;
-    const line = block.body.split("\n").find((l) =>
-      /^(npx strata-bench|\.\/node_modules\/\.bin\/deno task site)/.test(l)
-    );
+    const line = block.body.split("\n").find((l) => /^npx strata-bench (?!mock)/.test(l));
     if (line !== undefined) out.push({ words: line.replace(/\s+#\s.*$/, "").trim(), shown: next.body });
   });
   return out;
@@ -60,7 +58,7 @@ Deno.test({
       "run",
       "load",
       "compare",
-      "site:verify",
+      "site",
     ]);
     const before = new Set(await readdir(join(REPO, "bench-results")).catch(() => [] as string[]));
     const baseline = await engine(), candidate = await engine();
@@ -68,7 +66,7 @@ Deno.test({
     let folder = "";
     try {
       for (const { words, shown } of listed) {
-        const command = words.startsWith("npx") ? words.split(" ")[2]! : "site";
+        const command = words.split(" ")[2]!;
         const line = words.replace("npx strata-bench", `node ${join(REPO, "bin", "strata-bench.mjs")}`)
           .replace("http://127.0.0.1:8080", baseline.url).replace("http://127.0.0.1:8081", candidate.url)
           .replace("bench-results/FOLDER", folder).replace(/ demo$/, " demo --time-scale 0");
