@@ -4,7 +4,7 @@
  * comparing, sealing and rendering live in report/; this file parses, wires and prints.
  */
 import { basename } from "node:path";
-import { writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import { errorMessage, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
 import { EVIDENCE_VERSION, type Result, RESULT_FILES } from "../contract/mod.ts";
 import {
@@ -100,17 +100,13 @@ const RESULT_FILE = RESULT_FILES.results;
 const FORMATS = ["md", "csv", "json"] as const;
 type Format = typeof FORMATS[number];
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** The console summary, or null with a note on stderr when the result is too malformed to print. */
 function summaryOf(result: Result | null): string | null {
   if (result === null) return null;
   try {
     return renderConsoleSummary(result);
   } catch (error) {
-    writeStderr(`Cannot print the summary: the result is too malformed (${describe(error)}).\n`);
+    writeStderr(`Cannot print the summary: the result is too malformed (${errorMessage(error)}).\n`);
     return null;
   }
 }

@@ -3,7 +3,13 @@
  * deltas are accumulated (reasoning text, answer text, tool calls by index) while the first nonempty delta and the
  * first answer delta are noted. Every event is parsed as JSON, so a malformed chunk anywhere fails the stream.
  */
-import { type DeltaKind, type InvalidUtf8Record, MAX_USAGE_CHUNK_CHARS, type ToolCallRecord } from "../contract/mod.ts";
+import {
+  type DeltaKind,
+  type InvalidUtf8Record,
+  isJsonObject,
+  MAX_USAGE_CHUNK_CHARS,
+  type ToolCallRecord,
+} from "../contract/mod.ts";
 
 /** What one event meant to the stream. */
 export type ChunkVerdict =
@@ -15,9 +21,7 @@ export type ChunkVerdict =
 export type Json = Record<string, unknown>;
 
 /** Whether a parsed JSON value is an object (not null, not an array). */
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export const isObject: (value: unknown) => value is Json = isJsonObject;
 
 function preview(text: string): string {
   return text.length > 160 ? `${text.slice(0, 160)}...` : text;

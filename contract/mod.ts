@@ -14,6 +14,7 @@ export type * from "./load_sample.ts";
 export * from "./sha256.ts";
 export * from "./prng.ts";
 export * from "./dialect.ts";
+export { isJsonObject } from "./json.ts";
 export {
   type AnswerState,
   type EndpointLoadSummary,

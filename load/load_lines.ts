@@ -7,7 +7,13 @@
  * The first line must be a load or compare config line and no other line may be one. Every problem is kept with its
  * line number; a reader refuses a file with any, so nothing refused is merged, gated or drawn.
  */
-import { LOAD_LINE_FORMATS as F, LOAD_LINE_SCHEMAS, LOAD_LINE_VERSIONS, NUMERIC_COLUMNS } from "../contract/mod.ts";
+import {
+  isJsonObject,
+  LOAD_LINE_FORMATS as F,
+  LOAD_LINE_SCHEMAS,
+  LOAD_LINE_VERSIONS,
+  NUMERIC_COLUMNS,
+} from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import { MAX_INPUT_DEPTH, schemaProblems } from "./_strict_input.ts";
 
@@ -23,9 +29,6 @@ export const LINE_VERSIONS: Readonly<Record<string, number>> = Object.fromEntrie
 );
 
 export type LineFields = Record<string, unknown>;
-
-const isObject = (value: unknown): value is LineFields =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * What a run cannot have measured, in a row of the contract's shape: a time before its start or an end before its
@@ -123,7 +126,7 @@ export class LoadLines {
     const parsed = parseStrictJsonPlain(text, { maxDepth: MAX_INPUT_DEPTH });
     if (!parsed.ok) return this.problem(n, `not strict JSON (${parsed.reason} at column ${parsed.offset + 1})`);
     const value = parsed.value;
-    if (!isObject(value) || typeof value.format !== "string") return this.problem(n, "not an object with a format");
+    if (!isJsonObject(value) || typeof value.format !== "string") return this.problem(n, "not an object with a format");
     const expected = LINE_VERSIONS[value.format];
     if (expected === undefined) return this.problem(n, `format "${value.format}" is not a load or compare line`);
     if (value.version !== expected) {

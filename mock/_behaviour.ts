@@ -2,6 +2,7 @@
  * The script language of the mock engine: what one request's "model" says and which fault the "server" shows.
  * Plain JSON-compatible data, so a script can come from a file (`mock --script FILE.json`).
  */
+import { isJsonObject } from "../contract/mod.ts";
 
 /** One function call the model makes. `arguments`: an object is serialized; a string is sent byte for byte. */
 export interface ScriptedToolCall {
@@ -213,9 +214,7 @@ function checkFault(value: unknown, at: string, problems: string[]): void {
   }
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export const isObject = isJsonObject;
 
 function isIntAtLeast(value: unknown, min: number): boolean {
   return Number.isInteger(value) && (value as number) >= min;

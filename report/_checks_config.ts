@@ -8,6 +8,7 @@
  * have been redacted from (each placeholder, and in config.json a person's `<redacted>`, standing for any text). A
  * key the run never writes is refused, so the file holds nothing no judge reads.
  */
+import { isJsonObject } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
 import type { ProblemSink } from "./_pointer.ts";
 import { mayStandFor } from "./_stated_possible.ts";
@@ -58,9 +59,7 @@ function at(root: Json, path: readonly string[]): Json {
   return value;
 }
 
-function isObject(value: Json): value is Record<string, Json> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+const isObject = (value: Json): value is Record<string, Json> => isJsonObject<Json>(value);
 
 /** Whether config.json's value can be results.json's: equal, or redacted from it on either side. */
 function agrees(config: Json, result: Json): boolean {

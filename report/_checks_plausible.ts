@@ -5,6 +5,7 @@
  * applies the same table in its own code (site/web/check_plausible.js). An implausible value is invalid, at its
  * pointer.
  */
+import { isJsonObject } from "../contract/mod.ts";
 import { childPointer, type ProblemSink } from "./_pointer.ts";
 import type { EvidenceLine } from "./_evidence_types.ts";
 
@@ -22,7 +23,7 @@ const MAX_TOKENS = 100_000_000;
 export const MAX_WATTS_PER_GPU = 5000;
 
 type Json = unknown;
-const isObject = (v: Json): v is Record<string, Json> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isObject = (v: Json): v is Record<string, Json> => isJsonObject<Json>(v);
 const num = (v: Json): v is number => typeof v === "number" && Number.isFinite(v);
 
 /** The rules on results.json's own values (records, start time, power). */

@@ -5,7 +5,7 @@
  * results.json of another format or schema version is refused before the validator reads it as if it were one.
  */
 import { join } from "node:path";
-import { FolderFileError, openSafeFolder, type SafeFolder } from "../runtime/mod.ts";
+import { errorMessage, FolderFileError, openSafeFolder, type SafeFolder } from "../runtime/mod.ts";
 import type { LoadedBundle } from "../fixtures/mod.ts";
 import { type Fixture, type Result, RESULT_FILES, RESULT_FORMAT, SCHEMA_VERSION } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
@@ -32,14 +32,10 @@ export type ReadResult =
     result: Result | null;
   };
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Why a folder or its results.json cannot be read (permission, no such folder), with a hint a person can act on. */
 export function unreadableMessage(dir: string, error: unknown): string {
   const file = join(dir, RESULTS);
-  if (!(error instanceof FolderFileError)) return `Cannot read "${file}": ${describe(error)}`;
+  if (!(error instanceof FolderFileError)) return `Cannot read "${file}": ${errorMessage(error)}`;
   if (error.code === "permission_denied") {
     return `Cannot read "${error.path === "." ? dir : file}": permission refused. Run through "deno task report DIR" ` +
       "or grant --allow-read.";
@@ -87,7 +83,7 @@ async function withoutResults(dir: string, folder: SafeFolder): Promise<ReadResu
       return {
         kind: "interrupted",
         dir,
-        message: `"${dir}" has no ${RESULTS}, and its ${OUTPUTS} cannot be read: ${describe(error)}`,
+        message: `"${dir}" has no ${RESULTS}, and its ${OUTPUTS} cannot be read: ${errorMessage(error)}`,
       };
     }
   }
@@ -155,7 +151,7 @@ export async function readResultsText(dir: string): Promise<
       return { kind: "unreadable", message: unreadableMessage(dir, error) };
     }
     // A link (refused, never followed) or a file over its cap: the folder's content is the problem.
-    return { kind: "invalid", message: describe(error) };
+    return { kind: "invalid", message: errorMessage(error) };
   }
   try {
     return { kind: "text", text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes), folder };

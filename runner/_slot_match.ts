@@ -5,7 +5,7 @@
  * request of a round has its own). A slot that ran two requests of a round (a server with fewer slots than
  * clients) shows only the later one: the earlier has no reading, and says why.
  */
-import type { SlotReading } from "../contract/mod.ts";
+import { isJsonObject, type SlotReading } from "../contract/mod.ts";
 
 /** The request side of a match: its id, the seed it sent and its dispatch on the run's clock. */
 export interface BatchRequest {
@@ -24,15 +24,11 @@ interface NewTask {
 
 const SOURCE = "GET /slots";
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The highest id_task any slot reports, or `floor` when none reports a higher one. */
 export function highestTask(slots: readonly unknown[], floor: number): number {
   let highest = floor;
   for (const slot of slots) {
-    const task = isObject(slot) ? slot["id_task"] : undefined;
+    const task = isJsonObject(slot) ? slot["id_task"] : undefined;
     if (typeof task === "number" && Number.isFinite(task) && task > highest) highest = task;
   }
   return highest;
@@ -50,11 +46,11 @@ export function matchSlots(
 ): Map<string, SlotReading> {
   const fresh: NewTask[] = [];
   for (const slot of slots) {
-    if (!isObject(slot)) continue;
+    if (!isJsonObject(slot)) continue;
     const task = slot["id_task"];
     if (typeof task !== "number" || !(task > seenTask)) continue;
     const params = slot["params"];
-    fresh.push({ slotId: slot["id"], idTask: task, params, seed: isObject(params) ? params["seed"] : undefined });
+    fresh.push({ slotId: slot["id"], idTask: task, params, seed: isJsonObject(params) ? params["seed"] : undefined });
   }
   const readings = new Map<string, SlotReading>();
   const found = (request: BatchRequest, task: NewTask, how: string) => {

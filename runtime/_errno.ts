@@ -33,3 +33,8 @@ export function errnoKind(error: unknown): ErrnoKind {
   const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
   return KINDS[String(code)] ?? KINDS[String(name)] ?? "other";
 }
+
+/** A thrown value as text: an Error's message, anything else as it prints. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

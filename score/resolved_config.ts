@@ -18,7 +18,7 @@
  *   are reported, not compared: llama.cpp adds the chat template's own end markers to a request's stop list, which
  *   no reading can tell from a stop string the operator added. The reasoning and chat formats are reported.
  */
-import type { SlotReading } from "../contract/mod.ts";
+import { isJsonObject, type SlotReading } from "../contract/mod.ts";
 
 /** One compared setting: what the request sent, what the engine reports, and whether they are the same. */
 export interface ComparedSetting {
@@ -68,10 +68,6 @@ const NEUTRAL_SAMPLERS: Readonly<Record<string, number>> = {
 /** What the check copies from the engine's report when present. */
 const REPORTED = ["reasoning_format", "chat_format", "stop", "reasoning_budget_tokens", "reasoning_budget"] as const;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function same(sent: number, resolved: unknown, float32: boolean): boolean | null {
   if (typeof resolved !== "number" || !Number.isFinite(resolved)) return null;
   return float32 ? Math.fround(sent) === Math.fround(resolved) : sent === resolved;
@@ -83,11 +79,11 @@ function shown(value: unknown): string {
 
 /** Compares the body a request sent with what the engine reports it ran; see the file's readings. */
 export function checkResolvedConfig(body: unknown, reading: SlotReading): ConfigCheck {
-  const sent = isObject(body) ? body : {};
+  const sent = isJsonObject(body) ? body : {};
   if (reading.kind === "none") {
     return { verified: null, reason: reading.reason, compared: [], differing: [], reported: {} };
   }
-  const params = isObject(reading.params) ? reading.params : null;
+  const params = isJsonObject(reading.params) ? reading.params : null;
   if (params === null) {
     return {
       verified: null,

@@ -5,6 +5,7 @@
  * goes through runtime's FolderWriter, which follows no symbolic link below the folder: a link planted in it (at
  * evidence/, or named by a crafted marker) refuses the build instead of letting it write or delete elsewhere.
  */
+import { errorMessage } from "../runtime/mod.ts";
 import type { FolderWriter } from "../runtime/mod.ts";
 import type { SiteWriter } from "./_build.ts";
 import { isSafeRelativePath } from "./web/mod.js";
@@ -28,10 +29,6 @@ const MAX_MARKER_BYTES = 64 * 1024 * 1024;
 /** A writer into the prepared folder, and `finish` to leave the marker. */
 export interface SiteOutput extends SiteWriter {
   finish(files: readonly string[]): Promise<void>;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The files the previous build listed in its marker. @throws {SiteOutputError} */
@@ -72,14 +69,14 @@ export async function openSiteOutput(files: OutputFiles, dir: string): Promise<S
     if (error instanceof SiteOutputError) throw error;
     const refused = (error as { code?: unknown }).code === "permission_denied";
     throw new SiteOutputError(
-      `Cannot build into "${dir}": ${describe(error)}${refused ? "" : "; remove the folder first"}`,
+      `Cannot build into "${dir}": ${errorMessage(error)}${refused ? "" : "; remove the folder first"}`,
     );
   }
   const guarded = async (path: string, bytes: Uint8Array) => {
     try {
       await folder.write(path, bytes);
     } catch (error) {
-      throw new SiteOutputError(`Cannot write "${path}" into "${dir}": ${describe(error)}`);
+      throw new SiteOutputError(`Cannot write "${path}" into "${dir}": ${errorMessage(error)}`);
     }
   };
   return {
