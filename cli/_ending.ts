@@ -50,14 +50,29 @@ export function clip(text: string, width = ENDING_MAX_COLUMNS): string {
   return one.length <= width ? one : `${one.slice(0, Math.max(0, width - 3)).trimEnd()}...`;
 }
 
+/** `text` in lines of at most `width` columns, broken between words (a word longer than a line is cut). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.replace(/\s+/g, " ").trim().split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = "";
+    }
+    line = line === "" ? clip(word, width) : `${line} ${word}`;
+  }
+  return [...lines, line];
+}
+
 /**
- * "  problem -> fix" on one line, the problem giving way so the fix shows whole; a fix too long for that gets a
- * line of its own under the problem ("    -> fix").
+ * "  problem -> fix" on one line, the problem giving way so the fix shows whole; a fix too long for that gets
+ * lines of its own under the problem ("    -> fix", wrapped between words, never cut).
  */
 function problemLines(p: EndingProblem, width: number): string[] {
   const fix = ` -> ${p.fix}`;
   if (width - 2 - fix.length >= 30) return [`  ${clip(p.problem, width - 2 - fix.length)}${fix}`];
-  return [`  ${p.problem}`, `    -> ${p.fix}`];
+  const [first, ...rest] = wrapWords(p.fix, width - 7);
+  return [`  ${p.problem}`, `    -> ${first}`, ...rest.map((line) => `       ${line}`)];
 }
 
 /** Items joined with ", " as far as they fit in `width` (at least one, cut later), then "and N more". */

@@ -300,3 +300,19 @@ Deno.test("compare --plan opens with its runs, its sides and the time it takes b
   const counted = comparePlanLines({ ...options, spec: null }, { runs, bound_s: null, expected_s: null } as never);
   assert.match(counted[2]!, /time: no fixed bound/);
 });
+
+Deno.test("a fix too long for its line wraps between words under the problem, whole, never cut", () => {
+  const fix = "start llama-server and run: strata-bench run --url http://127.0.0.1:8080 (docs/conforming-run.md)";
+  const text = renderEnding({
+    ...crowded(0),
+    status: "demo: nonconforming",
+    problems: [{ problem: "the server is the scripted engine (a simulation)", fix }],
+  });
+  const lines = text.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("    -> "));
+  assert.ok(at > 0, text);
+  const shown = lines.slice(at, at + 2);
+  assert.equal(shown.map((l) => l.trim()).join(" "), `-> ${fix}`, "every word of the fix, in order");
+  assert.ok(shown.every((l) => l.length <= ENDING_MAX_COLUMNS) && !text.includes("..."), text);
+  assert.match(shown[1]!, /^ {7}\(docs\/conforming-run\.md\)$/);
+});
