@@ -237,8 +237,10 @@ export function runForwarding(executable, argv, options = {}) {
     // Under npm (npx, npm exec, npm run) Ctrl-C also stops npm's own shell, and npm then reports 130 whatever the
     // benchmark ended with: say so, so that the screen's "exit N" and the shell's $? do not seem to disagree.
     if (interrupted && process.env.npm_command) {
-      process.stderr.write(`strata-bench: ended with exit ${exit}; npm (${process.env.npm_command}) reports 130 ` +
-        "to the shell after Ctrl-C\n");
+      process.stderr.write(
+        `strata-bench: ended with exit ${exit}; npm (${process.env.npm_command}) reports 130 ` +
+          "to the shell after Ctrl-C\n",
+      );
     }
     process.exit(exit);
   });

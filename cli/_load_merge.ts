@@ -1,7 +1,7 @@
 /** `load merge FILE...`: joins the JSONL of a fleet run's shards into per-shard, per-host and pooled summaries. */
 import { openReaderOutcome, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { DEFAULT_MAX_CLOCK_SPREAD_S, mergeShardFiles, renderEndpointSummary } from "../load/mod.ts";
-import { machineSanitizer } from "../report/mod.ts";
+import { machineSanitizer } from "../sanitize/mod.ts";
 import { numberFlag, outFolderFlag, parseFlags, UsageError } from "./_args.ts";
 import { outputStem } from "./_out_files.ts";
 import { endWith, EXIT } from "./exit_codes.ts";

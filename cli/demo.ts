@@ -5,7 +5,7 @@ import { endWith, EXIT } from "./exit_codes.ts";
 import { helpFooter } from "./_help.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
-import { sanitizeCommand } from "../report/mod.ts";
+import { sanitizeCommand } from "../sanitize/mod.ts";
 import { realRunDeps, runProtocol } from "../runner/mod.ts";
 import { printReport } from "./run.ts";
 import { openProgress, progressMode } from "./_progress.ts";

@@ -1,7 +1,7 @@
 /** `probe`: prints the hardware, software, server and model-file facts the runner would record, as JSON. */
 import { writeStderr, writeStdout } from "../runtime/mod.ts";
 import { collectProvenance, defaultProbeDeps, type ModelHashProgress, toolkitDirFromModule } from "../probe/mod.ts";
-import { machineSanitizer } from "../report/mod.ts";
+import { machineSanitizer } from "../sanitize/mod.ts";
 import { parseFlags, refuseInert } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { errorLine, formatBytes, openProgress, progressMode } from "./_progress.ts";

@@ -6,7 +6,7 @@ import { conformingFixes, type RunOptions, runProtocol, type RunReport, Template
 import { templateCheckLines } from "./_template_table.ts";
 import { errorLine } from "./_progress.ts";
 import type { Result } from "../contract/mod.ts";
-import { sanitizeCommand } from "../report/mod.ts";
+import { sanitizeCommand } from "../sanitize/mod.ts";
 import { openProgress, progressMode } from "./_progress.ts";
 import { runProgressView } from "./_run_progress.ts";
 import { printEnding } from "./_ending.ts";

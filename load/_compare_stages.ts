@@ -3,7 +3,7 @@
  * sessions laid out, each server checked, the config line, one measurement of a point, and the end (the interrupted
  * line, or the gate's verdict with its noise-floor line).
  */
-import { sanitizeCommand } from "../report/mod.ts";
+import { sanitizeCommand } from "../sanitize/mod.ts";
 import {
   compareSchedule,
   type CompareSession,

@@ -4,7 +4,7 @@
  */
 import type { Dialect } from "../contract/mod.ts";
 import type { MockEngine, MockEngineOptions } from "../mock/mod.ts";
-import type { Sanitizer } from "../report/mod.ts";
+import type { Sanitizer } from "../sanitize/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
 import type { LoadDeps, LoadPlan } from "./load_plan_bounds.ts";

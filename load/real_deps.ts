@@ -5,7 +5,7 @@
  */
 import { chatOnce, streamChat } from "../client/mod.ts";
 import { probeDialect, readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
-import { machineSanitizer } from "../report/mod.ts";
+import { machineSanitizer } from "../sanitize/mod.ts";
 import {
   collectGarbage,
   openLineWriter,

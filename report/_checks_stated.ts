@@ -2,14 +2,14 @@
  * Record values an evidence line states instead of letting them be rebuilt (`record_overrides`): the publisher
  * writes them where redaction changed the text a value was computed from. A stated value is taken only where the
  * evidence shows why it had to be stated: the text it was computed from, in that very line, carries a placeholder
- * the sanitizer writes (report/sanitize.ts), and the value is one the field may hold. Every stated value must also
+ * the sanitizer writes (sanitize/sanitize.ts), and the value is one the field may hold. Every stated value must also
  * be listed in /extensions/record_overrides, so that the README and a reader see each of them.
  */
 import { brief } from "./_difference.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import type { ProblemSink } from "./_pointer.ts";
 import type { EvidenceCheckInput, EvidenceLine, StatedSources } from "./_evidence_types.ts";
-import { REDACTION_PLACEHOLDER } from "./sanitize.ts";
+import { REDACTION_PLACEHOLDER } from "../sanitize/mod.ts";
 import { statedImpossible } from "./_stated_possible.ts";
 
 export type { StatedSources };

@@ -20,7 +20,7 @@ import { type JsonValue, parseStrictJson, renderJson, toJsonValue } from "../sco
 import type { LineFacts } from "./_evidence_line.ts";
 import { rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { brief } from "./_difference.ts";
-import { PLACEHOLDER_KINDS } from "./_sanitize_kinds.ts";
+import { PLACEHOLDER_KINDS } from "../sanitize/mod.ts";
 
 /** Every placeholder the sanitizer writes, for splitting a text at them. */
 const PLACEHOLDERS = new RegExp(`<(?:${PLACEHOLDER_KINDS.map((k) => k.replace("-N", "-\\d+")).join("|")})>`, "g");

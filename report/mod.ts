@@ -20,7 +20,6 @@ export { type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";
 export { PICTURES_RENDERER_KEY, renderResultPictures } from "./pictures.ts";
 export { picturesNote } from "./_checks_pictures.ts";
 export { DIGEST_KEYS, measuredDigest } from "./measured.ts";
-export { machineSanitizer, sanitizeCommand, sanitizeJson, type Sanitizer, sanitizeText } from "./sanitize.ts";
 export { assembleResult, type ScoredRequest } from "./assemble.ts";
 export { publishRequest, sanitizeResult } from "./publish.ts";
 export {

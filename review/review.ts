@@ -15,7 +15,8 @@
  * refusal of its own naming both readings. A simulation is never approved, whatever the judges say.
  */
 import { type Fixture } from "../contract/mod.ts";
-import { sanitizeJson, sanitizeText, validateResultText, validationOptions } from "../report/mod.ts";
+import { validateResultText, validationOptions } from "../report/mod.ts";
+import { sanitizeJson, sanitizeText } from "../sanitize/mod.ts";
 import {
   type CheckOutcome,
   checkResult,

@@ -14,12 +14,12 @@ import {
 } from "../probe/mod.ts";
 import {
   artifactReaderOf,
-  machineSanitizer,
   renderReadme,
   renderResultPictures,
   RESULT_FILES,
   validateResultText,
 } from "../report/mod.ts";
+import { machineSanitizer } from "../sanitize/mod.ts";
 import { openSafeFolder, resultFiles } from "../runtime/mod.ts";
 import { buildChatBody } from "./request_body.ts";
 import type { RunDeps, RunOptions } from "./run_options.ts";

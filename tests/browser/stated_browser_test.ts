@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createSanitizer } from "../../report/sanitize.ts";
+import { createSanitizer } from "../../sanitize/sanitize.ts";
 import { cleanup, runScripted, type ScriptedRun } from "../scripted/_harness.ts";
 import { publishOne } from "../site/_published_site.ts";
 import { launchChromium } from "./_chromium.ts";

@@ -9,10 +9,10 @@ import { HttpFramingError, ResponseDecoder } from "../../client/_http_response.t
 import { parseStrictJson } from "../../score/strict_json.ts";
 import { parseStrictJsonPlain } from "../../score/json_value.ts";
 import { validateResult } from "../../report/validate.ts";
-import { sanitizeJson, sanitizeText } from "../../report/sanitize.ts";
+import { sanitizeJson, sanitizeText } from "../../sanitize/sanitize.ts";
 import { parseProfile } from "../../engine/profile.ts";
 import { loadBundle } from "../../fixtures/mod.ts";
-import { CORPUS_CONTEXT, INNOCENT, PRIVATE } from "../unit/report/_sanitizer_corpus.ts";
+import { CORPUS_CONTEXT, INNOCENT, PRIVATE } from "../unit/sanitize/_sanitizer_corpus.ts";
 
 /** One fuzz target: a name and its property (sync or async). */
 export interface Target {

@@ -22,6 +22,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   mock: 1,
   probe: 1,
   site: 1,
+  sanitize: 1,
   report: 2,
   engine: 2,
   runner: 3,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseLoadCommand } from "../../cli/load.ts";
 import { type LoadTestOptions, realLoadDeps, runLoadTest } from "../../load/mod.ts";
-import { createSanitizer } from "../../report/sanitize.ts";
+import { createSanitizer } from "../../sanitize/sanitize.ts";
 
 const quiet = ["--no-headroom-check"];
 

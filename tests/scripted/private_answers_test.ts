@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cleanup, runScripted, type ScriptedRun } from "./_harness.ts";
-import { createSanitizer } from "../../report/sanitize.ts";
+import { createSanitizer } from "../../sanitize/sanitize.ts";
 import { resultGlance, type Sanitizers } from "../../report/mod.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 
-/** One string of each kind report/sanitize.ts redacts today (the run's sanitizer context is below). */
+/** One string of each kind sanitize/sanitize.ts redacts today (the run's sanitizer context is below). */
 const PRIVATE: Record<string, string> = {
   "home folder (Linux)": "/home/alice/models/q.gguf",
   "home folder (macOS)": "/Users/alice/Library/notes",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { publishRequest, sanitizeResult } from "../../../report/publish.ts";
-import { createSanitizer } from "../../../report/sanitize.ts";
+import { createSanitizer } from "../../../sanitize/sanitize.ts";
 import type { ExecutedRequest, Result } from "../../../contract/mod.ts";
 import { recordOf } from "../../../score/mod.ts";
 import { lineFacts, overridesOf, rebuildRecord } from "../../../report/_evidence_line.ts";

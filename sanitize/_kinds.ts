@@ -10,7 +10,7 @@
 /**
  * Every placeholder kind the sanitizer writes (`private-ip-N` stands for `<private-ip-1>`, `<private-ip-2>`, ...).
  * The stated-value rules accept a placeholder only from this list; site/web/stated.js restates it in its own code,
- * and tests/unit/report/sanitize_placeholders_test.ts holds both equal to what the sanitizer writes.
+ * and tests/unit/sanitize/sanitize_placeholders_test.ts holds both equal to what the sanitizer writes.
  */
 export const PLACEHOLDER_KINDS = [
   "home",

@@ -7,7 +7,7 @@
  * rule now starts at the quote and looks up whether a value can close; the same cases redact as before.
  */
 import assert from "node:assert/strict";
-import { sanitizeText } from "../../../report/sanitize.ts";
+import { sanitizeText } from "../../../sanitize/sanitize.ts";
 
 const RUN = 4 * 1024 * 1024;
 

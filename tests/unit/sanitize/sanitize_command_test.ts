@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ABSOLUTE_PATH_PLACEHOLDER, sanitizeCommand } from "../../../report/sanitize.ts";
+import { ABSOLUTE_PATH_PLACEHOLDER, sanitizeCommand } from "../../../sanitize/sanitize.ts";
 
 Deno.test("a published command keeps only the last part of an absolute path, as an argument or --flag=value", () => {
   assert.equal(

@@ -5,7 +5,7 @@
  * its own result (an answer naming a serial number once did).
  */
 import assert from "node:assert/strict";
-import { PLACEHOLDER_KINDS, REDACTION_PLACEHOLDER, sanitizeText } from "../../../report/sanitize.ts";
+import { PLACEHOLDER_KINDS, REDACTION_PLACEHOLDER, sanitizeText } from "../../../sanitize/sanitize.ts";
 import { PLACEHOLDER as SITE_PLACEHOLDER } from "../../../site/web/stated.js";
 import { CORPUS_CONTEXT, PRIVATE } from "./_sanitizer_corpus.ts";
 import { LOG_PRIVATE } from "./_sanitizer_corpus_logs.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSanitizer, isSecretName, sanitizeJson, sanitizeText } from "../../../report/sanitize.ts";
+import { createSanitizer, isSecretName, sanitizeJson, sanitizeText } from "../../../sanitize/sanitize.ts";
 
 const context = { username: "alice", hostname: "gpubox.lan" };
 

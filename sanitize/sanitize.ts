@@ -3,7 +3,7 @@
  * absolute data and model paths (`<abs-path>/<file name>`), the user and host names (a host name of one or two
  * characters only where it stands as a host: user@gx, gx:~$, gx.local), e-mail and MAC addresses, GPU UUIDs,
  * private network addresses (RFC 1918, link-local, CGNAT 100.64.0.0/10, IPv6 ULA and link-local), keys, tokens,
- * private-key blocks, JWTs and passwords in URLs, and what logs carry besides (_sanitize_kinds.ts: cookies,
+ * private-key blocks, JWTs and passwords in URLs, and what logs carry besides (_kinds.ts: cookies,
  * command-line credentials, machine ids and serials, host names with a suffix, other address notations, ~user,
  * percent-encoded paths, JSON nested in JSON) become stable placeholders (`<home>`, `<abs-path>`, `<user>`,
  * `<host>`, `<email>`, `<mac>`, `<gpu-uuid>`, `<machine-id>`, `<serial>`, `<private-ip-N>`, `<secret>`; the list
@@ -27,8 +27,8 @@ import {
   redactOverrideKv,
   redactPercentEncoded,
   redactShortHomes,
-} from "./_sanitize_kinds.ts";
-export { PLACEHOLDER_KINDS, REDACTION_PLACEHOLDER } from "./_sanitize_kinds.ts";
+} from "./_kinds.ts";
+export { PLACEHOLDER_KINDS, REDACTION_PLACEHOLDER } from "./_kinds.ts";
 
 /** Who runs the tool, and the state that keeps placeholders stable across one run's files. */
 export interface SanitizeContext {

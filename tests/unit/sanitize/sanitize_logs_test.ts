@@ -5,7 +5,7 @@
  * for byte. The kinds are named one by one below, so a regression says which rule broke.
  */
 import assert from "node:assert/strict";
-import { sanitizeJson, sanitizeText } from "../../../report/sanitize.ts";
+import { sanitizeJson, sanitizeText } from "../../../sanitize/sanitize.ts";
 import { CORPUS_CONTEXT } from "./_sanitizer_corpus.ts";
 import { LOG_INNOCENT, LOG_PRIVATE } from "./_sanitizer_corpus_logs.ts";
 
