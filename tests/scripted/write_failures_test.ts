@@ -168,7 +168,7 @@ Deno.test("a README that cannot be drawn costs nothing measured: results.json is
 });
 
 Deno.test("results.json that cannot be assembled stops with a defect report, outputs.jsonl kept whole", async () => {
-  const { machineSanitizer } = await import("../../report/mod.ts");
+  const { machineSanitizer } = await import("../../sanitize/mod.ts");
   const real = machineSanitizer();
   const failing = {
     text: real.text,
