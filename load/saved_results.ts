@@ -14,7 +14,7 @@ import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, pointKey } f
 import { LOAD_RUN_FORMAT } from "./load_run.ts";
 import { LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
 import { RowStore } from "./row_store.ts";
-import { LOAD_SUMMARY_FORMAT, type LoadSummary } from "./summary.ts";
+import { LOAD_SUMMARY_FORMAT, type LoadSummary, summarizeStore } from "./summary.ts";
 import { LoadLines } from "./load_lines.ts";
 
 /** The most a saved JSONL may hold: 1 KiB a request row, a million requests and their summaries. */
@@ -125,7 +125,35 @@ export function parseSavedResults(path: string, bytes: Uint8Array, options: Save
   const runs = kind === "load"
     ? summaries.map((summary, i) => ({ summary, store: stores.get(summary.run ?? i) ?? new RowStore() }))
     : [];
+  const disagree = options.rows === false ? [] : runs.flatMap((r, i) => rowsDisagree(r, i));
+  if (disagree.length > 0) throw new SavedResultsRefusal(path, disagree);
   return { kind, path, config, summaries, runs, aggregate, verdict, interrupted, noiseFloor };
+}
+
+/** The fields of a run's summary its measured rows must give again, exactly. */
+const FROM_ROWS = ["counts", "distributions", "window_s", "requests_per_s", "output_tokens_per_s"] as const;
+
+/**
+ * Why a saved run's rows do not give its own summary (recomputed with the summary's own settings: mode, cap, SLO,
+ * length targets, bin width), naming the fields; empty when they agree, as in every file load writes.
+ */
+function rowsDisagree(run: SavedRun, i: number): string[] {
+  const s = run.summary, o = s.overall;
+  const target = (c: NonNullable<typeof o.isl>) => ({ target: c.target, tolerance: c.tolerance, stat: c.stat });
+  const again = summarizeStore(run.store, {
+    mode: s.mode,
+    effectiveMaxConcurrency: s.effective_max_concurrency,
+    binWidthS: o.bin_width_s,
+    slo: s.slo,
+    ...(o.isl !== null && { isl: target(o.isl) }),
+    ...(o.osl !== null && { osl: target(o.osl) }),
+  }).overall as unknown as Record<string, unknown>;
+  const own = o as unknown as Record<string, unknown>;
+  const differ = FROM_ROWS.filter((k) => JSON.stringify(own[k]) !== JSON.stringify(again[k]));
+  return differ.length === 0 ? [] : [
+    `run ${s.run ?? i}: its request rows do not give its own summary's ${differ.join(", ")}: the file was edited ` +
+    "or is not one load's output",
+  ];
 }
 
 /** The overall summaries of one side of a saved result, by (workload, concurrency point), in file order. */

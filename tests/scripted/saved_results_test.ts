@@ -200,6 +200,16 @@ Deno.test({
             lines.map((l, i) => i === 4 ? l.replace(/"ttft_s":[0-9.e-]+/, '"ttft_s":-1') : l).join("\n"),
             /line 5: ttft_s: -1 is negative/,
           ],
+          [
+            // A plausible, well-formed edit of one measured row: only its summary can tell.
+            "row against its summary",
+            lines.map((l, i) =>
+              i === lines.findIndex((x) => x.includes('"phase":"measure"') && x.includes('"status":"success"'))
+                ? l.replace(/"ttft_s":[0-9.e-]+/, '"ttft_s":0.0777')
+                : l
+            ).join("\n"),
+            /^run 0: its request rows do not give its own summary's distributions: the file was edited/,
+          ],
           ["foreign", `{"format":"other","version":1}\n`, /line 1: format "other" is not a load or compare line/],
           ["not config", lines.slice(1).join("\n"), /line 1: the first line is not a load or compare config line/],
         ];
