@@ -36,3 +36,27 @@ Deno.test("each line runs through the load levels in the order given, not by thr
   assert.deepEqual((ttft.layer[0] as { encoding: { order: unknown } }).encoding.order, { field: "step" });
   assert.equal(latencyCurveSpec("One", SWEEP.slice(0, 1)), null, "one level is a point, not a curve");
 });
+
+Deno.test("each load level is labelled once, over its highest point, whatever the series and percentiles", async () => {
+  // Two servers with nearly the same curve: their p50 labels used to be drawn on top of each other.
+  const other = SWEEP.map((p) => ({
+    ...p,
+    series: "http://127.0.0.1:8081",
+    outputTokensPerS: p.outputTokensPerS! + 5,
+  }));
+  const svg = await renderChartSvg(latencyCurveSpec("Two servers", [...SWEEP, ...other])!);
+  assert.ok(Number(/^<svg [^>]*width="(\d+)"/.exec(svg)![1]) <= 1280, "it fits a 1280 px screen");
+  for (const label of ["c=1", "c=4", "c=8"]) {
+    assert.equal(svg.match(new RegExp(`>${label}</text>`, "g"))?.length, 2, `${label}: once in each of two panels`);
+  }
+  // The label stands over the highest point of its level: p99 of the slower server, not a p50.
+  const spec = latencyCurveSpec("Two servers", [...SWEEP, ...other]) as unknown as {
+    hconcat: { data: { values: { load: string; percentile: string; ms: number; labelled: boolean }[] } }[];
+  };
+  const ttft = spec.hconcat[0]!.data.values;
+  for (const level of ["c=1", "c=4", "c=8"]) {
+    const at = ttft.filter((v) => v.load === level);
+    const highest = Math.max(...at.map((v) => v.ms));
+    assert.deepEqual(at.filter((v) => v.labelled).map((v) => [v.percentile, v.ms]), [["p99", highest]]);
+  }
+});
