@@ -139,7 +139,7 @@ export function renderEnding(ending: Ending, width = ENDING_MAX_COLUMNS, maxLine
 
 /** Verdict words of a status line and their SGR colour: green for a pass, red for a failure, yellow for partial. */
 const VERDICTS =
-  /\b(ok|PASS|complete)\b|\b(FAIL|SLO MISSED|REFUSED|UNREACHABLE|INTERRUPTED|[A-Z]+-[A-Z-]+|nonconforming)\b|\b(partial)\b/;
+  /\b(ok|PASS|complete)\b|\b(FAIL|SLO MISSED|REFUSED|UNREACHABLE|INTERRUPTED|INVALID|[A-Z]+-[A-Z-]+|nonconforming)\b|\b(partial)\b/;
 
 /** The rendered ending in pieces: its status line's first verdict word styled (green pass, red failure, yellow). */
 export function verdictPieces(text: string): StyledText[] {

@@ -26,12 +26,14 @@ import {
   renderComparisonMarkdown,
   renderConsoleSummary,
   resentRequests,
+  resultGlance,
   sealFolder,
 } from "../report/mod.ts";
 import { outFolderFlag, parseFlags, refuseInert, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { outputStem } from "./_out_files.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
+import { printEnding } from "./_ending.ts";
 import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
@@ -172,15 +174,32 @@ async function singleFolder(loaded: ReadResult): Promise<number> {
   if (loaded.result !== null) await printInformation(loaded.dir, loaded.result, loaded.total === 0).catch(() => {});
   if (loaded.total > 0) {
     printProblems(null, loaded.problems, loaded.total);
+    printEnding({
+      status: `report: INVALID (exit ${EXIT.resultNotOk}); ${loaded.total} problem(s) in ${RESULT_FILE}, on stderr`,
+      numbers: [],
+      problems: [],
+      missing: { notGiven: [], notMeasurable: [], failed: [] },
+      next: ["fix or re-run: an edited or damaged folder is not a result"],
+      folder: loaded.dir,
+    });
     return EXIT.resultNotOk;
   }
   const result = loaded.result as Result;
-  if (result.run.status !== "complete") {
-    writeStderr(`${RESULT_FILE} is valid, but the run is ${result.run.status}; see the Status section above.\n`);
-    return EXIT.resultNotOk;
-  }
-  writeStderr(`${RESULT_FILE} is valid; the run is complete.\n`);
-  return EXIT.ok;
+  const code = result.run.status === "complete" ? EXIT.ok : EXIT.resultNotOk;
+  writeStderr(
+    code === EXIT.ok
+      ? `${RESULT_FILE} is valid; the run is complete.\n`
+      : `${RESULT_FILE} is valid, but the run is ${result.run.status}; see the Status section above.\n`,
+  );
+  // It ends as run does: the verdict, the headline, what kept it from conforming, the next command, the folder.
+  const glance = resultGlance(result);
+  printEnding({
+    ...glance,
+    status: `report: valid; ${glance.status}`,
+    next: ["strata-bench report FOLDER --pr (the pull request text; --seal after redacting by hand)"],
+    folder: loaded.dir,
+  });
+  return code;
 }
 
 /** Display names: each folder's own name, or the path as given where two names are alike. */

@@ -92,6 +92,32 @@ function consoleSection(section: Section): string {
 }
 
 /** Plain-text summary of a result for the terminal: the same facts as the README, without Markdown. */
+/** The widest a line of prose is printed; table rows keep their width, so that their columns stay aligned. */
+export const CONSOLE_PROSE_COLUMNS = 100;
+
+/**
+ * `text` with each prose line longer than `width` broken between words, its continuation indented under its
+ * value ("  Status:  " facts) or by two spaces. A table row (two or more column gaps) is left whole.
+ */
+export function wrapProse(text: string, width = CONSOLE_PROSE_COLUMNS): string {
+  return text.split("\n").flatMap((line) => {
+    const indent = /^ */.exec(line)![0];
+    const body = line.slice(indent.length);
+    if (line.length <= width || (body.match(/\S {2,}(?=\S)/g) ?? []).length >= 2) return [line];
+    const hang = indent + " ".repeat(/^[A-Za-z ]+: +/.exec(body)?.[0].length ?? 2);
+    const out: string[] = [];
+    let current = indent;
+    for (const word of body.split(" ")) {
+      const start = current.trim() === "";
+      if (!start && current.length + 1 + word.length > width) {
+        out.push(current);
+        current = hang + word;
+      } else current = start ? `${current}${word}` : `${current} ${word}`;
+    }
+    return [...out, current];
+  }).join("\n");
+}
+
 export function renderConsoleSummary(result: Result): string {
   const head = reportHead(result, skippedLines(result));
   const lines = [`Standard benchmark: ${head.title}`];
@@ -100,5 +126,5 @@ export function renderConsoleSummary(result: Result): string {
   for (const [label, value] of head.facts) lines.push(`  ${`${label}:`.padEnd(width + 1)} ${value}`);
   lines.push(...consoleTable(head.headline.head, head.headline.rows));
   const text = [lines.join("\n"), ...sectionsOf(result).map(consoleSection)].join("\n\n");
-  return `${escapeTerminalText(text)}\n`;
+  return `${escapeTerminalText(wrapProse(text))}\n`;
 }

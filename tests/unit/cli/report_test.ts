@@ -120,6 +120,13 @@ Deno.test("the demo's result folder passes report with zero problems, evidence i
     assert.equal(report.code, EXIT.resultNotOk, stderr);
     assert.match(stderr, /results\.json is valid, but the run is nonconforming/);
     assert.doesNotMatch(stderr, /invalid|problem/);
+    // The audit's prose fits 100 columns (only table rows are wider), and it ends on run's one screen.
+    const stdout = new TextDecoder().decode(report.stdout).trimEnd().split("\n");
+    const wide = stdout.filter((l) => l.length > 100 && (l.trim().match(/\S {2,}(?=\S)/g) ?? []).length < 2);
+    assert.deepEqual(wide, []);
+    const end = stdout.slice(stdout.findLastIndex((l) => l.startsWith("report: ")));
+    assert.match(end[0]!, /^report: valid; nonconforming \(simulated engine\); sanity 12\/12/);
+    assert.ok(end.length <= 15 && end.at(-1) === join(out, folder.name), end.join("\n"));
   } finally {
     await rm(out, { recursive: true, force: true });
   }

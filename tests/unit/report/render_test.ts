@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
+import { renderConsoleSummary, renderReadme, wrapProse } from "../../../report/render.ts";
 import type { Result } from "../../../contract/mod.ts";
 import { buildRealisticResult } from "./_realistic_result.ts";
+
+/** The console text with each wrapped prose line joined again (its continuations are indented). */
+const unwrapped = (text: string) => text.replace(/\n {2,}(?=\S)/g, " ");
 
 async function realistic(optionalConcurrency = false): Promise<Result> {
   const built = await buildRealisticResult({ optionalConcurrency });
@@ -212,7 +215,7 @@ Deno.test("README and console say a reused server had already answered requests,
   const readme = renderReadme(result);
   assert.ok(section(readme, "## Status").includes(line), section(readme, "## Status"));
   assert.ok(section(readme, "## Limitations and missing values").includes(line));
-  assert.ok(renderConsoleSummary(result).includes(line));
+  assert.ok(unwrapped(renderConsoleSummary(result)).includes(line));
   assert.match(readme, /- \*\*Status:\*\* complete;/, "the renderer reports the status, it does not change it");
 
   result.extensions.server_prior_requests = {
@@ -274,7 +277,7 @@ Deno.test("report prints a reasoning-cadence line per case where any request rea
   const cadenceOf = result.extensions!.reasoning_cadence!;
   const shortCadence = cadenceOf["performance-short-r1"]!;
   assert.equal(shortCadence.reasoning_itl_s.length, 5);
-  const text = renderConsoleSummary(result);
+  const text = unwrapped(renderConsoleSummary(result));
   const lines = text.split("\n").filter((line) => line.startsWith("Reasoning cadence, "));
   assert.equal(lines.length, 4, lines.join("\n"));
   assert.match(lines[1]!, /^Reasoning cadence, short \(3 of 3 measured requests reasoned\): thinking [0-9.]+ s \[/);
@@ -283,4 +286,15 @@ Deno.test("report prints a reasoning-cadence line per case where any request rea
   assert.ok(section(renderReadme(result), "## Per case").includes("Reasoning cadence, prompt-4k (3 of 3"));
   for (const record of result.requests) cadenceOf[record.id] = null;
   assert.doesNotMatch(renderConsoleSummary(result), /Reasoning cadence/);
+});
+
+Deno.test("console prose wraps at 100 columns under its label; a table row keeps its width", () => {
+  const fact = `  Status:  ${"word ".repeat(40).trim()}`;
+  const row = `  Case        Capped  ${"1500.0 [1500.0-1500.0] n=3  ".repeat(5).trim()}`;
+  const wrapped = wrapProse(`${fact}\n${row}`).split("\n");
+  assert.ok(wrapped.slice(0, -1).every((l) => l.length <= 100), wrapped.join("\n"));
+  assert.ok(wrapped.slice(1, -1).every((l) => l.startsWith(" ".repeat(11) + "word")), "under the value");
+  assert.equal(wrapped.slice(0, -1).join(" ").replace(/ +/g, " "), fact.replace(/ +/g, " "), "every word, in order");
+  assert.equal(wrapped.at(-1), row, "the table row is whole");
+  assert.equal(wrapProse("short line"), "short line");
 });
