@@ -30,6 +30,19 @@ const PERCENTILES = ["p50", "p90", "p99"] as const;
 /** The percentiles' line styles (solid, dashed, dotted), drawn in the legend as they are on the lines. */
 const DASHES = [[1, 0], [6, 3], [2, 2]];
 
+/**
+ * The points with one label a load level, over its highest point (every series and percentile of that level): the
+ * labels of two series, or of p50 under p90, no longer sit on one another.
+ */
+function labelledOnce<T extends { load: string; ms: number }>(values: readonly T[]): (T & { labelled: boolean })[] {
+  const top = new Map<string, number>();
+  values.forEach((v, i) => {
+    const best = top.get(v.load);
+    if (best === undefined || v.ms > values[best]!.ms) top.set(v.load, i);
+  });
+  return values.map((v, i) => ({ ...v, labelled: top.get(v.load) === i }));
+}
+
 function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object {
   const name = metric === "ttftS" ? "TTFT" : "TPOT";
   // `step`: the points' order (load levels as given), along which each line runs, whatever their throughput.
@@ -48,14 +61,7 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
       }];
     })
   );
-  // One label a load level, over its highest point (every series and percentile of that level): labels of two
-  // series, or of p50 under p90, no longer sit on one another.
-  const top = new Map<string, number>();
-  values.forEach((v, i) => {
-    const best = top.get(v.load);
-    if (best === undefined || v.ms > values[best]!.ms) top.set(v.load, i);
-  });
-  const labelled = values.map((v, i) => ({ ...v, labelled: top.get(v.load) === i }));
+  const labelled = labelledOnce(values);
   const x = {
     field: "tps",
     type: "quantitative",

@@ -95,7 +95,9 @@ Deno.test("records carry the reasoning cadence the client stamped, rebuilt from 
     assert.ok(plain >= 0);
     assert.equal(done.result.extensions!.reasoning_cadence!["performance-short-r2"], null);
     assert.equal(done.result.missing["/extensions/reasoning_cadence/performance-short-r2"], "no reasoning streamed");
-    const lines = renderConsoleSummary(done.result).split("\n").filter((l) => l.startsWith("Reasoning cadence, "));
+    // Each line whole again (the console wraps prose at 100 columns, its continuations indented).
+    const text = renderConsoleSummary(done.result).replace(/\n {2,}(?=\S)/g, " ");
+    const lines = text.split("\n").filter((l) => l.startsWith("Reasoning cadence, "));
     assert.equal(lines.length, 4, lines.join("\n"));
     assert.match(lines[1]!, /^Reasoning cadence, short \(2 of 3 measured requests reasoned\): thinking [0-9.]+ s /);
     assert.match(
