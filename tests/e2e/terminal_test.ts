@@ -86,6 +86,7 @@ Deno.test("load in a terminal: phase, elapsed of the plan, counts, rates and TTF
     assert.match(done, /load: wrote \d+ JSONL lines to /);
     assert.doesNotMatch(done, /measure [\d.]+ s of 4\.0 s/, "the status line is gone once the summary is printed");
     const shown = await terminal.screen(true);
+    // deno-lint-ignore no-control-regex
     assert.match(shown, /load: \x1b\[32mok\x1b\[(0|39)m/, JSON.stringify(shown.slice(-800)));
   } finally {
     await terminal.close();
