@@ -4,7 +4,7 @@ import { summarizeStore } from "../../../load/summary.ts";
 import { RowStore } from "../../../load/row_store.ts";
 import { binsOf, concurrencyOf } from "../../../load/throughput.ts";
 import type { LoadSample } from "../../../contract/mod.ts";
-import { outcome, type OutcomeSpec } from "./_fakes.ts";
+import { outcome, type OutcomeSpec, sample } from "./_fakes.ts";
 
 function throughputBins(points: { offsetS: number; completed: boolean; outputTokens: number | null }[], width: number) {
   const at = (i: number) => points[i]!;
@@ -17,21 +17,7 @@ function observedConcurrency(intervals: { startS: number; endS: number }[], capL
 }
 
 function row(sendS: number, spec: OutcomeSpec, extra: Partial<LoadSample> = {}): LoadRequestRow {
-  return buildLoadRow({
-    phase: "measure",
-    index: 0,
-    endpoint: "http://127.0.0.1:1",
-    endpoint_index: 0,
-    prompt_index: 0,
-    scheduled_offset_s: null,
-    send_offset_s: sendS,
-    in_flight_at_send: 0,
-    dropped: false,
-    drop_reason: null,
-    cancelled_at_drain: false,
-    outcome: outcome(spec),
-    ...extra,
-  });
+  return buildLoadRow(sample(outcome(spec), { send_offset_s: sendS, ...extra }));
 }
 
 Deno.test("the window runs from first measured send to last terminal completion of any outcome", () => {
