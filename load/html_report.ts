@@ -158,7 +158,10 @@ function overTimeCharts(parts: readonly RowSelection[], summary: EndpointLoadSum
         field: "t",
         type: "quantitative",
         title: "s since the first measured send",
-        scale: xScale(values.map((v) => v.t), summary.bin_width_s),
+        // The whole window, from the first measured send to the last end: a single bin is no lone dot on a 1 s axis.
+        scale: last > first
+          ? { domain: [0, last - first], nice: false }
+          : xScale(values.map((v) => v.t), summary.bin_width_s),
       },
       y: { field, type: "quantitative", title: yTitle, scale: { zero: true } },
     },

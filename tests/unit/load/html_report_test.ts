@@ -49,6 +49,13 @@ Deno.test(
     const pooled = outcome.runs[0]!.summary.overall;
     assert.ok(html.includes(`${pooled.counts.succeeded} of ${pooled.counts.attempted} measured requests succeeded`));
     assert.match(html, /E2E latency CDF \(n=16\)/);
+    // A run of a few milliseconds is drawn over its few milliseconds, not as a dot at 0 on a 1 s axis.
+    const ends = [
+      ...html.matchAll(
+        /X-axis titled 's since the first measured send' for a linear scale with values from [\d.]+ to ([\d.]+)/g,
+      ),
+    ];
+    assert.ok(ends.length > 0 && ends.every((m) => Number(m[1]) < 0.5), ends.map((m) => m[1]).join());
   },
 );
 
@@ -205,6 +212,15 @@ Deno.test("the throughput picture is binned by completion over the whole window,
     assert.ok(inBin.length >= 1, `bin ${i} is not empty`);
   }
   assert.ok(Math.abs(rps.reduce((n, [, v]) => n + v * width, 0) - summary.overall.counts.succeeded) < 1e-6);
+  // Each over-time axis spans the window, no more (a fixed 1 s axis left a short run's one bin a lone dot).
+  const ends = [
+    ...html.matchAll(
+      /X-axis titled 's since the first measured send' for a linear scale with values from 0\.?0* to ([\d.]+)/g,
+    ),
+  ]
+    .map((m) => Number(m[1]));
+  assert.equal(ends.length, 3);
+  assert.ok(ends.every((e) => Math.abs(e - windowS) < 0.5), `${ends} for a window of ${windowS} s`);
   // The rate axes start at zero.
   assert.match(html, /Y-axis titled 'requests\/s' for a linear scale with values from 0\.0 to/);
   assert.match(html, /Y-axis titled 'tokens\/s' for a linear scale with values from 0 to/);
