@@ -5,7 +5,7 @@
 // ends as the command ends. Installs the pinned packages first when they are missing from a checkout.
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { denoExecutable, ensureInstalled, runForwarding, runTaskArgv, sourceDir } from "./_deno.mjs";
 
 /** The deno.json task whose permission set `strata-bench <args>` runs under. */
@@ -41,18 +41,24 @@ export function taskFor(args) {
 
 /**
  * The folders the person named with --out (`--out DIR` or `--out=DIR`; also demo's --site), absolute: the command
- * may write there as well as into the current folder's results. A comma would split Deno's permission list, so
- * such a name is left to the command's own permission error.
+ * may write there as well as into the current folder's results. `approved --repo DIR` may write that repository's
+ * `bench/` (the manifest) and nothing else of it. A comma would split Deno's permission list, so such a name is
+ * left to the command's own permission error.
  */
 export function outFolders(args, cwd) {
   const named = [];
+  const flags = args[0] === "approved" ? [["--repo", "bench"]] : [["--out", ""], ["--site", ""]];
   args.forEach((a, i) => {
-    for (const flag of ["--out", "--site"]) {
-      if (a === flag && i + 1 < args.length) named.push(args[i + 1]);
-      else if (a.startsWith(`${flag}=`)) named.push(a.slice(flag.length + 1));
+    for (const [flag, under] of flags) {
+      const value = a === flag && i + 1 < args.length
+        ? args[i + 1]
+        : a.startsWith(`${flag}=`)
+        ? a.slice(flag.length + 1)
+        : undefined;
+      if (value !== undefined && value !== "") named.push(under === "" ? value : join(value, under));
     }
   });
-  return named.filter((p) => p !== "" && !p.includes(",")).map((p) => resolve(cwd, p));
+  return named.filter((p) => !p.includes(",")).map((p) => resolve(cwd, p));
 }
 
 /**

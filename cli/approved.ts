@@ -242,8 +242,7 @@ export async function main(argv: string[]): Promise<number> {
     if (sub === "withdraw") return await withdraw(values, positionals);
     return await add(values, positionals);
   } catch (error) {
-    const hint = ' "deno task approved" may write bench/ of the folder it was started from; for --repo elsewhere ' +
-      "run mod.ts with that flag.";
+    const hint = " strata-bench approved writes bench/ of the folder you run it in, or of the --repo you name.";
     return endWith(error, () => failureText("approved", argv[0], error, hint).trimEnd());
   }
 }

@@ -37,8 +37,8 @@ export function unreadableMessage(dir: string, error: unknown): string {
   const file = join(dir, RESULTS);
   if (!(error instanceof FolderFileError)) return `Cannot read "${file}": ${errorMessage(error)}`;
   if (error.code === "permission_denied") {
-    return `Cannot read "${error.path === "." ? dir : file}": permission refused. Run through "deno task report DIR" ` +
-      "or grant --allow-read.";
+    return `Cannot read "${error.path === "." ? dir : file}": permission refused. Run "strata-bench report DIR" ` +
+      "as a user who may read it.";
   }
   if (error.path === "." && error.code === "not_folder") {
     return `Cannot read a result from "${dir}": it is not a folder; pass the result folder that holds ${RESULTS}.`;

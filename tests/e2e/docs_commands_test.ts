@@ -114,6 +114,19 @@ Deno.test("README speaks strata-bench (and deno task test), and names Node versi
   assert.ok(readme.split("\n").length <= 200, "README stays a five-minute read");
 });
 
+Deno.test("docs speak strata-bench: deno task appears only in docs/development.md, other pages name tasks", () => {
+  const named: string[] = [];
+  for (const file of DOCS.filter((f) => f !== "README.md" && f !== "docs/development.md")) {
+    const text = readFileSync(join(REPO, file), "utf8");
+    assert.deepEqual(text.split("\n").filter((l) => /deno task/.test(l)), [], file);
+    for (const m of text.matchAll(/\btasks? `([a-z][a-z:-]*)/g)) named.push(m[1]!);
+  }
+  // Each task another page names by name is one of deno.json's, and development.md shows how to run tasks.
+  assert.ok(named.length >= 5, named.join(" "));
+  for (const task of named) assert.ok(CONFIG.tasks[task] !== undefined, `no task "${task}" in deno.json`);
+  assert.match(readFileSync(join(REPO, "docs", "development.md"), "utf8"), /\.\/node_modules\/\.bin\/deno task test/);
+});
+
 Deno.test("the compare spec docs/load.md shows is the committed example, and compare --plan accepts it", async () => {
   const spec = readFileSync(join(REPO, "docs", "examples", "gate.jsonc"), "utf8");
   const shown = /```jsonc\n([\s\S]*?)```/.exec(readFileSync(join(REPO, "docs", "load.md"), "utf8"))?.[1];

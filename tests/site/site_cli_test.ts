@@ -431,3 +431,30 @@ Deno.test("a malformed manifest builds a site that says so; a missing repository
   assert.equal(notRepo.code, 3);
   assert.match(notRepo.stderr, /Cannot read the repository/);
 });
+
+Deno.test("the installed command may write the manifest of the --repo it is given, run from another folder", async () => {
+  const clone = join(root, "withdraw-clone");
+  await git(root, "clone", "-q", `file://${repo}`, clone);
+  const runId = fixture.scenarios.find((s) => s.name === "clean-3060")!.runId;
+  // The fixture's manifest holds malformed entries on purpose; this clone keeps one entry and its reproduction.
+  const file = join(clone, "bench", "approved.json");
+  const kept = JSON.parse(await Deno.readTextFile(file));
+  type Entry = { run_id: string; reproduction_run_ids?: string[] };
+  const ids = [runId, ...kept.entries.find((e: Entry) => e.run_id === runId).reproduction_run_ids ?? []];
+  kept.entries = kept.entries.filter((e: Entry) => ids.includes(e.run_id));
+  await Deno.writeTextFile(file, JSON.stringify(kept, null, 2));
+  const launcher = join(REPO_ROOT, "bin", "strata-bench.mjs");
+  const args = ["approved", "withdraw", runId, "--reason", "a test", "--review-pr", "https://example.org/pr/1"];
+  const out = await new Deno.Command("node", {
+    args: [launcher, ...args, "--repo", clone],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.match(stderr, new RegExp(`withdrew ${runId} from `));
+  const manifest = JSON.parse(await Deno.readTextFile(file));
+  assert.ok(manifest.withdrawn.some((w: { run_id: string }) => w.run_id === runId));
+  assert.ok(!manifest.entries.some((e: { run_id: string }) => e.run_id === runId));
+});

@@ -93,7 +93,7 @@ Deno.test("the run tasks run V8 single-threaded, load, compare and the compiled 
   // An open-loop schedule cannot wait out a single-threaded mark-compact (30-70 ms at 2,000 arrivals/s): load and
   // compare let V8 mark and sweep on its helper threads.
   // They also stop at V8's mid tier (Maglev): Turbofan's compile jobs, still running a second into the measured
-  // schedule, took the client's core from it (docs/commands.md).
+  // schedule, took the client's core from it (docs/development.md).
   for (const name of ["load", "load:profile", "compare", "compare:profile", "bench:open-loop"]) {
     assert.ok((CONFIG.tasks[name] ?? "").includes(` --v8-flags=${LOAD_V8_FLAGS} `), `task ${name}`);
   }
