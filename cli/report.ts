@@ -4,7 +4,7 @@
  * comparing, sealing and rendering live in report/; this file parses, wires and prints.
  */
 import { basename } from "node:path";
-import { errorMessage, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
+import { errorMessage, stdoutIsTerminal, writeStderr, writeStdout, writeTextOutcome } from "../runtime/mod.ts";
 import { FixtureBundleError, loadBundle, type LoadedBundle } from "../fixtures/mod.ts";
 import { EVIDENCE_VERSION, type Result, RESULT_FILES } from "../contract/mod.ts";
 import {
@@ -34,6 +34,7 @@ import { helpFooter } from "./_help.ts";
 import { outputStem } from "./_out_files.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { printEnding } from "./_ending.ts";
+import { comparisonEnding } from "./_report_compare.ts";
 import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
@@ -245,11 +246,13 @@ async function comparison(
     }
   });
   const compared = compareResults(inputs);
+  // On a terminal the B-against-A tables come first and the wide tables wait for a file (the ending says so).
+  const screen = format === "md" && stdoutIsTerminal();
   const out = format === "csv"
     ? renderComparisonCsv(compared)
     : format === "json"
     ? renderComparisonJson(compared, refused)
-    : renderComparisonMarkdown(compared, refused);
+    : renderComparisonMarkdown(compared, refused, !screen);
   writeStdout(out);
   if (format === "csv") { for (const line of refused) writeStderr(`refused: ${line}\n`); }
   if (svg !== null) {
@@ -263,9 +266,10 @@ async function comparison(
     }
     writeStderr(`comparison picture written to ${svg}\n`);
   }
-  if (environment) return EXIT.environment;
   const allComplete = inputs.every((i) => i.result.run.status === "complete");
-  return refused.length === 0 && allComplete ? EXIT.ok : EXIT.resultNotOk;
+  const code = environment ? EXIT.environment : refused.length === 0 && allComplete ? EXIT.ok : EXIT.resultNotOk;
+  if (screen) printEnding(comparisonEnding(compared, refused.length, loaded.map((l) => l.dir), code));
+  return code;
 }
 
 async function pullRequest(loaded: ReadResult): Promise<number> {

@@ -25,6 +25,7 @@ import {
 } from "./comparison_delta.ts";
 import { fixed, metricDecimals, NOT_MEASURED, tokenRange } from "./_format.ts";
 import { markdownTable, markdownText } from "./_markdown.ts";
+import { wrapProse } from "./render.ts";
 
 /** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;
@@ -203,8 +204,17 @@ function deltaTables(deltas: readonly CaseDelta[]): string[] {
   return out;
 }
 
-/** The comparison as Markdown: notes, then per group its shared facts, configurations and status sections. */
-export function renderComparisonMarkdown(comparison: Comparison, refused: readonly string[] = []): string {
+/**
+ * The comparison as Markdown: notes, then per group its shared facts, configurations and status sections, each
+ * section's B-against-A tables first and the table of every metric after them. `full` false (a terminal) leaves
+ * out the wide tables of sections that have B-against-A tables, and wraps prose at 100 columns; the caller says
+ * where the rest is.
+ */
+export function renderComparisonMarkdown(
+  comparison: Comparison,
+  refused: readonly string[] = [],
+  full = true,
+): string {
   const out = [`# ${heading(comparison, refused)}`, ""];
   const banner = simulatedBanner(comparison);
   if (banner !== null) out.push(`> **${markdownText(banner)}**`, "");
@@ -216,7 +226,11 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
   }
   comparison.groups.forEach((group, index) => {
     out.push(`## Group ${index + 1}: ${markdownText(group.label)}`, "");
-    out.push(`Shared by every configuration: ${markdownText(factList(group.shared))}.`, "");
+    // A terminal gets the facts that name the group; a file gets all of them.
+    const shared = full || group.shared.length <= 3 ? group.shared : group.shared.slice(0, 3);
+    const more = group.shared.length - shared.length;
+    const rest = more > 0 ? ` (and ${more} more: in the full report)` : "";
+    out.push(`Shared by every configuration: ${markdownText(factList(shared))}${rest}.`, "");
     for (const config of group.configurations) {
       const differs = config.differs.length === 0 ? "" : `: ${factList(config.differs)}`;
       const folders = config.runs.map((r) => `${r.folder} (${r.status})`).join(", ");
@@ -225,10 +239,19 @@ export function renderComparisonMarkdown(comparison: Comparison, refused: readon
     }
     out.push("");
     for (const section of group.sections) {
-      out.push(`### ${SECTION_TITLES[section.status]}`, "");
-      out.push(...markdownTable(TABLE_HEAD, section.rows.map(tableRow)), "", ...deltaTables(section.deltas));
+      out.push(`### ${SECTION_TITLES[section.status]}`, "", ...deltaTables(section.deltas));
+      // A section of one configuration has no B against A: its one table is what it says, even on a terminal.
+      if (!full && section.deltas.length > 0) continue;
+      const heading = section.deltas.length === 0 ? [] : ["#### Every metric of every configuration", ""];
+      out.push(...heading, ...markdownTable(TABLE_HEAD, section.rows.map(tableRow)), "");
     }
   });
+  if (!full) {
+    if (comparison.groups.some((g) => g.sections.some((section) => section.deltas.length > 0))) {
+      out.push(markdownText(DELTA_NOTE));
+    }
+    return `${out.map((line) => (line.startsWith("|") ? line : wrapProse(line))).join("\n")}\n`;
+  }
   out.push(
     "Token counts are the engine's, median [min-max] over the measured requests; rates are median [min-max] n and " +
       "latencies median n over the requests each run's summaries included, the runs of one configuration read " +

@@ -13,7 +13,7 @@ export { prBody, prTitle } from "./submission.ts";
 export { type ChartSpec, renderChartSvg } from "./charts.ts";
 export { resultGlance } from "./glance.ts";
 export { missingGroup } from "./_missing_groups.ts";
-export { type ComparedInput, compareResults } from "./comparison.ts";
+export { type ComparedInput, compareResults, type Comparison } from "./comparison.ts";
 export { csvCell, renderComparisonCsv, renderComparisonJson, renderComparisonMarkdown } from "./comparison_render.ts";
 export { comparisonSpec } from "./comparison_picture.ts";
 export { type CurvePoint, latencyCurveSpec } from "./curve_picture.ts";

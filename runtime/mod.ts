@@ -10,6 +10,7 @@ export {
   rewriteStderrLine,
   runtimeName,
   stderrRedraws,
+  stdoutIsTerminal,
   writeStderr,
   writeStdout,
   writeStdoutStyled,

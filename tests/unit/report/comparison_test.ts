@@ -88,6 +88,25 @@ Deno.test("md, csv and json output is pinned byte for byte", async () => {
   }
 });
 
+Deno.test("each section puts its B-against-A table first; the terminal view leaves the wide table out and wraps", async () => {
+  const comparison = compareResults(await inputs());
+  const full = renderComparisonMarkdown(comparison);
+  const complete = full.slice(full.indexOf("### Complete results"), full.indexOf("### Partial results"));
+  assert.ok(complete.indexOf("#### B against A, case by case") < complete.indexOf("#### Every metric"), complete);
+  assert.ok(complete.indexOf("#### Every metric") < complete.indexOf("| Config | Case |"));
+  const screen = renderComparisonMarkdown(comparison, [], false);
+  const screenComplete = screen.slice(screen.indexOf("### Complete results"), screen.indexOf("### Partial results"));
+  assert.match(screenComplete, /#### B against A, case by case/);
+  assert.doesNotMatch(screenComplete, /\| Config \| Case \|/, "the wide table waits for a file");
+  // The partial section has one configuration, no B against A: its one table is shown even on a terminal.
+  assert.match(screen.slice(screen.indexOf("### Partial results")), /\| Config \| Case \|/);
+  for (const line of screen.split("\n").filter((l) => !l.startsWith("|"))) assert.ok(line.length <= 100, line);
+  assert.ok(full.split("\n").some((l) => !l.startsWith("|") && l.length > 100), "a file keeps its long lines");
+  const flat = screen.replace(/\s+/g, " ");
+  assert.match(flat, /Shared by every configuration: protocol .*?\(and \d+ more: in the full report\)\./);
+  assert.doesNotMatch(full, /in the full report/);
+});
+
 Deno.test("a CSV cell that a spreadsheet would run as a formula is neutralized; quotes are doubled", async () => {
   const list = await inputs();
   list[0]!.folder = '=HYPERLINK("x")';
