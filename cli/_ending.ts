@@ -75,15 +75,28 @@ function problemLines(p: EndingProblem, width: number): string[] {
   return [`  ${p.problem}`, `    -> ${first}`, ...rest.map((line) => `       ${line}`)];
 }
 
-/** Items joined with ", " as far as they fit in `width` (at least one, cut later), then "and N more". */
-function listFit(head: string, items: readonly string[], width: number): string {
+/**
+ * Items joined with ", " as far as they fit in `width`, then "and N more", and `close`. A first item too long for
+ * the line is never cut: it wraps between words onto lines indented under the head (at most three lines).
+ */
+function listFit(head: string, items: readonly string[], width: number, close = ""): string[] {
   let shown = Math.min(1, items.length);
   const text = (n: number) => {
     const more = items.length - n;
-    return `${head}${items.slice(0, n).join(", ")}${more > 0 ? `${n > 0 ? "," : ""} and ${more} more` : ""}`;
+    return `${head}${items.slice(0, n).join(", ")}${more > 0 ? `${n > 0 ? "," : ""} and ${more} more` : ""}${close}`;
   };
   while (shown < items.length && text(shown + 1).length <= width) shown++;
-  return text(shown);
+  const one = text(shown);
+  if (one.length <= width) return [one];
+  const lines: string[] = [];
+  let line = head.trimEnd();
+  for (const word of one.slice(head.length).split(" ")) {
+    if (line.trim() !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = `  ${clip(word, width - 2)}`;
+    } else line = `${line} ${word}`;
+  }
+  return [...lines, line].slice(0, 3);
 }
 
 /** The next commands: on one line where they fit, else one a line; each is named, never counted away. */
@@ -95,11 +108,9 @@ function nextLines(items: readonly string[], width: number): string[] {
 
 function missingLines(missing: EndingMissing, width: number): string[] {
   const out: string[] = [];
-  if (missing.notGiven.length > 0) {
-    out.push(listFit("not given (pass ", missing.notGiven, width - 1) + ")");
-  }
-  if (missing.notMeasurable.length > 0) out.push(listFit("not measurable here: ", missing.notMeasurable, width));
-  if (missing.failed.length > 0) out.push(listFit("failed: ", missing.failed, width));
+  if (missing.notGiven.length > 0) out.push(...listFit("not given (pass ", missing.notGiven, width, ")"));
+  if (missing.notMeasurable.length > 0) out.push(...listFit("not measurable here: ", missing.notMeasurable, width));
+  if (missing.failed.length > 0) out.push(...listFit("failed: ", missing.failed, width));
   return out;
 }
 

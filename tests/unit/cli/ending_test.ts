@@ -316,3 +316,20 @@ Deno.test("a fix too long for its line wraps between words under the problem, wh
   assert.ok(shown.every((l) => l.length <= ENDING_MAX_COLUMNS) && !text.includes("..."), text);
   assert.match(shown[1]!, /^ {7}\(docs\/conforming-run\.md\)$/);
 });
+
+Deno.test("a missing value too long for its line wraps between words, never cut", () => {
+  const long = "model file facts (the GGUF header of qwen3-mock-Q4_K_M.gguf cannot be read: it is not a GGUF file)";
+  const text = renderEnding({
+    status: "run: nonconforming (exit 1)",
+    numbers: [],
+    problems: [],
+    missing: { notGiven: [], notMeasurable: [long, "storage (virtio)"], failed: [] },
+    next: [],
+    folder: "bench-results/r",
+  });
+  const lines = text.trimEnd().split("\n");
+  for (const line of lines) assert.ok(line.length <= ENDING_MAX_COLUMNS, line);
+  const shown = lines.slice(1, -1).join(" ").replace(/\s+/g, " ");
+  assert.equal(shown, `not measurable here: ${long}, and 1 more`);
+  assert.ok(!text.includes("..."), text);
+});
