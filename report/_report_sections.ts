@@ -12,7 +12,26 @@ import { findSummary, isSimulated, nonconformingReasons, SIMULATED_LABEL } from 
 import { PICTURE_FILES } from "./pictures.ts";
 import { roundsSection } from "./_rounds_section.ts";
 import { limitationsSection, priorRequestsLine } from "./_limitations_section.ts";
+import { missingLabel } from "./_missing_groups.ts";
 import type { Section } from "./_section.ts";
+
+/**
+ * The pairs with each "not measured" that results.json says was only not given replaced by "not given (pass
+ * --flag)": `pointers` names the result field behind a label. What could not be measured stays "not measured".
+ */
+function absentAsStated(
+  result: Result,
+  pairs: [string, string][],
+  pointers: Record<string, string>,
+): [string, string][] {
+  return pairs.map(([label, value]) => {
+    const pointer = pointers[label];
+    const reason = pointer === undefined ? undefined : result.missing[pointer];
+    if (value !== f.NOT_MEASURED || reason === undefined) return [label, value];
+    const said = missingLabel(f.oneLine(reason), pointer!);
+    return [label, said.startsWith("not given") ? said : value];
+  });
+}
 
 const STATUS_MEANING = {
   complete: "every required request was attempted and its outcome recorded (it does not mean every check passed)",
@@ -69,19 +88,25 @@ function runSection(result: Result): Section {
   const { protocol, run } = result;
   return {
     title: "Protocol and run",
-    pairs: [
+    pairs: absentAsStated(result, [
       ["Protocol", `${protocol.id} (draft), profile ${protocol.profile}`],
       ["Result format", `${result.format}, schema version ${result.schema_version}`],
       ["Protocol commit", f.text(protocol.git_commit)],
       ["Corpus SHA-256", protocol.corpus_sha256],
-      ["Model card revision", f.text(protocol.model_card_revision)],
+      ["Model card revision", protocol.model_card_revision ?? "not pinned (a draft protocol pins it at activation)"],
       ["Run id", run.id],
       ["Started at", run.started_at],
       ["Required stages took", f.duration(run.required_duration_s)],
       ["Optional concurrency", run.optional_concurrency ? f.duration(run.optional_duration_s) : "not selected"],
       ["Command", f.oneLine(run.command)],
-    ],
+    ], { "Protocol commit": "/protocol/git_commit" }),
   };
+}
+
+/** "nvme Samsung 990 on pcie"; the parts a probe could not read are left out ("a device on virtio"). */
+function storageText(s: { kind: string | null; model: string | null; bus: string | null }): string {
+  const what = [s.kind, s.model].filter((part) => part !== null && part !== "").join(" ") || "a device";
+  return s.bus === null || s.bus === "" ? `${what} (kind, model and bus not measured)` : `${what} on ${s.bus}`;
 }
 
 function hardwareSection(result: Result): Section {
@@ -92,9 +117,7 @@ function hardwareSection(result: Result): Section {
       `#${gpu.device_index} ${gpu.name}, ${f.bytes(gpu.memory_bytes)} ${f.text(gpu.memory_kind)} memory, ` +
       `power limit ${gpu.power_limit_w === null ? f.NOT_MEASURED : `${gpu.power_limit_w} W`}`
     );
-  const storage = hardware.storage === null
-    ? f.NOT_MEASURED
-    : hardware.storage.map((s) => `${f.text(s.kind)} ${f.text(s.model)} on ${f.text(s.bus)}`).join("; ") || "none";
+  const storage = hardware.storage === null ? f.NOT_MEASURED : hardware.storage.map(storageText).join("; ") || "none";
   return {
     title: "Hardware",
     pairs: [
@@ -111,7 +134,7 @@ function softwareSection(result: Result): Section {
   const s = result.software;
   return {
     title: "Software",
-    pairs: [
+    pairs: absentAsStated(result, [
       ["OS", f.nameVersions(s.os)],
       ["Drivers", f.nameVersions(s.drivers)],
       ["Runtime", f.nameVersions(s.runtime)],
@@ -120,9 +143,29 @@ function softwareSection(result: Result): Section {
       ["Build kind", f.text(s.build_kind)],
       ["Build options", f.list(s.build_options)],
       ["Runner commit", f.text(s.runner_commit)],
-    ],
+    ], { "Engine commit": "/software/strata_commit", "Build options": "/software/build_options" }),
   };
 }
+
+const MODEL_POINTERS: Record<string, string> = {
+  Model: "/model/id",
+  Quantization: "/model/quantization",
+  Revision: "/model/revision",
+  "Source revision": "/model/source_revision",
+  "Tokenizer revision": "/model/tokenizer_revision",
+  "Custom pack": "/model/custom_pack",
+};
+
+const CONFIGURATION_POINTERS: Record<string, string> = {
+  "Track notes": "/configuration/track_notes",
+  "KV cache": "/configuration/kv_cache",
+  "Expert cache": "/configuration/expert_cache",
+  Offloading: "/configuration/offloading",
+  Prefill: "/configuration/prefill",
+  MTP: "/configuration/mtp",
+  Calibration: "/configuration/calibration",
+  "Experimental options": "/configuration/experimental_options",
+};
 
 function modelSection(result: Result): Section {
   const m = result.model;
@@ -131,7 +174,7 @@ function modelSection(result: Result): Section {
     : m.files.map((file) => `${file.path} (sha256 ${f.text(file.sha256)})`).join("; ") || "none";
   return {
     title: "Model",
-    pairs: [
+    pairs: absentAsStated(result, [
       ["Model", f.text(m.id)],
       ["Quantization", f.text(m.quantization)],
       ["Revision", f.text(m.revision)],
@@ -139,7 +182,7 @@ function modelSection(result: Result): Section {
       ["Tokenizer revision", f.text(m.tokenizer_revision)],
       ["Custom pack", f.text(m.custom_pack)],
       ["Files", files],
-    ],
+    ], MODEL_POINTERS),
   };
 }
 
@@ -148,7 +191,7 @@ function configurationSection(result: Result): Section {
   const s = c.sampling;
   return {
     title: "Configuration",
-    pairs: [
+    pairs: absentAsStated(result, [
       ["Track", c.track],
       ["Track notes", f.text(c.track_notes)],
       ["Context", c.context_tokens === null ? f.NOT_MEASURED : `${c.context_tokens} tokens`],
@@ -171,7 +214,7 @@ function configurationSection(result: Result): Section {
         `enable_thinking ${c.chat_template_kwargs.enable_thinking}, ` +
         `preserve_thinking ${c.chat_template_kwargs.preserve_thinking}`,
       ],
-    ],
+    ], CONFIGURATION_POINTERS),
   };
 }
 

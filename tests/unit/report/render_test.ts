@@ -137,7 +137,9 @@ Deno.test('README says "not measured" for nulls and never prints NaN, undefined 
   for (const result of [await realistic(), await realistic(true)]) {
     const readme = renderReadme(result);
     assert.match(readme, /\*\*Storage:\*\* not measured/);
-    assert.match(readme, /\*\*Build options:\*\* not measured/);
+    // The realistic result's build options were not given: the README says which flag gives them.
+    assert.equal(result.missing["/software/build_options"] !== undefined, true);
+    assert.match(readme, /\*\*Build options:\*\* not given \(pass --build-options\)/);
     assert.match(tableRow(readme, "prompt-16k"), /not measured \(n=0\)/, "16K first answer has no valid sample");
     for (const word of ["NaN", "undefined", "Infinity", "[object Object]"]) assert.ok(!readme.includes(word), word);
   }
@@ -297,4 +299,25 @@ Deno.test("console prose wraps at 100 columns under its label; a table row keeps
   assert.equal(wrapped.slice(0, -1).join(" ").replace(/ +/g, " "), fact.replace(/ +/g, " "), "every word, in order");
   assert.equal(wrapped.at(-1), row, "the table row is whole");
   assert.equal(wrapProse("short line"), "short line");
+});
+
+Deno.test("README says not given (pass --flag) where results.json says so, not measured only where it could not be", async () => {
+  const result = clone(await realistic());
+  result.model.id = null;
+  result.missing["/model/id"] = "not given (pass --model-id)";
+  result.model.quantization = null;
+  result.missing["/model/quantization"] = "no quantization declared";
+  result.configuration.kv_cache = null;
+  result.missing["/configuration/kv_cache"] = "not given (pass --engine-args with the KV cache flags)";
+  result.software.drivers = null;
+  result.missing["/software/drivers"] = "no GPU tool answered: nvidia-smi not found";
+  result.hardware.storage = [{ kind: null, model: null, bus: "virtio" }, { kind: "nvme", model: "X1", bus: null }];
+  const readme = renderReadme(result);
+  assert.match(readme, /^- \*\*Model:\*\* not given \(pass --model-id\)$/m);
+  assert.match(readme, /^- \*\*Quantization:\*\* not given \(pass --quantization\)$/m);
+  assert.match(readme, /^- \*\*KV cache:\*\* not given \(pass --engine-args\)$/m);
+  assert.match(readme, /^- \*\*Drivers:\*\* not measured$/m, "a tool that did not answer: not measured");
+  assert.match(readme, /^- \*\*Storage:\*\* a device on virtio; nvme X1 \(kind, model and bus not measured\)$/m);
+  assert.doesNotMatch(readme, /not measured not measured/);
+  assert.match(readme, /^- \*\*Model card revision:\*\* not pinned \(a draft protocol pins it at activation\)$/m);
 });
