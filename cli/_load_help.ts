@@ -19,6 +19,20 @@ ${EXIT.environment} with the status and content type it got otherwise) and --out
 the load round-robin; each gets its own summary plus a pooled_mixture. Warm-up requests run and complete first;
 measurement starts right after them. The JSONL goes into a new file in --out whose name is printed.
 
+Start here (every flag is described below):
+  --url URL                 the server to load (repeatable)
+  --concurrency N           closed loop: N requests outstanding; or --rate R: R arrivals/s (open loop); a list
+                            such as 1,4,16 is a sweep
+  --duration S              measure S seconds; or --requests N
+  --workload NAME           real text of a named size (default chat-short)
+  --html                    also write a page of pictures beside the JSONL
+  --out DIR                 where the files go (default bench-results)
+
+Examples:
+  strata-bench load --url http://127.0.0.1:8080 --concurrency 8 --duration 60
+  strata-bench load --url http://127.0.0.1:8080 --rate 4 --max-concurrency 32 --requests 200 --workload rag-medium --html
+  strata-bench load --url http://127.0.0.1:8080 --concurrency 1,4,16 --duration 30 --html
+
 Target:
   --url URL                 a running server (repeatable)
   --profile NAME|FILE       or: start the engine a JSONC profile describes (profiles/NAME.jsonc or a path), load
@@ -102,11 +116,6 @@ Self-check:
 Common:
   -h, --help                this text
   --version                 the toolkit's version and commit
-
-Examples:
-  strata-bench load --url http://127.0.0.1:8080 --concurrency 8 --duration 60
-  strata-bench load --url http://127.0.0.1:8080 --rate 4 --max-concurrency 32 --requests 200 --workload rag-medium --html
-  strata-bench load --url http://127.0.0.1:8080 --concurrency 1,4,16 --duration 30 --html
 
 Exit codes:
   ${EXIT.ok}  the run completed

@@ -69,3 +69,16 @@ Deno.test("example lines split as a shell splits them", () => {
     "a b",
   ]);
 });
+
+Deno.test("load --help starts with the flags a newcomer needs and the examples, before the full list", async () => {
+  const help = (await commandModule("load")).HELP;
+  const start = help.indexOf("\nStart here");
+  const examples = help.indexOf("\nExamples:\n");
+  const full = help.indexOf("\nTarget:\n");
+  assert.ok(start > 0 && start < examples && examples < full, "Start here, then Examples, then every flag");
+  const block = help.slice(start, examples);
+  const flags = [...block.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!);
+  assert.deepEqual(flags, ["--url", "--concurrency", "--duration", "--workload", "--html", "--out"]);
+  // Each of them is described again in the full list below.
+  for (const flag of flags) assert.match(help.slice(full), new RegExp(`\\n {2}${flag} `), flag);
+});
