@@ -222,6 +222,14 @@ export function runForwarding(executable, argv, options = {}) {
       if (process.ppid === parent && !ancestors.some(ended)) return;
       clearInterval(watch);
       forward("SIGTERM");
+      // npm (npx, npm exec) ends at once on SIGTERM and its shell prints the prompt: what follows comes after it.
+      if (process.env.npm_command) {
+        process.stderr.write(
+          `\nstrata-bench: npm (${process.env.npm_command}) ended before the benchmark did; its ending follows ` +
+            `your shell's prompt. To keep them in order, send SIGTERM to strata-bench itself (pid ${process.pid}) ` +
+            "or install the command (docs/install.md)\n",
+        );
+      }
       setTimeout(() => forward("SIGKILL"), PARENT_GONE_GRACE_MS).unref();
     }, PARENT_POLL_MS)
     : null;

@@ -5,6 +5,7 @@
  * Ctrl-C is honoured. Piped, the same commands write plain lines without a single escape code.
  */
 import assert from "node:assert/strict";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle } from "../../fixtures/mod.ts";
@@ -195,6 +196,35 @@ Deno.test("Ctrl-C under npx: the ending says exit 4, and the launcher says why t
     assert.match(done, /load: INTERRUPTED \(exit 4\)/);
     assert.match(done, /strata-bench: ended with exit 4; npm \(exec\) reports 130 to the shell after Ctrl-C/);
     assert.match(done, /CODE=130/, "what the launcher says the shell sees is what it sees");
+  } finally {
+    await terminal.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("kill -TERM to npx: the launcher says its ending follows the prompt, and how to keep them in order", async () => {
+  const out = await Deno.makeTempDir({ prefix: "strata-tty-npx-term-" });
+  const terminal = await openTerminal(REPO, { columns: 150 });
+  try {
+    await terminal.type(`npx strata-bench load --self-check --concurrency 1 --duration 30 --out ${out}`);
+    await terminal.waitFor(/measure [\d.]+ s of 30\.0 s/, 60_000);
+    // The npm process of this very command: its command line names this test's own --out folder.
+    const found = await new Deno.Command("pgrep", {
+      args: ["-f", `^npm exec strata-bench .*--out ${out}`],
+      stdout: "piped",
+    })
+      .output();
+    const pid = Number(new TextDecoder().decode(found.stdout).trim().split("\n")[0]);
+    assert.ok(Number.isInteger(pid) && pid > 1, "the npm process was found");
+    Deno.kill(pid, "SIGTERM");
+    await terminal.waitFor(/INTERRUPTED \(exit 4\)[\s\S]*\.jsonl\s*$/, 60_000);
+    // The launcher's line, wrapped by the terminal's width: compared without white space.
+    const flat = (await terminal.history()).replace(/\s+/g, "");
+    const said = "strata-bench: npm (exec) ended before the benchmark did; its ending follows your shell's prompt. " +
+      "To keep them in order, send SIGTERM to strata-bench itself (pid";
+    assert.ok(flat.includes(said.replace(/\s+/g, "")), flat.slice(-3000));
+    const lines = (await readdir(out)).filter((n) => n.endsWith(".jsonl"));
+    assert.equal(lines.length, 1, "what was measured is kept");
   } finally {
     await terminal.close();
     await Deno.remove(out, { recursive: true });
