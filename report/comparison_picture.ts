@@ -12,6 +12,7 @@ import {
   DELTA_NAMES,
   deltaCells,
   deltaDecimals,
+  factList,
   metricCell,
   SIMULATED,
   simulatedBanner,
@@ -28,6 +29,11 @@ const LABEL_LIMIT_PX = PICTURE_WIDTH_PX - PANEL_WIDTH_PX - 120;
 
 /** The panel of one case and metric: every configuration (each status) on one axis, the delta in the subtitle. */
 function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, index: number): object | null {
+  // The legend names what the configurations differ in ("B: server capacity 2"), not the letter alone.
+  const legends = new Map(group.configurations.map((c) => [
+    c.label,
+    c.differs.length === 0 ? c.label : `${c.label}: ${oneLine(factList(c.differs))}`,
+  ]));
   const values = group.sections.flatMap((section) =>
     section.rows.flatMap((row) => {
       const sample = row.caseId === caseId ? row.samples[metric] : undefined;
@@ -42,7 +48,7 @@ function casePanel(group: ComparisonGroup, caseId: string, metric: DeltaMetric, 
         : metricCell(sample.range, metric);
       return sample.runs.map((run, r) => ({
         label: `${configName(row.configuration, row.simulated)}${status}: ${cell}`,
-        config: row.configuration,
+        config: legends.get(row.configuration) ?? row.configuration,
         run: `run ${r + 1}`,
         median: run.length === 0 ? null : sample.disagreeingRunMedians === null ? sample.range.median : null,
         min: run.length === 0 ? null : Math.min(...run),
@@ -105,6 +111,6 @@ export function comparisonSpec(comparison: Comparison): ChartSpec {
       ],
     },
     vconcat: rows,
-    config: { legend: { orient: "top" } },
+    config: { legend: { orient: "top", labelLimit: LABEL_LIMIT_PX } },
   } as unknown as ChartSpec;
 }

@@ -55,7 +55,8 @@ function factText(value: FactValue): string {
   return value ?? NOT_MEASURED;
 }
 
-function factList(facts: readonly [string, FactValue][]): string {
+/** "server capacity 2; quantization Q8_0": facts as the configuration list and the picture's legend say them. */
+export function factList(facts: readonly [string, FactValue][]): string {
   return facts.map(([k, v]) => `${k} ${factText(v)}`).join("; ");
 }
 

@@ -127,6 +127,12 @@ Deno.test("the comparison picture renders as one SVG with a panel per group, cas
   const axes = [...svg.matchAll(/aria-label="X-axis titled '[^']+' for a linear scale with values from ([\d.]+) to/g)];
   assert.ok(axes.length >= 4, `${axes.length} panels`);
   assert.deepEqual([...new Set(axes.map((m) => Number(m[1])))], [0]);
+  // The legend says what A and B differ in, as the configuration list does, whole.
+  const legends = [
+    ...svg.matchAll(/aria-label="Symbol legend titled 'configuration' for [a-z ]+ with \d+ values: ([^"]+)"/g),
+  ]
+    .map((m) => m[1]!);
+  assert.ok(legends.some((l) => /^A: server capacity 1, B: server capacity 2, C$/.test(l)), legends.join(" | "));
 });
 
 /** Scales every request's decode rate and TTFT of a result (a faster or slower configuration). */
