@@ -3,6 +3,7 @@
  * flags are errors, never ignored), and one parser for number flags.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** A bad command line: the command prints the message and exits with the usage code. */
 export class UsageError extends Error {
@@ -69,7 +70,7 @@ export function didYouMean(word: string, known: readonly string[]): string | nul
  */
 export function explainParseError(error: unknown, flags: readonly string[]): string {
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1] ?? "";
   switch (code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {

@@ -3,6 +3,7 @@ import { classifyServerUrl } from "../client/mod.ts";
 import type { DeclaredProvenance } from "../runner/mod.ts";
 import { declaredEngineArgs } from "../probe/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Default server: llama-server's default address on loopback. */
 export const DEFAULT_URL = "http://127.0.0.1:8080";
@@ -94,7 +95,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     try {
       declaredEngineArgs(engineCommandLine);
     } catch (error) {
-      throw new UsageError(`${error instanceof Error ? error.message : String(error)} (--engine-args)`);
+      throw new UsageError(`${errorMessage(error)} (--engine-args)`);
     }
   }
   if (values["check-template"] === true && values["no-check-template"] === true) {
@@ -153,7 +154,7 @@ function checkUrlShape(url: string): void {
   try {
     classifyServerUrl(url);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new UsageError(
       `${detail.replace(/\.$/, "")}${/pass e\.g\./.test(detail) ? "" : `; pass e.g. --url ${DEFAULT_URL}`}`,
     );

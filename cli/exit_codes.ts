@@ -1,4 +1,4 @@
-import { FileReadError, FolderFileError, refusedPermissionFlag, writeStderr } from "../runtime/mod.ts";
+import { errorMessage, FileReadError, FolderFileError, refusedPermissionFlag, writeStderr } from "../runtime/mod.ts";
 import { FixtureBundleError, LengthRuleError } from "../fixtures/mod.ts";
 import { ApprovedAddError, GitError, ManifestMissingError, ProtocolsFileError, SiteOutputError } from "../site/mod.ts";
 import { explainParseError, UsageError } from "./_args.ts";
@@ -115,6 +115,6 @@ export function endWith(
 ): ExitCode {
   const code = exitCodeOf(error) ?? otherwise;
   if (code === null) throw error;
-  write(`${say(error instanceof Error ? error.message : String(error))}\n`);
+  write(`${say(errorMessage(error))}\n`);
   return code;
 }

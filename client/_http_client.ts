@@ -9,6 +9,7 @@ import tls from "node:tls";
 import type { HttpTarget } from "./base_url.ts";
 import { enqueueRead, exchangeInFlight } from "./_read_queue.ts";
 import { HttpFramingError, ResponseDecoder, type ResponseHead } from "./_http_response.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 export type { ResponseHead } from "./_http_response.ts";
 
@@ -389,7 +390,7 @@ class ExchangeImpl implements Exchange {
   /** Ends the exchange because a handler threw while a read (or close) of it was handled. */
   fail(error: unknown, t: number): void {
     if (this.#state === 2) return;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     this.#finish({ kind: "handler_error", message: `Cannot handle the response: ${message}` }, t, false);
   }
 

@@ -2,6 +2,7 @@
  * Reads a chat-completions request body the way llama-server does: invalid JSON is a 500, wrong types are a 400,
  * unknown fields are ignored, and null counts as absent.
  */
+import { errorMessage } from "../runtime/mod.ts";
 
 /** The request fields the engine acts on. */
 export interface ChatRequest {
@@ -32,7 +33,7 @@ export function readChatRequest(text: string): ReadChatResult {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return { ok: false, body: null, status: 500, message: `Cannot parse the request body as JSON: ${detail}` };
   }
   const fail = (message: string) => ({ ok: false as const, body, status: 400, message });

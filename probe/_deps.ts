@@ -1,6 +1,7 @@
 /** The effects a probe needs, passed in so tests can feed captured tool output. */
 import type { CommandOutput, FileFacts, FileReader, Outcome } from "../runtime/mod.ts";
 import type { StartHashWorker } from "./_hash_pool.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 export type { CommandOutput, FileFacts, FileReader, Outcome };
 
@@ -51,7 +52,7 @@ export async function readPrefix(deps: ProbeDeps, path: string, maxBytes: number
       filled += n;
     }
   } catch (error) {
-    return `reading failed: ${error instanceof Error ? error.message : String(error)}`;
+    return `reading failed: ${errorMessage(error)}`;
   } finally {
     await reader.close().catch(() => undefined);
   }

@@ -4,6 +4,7 @@
  * failure, so the caller can hash the file in-thread instead.
  */
 import type { ChunkHasher } from "./hash_file.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** The little of a Worker the hash pool uses; tests pass fakes. */
 export interface HashWorkerPort {
@@ -154,5 +155,5 @@ function chunkHasher(
 }
 
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  return (errorMessage(error)).split("\n")[0] ?? "";
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { FileReader, Outcome } from "../runtime/mod.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Progress of one file's hash; the CLI renders it on stderr. */
 export interface HashProgress {
@@ -163,7 +164,7 @@ export async function streamHash(
     await reclaim(0);
     await reclaim(1);
     const hex = await Promise.resolve(hasher.digest()).catch((error) => {
-      throw new HasherFailed(error instanceof Error ? error.message : String(error));
+      throw new HasherFailed(errorMessage(error));
     });
     report(true);
     return { ok: true, value: hex };
@@ -172,7 +173,7 @@ export async function streamHash(
     await pending?.catch(() => 0);
     await Promise.all(inFlight.map((waiting) => waiting ?? undefined));
     hasher.reset();
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (error instanceof HasherFailed) return { ok: false, kind: "hasher", reason: message };
     if (error instanceof HashCancelled) return { ok: false, kind: "cancelled", reason: message };
     return { ok: false, kind: "failed", reason: `cannot read ${path} to hash it: ${message.split("\n")[0]}` };

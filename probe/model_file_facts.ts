@@ -8,6 +8,7 @@ import { type ModelFileFacts, sha256Hex } from "../contract/mod.ts";
 import { type ProbeDeps, readPrefix } from "./_deps.ts";
 import { type GgufFile, readGguf } from "./gguf_reader.ts";
 import { packRelativeName } from "./model_files.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** The most header bytes read per file: a large vocabulary (250k tokens with merges) takes some tens of MiB. */
 export const HEADER_MAX_BYTES = 256 * 1024 * 1024;
@@ -81,7 +82,7 @@ async function readHeader(deps: ProbeDeps, path: string): Promise<GgufFile | str
     try {
       return readGguf(bytes, { wholeFile: false, keepArrays: false });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       if (!/truncated/.test(message) || bytes.length < size) return message;
     }
   }

@@ -4,6 +4,7 @@
  */
 import { type Artifact, type Configuration, sha256Hex } from "../contract/mod.ts";
 import { childPointer, type ProblemSink } from "./_pointer.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Reads one file of the result folder by its relative path; null when it does not exist. */
 export type ArtifactReader = (relativePath: string) => Promise<Uint8Array | null>;
@@ -57,7 +58,7 @@ export async function checkArtifactBytes(
     try {
       bytes = await read(artifact.path);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       problems.push({ pointer: childPointer(base, "path"), message: `cannot read "${artifact.path}": ${detail}` });
       continue;
     }

@@ -34,6 +34,7 @@ import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
 import { checkPlausibleLines } from "./_checks_plausible.ts";
 import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
 import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
 export const MAX_EVIDENCE_LINES = 1000;
@@ -227,7 +228,7 @@ function checkRecords(
         record.concurrency,
       ));
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       problems.push({ pointer: base, message: `cannot be rebuilt from ${name} line ${line.lineNumber}: ${detail}` });
       continue;
     }

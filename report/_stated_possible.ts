@@ -21,6 +21,7 @@ import type { LineFacts } from "./_evidence_line.ts";
 import { rebuildRecord, valueAt } from "./_evidence_line.ts";
 import { brief } from "./_difference.ts";
 import { PLACEHOLDER_KINDS } from "../sanitize/mod.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Every placeholder the sanitizer writes, for splitting a text at them. */
 const PLACEHOLDERS = new RegExp(`<(?:${PLACEHOLDER_KINDS.map((k) => k.replace("-N", "-\\d+")).join("|")})>`, "g");
@@ -257,7 +258,7 @@ export function statedImpossible(
       if (problem !== null) problems.push(problem);
     }
   } catch (error) {
-    problems.push(`cannot be recomputed: ${error instanceof Error ? error.message : String(error)}`);
+    problems.push(`cannot be recomputed: ${errorMessage(error)}`);
   }
   return problems;
 }

@@ -20,6 +20,7 @@ import { parseStrictJsonPlain } from "../score/mod.ts";
 import { type DerivedText, derivedTexts } from "./_derived_texts.ts";
 import { pointerTokens } from "./_pointer.ts";
 import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Artifact kinds whose bytes are evidence text a person may redact (the others must stay as the run wrote them). */
 export const SEALABLE_KINDS: readonly ArtifactKind[] = ["outputs", "engine_log", "config"];
@@ -224,7 +225,7 @@ export async function sealResult(resultsText: string, deps: SealDeps): Promise<S
   try {
     readme = await redrawReadme(value, deps);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return {
       ok: false,
       reasons: [`README.md cannot be read (${why}); it must be a regular file: restore the one the run wrote`],

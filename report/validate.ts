@@ -53,6 +53,7 @@ import {
 import { childPointer, type Problem, ProblemCollector, type ProblemSink } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 import { DIGEST_KEYS, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 export type { Problem } from "./_pointer.ts";
 
@@ -118,7 +119,7 @@ function guarded(pointer: string, problems: ProblemSink, check: () => void): voi
   try {
     check();
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     problems.push({ pointer, message: `cannot be rebuilt from the request records: ${detail}` });
   }
 }

@@ -34,6 +34,7 @@ import type { PreparedRun, RunDeps, RunOptions, RunReport } from "./run_options.
 import { runTemplateCheck, templateCheckArtifact, templateCheckSummary } from "./_run_template_check.ts";
 import { readEngineLog, startedEngineLog } from "./engine_log.ts";
 import { recordGpuPower } from "./gpu_power.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /**
  * Runs the protocol once and writes the result folder.
@@ -207,9 +208,7 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
       extensions[PICTURES_RENDERER_KEY] = picture.renderer;
     }
   } catch (error) {
-    extensions["pictures_problem"] = `the pictures could not be drawn: ${
-      error instanceof Error ? error.message : String(error)
-    }`;
+    extensions["pictures_problem"] = `the pictures could not be drawn: ${errorMessage(error)}`;
   }
   extensions[DIGEST_KEYS.readme] = await folder.writeFile(RESULT_FILES.readme, readmeOf(result, deps));
   const outputs = await deps.readArtifact(folder.path, RESULT_FILES.outputs);
@@ -330,7 +329,7 @@ async function refusing<T>(code: RunRefusedError["code"], work: () => T | Promis
   try {
     return await work();
   } catch (error) {
-    throw new RunRefusedError(code, error instanceof Error ? error.message : String(error), error);
+    throw new RunRefusedError(code, errorMessage(error), error);
   }
 }
 
@@ -388,7 +387,7 @@ async function selfCheck(
   try {
     await deps.readArtifact(folder.path, RESULT_FILES.results);
   } catch (error) {
-    return [{ pointer: "", message: error instanceof Error ? error.message : String(error) }];
+    return [{ pointer: "", message: errorMessage(error) }];
   }
   const readArtifact = (relativePath: string) => deps.readArtifact(folder.path, relativePath);
   return await deps.validateResultText(text, validationOptions(prepared.bundle, readArtifact));

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { errnoKind } from "./_errno.ts";
+import { errnoKind, errorMessage } from "./_errno.ts";
 
 /** Why a file could not be read, in words a person can act on. */
 export type FileProblem =
@@ -49,7 +49,7 @@ export async function readFile(path: string, options: { maxBytes?: number } = {}
     const code = classify(error);
     return refuse(
       code,
-      `${code.replaceAll("_", " ")} (${error instanceof Error ? error.message : String(error)})`,
+      `${code.replaceAll("_", " ")} (${errorMessage(error)})`,
       error,
     );
   };
