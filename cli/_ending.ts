@@ -65,12 +65,12 @@ function wrapWords(text: string, width: number): string[] {
 }
 
 /**
- * "  problem -> fix" on one line, the problem giving way so the fix shows whole; a fix too long for that gets
- * lines of its own under the problem ("    -> fix", wrapped between words, never cut).
+ * "  problem -> fix" on one line where both fit whole; else the fix gets lines of its own under the problem
+ * ("    -> fix", wrapped between words, never cut), and only a problem wider than the screen is cut.
  */
 function problemLines(p: EndingProblem, width: number): string[] {
-  const fix = ` -> ${p.fix}`;
-  if (width - 2 - fix.length >= 30) return [`  ${clip(p.problem, width - 2 - fix.length)}${fix}`];
+  const one = `  ${p.problem} -> ${p.fix}`;
+  if (one.length <= width) return [one];
   const [first, ...rest] = wrapWords(p.fix, width - 7);
   return [`  ${p.problem}`, `    -> ${first}`, ...rest.map((line) => `       ${line}`)];
 }

@@ -11,7 +11,7 @@ import {
   type LoadTestOutcome,
   signedPercent,
 } from "../load/mod.ts";
-import type { CompareRunOptions, PlannedRun, SavedResults } from "../load/mod.ts";
+import { type CompareRunOptions, type PlannedRun, refusalAdvice, type SavedResults } from "../load/mod.ts";
 import { missingGroup } from "../report/mod.ts";
 import type { Ending, EndingMissing, EndingProblem } from "./_ending.ts";
 
@@ -59,11 +59,6 @@ function summaryMissing(missing: Readonly<Record<string, string>>): EndingMissin
   return { notGiven: [...notGiven], notMeasurable, failed: [] };
 }
 
-/** A refused preflight where a server did answer (an HTTP error, a page, a stream cut short): it is not unreachable. */
-function answered(outcome: LoadTestOutcome): boolean {
-  return outcome.status === "unreachable" && outcome.reasons.some((r) => !r.startsWith("nothing answered at"));
-}
-
 /** What kept a load from an ok result, with what to change. */
 function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
   const fixes: Record<string, string> = {
@@ -71,14 +66,23 @@ function loadProblems(outcome: LoadTestOutcome): EndingProblem[] {
     "audit-failed": "see the audit above; load --help lists --allow-missing-ttft",
     "osl-mismatch": "check --max-tokens, --min-tokens and --ignore-eos",
     "interrupted": "run again and let it finish",
-    "unreachable": "start the server, or pass --url with its address",
-    "refused": "the server answered, but not as a streaming chat server: check --url (the server's root, no " +
-      "path) and the server's log",
   };
-  const fix = fixes[answered(outcome) ? "refused" : outcome.status];
+  // A refused preflight ("unreachable") is said in one line a URL instead (refusedLines).
+  const fix = fixes[outcome.status];
   if (fix === undefined) return [];
   const reasons = outcome.reasons.length > 0 ? outcome.reasons : [outcome.status];
   return reasons.map((problem) => ({ problem, fix }));
+}
+
+/**
+ * A load refused before anything was measured, in one line a URL: the verdict (UNREACHABLE when nothing answered,
+ * REFUSED when a server answered but not as a streaming chat server), why, and the fix where the reason has none.
+ */
+export function refusedLines(outcome: LoadTestOutcome, code: number): string[] {
+  return outcome.reasons.map((reason) => {
+    const { verdict, fix } = refusalAdvice(reason);
+    return `load: ${verdict} (exit ${code}): ${reason}${fix === null ? "" : `; ${fix}`}; nothing was measured`;
+  });
 }
 
 /**
@@ -104,11 +108,7 @@ export function loadEnding(
     : outcome.runs.length > 1
     ? ` (run ${outcome.runs.length} of ${outcome.runs.length})`
     : "";
-  const word = sloMissed !== null && outcome.status === "ok"
-    ? "SLO MISSED"
-    : answered(outcome)
-    ? "REFUSED"
-    : outcome.status.toUpperCase();
+  const word = sloMissed !== null && outcome.status === "ok" ? "SLO MISSED" : outcome.status.toUpperCase();
   const status = `load: ${outcome.status === "ok" && sloMissed === null ? "ok" : word}${runs} (exit ${code})` +
     (s === undefined
       ? "; nothing was measured"

@@ -6,7 +6,7 @@
  * scripted engine to show the client's own ceiling; `--shard` runs one generator of a fleet; `load merge` joins
  * the fleet's files.
  */
-import { onTerminationSignal, writeStderr, writeStdout } from "../runtime/mod.ts";
+import { onTerminationSignal, writeStderr, writeStdout, writeStdoutStyled } from "../runtime/mod.ts";
 import {
   consoleHooks,
   describeLoadPlan,
@@ -23,8 +23,8 @@ import { openProgress, progressMode } from "./_progress.ts";
 import { outputStem, writePage } from "./_out_files.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { livePageContext } from "./_saved_results.ts";
-import { printEnding } from "./_ending.ts";
-import { loadEnding, loadPlanLines, sloMiss } from "./_load_ending.ts";
+import { printEnding, verdictPieces } from "./_ending.ts";
+import { loadEnding, loadPlanLines, refusedLines, sloMiss } from "./_load_ending.ts";
 import { main as mergeMain, parseMergeArgs } from "./_load_merge.ts";
 import { runWorkers } from "./_load_workers.ts";
 
@@ -40,7 +40,7 @@ export function loadExitCode(options: LoadTestOptions, outcome: LoadTestOutcome)
       writeStderr(`Cannot write "${options.out ?? options.promptMixReport}": ${outcome.reason}\n`);
       return EXIT.environment;
     case "unreachable":
-      for (const reason of outcome.reasons) writeStderr(`Cannot load: ${reason}; nothing was measured\n`);
+      // Said in one line a URL by the ending (refusedLines).
       return EXIT.environment;
     case "warmup-limit":
       for (const reason of outcome.reasons) writeStderr(`Cannot load: ${reason}\n`);
@@ -165,6 +165,10 @@ async function reportOutcome(
 ): Promise<number> {
   const { options } = command;
   const code = loadExitCode(options, outcome);
+  if (outcome.status === "unreachable") {
+    for (const line of refusedLines(outcome, code)) writeStdoutStyled(verdictPieces(`${line}\n`));
+    return code;
+  }
   let written: number = EXIT.ok;
   if (command.files.html && outcome.runs.length > 0) {
     const context = options.out === undefined ? undefined : await livePageContext({ path: options.out });

@@ -15,7 +15,7 @@ import { executeLoad } from "./execute.ts";
 import { compareLoad, type ComparePointInput, type CompareResult, pointKey } from "./gate.ts";
 import { interruptedStamp, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
 import type { LoadTestDeps } from "./_load_types.ts";
-import { checkStreamingServer, type PreflightResult, TargetRefused } from "./preflight.ts";
+import { checkStreamingServer, type PreflightResult, refusalAdvice, TargetRefused } from "./preflight.ts";
 import { type PreparedWorkload, prepareWorkload } from "./prepare.ts";
 import type { EndpointLoadSummary } from "./summary.ts";
 import {
@@ -76,11 +76,14 @@ export async function preflightSide(
     stream: options.workloads.every((w) => w.options.stream !== false),
     model: options.workloads[0]?.options.model,
     deadlineS: PREFLIGHT_DEADLINE_S,
+    flag: `--${side}`,
     ...(deps.signal ? { signal: deps.signal } : {}),
   });
   if (!checked.ok && !deps.signal?.aborted) {
+    const reason = checked.reason ?? `${url} did not answer as a streaming chat server`;
+    const { verdict, fix } = refusalAdvice(reason, `--${side}`);
     throw new TargetRefused(
-      `Cannot compare: the ${side} ${checked.reason}; it must answer as an OpenAI-compatible streaming chat server`,
+      `compare: ${verdict}: the ${side}: ${reason}${fix === null ? "" : `; ${fix}`}; nothing was measured`,
     );
   }
   return checked;

@@ -59,6 +59,14 @@ export class OutputLines {
   prime(value: unknown): void {
     this.#sanitizer.json(value);
   }
+  /** Removes the file, written or not: a test refused before anything was measured leaves none behind. */
+  async discard(): Promise<void> {
+    const sink = this.#sink;
+    this.#sink = null;
+    if (sink === null) return;
+    if (sink.discard !== undefined) await sink.discard();
+    else await sink.close();
+  }
   /** Closes the file (once; later calls and a never-opened file give ok). */
   async close(): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (this.#sink === null) return { ok: true };
@@ -94,7 +102,7 @@ export async function preflightStage(
     found.preflight.push(checked);
     if (deps.signal?.aborted) return { ...found, interrupted: true };
     if (!checked.ok) {
-      found.refused.push(`${checked.reason}; it must answer as an OpenAI-compatible streaming chat server`);
+      found.refused.push(checked.reason ?? `${url} did not answer as a streaming chat server`);
     }
   }
   return found;

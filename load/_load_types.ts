@@ -56,6 +56,8 @@ export interface LoadTestOptions {
 export interface LineSink {
   write(text: string): void;
   close(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Closes and removes the file: nothing was measured into it. */
+  discard?(): Promise<void>;
 }
 
 /** Everything a load test touches outside itself. */

@@ -101,18 +101,19 @@ export async function runLoadTest(
   try {
     const { workload, osl } = await prepareLoadTest(options, deps);
     // Open the output before any traffic (the preflight's included): an unwritable --out fails now, not after an
-    // hour of load, and a refused target is said in the file too.
+    // hour of load. A target refused, or a signal, before anything was measured leaves no file behind.
     if (options.out !== undefined) {
       const opened = await out.open(options.out, deps);
       if (!opened.ok) return { status: "write-failed", reason: opened.reason, runs, aggregate: null, reasons: [] };
-      hooks.onOutput?.(options.out);
     }
     const checked = await preflightStage(options, deps, hooks);
-    if (checked.interrupted) return ended("interrupted", ["interrupted before the load began"]);
-    if (checked.refused.length > 0) {
-      out.emit({ ...lineHead("phase"), phase: "preflight", ended: "refused", preflight: checked.preflight });
-      return await closed(ended("unreachable", checked.refused));
+    if (checked.interrupted || checked.refused.length > 0) {
+      await out.discard();
+      return checked.interrupted
+        ? ended("interrupted", ["interrupted before the load began"])
+        : ended("unreachable", checked.refused);
     }
+    if (options.out !== undefined) hooks.onOutput?.(options.out);
     let urls = options.urls;
     if (options.selfCheck) {
       engine = await deps.startMockEngine(SELF_CHECK_ENGINE);

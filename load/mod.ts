@@ -22,6 +22,7 @@ export { DEFAULT_DRAIN_S, LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_pla
 export { runLoadTest } from "./load_run.ts";
 export type { LoadTestHooks, LoadTestOptions, LoadTestOutcome } from "./_load_types.ts";
 export { PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
+export { refusalAdvice } from "./preflight.ts";
 export { buildLoadRow, type LoadRequestRow } from "./metrics.ts";
 export { prepareWorkload, type WorkloadOptions } from "./prepare.ts";
 export { promptMixReport } from "./prompt_mix.ts";

@@ -38,19 +38,45 @@ export function preflightBody(options: { stream: boolean; model?: string | undef
   };
 }
 
+/**
+ * The verdict and fix of a refused preflight's reason: UNREACHABLE when nothing answered, REFUSED when a server
+ * answered but not as a streaming chat server; the fix matches the cause (none where the reason says it).
+ */
+export function refusalAdvice(
+  reason: string,
+  flag = "--url",
+): { verdict: "UNREACHABLE" | "REFUSED"; fix: string | null } {
+  if (reason.startsWith("nothing answered at")) {
+    return { verdict: "UNREACHABLE", fix: `start the server, or pass ${flag} with its address` };
+  }
+  if (/drop \/v1/.test(reason)) return { verdict: "REFUSED", fix: null };
+  if (/HTML page/.test(reason)) {
+    return { verdict: "REFUSED", fix: "pass the address of an LLM server (llama-server or the like)" };
+  }
+  return { verdict: "REFUSED", fix: `check ${flag} (the server's root, no path) and the server's log` };
+}
+
 /** A person's words for an outcome that is no normal end, with the server's own message cut to one line. */
-function whyRefused(url: string, outcome: StreamOutcome, deadlineS: number): string {
+function whyRefused(url: string, outcome: StreamOutcome, deadlineS: number, flag: string): string {
   const detail = (outcome.error_message ?? "").split(/\r?\n/, 1)[0]!.slice(0, 300);
   const post = `POST ${url}/v1/chat/completions`;
+  // A web server's page (client/_error_body.ts says "a markup (HTML) body of N bytes"): said in a person's words.
+  const html = /^a markup \(HTML\) body of (\d+) bytes/.exec(detail) ?? /Content-Type "text\/html/i.exec(detail);
+  const page = html === null ? null : `${url} is not an OpenAI-compatible server: POST /v1/chat/completions ` +
+    `answered HTTP ${outcome.http_status ?? "?"} with an HTML page${
+      html[1] === undefined ? "" : ` (${html[1]} bytes)`
+    }`;
   switch (outcome.end) {
     case "connect_error":
       return `nothing answered at ${url} (${detail})`;
     case "http_error": {
       // The tool adds /v1/chat/completions itself: a --url ending in /v1 asks for /v1/v1/... .
-      const v1 = /\/v1\/?$/.test(url) ? "; drop /v1 from --url (the tool adds /v1/chat/completions)" : "";
+      const v1 = /\/v1\/?$/.test(url) ? `; drop /v1 from ${flag} (the tool adds /v1/chat/completions)` : "";
+      if (page !== null) return `${page}${v1}`;
       return `${post} answered HTTP ${outcome.http_status}${detail === "" ? "" : `: ${detail}`}${v1}`;
     }
     case "malformed":
+      if (page !== null) return page;
       return `${post} answered HTTP ${outcome.http_status ?? "?"}, but not with a chat completion stream (${detail})`;
     case "timeout":
       return `${post} did not finish a one-token answer within ${deadlineS} s`;
@@ -64,7 +90,7 @@ function whyRefused(url: string, outcome: StreamOutcome, deadlineS: number): str
 export async function checkStreamingServer(
   url: string,
   deps: PreflightDeps,
-  options: { stream: boolean; model?: string | undefined; deadlineS: number; signal?: AbortSignal },
+  options: { stream: boolean; model?: string | undefined; deadlineS: number; signal?: AbortSignal; flag?: string },
 ): Promise<PreflightResult> {
   const request: LoadStreamOptions = {
     baseUrl: url,
@@ -80,7 +106,7 @@ export async function checkStreamingServer(
     http_status: outcome.http_status,
     end: outcome.end,
     seconds: outcome.offsets.end_s,
-    reason: ok ? null : whyRefused(url, outcome, options.deadlineS),
+    reason: ok ? null : whyRefused(url, outcome, options.deadlineS, options.flag ?? "--url"),
   };
 }
 

@@ -59,6 +59,7 @@ export function realLoadDeps(signal?: AbortSignal, options: { stream?: boolean }
             const r = await writer.close();
             return r.ok ? { ok: true } : { ok: false, reason: r.reason };
           },
+          discard: () => writer.discard(),
         },
       };
     },

@@ -3,7 +3,7 @@
  * so a long run keeps no more than the buffer in memory and a crash keeps what was already written. Never throws:
  * the first failure is kept, later writes are dropped, and `close` reports it.
  */
-import type { FileHandle } from "node:fs/promises";
+import { type FileHandle, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { outputRefusal } from "./_file_access.ts";
 import { openFolderWriter } from "./_folder_writer.ts";
@@ -18,6 +18,8 @@ export interface LineWriter {
   write(text: string): void;
   /** Writes what is buffered, waits for every queued write, and closes; the outcome of the whole file. */
   close(): Promise<Outcome<true>>;
+  /** Closes without writing what is buffered and removes the file: it was created for lines that never came. */
+  discard(): Promise<void>;
 }
 
 /**
@@ -81,6 +83,12 @@ export async function openLineWriter(path: string): Promise<Outcome<LineWriter>>
           failure ??= refusalFrom(error, `close ${path}`, "write");
         }
         return failure ?? { ok: true, value: true };
+      },
+      async discard() {
+        used = 0;
+        await chain;
+        await handle.close().catch(() => {});
+        await unlink(path).catch(() => {});
       },
     },
   };

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockEngine } from "../../mock/mod.ts";
@@ -63,7 +63,7 @@ Deno.test("a warm-up that never answers fails the load after --warmup-limit-s, a
   }
 });
 
-Deno.test("a refused preflight is written to the JSONL as the phase that ended the test", async () => {
+Deno.test("a refused preflight leaves no file behind: nothing was measured", async () => {
   const dir = await mkdtemp(join(tmpdir(), "strata-bounded-"));
   const engine = await startMockEngine({
     timeScale: 0,
@@ -82,12 +82,12 @@ Deno.test("a refused preflight is written to the JSONL as the phase that ended t
       "chat-short",
     ]).options;
     options.out = join(dir, "run.jsonl");
-    const outcome = await runLoadTest(options, realLoadDeps());
+    let announced: string | null = null;
+    const outcome = await runLoadTest(options, realLoadDeps(), { onOutput: (path) => (announced = path) });
     assert.equal(outcome.status, "unreachable");
-    const lines = (await readFile(options.out, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
-    assert.equal(lines.length, 1);
-    assert.deepEqual([lines[0].kind, lines[0].phase, lines[0].ended], ["phase", "preflight", "refused"]);
-    assert.equal(lines[0].preflight[0].http_status, 503);
+    assert.match(outcome.reasons[0]!, /answered HTTP 503: loading model$/);
+    assert.deepEqual(await readdir(dir), [], "the file opened to check --out is removed");
+    assert.equal(announced, null, "no file was announced");
   } finally {
     await engine.close();
     await rm(dir, { recursive: true, force: true });

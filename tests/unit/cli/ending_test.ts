@@ -9,7 +9,14 @@ import {
 import { fixFor, resultGlance } from "../../../report/glance.ts";
 import { missingGroup, missingLabel } from "../../../report/_missing_groups.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
-import { compareEnding, comparePlanLines, loadEnding, loadPlanLines, sloMiss } from "../../../cli/_load_ending.ts";
+import {
+  compareEnding,
+  comparePlanLines,
+  loadEnding,
+  loadPlanLines,
+  refusedLines,
+  sloMiss,
+} from "../../../cli/_load_ending.ts";
 import type { CompareResult, LoadTestOptions, LoadTestOutcome } from "../../../load/mod.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";
 
@@ -161,18 +168,36 @@ Deno.test("a load whose file could not be written names no file to open and no f
   assert.doesNotMatch(text, /x\.html|x\.jsonl|next:/);
 });
 
-Deno.test("a refused preflight says UNREACHABLE only when nothing answered; a server that answered is REFUSED", () => {
-  const ending = (reason: string) => {
-    const outcome = { status: "unreachable", runs: [], aggregate: null, reasons: [reason] };
-    return renderEnding(loadEnding(outcome as unknown as LoadTestOutcome, null, 3, null));
+Deno.test("a refused preflight is one line a URL: UNREACHABLE only when nothing answered, the fix matching the cause", () => {
+  const lines = (...reasons: string[]) => {
+    const outcome = { status: "unreachable", runs: [], aggregate: null, reasons };
+    return refusedLines(outcome as unknown as LoadTestOutcome, 3);
   };
-  const closed = ending("nothing answered at http://127.0.0.1:9 (connection refused); it must answer as ...");
-  assert.match(closed, /^load: UNREACHABLE \(exit 3\)/);
-  assert.match(closed, /start the server/);
-  const http = ending("POST http://127.0.0.1:8080/v1/chat/completions answered HTTP 404: not found; it must ...");
-  assert.match(http, /^load: REFUSED \(exit 3\)/);
-  assert.match(http, /the server answered, but not as a streaming chat server/);
-  assert.doesNotMatch(http, /UNREACHABLE|start the server/);
+  const [closed] = lines("nothing answered at http://127.0.0.1:9 (connection refused)");
+  assert.equal(
+    closed,
+    "load: UNREACHABLE (exit 3): nothing answered at http://127.0.0.1:9 (connection refused); start the server, " +
+      "or pass --url with its address; nothing was measured",
+  );
+  const [v1] = lines(
+    "POST http://127.0.0.1:8080/v1/v1/chat/completions answered HTTP 404: File Not Found; drop /v1 from --url " +
+      "(the tool adds /v1/chat/completions)",
+  );
+  assert.match(
+    v1!,
+    /^load: REFUSED \(exit 3\): POST .*; drop \/v1 from --url \(the tool adds \/v1\/chat\/completions\); nothing was measured$/,
+  );
+  const [page] = lines(
+    "http://127.0.0.1:8000 is not an OpenAI-compatible server: POST /v1/chat/completions answered HTTP 501 with an " +
+      "HTML page (357 bytes)",
+  );
+  assert.match(page!, /^load: REFUSED \(exit 3\): .*HTML page \(357 bytes\); pass the address of an LLM server/);
+  const [other] = lines("POST http://127.0.0.1:8080/v1/chat/completions answered HTTP 503: Loading model");
+  assert.match(other!, /; check --url \(the server's root, no path\) and the server's log; nothing was measured$/);
+  for (const line of [closed, v1, page, other]) {
+    assert.doesNotMatch(line!, /start the server/.test(line!) ? /REFUSED/ : /UNREACHABLE|start the server/);
+  }
+  assert.equal(lines("a", "b").length, 2, "one line a refused URL");
 });
 
 Deno.test("load --plan opens with its shape, its request count and a bound on the wall time", () => {
@@ -332,4 +357,28 @@ Deno.test("a missing value too long for its line wraps between words, never cut"
   const shown = lines.slice(1, -1).join(" ").replace(/\s+/g, " ");
   assert.equal(shown, `not measurable here: ${long}, and 1 more`);
   assert.ok(!text.includes("..."), text);
+});
+
+Deno.test("a problem and its fix too long for one line both stay whole: the fix goes under the problem", () => {
+  const problem = "0.0% of 40 requests met every SLO, below --fail-on-slo 0.9";
+  const fix = "a faster server, a lighter load or a looser SLO";
+  const text = renderEnding({
+    status: "load: SLO MISSED (exit 1)",
+    numbers: [],
+    problems: [{ problem, fix }],
+    missing: { notGiven: [], notMeasurable: [], failed: [] },
+    next: [],
+    folder: "x.jsonl",
+  });
+  assert.ok(text.includes(`\n  ${problem}\n    -> ${fix}\n`), text);
+  assert.ok(!text.includes("..."), text);
+  const short = renderEnding({
+    status: "s",
+    numbers: [],
+    problems: [{ problem: "interrupted by SIGTERM", fix: "run again and let it finish" }],
+    missing: { notGiven: [], notMeasurable: [], failed: [] },
+    next: [],
+    folder: "x.jsonl",
+  });
+  assert.match(short, /\n {2}interrupted by SIGTERM -> run again and let it finish\n/, "one line where both fit");
 });
