@@ -35,6 +35,7 @@ import { outputStem } from "./_out_files.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
 import { printEnding } from "./_ending.ts";
 import { comparisonEnding } from "./_report_compare.ts";
+import { conformingFixes } from "../runner/mod.ts";
 import { namesSavedResults, reportSaved } from "./_saved_results.ts";
 
 /** Problems printed per folder; the rest are counted. */
@@ -194,8 +195,11 @@ async function singleFolder(loaded: ReadResult): Promise<number> {
   );
   // It ends as run does: the verdict, the headline, what kept it from conforming, the next command, the folder.
   const glance = resultGlance(result);
+  // The same fixes run's own ending gave (docs/hints.md): what would make the next run conforming.
+  const fixes = conformingFixes(result);
   printEnding({
     ...glance,
+    problems: fixes.length > 0 ? fixes : glance.problems,
     status: `report: valid; ${glance.status}`,
     next: ["strata-bench report FOLDER --pr (the pull request text; --seal after redacting by hand)"],
     folder: loaded.dir,
