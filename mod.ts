@@ -10,21 +10,20 @@ interface CommandModule {
   HELP: string;
 }
 
+/** The commands in the order a newcomer meets them: the demo first, the maintainer's tools last. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  demo: {
+    summary: "run the whole protocol against the scripted engine (a labelled simulation)",
+    load: () => import("./cli/demo.ts"),
+  },
   run: { summary: "run the standard benchmark protocol against a local server", load: () => import("./cli/run.ts") },
   report: {
     summary: "validate a saved result folder strictly and print it again",
     load: () => import("./cli/report.ts"),
   },
-  fixtures: { summary: "build or verify the frozen fixture bundle", load: () => import("./cli/fixtures.ts") },
-  probe: {
-    summary: "print hardware, software, server and model-file facts as JSON",
-    load: () => import("./cli/probe.ts"),
-  },
-  mock: { summary: "start the scripted llama.cpp-compatible engine on loopback", load: () => import("./cli/mock.ts") },
-  demo: {
-    summary: "run the whole protocol against the scripted engine (a labelled simulation)",
-    load: () => import("./cli/demo.ts"),
+  submit: {
+    summary: "put a result folder into your clone of a results repository as a pull request branch",
+    load: () => import("./cli/submit.ts"),
   },
   load: {
     summary: "load-test a server (closed or open loop) by the performance methodology",
@@ -34,14 +33,20 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: "gate a candidate server against a baseline on the same machine",
     load: () => import("./cli/compare.ts"),
   },
-  approved: {
-    summary: "verify the approved manifest (bench/approved.json) or add a reviewed result to it",
-    load: () => import("./cli/approved.ts"),
+  probe: {
+    summary: "print hardware, software, server and model-file facts as JSON",
+    load: () => import("./cli/probe.ts"),
   },
+  mock: { summary: "start the scripted llama.cpp-compatible engine on loopback", load: () => import("./cli/mock.ts") },
   site: {
     summary: "build, serve or verify the approved-results website (checks every hash in the browser)",
     load: () => import("./cli/site.ts"),
   },
+  approved: {
+    summary: "verify the approved manifest (bench/approved.json) or add a reviewed result to it",
+    load: () => import("./cli/approved.ts"),
+  },
+  fixtures: { summary: "build or verify the frozen fixture bundle", load: () => import("./cli/fixtures.ts") },
 };
 
 export const HELP = `strata-bench: benchmarks for local OpenAI-compatible LLM streaming servers

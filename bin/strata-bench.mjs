@@ -32,6 +32,7 @@ export function taskFor(args) {
     case "mock":
     case "fixtures":
     case "approved":
+    case "submit":
       return command;
     default:
       // --help, --version, a typo: the read-only set prints the help or the error.
@@ -42,12 +43,17 @@ export function taskFor(args) {
 /**
  * The folders the person named with --out (`--out DIR` or `--out=DIR`; also demo's --site), absolute: the command
  * may write there as well as into the current folder's results. `approved --repo DIR` may write that repository's
- * `bench/` (the manifest) and nothing else of it. A comma would split Deno's permission list, so such a name is
+ * `bench/` (the manifest) and nothing else of it; `submit --repo DIR` its `bench/` (the result folder) and `.git/`
+ * (the pull request body). A comma would split Deno's permission list, so such a name is
  * left to the command's own permission error.
  */
 export function outFolders(args, cwd) {
   const named = [];
-  const flags = args[0] === "approved" ? [["--repo", "bench"]] : [["--out", ""], ["--site", ""]];
+  const flags = args[0] === "approved"
+    ? [["--repo", "bench"]]
+    : args[0] === "submit"
+    ? [["--repo", "bench"], ["--repo", ".git"]]
+    : [["--out", ""], ["--site", ""]];
   args.forEach((a, i) => {
     for (const [flag, under] of flags) {
       const value = a === flag && i + 1 < args.length

@@ -60,6 +60,8 @@ const NAMED_ERRORS: Readonly<Record<string, ExitCode>> = {
   TargetRefused: EXIT.environment,
   MergeRefusal: EXIT.usage,
   SavedResultsRefusal: EXIT.resultNotOk,
+  SubmitRefused: EXIT.resultNotOk,
+  SubmitUnusable: EXIT.environment,
 };
 
 /** The permission flag a refused permission names, where that (not one of the toolkit's own errors) is the error. */

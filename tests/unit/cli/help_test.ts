@@ -6,7 +6,19 @@ import assert from "node:assert/strict";
 import { helpExamples, splitWords } from "./_help_examples.ts";
 import { HELP as TOP_HELP } from "../../../mod.ts";
 
-const COMMANDS = ["run", "demo", "load", "compare", "report", "probe", "mock", "fixtures", "approved", "site"];
+const COMMANDS = [
+  "run",
+  "demo",
+  "load",
+  "compare",
+  "report",
+  "submit",
+  "probe",
+  "mock",
+  "fixtures",
+  "approved",
+  "site",
+];
 
 interface CommandModule {
   HELP: string;
@@ -81,4 +93,10 @@ Deno.test("load --help starts with the flags a newcomer needs and the examples, 
   assert.deepEqual(flags, ["--url", "--concurrency", "--duration", "--workload", "--html", "--out"]);
   // Each of them is described again in the full list below.
   for (const flag of flags) assert.match(help.slice(full), new RegExp(`\\n {2}${flag} `), flag);
+});
+
+Deno.test("the top-level help lists the commands in the order a newcomer meets them, demo first", () => {
+  const listed = [...TOP_HELP.slice(TOP_HELP.indexOf("Commands:\n")).matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1]);
+  assert.deepEqual(listed.slice(0, 6), ["demo", "run", "report", "submit", "load", "compare"]);
+  assert.equal(listed.at(-1), "fixtures", "the maintainer's bundle tool last");
 });
