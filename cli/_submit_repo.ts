@@ -65,7 +65,8 @@ export async function prepareBranch(git: GitRun, repo: string, name: string, bra
   if (taken.code === 0 && taken.stdout !== "") {
     throw refuse(`bench/results/${name} is there already; a submitted folder is never replaced`);
   }
-  if ((await git(["check-ref-format", "--branch", branch])).code !== 0) {
+  // A name git would read as an option is no branch name either.
+  if (branch.startsWith("-") || (await git(["check-ref-format", "--branch", branch])).code !== 0) {
     throw refuse(`"${branch}" is no valid branch name; pass another with --branch`);
   }
   if ((await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0) {
