@@ -44,16 +44,20 @@ export function taskFor(args) {
  * The folders the person named with --out (`--out DIR` or `--out=DIR`; also demo's --site), absolute: the command
  * may write there as well as into the current folder's results. `approved --repo DIR` may write that repository's
  * `bench/` (the manifest) and nothing else of it; `submit --repo DIR` its `bench/` (the result folder) and `.git/`
- * (the pull request body). A comma would split Deno's permission list, so such a name is
+ * (the pull request body); `approved init DIR` that DIR, `approved check --summary FILE` FILE's folder. A comma would split Deno's permission list, so such a name is
  * left to the command's own permission error.
  */
 export function outFolders(args, cwd) {
   const named = [];
   const flags = args[0] === "approved"
-    ? [["--repo", "bench"]]
+    ? [["--repo", "bench"], ["--summary", ".."]]
     : args[0] === "submit"
     ? [["--repo", "bench"], ["--repo", ".git"]]
     : [["--out", ""], ["--site", ""]];
+  // `approved init DIR` writes the new repository, and only it.
+  if (args[0] === "approved" && args[1] === "init" && args[2] !== undefined && !args[2].startsWith("-")) {
+    named.push(args[2]);
+  }
   args.forEach((a, i) => {
     for (const [flag, under] of flags) {
       const value = a === flag && i + 1 < args.length

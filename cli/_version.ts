@@ -2,6 +2,11 @@
 import { readRunnerCommit, readToolkitVersion, toolkitDirFromModule } from "../probe/mod.ts";
 import { readTextOutcome, statOutcome, sys } from "../runtime/mod.ts";
 
+/** This toolkit's version ("0.1.0"), or "unknown". */
+export async function toolkitVersion(): Promise<string> {
+  return await readToolkitVersion(toolkitDirFromModule(), { readText: readTextOutcome }) ?? "unknown";
+}
+
 /** "strata-bench 0.1.0 (commit 0123...cdef, source checkout)" with a reason where the commit is unknown. */
 export async function versionText(): Promise<string> {
   const toolkitDir = toolkitDirFromModule();

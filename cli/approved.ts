@@ -16,8 +16,12 @@ import { endWith, EXIT, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { progressLine, protocolsFrom, reviewer } from "./site.ts";
+import { check, init } from "./_approved_kit.ts";
+import { toolkitVersion } from "./_version.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
+       strata-bench approved check FOLDER... [--summary FILE] [--protocols FILE]
+       strata-bench approved init DIR [--toolkit NPM-SPEC]
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
                                  [--submitted-by HANDLE] [--evidence-commit COMMIT] [--reproduces RUN_ID]...
                                  [--replace]
@@ -47,6 +51,15 @@ add     appends the entry for the report folder DIR after its review: the SHA-25
 withdraw  moves every entry of RUN_ID out of entries into the manifest's withdrawn list, with the approved hash,
         the reason and the review that withdrew it (git history keeps the entry); an entry it reproduced is no
         longer marked reproduced by it. It refuses an unknown or already withdrawn run id and changes nothing then.
+check   runs add's review (every judge) on result folders of the working tree, as a pull request carries them,
+        and prints each verdict; --summary FILE appends them to FILE as Markdown (a CI job summary). Exit 0 when
+        every folder is accepted. It writes no manifest: approval stays a maintainer's add.
+init    makes DIR (new or empty) a results repository: an empty ${MANIFEST_PATH}, bench/results/, CONTRIBUTING.md
+        (run, inspect, seal, submit), SECURITY.md (a secret found in evidence), and GitHub Actions workflows: on
+        every pull request, check on each folder it adds or changes, with the toolkit installed at the pinned
+        --toolkit spec (default: this version) and nothing of the pull request run; on the default branch, the
+        site built and published to GitHub Pages when the manifest changes. Their steps are scripts in
+        .github/scripts/ that run the same anywhere.
 
 Options:
   --repo DIR            the results repository (default: the current folder)
@@ -54,6 +67,8 @@ Options:
   --protocols FILE      protocol ids to accept besides the built-in ones (see "site --help")
   --evidence-commit C   for add: the reviewed commit, when it is not the one that added results.json
   --submitted-by H      for add: the GitHub handle of the run's submitter (the pull request's author)
+  --summary FILE        for check: append the verdicts to FILE as Markdown
+  --toolkit SPEC        for init: the npm install spec the workflows pin (default strata-bench@<this version>)
 
 ${
   helpFooter([
@@ -199,6 +214,8 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
 /** The flags each subcommand takes besides --repo. */
 const FLAGS = {
   verify: ["branch", "protocols"],
+  check: ["protocols", "summary"],
+  init: ["toolkit"],
   add: ["branch", "protocols", "review-pr", "reviewed-by", "submitted-by", "evidence-commit", "reproduces", "replace"],
   withdraw: ["reason", "review-pr"],
 } as const;
@@ -206,8 +223,10 @@ const FLAGS = {
 /** Parses `approved verify|add|withdraw ...`. @throws {UsageError} or node:util's TypeError with a code. */
 export function parseCommandLine(argv: readonly string[]) {
   const [sub, ...rest] = argv;
-  if (sub !== "verify" && sub !== "add" && sub !== "withdraw") {
-    throw new UsageError(`expected "verify", "add" or "withdraw", got ${JSON.stringify(sub ?? "")}`);
+  if (sub !== "verify" && sub !== "add" && sub !== "withdraw" && sub !== "check" && sub !== "init") {
+    throw new UsageError(
+      `expected "verify", "add", "withdraw", "check" or "init", got ${JSON.stringify(sub ?? "")}`,
+    );
   }
   const { values, positionals } = parseArgs({
     args: rest,
@@ -224,6 +243,8 @@ export function parseCommandLine(argv: readonly string[]) {
       reproduces: { type: "string", multiple: true },
       replace: { type: "boolean" },
       reason: { type: "string" },
+      summary: { type: "string" },
+      toolkit: { type: "string" },
     },
   });
   for (const flag of Object.keys(values)) {
@@ -240,6 +261,8 @@ export async function main(argv: string[]): Promise<number> {
     const { sub, values, positionals } = parseCommandLine(argv);
     if (sub === "verify") return await verify(values);
     if (sub === "withdraw") return await withdraw(values, positionals);
+    if (sub === "check") return await check(values, positionals, (await protocolsFrom(values.protocols)).protocols);
+    if (sub === "init") return await init(values, positionals, await toolkitVersion());
     return await add(values, positionals);
   } catch (error) {
     const hint = " strata-bench approved writes bench/ of the folder you run it in, or of the --repo you name.";

@@ -5,6 +5,7 @@
 export { validateResultText } from "./validate.ts";
 export type { Problem } from "./validate.ts";
 export { artifactReaderOf } from "./result_reader.ts";
+export { markdownText } from "./_markdown.ts";
 export { folderReadme, type ReadResult, readResultFolder, resentRequests, validationOptions } from "./read_result.ts";
 export { sealFolder } from "./seal_folder.ts";
 export { renderConsoleSummary, renderReadme } from "./render.ts";

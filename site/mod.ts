@@ -17,6 +17,7 @@ export {
   verifyApproved,
 } from "./_approved.ts";
 export { buildDemoSite } from "./_demo_site.ts";
+export { resultsRepositoryKit } from "./_kit.ts";
 export { withdrawApproved } from "./_withdraw.ts";
 export { GitError, GitRepo } from "./_git.ts";
 export { openSiteOutput, SiteOutputError } from "./_output.ts";
