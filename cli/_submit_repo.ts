@@ -6,13 +6,17 @@
 import { openFolderWriter, openSafeFolder } from "../runtime/mod.ts";
 
 /**
- * Why submit stops: a refused folder ("SubmitRefused", exit 1) or a clone or tool that cannot take it
- * ("SubmitUnusable", exit 3); cli/exit_codes.ts maps the names.
+ * Why submit stops: a refused folder ("SubmitRefused", exit 1), a clone or tool that cannot take it
+ * ("SubmitUnusable", exit 3), or a signal ("SubmitInterrupted", exit 4); cli/exit_codes.ts maps the names.
  */
 export class SubmitRefusal extends Error {
-  constructor(message: string, kind: "refused" | "environment" = "refused") {
+  constructor(message: string, kind: "refused" | "environment" | "interrupted" = "refused") {
     super(message);
-    this.name = kind === "environment" ? "SubmitUnusable" : "SubmitRefused";
+    this.name = kind === "environment"
+      ? "SubmitUnusable"
+      : kind === "interrupted"
+      ? "SubmitInterrupted"
+      : "SubmitRefused";
   }
 }
 
@@ -24,11 +28,29 @@ const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /** What prepareBranch leaves to do: undo it all, or write the body once the commit is made. */
 export interface PreparedBranch {
-  /** Puts the clone back: the folder's files removed, the previous branch checked out, the new branch deleted. */
+  /**
+   * Puts the clone back, whatever step failed (the commit included): the previous branch checked out, the new one
+   * deleted, the folder's files (ignored ones too) and a bench/results/ that was not there before removed, the lock
+   * released.
+   */
   undo(): Promise<void>;
   /** Writes the pull request body into the clone's git folder; returns its path. */
   writeBody(body: string): Promise<string>;
+  /** Releases the clone's submit lock (after success). */
+  release(): Promise<void>;
 }
+
+/** What the clone's git and file system say, for the checks of prepareBranch. */
+export interface CloneFacts {
+  git: GitRun;
+  /** Whether a name exists at this clone-relative path (anything: a file, a folder, a link, an ignored file). */
+  exists(relativePath: string): Promise<boolean>;
+  /** The clone's real path. */
+  realRoot: string;
+}
+
+/** The lock file in the clone's git folder that keeps two submits apart. */
+const LOCK = "strata-bench-submit.lock";
 
 async function must(git: GitRun, args: readonly string[], why: (stderr: string) => string): Promise<string> {
   const out = await git(args);
@@ -36,15 +58,36 @@ async function must(git: GitRun, args: readonly string[], why: (stderr: string) 
   return out.stdout;
 }
 
+/** Refuses a branch name git would read as an option or as another ref (`@`, `refs/...`, a remote's name). */
+async function checkBranch(git: GitRun, branch: string, refuse: (why: string) => SubmitRefusal): Promise<void> {
+  const plain = !branch.startsWith("-") && !branch.startsWith("refs/") && branch.length <= 100;
+  if (!plain || (await git(["check-ref-format", "--branch", branch])).code !== 0) {
+    throw refuse(`"${branch.slice(0, 100)}" is no valid branch name here; pass another with --branch`);
+  }
+  if ((await git(["rev-parse", "--verify", "--quiet", branch])).code === 0) {
+    throw refuse(`"${branch}" names an existing branch or commit already; pass another with --branch`);
+  }
+}
+
 /**
- * Checks the clone and creates the branch: the clone's root is `repo` (not a folder inside a work tree), it holds
- * bench/approved.json, nothing is uncommitted, bench/results/<name> and the branch do not exist yet.
+ * Checks the clone and creates the branch: the clone's root is `repo` (not a folder inside a work tree, not a
+ * linked worktree), it holds a committed bench/approved.json, nothing is uncommitted, nothing at all is at
+ * bench/results/<name> (an ignored file included), no other submit holds the clone, the branch does not exist.
  * @throws {SubmitRefusal} naming what is wrong; nothing is changed then.
  */
-export async function prepareBranch(git: GitRun, repo: string, name: string, branch: string): Promise<PreparedBranch> {
+export async function prepareBranch(
+  clone: CloneFacts,
+  repo: string,
+  name: string,
+  branch: string,
+): Promise<PreparedBranch> {
+  const { git } = clone;
   const refuse = (why: string) => new SubmitRefusal(`Cannot submit into "${repo}": ${why}`, "environment");
   if (!FOLDER_NAME.test(name)) {
-    throw new SubmitRefusal(`Cannot submit a folder named "${name}": rename it to letters, digits, ".", "_" and "-"`);
+    throw new SubmitRefusal(
+      `Cannot submit a folder named "${name}": rename it to letters, digits, ".", "_" and "-", starting with a ` +
+        "letter or digit",
+    );
   }
   const top = await must(
     git,
@@ -53,41 +96,58 @@ export async function prepareBranch(git: GitRun, repo: string, name: string, bra
   );
   const here = await must(git, ["rev-parse", "--show-prefix"], (e) => e);
   if (here !== "") throw refuse(`it is a folder inside the clone at "${top}"; pass the clone's root as --repo`);
+  const gitDir = await must(git, ["rev-parse", "--absolute-git-dir"], (e) => e);
+  if (gitDir !== `${clone.realRoot}/.git`) {
+    throw refuse(
+      "its git folder is not its own .git (a linked worktree, or .git elsewhere); submit from the main clone",
+    );
+  }
   const listed = await git(["ls-files", "--error-unmatch", "bench/approved.json"]);
   if (listed.code !== 0) {
     throw refuse(
       "it has no committed bench/approved.json, so it is no results repository; clone the results repository",
     );
   }
-  const dirty = await must(git, ["status", "--porcelain", "--untracked-files=all"], (e) => e);
-  if (dirty !== "") throw refuse("it has uncommitted changes; commit or stash them first");
-  const taken = await git(["ls-tree", "-d", "--name-only", "HEAD", `bench/results/${name}`]);
-  if (taken.code === 0 && taken.stdout !== "") {
-    throw refuse(`bench/results/${name} is there already; a submitted folder is never replaced`);
+  await checkBranch(git, branch, refuse);
+  const lockWriter = await openFolderWriter(gitDir, { refuseLink: true });
+  try {
+    await (await lockWriter.create(LOCK)).close();
+  } catch {
+    throw refuse(`another submit holds it (or one was killed: remove .git/${LOCK})`);
   }
-  // A name git would read as an option is no branch name either.
-  if (branch.startsWith("-") || (await git(["check-ref-format", "--branch", branch])).code !== 0) {
-    throw refuse(`"${branch}" is no valid branch name; pass another with --branch`);
+  const unlock = () => lockWriter.remove(LOCK).catch(() => {});
+  try {
+    const dirty = await must(git, ["status", "--porcelain", "--untracked-files=all"], (e) => e);
+    if (dirty !== "") throw refuse("it has uncommitted changes; commit or stash them first");
+    if (await clone.exists(`bench/results/${name}`)) {
+      throw refuse(`bench/results/${name} is there already (committed, or ignored by git); a folder is never replaced`);
+    }
+  } catch (error) {
+    await unlock();
+    throw error;
   }
-  if ((await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0) {
-    throw refuse(`the branch ${branch} exists already; pass another with --branch`);
-  }
+  const resultsExisted = await clone.exists("bench/results");
   const previous = (await git(["symbolic-ref", "--quiet", "--short", "HEAD"])).stdout ||
-    await must(git, ["rev-parse", "HEAD"], (e) => `Cannot read the clone's commit: ${e}`);
-  await must(git, ["checkout", "-q", "-b", branch], (e) => `Cannot create the branch ${branch}: ${e}`);
-  const gitDir = await must(git, ["rev-parse", "--absolute-git-dir"], (e) => e);
+    (await git(["rev-parse", "HEAD"])).stdout;
+  const made = await git(["checkout", "-q", "-b", branch]);
+  if (made.code !== 0) {
+    await unlock();
+    throw refuse(`git cannot create the branch: ${made.stderr.slice(0, 300)}`);
+  }
   return {
     async undo() {
       await git(["reset", "-q"]);
-      await git(["checkout", "-q", previous]);
+      await git(["checkout", "-q", "-f", previous]);
       await git(["branch", "-q", "-D", branch]);
-      await git(["clean", "-f", "-d", "-q", "--", `bench/results/${name}`]);
+      await git(["clean", "-f", "-d", "-x", "-q", "--", resultsExisted ? `bench/results/${name}` : "bench/results"]);
+      await unlock();
     },
     async writeBody(body) {
-      const file = `strata-bench-pr-${branch.replaceAll("/", "-")}.md`;
-      await (await openFolderWriter(gitDir, { refuseLink: true })).write(file, new TextEncoder().encode(body));
+      const file = `strata-bench-pr-${name}.md`;
+      await lockWriter.write(file, new TextEncoder().encode(body));
       return `${gitDir}/${file}`;
     },
+    release: unlock,
   };
 }
 

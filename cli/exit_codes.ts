@@ -62,6 +62,7 @@ const NAMED_ERRORS: Readonly<Record<string, ExitCode>> = {
   SavedResultsRefusal: EXIT.resultNotOk,
   SubmitRefused: EXIT.resultNotOk,
   SubmitUnusable: EXIT.environment,
+  SubmitInterrupted: EXIT.interrupted,
 };
 
 /** The permission flag a refused permission names, where that (not one of the toolkit's own errors) is the error. */

@@ -4,14 +4,23 @@
  * `gh pr create` lines. It pushes nothing, never writes outside the clone and never replaces a folder there.
  */
 import { basename, join, resolve } from "node:path";
-import { invocationFolder, writeStderr, writeStdout } from "../runtime/mod.ts";
+import {
+  env,
+  invocationFolder,
+  lstatOutcome,
+  onTerminationSignal,
+  realPathOutcome,
+  statOutcome,
+  writeStderr,
+  writeStdout,
+} from "../runtime/mod.ts";
 import { loadBundle } from "../fixtures/mod.ts";
 import { folderReadme, prBody, prTitle, readResultFolder } from "../report/mod.ts";
 import { gitRunner } from "../site/mod.ts";
 import { parseFlags, UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
 import { endWith, EXIT } from "./exit_codes.ts";
-import { copyResultFolder, type GitRun, prepareBranch, SubmitRefusal } from "./_submit_repo.ts";
+import { type CloneFacts, copyResultFolder, prepareBranch, SubmitRefusal } from "./_submit_repo.ts";
 
 export const HELP = `Usage: strata-bench submit FOLDER --repo CLONE [--branch NAME]
 
@@ -39,6 +48,7 @@ Exit codes:
   ${EXIT.usage}  usage error
   ${EXIT.environment}  git is missing, the clone is no results repository or is not clean, the folder or branch
      exists there already, or a file cannot be read or written
+  ${EXIT.interrupted}  interrupted by a signal: the clone is put back as it was
 `;
 
 const OPTIONS = { repo: { type: "string" }, branch: { type: "string" } } as const;
@@ -47,18 +57,44 @@ const OPTIONS = { repo: { type: "string" }, branch: { type: "string" } } as cons
 export function parseCommandLine(argv: string[]): { folder: string; repo: string; branch: string | null } {
   const { values, positionals } = parseFlags("submit", argv, OPTIONS, { positionals: true });
   if (positionals.length !== 1) throw new UsageError(`submit needs one result folder, got ${positionals.length}`);
-  if (typeof values.repo !== "string") throw new UsageError("submit needs --repo CLONE (your results repository)");
+  if (typeof values.repo !== "string" || values.repo === "") {
+    throw new UsageError("submit needs --repo CLONE (your results repository)");
+  }
   return { folder: positionals[0]!, repo: values.repo, branch: values.branch ?? null };
 }
 
-/** The real git of `dir`, as submit runs it: the exit code and text of each call. */
-function gitOf(dir: string): GitRun {
-  const run = gitRunner(dir);
-  return async (args) => {
-    const out = await run(args);
-    if ("error" in out) throw new SubmitRefusal(`Cannot run git: ${out.error}`, "environment");
-    return { code: out.code, stdout: new TextDecoder().decode(out.stdout).trim(), stderr: out.stderr.trim() };
+/** Variables that send git to another repository, index or object store than the clone's own. */
+const GIT_REDIRECTS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"];
+
+/** The clone as submit sees it: its real root, its git (exit code and text of each call), what exists in it. */
+async function cloneOf(repo: string): Promise<CloneFacts> {
+  const set = GIT_REDIRECTS.filter((name) => (env(name) ?? "") !== "");
+  if (set.length > 0) {
+    throw new SubmitRefusal(
+      `Cannot submit: ${set.join(", ")} is set, and git would then work on another repository; unset it`,
+      "environment",
+    );
+  }
+  const real = await realPathOutcome(repo);
+  const facts = real.ok ? await statOutcome(real.value) : null;
+  if (!real.ok || facts === null || !facts.ok || !facts.value.isDirectory) {
+    throw new SubmitRefusal(`Cannot submit: "${repo}" is no folder; pass your clone's root as --repo`, "environment");
+  }
+  const run = gitRunner(real.value);
+  return {
+    realRoot: real.value,
+    git: async (args) => {
+      const out = await run(args);
+      if ("error" in out) throw new SubmitRefusal(`Cannot run git: ${out.error}`, "environment");
+      return { code: out.code, stdout: new TextDecoder().decode(out.stdout).trim(), stderr: out.stderr.trim() };
+    },
+    exists: async (relativePath) => (await lstatOutcome(join(real.value, relativePath))).ok,
   };
+}
+
+/** `text` as one shell word a person can paste (single-quoted unless it is plain). */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./:@=+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** The folder checked as report checks it: the result, or the refusal with its exit code. */
@@ -86,18 +122,33 @@ async function checkedFolder(folder: string) {
 
 async function submit(folder: string, repo: string, branchFlag: string | null): Promise<number> {
   const { result, readme } = await checkedFolder(folder);
-  const name = basename(resolve(folder));
-  const git = gitOf(repo);
+  const real = await realPathOutcome(folder);
+  const name = basename(real.ok ? real.value : resolve(folder));
+  const clone = await cloneOf(repo);
+  const { git } = clone;
   const branch = branchFlag ?? `submit/${result.run.id}`;
-  const restore = await prepareBranch(git, repo, name, branch);
-  let committed = false;
+  // A signal between the steps stops at the next one; git, in the same process group, ends on its own.
+  let stopped: string | null = null;
+  const unsubscribe = onTerminationSignal((signal) => (stopped ??= signal));
+  const step = () => {
+    if (stopped !== null) {
+      throw new SubmitRefusal(`submit: interrupted by ${stopped}; the clone is put back as it was`, "interrupted");
+    }
+  };
+  const restore = await prepareBranch(clone, repo, name, branch);
+  let done = false;
   try {
-    await copyResultFolder(folder, join(repo, "bench"), `results/${name}`);
+    step();
+    const copied = await copyResultFolder(folder, join(clone.realRoot, "bench"), `results/${name}`);
+    step();
     const title = prTitle(result);
     const body = prBody(result, { folderName: name, readme });
-    const add = await git(["add", "--", `bench/results/${name}`]);
+    // -f: a .gitignore of the clone must not drop a file of the folder from the commit.
+    const add = await git(["add", "-f", "--", `bench/results/${name}`]);
+    step();
     if (add.code !== 0) throw new SubmitRefusal(`Cannot add the folder: git add says ${add.stderr}`, "environment");
     const commit = await git(["commit", "-q", "-m", title, "-m", `The result folder bench/results/${name}.`]);
+    step();
     if (commit.code !== 0) {
       throw new SubmitRefusal(
         `Cannot commit: git commit says ${commit.stderr || commit.stdout} (set git config user.name and ` +
@@ -105,18 +156,29 @@ async function submit(folder: string, repo: string, branchFlag: string | null): 
         "environment",
       );
     }
-    committed = true;
+    const inCommit = (await git(["show", "--name-only", "--format=", "HEAD"])).stdout.split("\n").sort();
+    const expected = copied.map((f) => `bench/results/${name}/${f}`).sort();
+    if (inCommit.join("\n") !== expected.join("\n")) {
+      throw new SubmitRefusal(
+        `Cannot submit: the commit holds ${inCommit.length} file(s), the folder ${expected.length}; nothing is kept`,
+        "environment",
+      );
+    }
     const bodyFile = await restore.writeBody(body);
+    step();
+    await restore.release();
+    done = true;
     writeStdout(`Title: ${title}\n\n${body}`);
     writeStderr(
       `submit: committed bench/results/${name} on the new branch ${branch} of ${repo}; nothing was pushed.\n` +
-        `next: git -C ${repo} push -u origin ${branch}\n` +
-        `      gh pr create --repo OWNER/REPO --head ${branch} --title "${title.replaceAll('"', "'")}" ` +
-        `--body-file ${bodyFile}\n`,
+        `next: git -C ${shellWord(repo)} push -u origin ${shellWord(branch)}\n` +
+        `      gh pr create --repo OWNER/REPO --head ${shellWord(branch)} --title ${shellWord(title)} ` +
+        `--body-file ${shellWord(bodyFile)}\n`,
     );
     return EXIT.ok;
   } finally {
-    if (!committed) await restore.undo();
+    if (!done) await restore.undo();
+    unsubscribe();
   }
 }
 

@@ -19,9 +19,14 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
 }
 
 async function submit(cwd: string, ...args: string[]) {
+  return await submitWith({}, cwd, ...args);
+}
+
+async function submitWith(env: Record<string, string>, cwd: string, ...args: string[]) {
   const out = await new Deno.Command("node", {
     args: [LAUNCHER, "submit", ...args],
     cwd,
+    env,
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -116,7 +121,7 @@ Deno.test("submit commits a genuine folder on a new branch byte for byte, and re
     assert.match(ok.stdout, /^Title: .+\n\n/);
     assert.match(ok.stderr, new RegExp(`committed bench/results/${name} on the new branch submit/${runId}`));
     assert.match(ok.stderr, new RegExp(`next: git -C \\S+ push -u origin submit/${runId}\\n`));
-    assert.match(ok.stderr, /gh pr create --repo OWNER\/REPO --head submit\/\S+ --title ".+" --body-file \S+\.md\n/);
+    assert.match(ok.stderr, /gh pr create --repo OWNER\/REPO --head submit\/\S+ --title '.+' --body-file \S+\.md\n/);
     assert.equal(await git(repo, "rev-parse", "--abbrev-ref", "HEAD"), `submit/${runId}`);
     assert.equal(await git(repo, "rev-list", "--count", "main..HEAD"), "1", "one commit on the new branch");
     const committed = (await git(repo, "show", "--name-only", "--format=", "HEAD")).split("\n").sort();
@@ -135,7 +140,9 @@ Deno.test("submit commits a genuine folder on a new branch byte for byte, and re
     assert.equal(again.code, 3, again.stderr);
     assert.match(
       again.stderr,
-      new RegExp(`bench/results/${name} is there already; a submitted folder is never replaced`),
+      new RegExp(
+        `bench/results/${name} is there already \\(committed, or ignored by git\\); a folder is never replaced`,
+      ),
     );
 
     // An unclean clone.
@@ -150,3 +157,99 @@ Deno.test("submit commits a genuine folder on a new branch byte for byte, and re
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("submit into a hostile clone: ignored files, a worktree, GIT_DIR elsewhere, a signal mid-commit, two at once", async () => {
+  const root = await Deno.makeTempDir({ prefix: "strata-submit-hostile-" });
+  let genuine: ScriptedRun | undefined;
+  try {
+    genuine = await runScripted();
+    const folder = genuine.report.folder;
+    const name = folder.split("/").at(-1)!;
+    const elsewhere = join(root, "elsewhere");
+    await Deno.mkdir(elsewhere);
+
+    // A .gitignore that would drop the pictures from the commit: every file is committed all the same.
+    const ignoring = await resultsClone(join(root, "ignoring"));
+    await Deno.writeTextFile(join(ignoring, ".gitignore"), "*.svg\n");
+    await git(ignoring, "add", "-A");
+    await git(ignoring, "commit", "-q", "-m", "ignore pictures");
+    const out = await submit(elsewhere, folder, "--repo", ignoring);
+    assert.equal(out.code, 0, out.stderr);
+    const committed = (await git(ignoring, "show", "--name-only", "--format=", "HEAD")).split("\n").length;
+    assert.equal(committed, [...Deno.readDirSync(folder)].length, "the ignored pictures are committed too");
+
+    // An ignored file already where the folder would go: refused, and the file is left as it was.
+    const precious = await resultsClone(join(root, "precious"));
+    await Deno.writeTextFile(join(precious, ".gitignore"), "bench/results/*/\n");
+    await git(precious, "add", "-A");
+    await git(precious, "commit", "-q", "-m", "ignore result folders");
+    await Deno.mkdir(join(precious, "bench", "results", name), { recursive: true });
+    await Deno.writeTextFile(join(precious, "bench", "results", name, "README.md"), "mine\n");
+    const kept = await state(precious);
+    const taken = await submit(elsewhere, folder, "--repo", precious);
+    assert.equal(taken.code, 3, taken.stderr);
+    assert.match(taken.stderr, /is there already \(committed, or ignored by git\); a folder is never replaced/);
+    assert.equal(await Deno.readTextFile(join(precious, "bench", "results", name, "README.md")), "mine\n");
+    assert.equal(await state(precious), kept);
+
+    // A linked worktree, and GIT_DIR pointing at another repository: refused before anything is written.
+    const main = await resultsClone(join(root, "main"));
+    const tree = join(root, "tree");
+    await git(main, "worktree", "add", "-q", tree);
+    const before = await state(main);
+    const linked = await submit(elsewhere, folder, "--repo", tree);
+    assert.equal(linked.code, 3, linked.stderr);
+    assert.match(linked.stderr, /not its own \.git \(a linked worktree, or \.git elsewhere\)/);
+    const other = await resultsClone(join(root, "other"));
+    const redirected = await submitWith({ GIT_DIR: join(other, ".git") }, elsewhere, folder, "--repo", main);
+    assert.equal(redirected.code, 3, redirected.stderr);
+    assert.match(redirected.stderr, /GIT_DIR is set, and git would then work on another repository; unset it/);
+    assert.equal(await state(main), before);
+    assert.equal(await git(other, "branch", "--list"), "* main");
+
+    // SIGTERM while git commits (a slow pre-commit hook): exit 4, and the clone is put back, the lock released.
+    await Deno.writeTextFile(join(main, ".git", "hooks", "pre-commit"), "#!/bin/sh\nsleep 3\n");
+    await Deno.chmod(join(main, ".git", "hooks", "pre-commit"), 0o755);
+    const child = new Deno.Command("node", {
+      args: [LAUNCHER, "submit", folder, "--repo", main],
+      cwd: elsewhere,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const deadline = Date.now() + 30_000;
+    while (!(await exists(join(main, "bench", "results", name, "results.json"))) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    child.kill("SIGTERM");
+    const ended = await child.output();
+    assert.equal(ended.code, 4, decoder.decode(ended.stderr));
+    assert.match(decoder.decode(ended.stderr), /interrupted by SIGTERM; the clone is put back as it was/);
+    assert.equal(await state(main), before);
+    assert.ok(!(await exists(join(main, ".git", "strata-bench-submit.lock"))), "the lock is released");
+    await Deno.remove(join(main, ".git", "hooks", "pre-commit"));
+
+    // Two at once into one clone: one commits, the other is refused while the first holds the clone.
+    const [one, two] = await Promise.all([
+      submit(elsewhere, folder, "--repo", main, "--branch", "one"),
+      submit(elsewhere, folder, "--repo", main, "--branch", "two"),
+    ]);
+    assert.deepEqual([one.code, two.code].sort(), [0, 3], one.stderr + two.stderr);
+    const winner = one.code === 0 ? "one" : "two";
+    assert.equal(await git(main, "rev-parse", "--abbrev-ref", "HEAD"), winner);
+    assert.equal(await git(main, "rev-list", "--count", `main..${winner}`), "1");
+    assert.equal(await git(main, "status", "--porcelain"), "");
+  } finally {
+    await cleanup(genuine);
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
