@@ -4,7 +4,7 @@
  * sealed results.json and the README drawn again. The folder's files are read as `report` reads them.
  */
 import { join } from "node:path";
-import { writeTextOutcome } from "../runtime/mod.ts";
+import { FolderFileError, writeTextOutcome } from "../runtime/mod.ts";
 import type { LoadedBundle } from "../fixtures/mod.ts";
 import { RESULT_FILES } from "../contract/mod.ts";
 import { folderArtifactReader, readResultsText, validationOptions } from "./read_result.ts";
@@ -33,13 +33,20 @@ export async function sealFolder(
   }
   const reader = folderArtifactReader(dir);
   const options = validationOptions(bundle, reader);
-  const outcome = await sealResult(read.text, {
-    read: reader,
-    validate: (candidate) => validateResultText(candidate, options),
-    fixtures: bundle.fixtures,
-    renderReadme,
-    now,
-  });
+  let outcome: SealOutcome;
+  try {
+    outcome = await sealResult(read.text, {
+      read: reader,
+      validate: (candidate) => validateResultText(candidate, options),
+      fixtures: bundle.fixtures,
+      renderReadme,
+      now,
+    });
+  } catch (error) {
+    // An artifact that cannot be read as a result file (over its cap, a link, gone): refused with its reason.
+    if (error instanceof FolderFileError) return { kind: "refused", reasons: [error.message] };
+    throw error;
+  }
   if (!outcome.ok) return { kind: "refused", reasons: outcome.reasons };
   if (outcome.text === null) return { kind: "nothing" };
   const writes: [string, string][] = [

@@ -201,3 +201,17 @@ Deno.test("seal leaves a README.md a person corrected and says so", async () => 
     assert.deepEqual(sealed.readme, { kind: "edited" });
   }, true);
 });
+
+Deno.test("sealFolder refuses an artifact past a result file's cap with its reason, and changes nothing", async () => {
+  const { sealFolder } = await import("../../../report/seal_folder.ts");
+  const { loadBundle } = await import("../../../fixtures/mod.ts");
+  await withFolder(async (r) => {
+    const before = await readFile(join(r.dir, "results.json"), "utf8");
+    // A config.json past 64 MiB: a redaction cannot make it that large, a damaged folder can (it threw before).
+    await writeFile(join(r.dir, "config.json"), `${"x".repeat(64 * 1024 * 1024 + 1)}\n`);
+    const sealed = await sealFolder(r.dir, await loadBundle());
+    assert.equal(sealed.kind, "refused");
+    assert.match(sealed.kind === "refused" ? sealed.reasons.join("\n") : "", /bytes/);
+    assert.equal(await readFile(join(r.dir, "results.json"), "utf8"), before);
+  });
+});
