@@ -100,4 +100,8 @@ try {
 // task from the same words), so "strata-bench --help" is mod.ts's help whichever set prints it.
 const entry = argv.findIndex((w) => w.endsWith("mod.ts"));
 const deno = denoExecutable();
-runForwarding(deno, [argv[0], ...workerRunFlags(args, deno), ...argv.slice(1, entry + 1), ...args]);
+// The folder the person ran the command in is this one (its task words were resolved against it): an INIT_CWD left
+// by an npm or deno task this process runs under would send relative paths elsewhere.
+runForwarding(deno, [argv[0], ...workerRunFlags(args, deno), ...argv.slice(1, entry + 1), ...args], {
+  env: { ...process.env, INIT_CWD: process.cwd() },
+});

@@ -70,30 +70,26 @@ async function checkBranch(git: GitRun, branch: string, refuse: (why: string) =>
 }
 
 /**
- * Checks the clone and creates the branch: the clone's root is `repo` (not a folder inside a work tree, not a
- * linked worktree), it holds a committed bench/approved.json, nothing is uncommitted, nothing at all is at
- * bench/results/<name> (an ignored file included), no other submit holds the clone, the branch does not exist.
- * @throws {SubmitRefusal} naming what is wrong; nothing is changed then.
+ * The checks that need no lock, each a refusal that changes nothing: a plain folder name, the clone's root (not a
+ * folder inside a work tree, not a linked worktree), a committed bench/approved.json, a new plain branch name.
+ * Returns the clone's git folder.
  */
-export async function prepareBranch(
+async function checkClone(
   clone: CloneFacts,
-  repo: string,
   name: string,
   branch: string,
-): Promise<PreparedBranch> {
+  refuse: (why: string) => SubmitRefusal,
+): Promise<string> {
   const { git } = clone;
-  const refuse = (why: string) => new SubmitRefusal(`Cannot submit into "${repo}": ${why}`, "environment");
   if (!FOLDER_NAME.test(name)) {
     throw new SubmitRefusal(
       `Cannot submit a folder named "${name}": rename it to letters, digits, ".", "_" and "-", starting with a ` +
         "letter or digit",
     );
   }
-  const top = await must(
-    git,
-    ["rev-parse", "--show-toplevel"],
-    (e) => `Cannot submit: "${repo}" is no git clone (${e})`,
-  );
+  const toplevel = await git(["rev-parse", "--show-toplevel"]);
+  if (toplevel.code !== 0) throw refuse(`it is no git clone (${toplevel.stderr || toplevel.stdout})`);
+  const top = toplevel.stdout;
   const here = await must(git, ["rev-parse", "--show-prefix"], (e) => e);
   if (here !== "") throw refuse(`it is a folder inside the clone at "${top}"; pass the clone's root as --repo`);
   const gitDir = await must(git, ["rev-parse", "--absolute-git-dir"], (e) => e);
@@ -109,6 +105,23 @@ export async function prepareBranch(
     );
   }
   await checkBranch(git, branch, refuse);
+  return gitDir;
+}
+
+/**
+ * Checks the clone (checkClone), takes its lock, checks that nothing is uncommitted and nothing at all is at
+ * bench/results/<name> (an ignored file included), and creates the branch.
+ * @throws {SubmitRefusal} naming what is wrong; nothing is changed then (the lock released).
+ */
+export async function prepareBranch(
+  clone: CloneFacts,
+  repo: string,
+  name: string,
+  branch: string,
+): Promise<PreparedBranch> {
+  const { git } = clone;
+  const refuse = (why: string) => new SubmitRefusal(`Cannot submit into "${repo}": ${why}`, "environment");
+  const gitDir = await checkClone(clone, name, branch, refuse);
   const lockWriter = await openFolderWriter(gitDir, { refuseLink: true });
   try {
     await (await lockWriter.create(LOCK)).close();
