@@ -1,6 +1,6 @@
 /**
  * Saved load and compare results after the fact: `report FILE.jsonl` (validate, print, write CSV, HTML and the
- * curve) and `compare --from` (the gate again, offline). Reading and checking are load/'s (saved_results.ts);
+ * curve) and `compare --from` (the gate again, offline). Reading and checking are load/'s (saved/saved_results.ts);
  * this file parses, wires and prints.
  */
 import { basename, join } from "node:path";

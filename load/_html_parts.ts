@@ -3,7 +3,7 @@
  * the page frame, and the configuration block a page opens with (what was run: target, mode, rate or concurrency,
  * workload and its hash, duration, SLOs, toolkit version and commit, date), read from the JSONL's config line.
  */
-import type { SavedSummary } from "./saved_results.ts";
+import type { SavedSummary } from "./saved/saved_results.ts";
 import type { Slo } from "./summary.ts";
 
 type Fields = Record<string, unknown>;

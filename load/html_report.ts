@@ -11,9 +11,9 @@
 import { type ChartSpec, latencyCurveSpec, renderChartSvg } from "../report/mod.ts";
 import { type CdfPoint, empiricalCdf, empiricalCdfCounted, levelOverTime } from "../score/mod.ts";
 import type { LoadRunResult } from "./execute.ts";
-import type { CompareMetric, CompareResult } from "./gate.ts";
+import type { CompareMetric, CompareResult } from "./gate/gate.ts";
 import { configurationBlock, escapeHtml, ms, number, page, type PageContext, sloText } from "./_html_parts.ts";
-import { curvePoints } from "./saved_report.ts";
+import { curvePoints } from "./saved/saved_report.ts";
 import { eachRow, type EndpointLoadSummary, POOLED_LABEL, type RowSelection, type Slo } from "./summary.ts";
 import { completionBins } from "./throughput.ts";
 

@@ -4,8 +4,8 @@
  * distributions, run summaries, the cross-run aggregate, the compare gate and its interleaved sessions, the two
  * conductors (`runLoadTest`, `runCompare`) and their console text.
  */
-export { type CompareSide, type CompareTarget, isProfileTarget, profileServerStamp } from "./compare_sessions.ts";
-export { planCompare, runCompare } from "./compare_run.ts";
+export { type CompareSide, type CompareTarget, isProfileTarget, profileServerStamp } from "./gate/compare_sessions.ts";
+export { planCompare, runCompare } from "./gate/compare_run.ts";
 export type {
   CompareDeps,
   CompareHooks,
@@ -13,10 +13,10 @@ export type {
   CompareOutcome,
   CompareRunOptions,
   PlannedRun,
-} from "./_compare_types.ts";
-export { applyCompareSpec, SPEC_DEFAULTS } from "./compare_spec.ts";
+} from "./gate/_compare_types.ts";
+export { applyCompareSpec, SPEC_DEFAULTS } from "./gate/compare_spec.ts";
 export { executeLoad, type LoadRunResult } from "./execute.ts";
-export { type CompareResult, DEFAULT_WORKLOAD } from "./gate.ts";
+export { type CompareResult, DEFAULT_WORKLOAD } from "./gate/gate.ts";
 export { runLoad } from "./generator.ts";
 export { DEFAULT_DRAIN_S, LOAD_LIMITS, type LoadPlan, warmsUp } from "./load_plan_bounds.ts";
 export { runLoadTest } from "./load_run.ts";
@@ -50,6 +50,6 @@ export {
   recordedNoiseFloor,
   type SavedResults,
   SavedResultsRefusal,
-} from "./saved_results.ts";
-export { gateSaved } from "./saved_gate.ts";
-export { curvePoints, loadLevel, savedCsv } from "./saved_report.ts";
+} from "./saved/saved_results.ts";
+export { gateSaved } from "./saved/saved_gate.ts";
+export { curvePoints, loadLevel, savedCsv } from "./saved/saved_report.ts";

@@ -6,7 +6,7 @@ import type { DistSummary } from "../score/mod.ts";
 import type { LoadAggregate } from "./aggregate.ts";
 import type { LoadRunResult } from "./execute.ts";
 import type { LoadTestHooks } from "./_load_types.ts";
-import type { CompareMetric, CompareResult } from "./gate.ts";
+import type { CompareMetric, CompareResult } from "./gate/gate.ts";
 import { ceilingOrigin, type HeadroomStamp } from "./headroom.ts";
 import type { EndpointLoadSummary, LoadPhases, LoadSummary } from "./summary.ts";
 

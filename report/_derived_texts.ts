@@ -15,8 +15,8 @@
  */
 import type { Fixture, RequestRecord } from "../contract/mod.ts";
 import { buildRequestRecord, summarizeRequests } from "../score/mod.ts";
-import { DERIVED_RECORD_TEXTS, parseEvidenceLines } from "./_checks_evidence.ts";
-import type { EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
+import { DERIVED_RECORD_TEXTS, parseEvidenceLines } from "./checks/_evidence.ts";
+import type { EvidenceLine, OutputsEvidence } from "./checks/_types.ts";
 import { rebuildRecord, recordInputOf, valueAt } from "./_evidence_line.ts";
 import { leafDifferences } from "./_difference.ts";
 import { isJsonObject } from "./_contract_check.ts";

@@ -29,7 +29,7 @@ import {
   scoreQuality,
   summarizeRequests,
 } from "../score/mod.ts";
-import { nullPointers } from "./_checks_missing.ts";
+import { nullPointers } from "./checks/_missing.ts";
 import { childPointer, resolvePointer } from "./_pointer.ts";
 
 /** Provenance sections with their own `missing` entries (absolute pointers) and nonconforming reasons. */

@@ -9,7 +9,7 @@ import { errorMessage, FolderFileError, openSafeFolder, type SafeFolder } from "
 import type { LoadedBundle } from "../fixtures/mod.ts";
 import { type Fixture, type Result, RESULT_FILES, RESULT_FORMAT, SCHEMA_VERSION } from "../contract/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import type { ArtifactReader } from "./_checks_artifacts.ts";
+import type { ArtifactReader } from "./checks/_artifacts.ts";
 import type { Problem } from "./_pointer.ts";
 import { isJsonObject } from "./_contract_check.ts";
 import { artifactReaderOf, capOf, interruptedEvidence } from "./result_reader.ts";

@@ -15,7 +15,7 @@
 import { RESULT_FILES } from "../contract/mod.ts";
 import { FolderFileError } from "../runtime/mod.ts";
 import { parseStrictJsonPlain } from "../score/mod.ts";
-import type { ArtifactReader } from "./_checks_artifacts.ts";
+import type { ArtifactReader } from "./checks/_artifacts.ts";
 
 /** Size caps of the files of a result folder, in bytes. */
 export const RESULT_FILE_CAPS = {

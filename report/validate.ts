@@ -29,7 +29,7 @@ import {
   checkArtifactList,
   checkFolderFiles,
   checkSeals,
-} from "./_checks_artifacts.ts";
+} from "./checks/_artifacts.ts";
 import {
   checkCountIdentities,
   checkCountsMatchRecords,
@@ -37,19 +37,19 @@ import {
   checkRounds,
   checkRunStatus,
   checkSummaries,
-} from "./_checks_derived.ts";
-import { checkConfigAgrees } from "./_checks_config.ts";
-import { checkPlausibleResult } from "./_checks_plausible.ts";
-import { checkMissing } from "./_checks_missing.ts";
-import { checkEvidence } from "./_checks_evidence.ts";
-import { checkPictures } from "./_checks_pictures.ts";
+} from "./checks/_derived.ts";
+import { checkConfigAgrees } from "./checks/_config.ts";
+import { checkPlausibleResult } from "./checks/_plausible.ts";
+import { checkMissing } from "./checks/_missing.ts";
+import { checkEvidence } from "./checks/_evidence.ts";
+import { checkPictures } from "./checks/_pictures.ts";
 import {
   type CheckedRecord,
   checkEvaluations,
   checkRequestIds,
   checkScheduledFacts,
   checkStatuses,
-} from "./_checks_requests.ts";
+} from "./checks/_requests.ts";
 import { childPointer, type Problem, ProblemCollector, type ProblemSink } from "./_pointer.ts";
 import { checkSchema, isJsonObject, type SchemaNode } from "./_contract_check.ts";
 import { DIGEST_KEYS, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
@@ -67,7 +67,7 @@ export interface ValidateOptions {
   /**
    * Reads a file of the result folder by relative path (null when absent); without it artifact bytes are not checked.
    * With it the pictures are drawn again from results.json and their bytes compared (under the renderer the run
-   * recorded; see _checks_pictures.ts).
+   * recorded; see checks/_pictures.ts).
    */
   readArtifact?: ArtifactReader;
   /** corpus_sha256 of the fixture bundle the facts came from; when given, protocol.corpus_sha256 must equal it. */

@@ -312,10 +312,15 @@ export function mockClientViolations(imports: readonly SourceImport[]): Violatio
 
 /**
  * Rule: tests/unit mirrors the source folders: tests/unit/<part>/<name>_test.ts tests <part>/<name>.ts (or its
- * private `_<name>.ts`); a longer name adds an aspect after the file's name (`behaviour_faults_test.ts`).
+ * private `_<name>.ts`); a longer name adds an aspect after the file's name (`behaviour_faults_test.ts`). A file of
+ * a part's wing, <part>/<wing>/<name>.ts, is tested as <wing>_<name>, <name> or the wing as a whole (<wing>).
  */
 export function mirrorViolations(testFiles: readonly string[], sources: readonly string[]): Violation[] {
-  const bySource = new Set(sources.map((p) => p.replace(/\.(ts|js)$/, "").replace(/\/_/, "/")));
+  const bySource = new Set(sources.flatMap((p) => {
+    const [part, ...rest] = p.replace(/\.(ts|js)$/, "").split("/").map((s) => s.replace(/^_/, ""));
+    if (rest.length < 2) return [`${part}/${rest.join("/")}`];
+    return [`${part}/${rest.join("_")}`, `${part}/${rest.at(-1)}`, `${part}/${rest[0]}`];
+  }));
   const out: Violation[] = [];
   for (const test of testFiles) {
     const match = /^tests\/unit\/([^/]+)\/([^/]+)_test\.ts$/.exec(test);

@@ -168,21 +168,26 @@ Deno.test("the mock importing the client (or score) breaks the shared-code rule"
   assert.deepEqual(mockClientViolations(broken).map((v) => v.at), ["mock/_sse.ts:1", "client/x.ts:1"]);
 });
 
-Deno.test("a unit test that mirrors no source file, or lives outside a part's folder, breaks the mirror rule", () => {
-  const sources = ["score/sanity.ts", "mock/_behaviour.ts", "report/mod.ts"];
+Deno.test("a unit test that mirrors no source file (a wing's files included), or lives outside a part's folder, breaks the mirror rule", () => {
+  const sources = ["score/sanity.ts", "mock/_behaviour.ts", "report/mod.ts", "report/checks/_evidence.ts"];
   const tests = [
     "tests/unit/score/sanity_test.ts",
     "tests/unit/mock/behaviour_faults_test.ts",
     "tests/unit/report/mod_test.ts",
+    "tests/unit/report/checks_evidence_test.ts",
+    "tests/unit/report/evidence_lines_test.ts",
+    "tests/unit/report/checks_test.ts",
     "tests/unit/score/sanitation_test.ts",
     "tests/unit/sanitize/sanitize_test.ts",
     "tests/unit/loose_test.ts",
     "tests/unit/score/_helpers.ts",
+    "tests/unit/report/wings_evidence_test.ts",
   ];
   assert.deepEqual(mirrorViolations(tests, sources).map((v) => v.at), [
     "tests/unit/score/sanitation_test.ts",
     "tests/unit/sanitize/sanitize_test.ts",
     "tests/unit/loose_test.ts",
+    "tests/unit/report/wings_evidence_test.ts",
   ]);
 });
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { startMockEngine } from "../../mock/mod.ts";
 import { parseCompareCommand } from "../../cli/compare.ts";
 import { realLoadDeps, runCompare } from "../../load/mod.ts";
-import type { ProfileStarter } from "../../load/compare_sessions.ts";
+import type { ProfileStarter } from "../../load/gate/compare_sessions.ts";
 
 // 16 answer tokens at 50 tok/s reported, run 4x faster: about 5 ms a token, 80 ms a request.
 const ENGINE = {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { DELTA_SEED, relativeDelta, reproductionDeltas } from "../../site/web/reproduction_delta.js";
-import { caseDelta, sampleMetric } from "../../report/comparison_delta.ts";
+import { caseDelta, sampleMetric } from "../../report/comparison/delta.ts";
 import type { ResultFacts } from "../../site/web/facts.js";
 
 Deno.test("a delta is resolved only when its interval excludes 0; for latencies lower is better", () => {

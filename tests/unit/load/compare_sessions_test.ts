@@ -7,7 +7,7 @@ import {
   type CompareTarget,
   type ProfileStarter,
   runCompareSessions,
-} from "../../../load/compare_sessions.ts";
+} from "../../../load/gate/compare_sessions.ts";
 
 /** A fake engine starter that logs every start, measurement and stop into `events`. */
 function fakeEngines(options: { reusedProfiles?: string[]; portOf?: Record<string, number> } = {}) {

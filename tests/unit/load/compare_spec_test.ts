@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseCompareSpec, SPEC_DEFAULTS } from "../../../load/compare_spec.ts";
+import { parseCompareSpec, SPEC_DEFAULTS } from "../../../load/gate/compare_spec.ts";
 
 const SHA = "a".repeat(64);
 const base = {

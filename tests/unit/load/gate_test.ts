@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compareLoad } from "../../../load/gate.ts";
+import { compareLoad } from "../../../load/gate/gate.ts";
 import { aggregateRuns } from "../../../load/aggregate.ts";
 import { bootstrapRelativeDelta } from "../../../score/bootstrap.ts";
 import { describeDistribution } from "../../../score/percentiles.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { startMockEngine } from "../../../mock/mod.ts";
 import { parseLoadCommand } from "../../../cli/load.ts";
 import { realLoadDeps, renderCompareHtml, renderLoadHtml, runLoadTest } from "../../../load/mod.ts";
-import { compareLoad } from "../../../load/gate.ts";
+import { compareLoad } from "../../../load/gate/gate.ts";
 import { buildLoadRow } from "../../../load/metrics.ts";
 import { RowStore } from "../../../load/row_store.ts";
 import { summarizeStore } from "../../../load/summary.ts";

@@ -3,7 +3,7 @@ import { renderCompare, renderLoadSummary } from "../../../load/mod.ts";
 import { buildLoadRow } from "../../../load/metrics.ts";
 import { summarizeStore } from "../../../load/summary.ts";
 import { RowStore } from "../../../load/row_store.ts";
-import { compareLoad } from "../../../load/gate.ts";
+import { compareLoad } from "../../../load/gate/gate.ts";
 import { headroomStamp } from "../../../load/headroom.ts";
 import { outcome } from "./_fakes.ts";
 import { ENDING_MAX_COLUMNS } from "../../../cli/_ending.ts";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { MAX_INPUT_DEPTH, parseStrictInput } from "../../../load/_strict_input.ts";
 import { parsePromptJsonl, parseShareGpt } from "../../../load/workloads.ts";
-import { parseCompareSpec } from "../../../load/compare_spec.ts";
+import { parseCompareSpec } from "../../../load/gate/compare_spec.ts";
 
 Deno.test("a prompt row with a repeated key is refused, not read last-wins", () => {
   assert.throws(

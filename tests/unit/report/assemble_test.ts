@@ -3,7 +3,7 @@ import { loadBundle } from "../../../fixtures/mod.ts";
 import type { Fixture, StreamOutcome } from "../../../contract/mod.ts";
 import { KNOWN_ANSWERS } from "../../../mock/_plan.ts";
 import { type AssembleInput, assembleResult } from "../../../report/assemble.ts";
-import { nullPointers } from "../../../report/_checks_missing.ts";
+import { nullPointers } from "../../../report/checks/_missing.ts";
 import { validateResult } from "../../../report/validate.ts";
 import { renderConsoleSummary, renderReadme } from "../../../report/render.ts";
 import { executeRun } from "../../../runner/executor.ts";

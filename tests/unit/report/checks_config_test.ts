@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkConfigAgrees } from "../../../report/_checks_config.ts";
+import { checkConfigAgrees } from "../../../report/checks/_config.ts";
 import type { Problem } from "../../../report/_pointer.ts";
 
 const SAMPLING = { temperature: 1, top_p: 0.95, top_k: 20, min_p: 0, presence_penalty: 0, repetition_penalty: 1 };

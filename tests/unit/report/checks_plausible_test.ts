@@ -1,10 +1,10 @@
 /**
- * report/_checks_plausible.ts: each row of docs/results.md "Plausibility" refuses its impossible value at its
+ * report/checks/_plausible.ts: each row of docs/results.md "Plausibility" refuses its impossible value at its
  * pointer, and a realistic result (the project's own) passes every row.
  */
 import assert from "node:assert/strict";
-import { checkPlausibleLines, checkPlausibleResult } from "../../../report/_checks_plausible.ts";
-import { parseEvidenceLines } from "../../../report/_checks_evidence.ts";
+import { checkPlausibleLines, checkPlausibleResult } from "../../../report/checks/_plausible.ts";
+import { parseEvidenceLines } from "../../../report/checks/_evidence.ts";
 import type { Problem } from "../../../report/_pointer.ts";
 import { buildRealisticResult } from "./_realistic_result.ts";
 

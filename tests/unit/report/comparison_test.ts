@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type ComparedInput, compareResults } from "../../../report/comparison.ts";
-import { comparisonSpec, PICTURE_WIDTH_PX } from "../../../report/comparison_picture.ts";
+import { type ComparedInput, compareResults } from "../../../report/comparison/comparison.ts";
+import { comparisonSpec, PICTURE_WIDTH_PX } from "../../../report/comparison/picture.ts";
 import {
   renderComparisonCsv,
   renderComparisonJson,
   renderComparisonMarkdown,
-} from "../../../report/comparison_render.ts";
+} from "../../../report/comparison/render.ts";
 import { renderChartSvg } from "../../../report/charts.ts";
 import type { Result } from "../../../contract/mod.ts";
 import { buildRealisticResult } from "./_realistic_result.ts";

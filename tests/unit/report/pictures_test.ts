@@ -56,7 +56,7 @@ Deno.test("a simulated result says so in every picture's title", async () => {
 
 Deno.test("report draws the pictures again: a forged, re-hashed picture is a problem; another renderer is a note", async () => {
   const { validateResultText } = await import("../../../report/validate.ts");
-  const { picturesNote } = await import("../../../report/_checks_pictures.ts");
+  const { picturesNote } = await import("../../../report/checks/_pictures.ts");
   const { createHash } = await import("node:crypto");
   const r = await buildRealisticResult({ pictures: true });
   try {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { sealResult } from "../../../report/seal.ts";
+import { sealResult } from "../../../report/seal/seal.ts";
 import { validateResultText } from "../../../report/validate.ts";
 import { renderReadme } from "../../../report/render.ts";
 import { buildRealisticResult, FAULT_MESSAGE, type RealisticResult, SKIP_REASON } from "./_realistic_result.ts";
@@ -203,7 +203,7 @@ Deno.test("seal leaves a README.md a person corrected and says so", async () => 
 });
 
 Deno.test("sealFolder refuses an artifact past a result file's cap with its reason, and changes nothing", async () => {
-  const { sealFolder } = await import("../../../report/seal_folder.ts");
+  const { sealFolder } = await import("../../../report/seal/folder.ts");
   const { loadBundle } = await import("../../../fixtures/mod.ts");
   await withFolder(async (r) => {
     const before = await readFile(join(r.dir, "results.json"), "utf8");

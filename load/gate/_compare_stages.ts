@@ -3,7 +3,7 @@
  * sessions laid out, each server checked, the config line, one measurement of a point, and the end (the interrupted
  * line, or the gate's verdict with its noise-floor line).
  */
-import { sanitizeCommand } from "../sanitize/mod.ts";
+import { sanitizeCommand } from "../../sanitize/mod.ts";
 import {
   compareSchedule,
   type CompareSession,
@@ -11,13 +11,13 @@ import {
   type CompareTarget,
   isProfileTarget,
 } from "./compare_sessions.ts";
-import { executeLoad } from "./execute.ts";
+import { executeLoad } from "../execute.ts";
 import { compareLoad, type ComparePointInput, type CompareResult, pointKey } from "./gate.ts";
-import { interruptedStamp, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "./_load_stages.ts";
-import type { LoadTestDeps } from "./_load_types.ts";
-import { checkStreamingServer, type PreflightResult, refusalAdvice, TargetRefused } from "./preflight.ts";
-import { type PreparedWorkload, prepareWorkload } from "./prepare.ts";
-import type { EndpointLoadSummary } from "./summary.ts";
+import { interruptedStamp, PREFLIGHT_DEADLINE_S, WARMUP_LIMIT_S } from "../_load_stages.ts";
+import type { LoadTestDeps } from "../_load_types.ts";
+import { checkStreamingServer, type PreflightResult, refusalAdvice, TargetRefused } from "../preflight.ts";
+import { type PreparedWorkload, prepareWorkload } from "../prepare.ts";
+import type { EndpointLoadSummary } from "../summary.ts";
 import {
   COMPARE_FORMAT_LINE,
   COMPARE_RUN_VERSION,

@@ -3,8 +3,8 @@
  * entry points at a null. An entry that points at nothing or at a value is stale evidence and is reported too, so
  * the map always says exactly what was not measured.
  */
-import { childPointer, isPointer, type ProblemSink, resolvePointer } from "./_pointer.ts";
-import { isJsonObject } from "./_contract_check.ts";
+import { childPointer, isPointer, type ProblemSink, resolvePointer } from "../_pointer.ts";
+import { isJsonObject } from "../_contract_check.ts";
 
 function collectNulls(value: unknown, pointer: string, out: string[]): void {
   if (value === null) {

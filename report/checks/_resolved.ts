@@ -3,12 +3,12 @@
  * configuration (its body against its /slots reading) and each round's queueing, held against what
  * /extensions/resolved_configuration and /extensions/round_queueing state.
  */
-import { roundQueueing } from "../score/mod.ts";
-import { brief } from "./_difference.ts";
-import { isJsonObject } from "./_contract_check.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
-import { configCheckOf } from "./_evidence_line.ts";
-import type { EvidenceCheckInput, EvidenceLine } from "./_evidence_types.ts";
+import { roundQueueing } from "../../score/mod.ts";
+import { brief } from "../_difference.ts";
+import { isJsonObject } from "../_contract_check.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
+import { configCheckOf } from "../_evidence_line.ts";
+import type { EvidenceCheckInput, EvidenceLine } from "./_types.ts";
 
 /**
  * The resolved-configuration check of every sent request, rebuilt from its line (body and /slots reading) with

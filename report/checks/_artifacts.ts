@@ -2,9 +2,9 @@
  * Artifacts: unique paths, an outputs file present, the template attached, and every file's SHA-256 equal to the
  * hash the result records (a file that cannot be found is a problem).
  */
-import { type Artifact, type Configuration, sha256Hex } from "../contract/mod.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
-import { errorMessage } from "../runtime/mod.ts";
+import { type Artifact, type Configuration, sha256Hex } from "../../contract/mod.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
+import { errorMessage } from "../../runtime/mod.ts";
 
 /** Reads one file of the result folder by its relative path; null when it does not exist. */
 export type ArtifactReader = (relativePath: string) => Promise<Uint8Array | null>;

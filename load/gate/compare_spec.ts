@@ -7,14 +7,14 @@
  * problem at once, by JSON Pointer, before any traffic.
  */
 import Type, { type Static } from "typebox";
-import { parseStrictJsonc } from "../score/mod.ts";
-import { MAX_INPUT_DEPTH, schemaProblems } from "./_strict_input.ts";
-import { sha256Hex } from "../contract/mod.ts";
+import { parseStrictJsonc } from "../../score/mod.ts";
+import { MAX_INPUT_DEPTH, schemaProblems } from "../_strict_input.ts";
+import { sha256Hex } from "../../contract/mod.ts";
 import type { CompareRunOptions } from "./_compare_types.ts";
-import type { WorkloadOptions } from "./prepare.ts";
+import type { WorkloadOptions } from "../prepare.ts";
 import { DEFAULT_GATE_TOLERANCE, DEFAULT_MAX_ERROR_RATE_INCREASE } from "./gate.ts";
-import { DEFAULT_DRAIN_S } from "./load_plan_bounds.ts";
-import { PROFILES } from "./workloads.ts";
+import { DEFAULT_DRAIN_S } from "../load_plan_bounds.ts";
+import { PROFILES } from "../workloads.ts";
 
 export const COMPARE_SPEC_FORMAT = "strata-compare-spec" as const;
 

@@ -2,11 +2,11 @@
  * The words of `compare`: what it asks for, what it touches and tells, and how it ends (the conductor is
  * compare_run.ts; its stages _compare_stages.ts).
  */
-import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../contract/mod.ts";
+import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../../contract/mod.ts";
 import type { CompareSide, CompareTarget, ProfileStarter } from "./compare_sessions.ts";
 import type { CompareResult } from "./gate.ts";
-import type { LoadTestDeps, LoadTestHooks } from "./_load_types.ts";
-import type { WorkloadOptions } from "./prepare.ts";
+import type { LoadTestDeps, LoadTestHooks } from "../_load_types.ts";
+import type { WorkloadOptions } from "../prepare.ts";
 
 export const COMPARE_FORMAT_LINE = LOAD_LINE_FORMATS.compareRun;
 /**

@@ -11,7 +11,7 @@ import {
   type ComparePointInput,
   type CompareResult,
   DEFAULT_WORKLOAD,
-} from "./gate.ts";
+} from "../gate/gate.ts";
 import { savedPoints, type SavedResults, SavedResultsRefusal } from "./saved_results.ts";
 
 /** What the flags of `compare --from` set: the gate's tolerances and recorded noise floors. */

@@ -8,10 +8,10 @@
  * have been redacted from (each placeholder, and in config.json a person's `<redacted>`, standing for any text). A
  * key the run never writes is refused, so the file holds nothing no judge reads.
  */
-import { isJsonObject } from "../contract/mod.ts";
-import { parseStrictJsonPlain } from "../score/mod.ts";
-import type { ProblemSink } from "./_pointer.ts";
-import { mayStandFor } from "./_stated_possible.ts";
+import { isJsonObject } from "../../contract/mod.ts";
+import { parseStrictJsonPlain } from "../../score/mod.ts";
+import type { ProblemSink } from "../_pointer.ts";
+import { mayStandFor } from "../_stated_possible.ts";
 
 /** config.json keys and the results.json value each must agree with (null: written, but not in results.json). */
 const TOP: Readonly<Record<string, readonly string[] | null>> = {

@@ -2,8 +2,8 @@
  * Checks of the request records that a schema cannot express: the exact ID scheme and order, each record's fixed
  * facts against its ID, status versus error and finish reason, and sanity verdicts.
  */
-import { type RequestRecord, type SanityCategory, schedule, type ScheduledRequest } from "../contract/mod.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
+import { type RequestRecord, type SanityCategory, schedule, type ScheduledRequest } from "../../contract/mod.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
 
 /** Request records whose own shape was valid, with their index; the others were reported by the shape check. */
 export interface CheckedRecord {

@@ -8,14 +8,14 @@
  * pictures draw from (rows into the same compact columns the live run used).
  */
 import { basename, dirname } from "node:path";
-import { openSafeFolder } from "../runtime/mod.ts";
-import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "./aggregate.ts";
-import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, pointKey } from "./gate.ts";
-import { LOAD_RUN_FORMAT } from "./load_run.ts";
-import { LOAD_REQUEST_FORMAT, type LoadRequestRow } from "./metrics.ts";
-import { RowStore } from "./row_store.ts";
-import { LOAD_SUMMARY_FORMAT, type LoadSummary, summarizeStore } from "./summary.ts";
-import { LoadLines } from "./load_lines.ts";
+import { openSafeFolder } from "../../runtime/mod.ts";
+import { LOAD_AGGREGATE_FORMAT, type LoadAggregate } from "../aggregate.ts";
+import { type CompareResult, DEFAULT_WORKLOAD, LOAD_COMPARE_FORMAT, pointKey } from "../gate/gate.ts";
+import { LOAD_RUN_FORMAT } from "../load_run.ts";
+import { LOAD_REQUEST_FORMAT, type LoadRequestRow } from "../metrics.ts";
+import { RowStore } from "../row_store.ts";
+import { LOAD_SUMMARY_FORMAT, type LoadSummary, summarizeStore } from "../summary.ts";
+import { LoadLines } from "../load_lines.ts";
 
 /** The most a saved JSONL may hold: 1 KiB a request row, a million requests and their summaries. */
 export const SAVED_JSONL_CAP_BYTES = 1024 * 1024 * 1024;

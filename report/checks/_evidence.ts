@@ -23,18 +23,18 @@ import {
   type RequestRecord,
   schedule,
   type ScheduledRequest,
-} from "../contract/mod.ts";
-import { type RequestSpan, stageDurationS, wallS } from "../score/mod.ts";
-import { parseStrictJsonPlain } from "../score/mod.ts";
-import { brief, leafDifferences } from "./_difference.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
-import { isJsonObject } from "./_contract_check.ts";
-import { lineFacts, overridesOf, rebuildRecord, valueAt } from "./_evidence_line.ts";
-import { checkConfigChecks, checkQueueing } from "./_checks_resolved.ts";
-import { checkPlausibleLines } from "./_checks_plausible.ts";
-import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_checks_stated.ts";
-import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_evidence_types.ts";
-import { errorMessage } from "../runtime/mod.ts";
+} from "../../contract/mod.ts";
+import { type RequestSpan, stageDurationS, wallS } from "../../score/mod.ts";
+import { parseStrictJsonPlain } from "../../score/mod.ts";
+import { brief, leafDifferences } from "../_difference.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
+import { isJsonObject } from "../_contract_check.ts";
+import { lineFacts, overridesOf, rebuildRecord, valueAt } from "../_evidence_line.ts";
+import { checkConfigChecks, checkQueueing } from "./_resolved.ts";
+import { checkPlausibleLines } from "./_plausible.ts";
+import { checkOverridesListed, checkOverridesRedacted, statedSources } from "./_stated.ts";
+import type { EvidenceCheckInput, EvidenceLine, OutputsEvidence } from "./_types.ts";
+import { errorMessage } from "../../runtime/mod.ts";
 
 /** Most evidence lines read: a run writes 22 or 34; past this a file is not a run's evidence. */
 export const MAX_EVIDENCE_LINES = 1000;

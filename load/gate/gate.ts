@@ -8,9 +8,9 @@
  * rate is gated too (this project's reading: a candidate whose error rate exceeds the baseline's by more than
  * `maxErrorRateIncrease` fails, whatever its speed). TTFT p50 is reported, never gated.
  */
-import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../contract/mod.ts";
-import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta, mean } from "../score/mod.ts";
-import type { EndpointLoadSummary } from "./summary.ts";
+import { LOAD_LINE_FORMATS, LOAD_LINE_VERSIONS } from "../../contract/mod.ts";
+import { type BootstrapInterval, bootstrapInterval, bootstrapRelativeDelta, mean } from "../../score/mod.ts";
+import type { EndpointLoadSummary } from "../summary.ts";
 
 export const LOAD_COMPARE_FORMAT = LOAD_LINE_FORMATS.compare;
 /**

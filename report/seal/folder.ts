@@ -4,13 +4,13 @@
  * sealed results.json and the README drawn again. The folder's files are read as `report` reads them.
  */
 import { join } from "node:path";
-import { FolderFileError, writeTextOutcome } from "../runtime/mod.ts";
-import type { LoadedBundle } from "../fixtures/mod.ts";
-import { RESULT_FILES } from "../contract/mod.ts";
-import { folderArtifactReader, readResultsText, validationOptions } from "./read_result.ts";
+import { FolderFileError, writeTextOutcome } from "../../runtime/mod.ts";
+import type { LoadedBundle } from "../../fixtures/mod.ts";
+import { RESULT_FILES } from "../../contract/mod.ts";
+import { folderArtifactReader, readResultsText, validationOptions } from "../read_result.ts";
 import { type SealOutcome, sealResult } from "./seal.ts";
-import { validateResultText } from "./validate.ts";
-import { renderReadme } from "./render.ts";
+import { validateResultText } from "../validate.ts";
+import { renderReadme } from "../render.ts";
 
 /** What sealing a folder did: refused with reasons, nothing to seal, sealed, or a file it could not read or write. */
 export type FolderSeal =

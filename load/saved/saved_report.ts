@@ -5,11 +5,11 @@
  * (a compare's side, a load's server) and load level (concurrency point or rate), the mean over its rounds or runs
  * of output tokens/s and of each latency percentile.
  */
-import { csvCell, type CurvePoint } from "../report/mod.ts";
-import { mean } from "../score/mod.ts";
-import { DEFAULT_WORKLOAD } from "./gate.ts";
+import { csvCell, type CurvePoint } from "../../report/mod.ts";
+import { mean } from "../../score/mod.ts";
+import { DEFAULT_WORKLOAD } from "../gate/gate.ts";
 import type { SavedSummary } from "./saved_results.ts";
-import type { EndpointLoadSummary } from "./summary.ts";
+import type { EndpointLoadSummary } from "../summary.ts";
 
 const LATENCIES = [["ttft", "ttft_s"], ["tpot", "tpot_s"], ["e2e", "latency_s"], ["itl", "itl_s"], [
   "lateness",

@@ -11,7 +11,7 @@
  * no pooled figure and no verdict; each run's median is shown instead. (Disjoint ranges alone are not enough: two
  * runs of three values from one distribution are disjoint one time in ten.)
  */
-import { bootstrapRelativeDelta, median, rangeOf, type ValueRange } from "../score/mod.ts";
+import { bootstrapRelativeDelta, median, rangeOf, type ValueRange } from "../../score/mod.ts";
 
 /** The seed of every comparison interval: the same results give the same intervals. */
 export const DELTA_SEED = 27;

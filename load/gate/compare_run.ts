@@ -14,8 +14,8 @@ import {
   OutputLines,
   PREFLIGHT_DEADLINE_S,
   WARMUP_LIMIT_S,
-} from "./_load_stages.ts";
-import type { LoadTestDeps } from "./_load_types.ts";
+} from "../_load_stages.ts";
+import type { LoadTestDeps } from "../_load_types.ts";
 import {
   configLine,
   interruptedLine,

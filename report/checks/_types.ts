@@ -1,9 +1,9 @@
 /** The shapes the evidence checks share: what they are checked with, and one parsed outputs.jsonl line. */
-import type { Artifact, Fixture, Result } from "../contract/mod.ts";
-import type { CheckedRecord } from "./_checks_requests.ts";
-import type { LineFacts } from "./_evidence_line.ts";
+import type { Artifact, Fixture, Result } from "../../contract/mod.ts";
+import type { CheckedRecord } from "./_requests.ts";
+import type { LineFacts } from "../_evidence_line.ts";
 
-/** The texts of a line that record values are computed from (see _checks_stated.ts). */
+/** The texts of a line that record values are computed from (see checks/_stated.ts). */
 export interface StatedSources {
   /** The final answer and the tool calls (the sanity verdict reads them). */
   answer: string;
@@ -64,6 +64,6 @@ export interface EvidenceLine {
   facts: LineFacts;
   /** Record values the line states explicitly (computed before redaction changed their text). */
   overrides: Record<string, unknown>;
-  /** The texts record values are computed from, as the line has them (see _checks_stated.ts). */
+  /** The texts record values are computed from, as the line has them (see checks/_stated.ts). */
   texts: StatedSources;
 }

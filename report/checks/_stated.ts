@@ -5,12 +5,12 @@
  * the sanitizer writes (sanitize/sanitize.ts), and the value is one the field may hold. Every stated value must also
  * be listed in /extensions/record_overrides, so that the README and a reader see each of them.
  */
-import { brief } from "./_difference.ts";
-import { isJsonObject } from "./_contract_check.ts";
-import type { ProblemSink } from "./_pointer.ts";
-import type { EvidenceCheckInput, EvidenceLine, StatedSources } from "./_evidence_types.ts";
-import { REDACTION_PLACEHOLDER } from "../sanitize/mod.ts";
-import { statedImpossible } from "./_stated_possible.ts";
+import { brief } from "../_difference.ts";
+import { isJsonObject } from "../_contract_check.ts";
+import type { ProblemSink } from "../_pointer.ts";
+import type { EvidenceCheckInput, EvidenceLine, StatedSources } from "./_types.ts";
+import { REDACTION_PLACEHOLDER } from "../../sanitize/mod.ts";
+import { statedImpossible } from "../_stated_possible.ts";
 
 export type { StatedSources };
 

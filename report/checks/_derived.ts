@@ -14,7 +14,7 @@ import {
   type RequestRecord,
   type Result,
   type Summary,
-} from "../contract/mod.ts";
+} from "../../contract/mod.ts";
 import {
   buildConcurrencyRounds,
   countRequests,
@@ -22,9 +22,9 @@ import {
   isUnexpectedReuse,
   scoreQuality,
   summarizeRequests,
-} from "../score/mod.ts";
-import { brief, firstDifference } from "./_difference.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
+} from "../../score/mod.ts";
+import { brief, firstDifference } from "../_difference.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
 
 /** Planned requests per phase: warm-up 1, performance 9, sanity 12, optional concurrency 12 or 0. */
 function plannedCount(phase: keyof RequestCounts, optional: boolean): number {

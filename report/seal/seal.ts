@@ -15,12 +15,12 @@
  * again from the sealed result when it is as the run wrote it (its evidence table shows the new hashes, its
  * failure lines the redacted texts); one a person corrected is left as it is.
  */
-import { type ArtifactKind, type Fixture, type Result, sha256Hex } from "../contract/mod.ts";
-import { parseStrictJsonPlain } from "../score/mod.ts";
-import { type DerivedText, derivedTexts } from "./_derived_texts.ts";
-import { pointerTokens } from "./_pointer.ts";
-import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest, utf8OrNull } from "./measured.ts";
-import { errorMessage } from "../runtime/mod.ts";
+import { type ArtifactKind, type Fixture, type Result, sha256Hex } from "../../contract/mod.ts";
+import { parseStrictJsonPlain } from "../../score/mod.ts";
+import { type DerivedText, derivedTexts } from "../_derived_texts.ts";
+import { pointerTokens } from "../_pointer.ts";
+import { DIGEST_KEYS, MEASURED_DIGEST_METHOD, measuredChanges, recordedDigest, utf8OrNull } from "../measured.ts";
+import { errorMessage } from "../../runtime/mod.ts";
 
 /** Artifact kinds whose bytes are evidence text a person may redact (the others must stay as the run wrote them). */
 export const SEALABLE_KINDS: readonly ArtifactKind[] = ["outputs", "engine_log", "config"];

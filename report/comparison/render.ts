@@ -5,8 +5,8 @@
  * formula. A simulated configuration is labelled SIMULATED in every format and on every row: a row can be copied
  * out of its table.
  */
-import { METRIC_UNITS } from "../contract/mod.ts";
-import { BOOTSTRAP_RESAMPLES, LEFT_OUT_NOTE, type ValueRange } from "../score/mod.ts";
+import { METRIC_UNITS } from "../../contract/mod.ts";
+import { BOOTSTRAP_RESAMPLES, LEFT_OUT_NOTE, type ValueRange } from "../../score/mod.ts";
 import {
   COMPARED_METRICS,
   type ComparedConfiguration,
@@ -22,10 +22,10 @@ import {
   type DeltaMetric,
   type MetricSample,
   RUN_DISAGREEMENT,
-} from "./comparison_delta.ts";
-import { fixed, metricDecimals, NOT_MEASURED, tokenRange } from "./_format.ts";
-import { markdownTable, markdownText } from "./_markdown.ts";
-import { wrapProse } from "./render.ts";
+} from "./delta.ts";
+import { fixed, metricDecimals, NOT_MEASURED, tokenRange } from "../_format.ts";
+import { markdownTable, markdownText } from "../_markdown.ts";
+import { wrapProse } from "../render.ts";
 
 /** Format name and schema version of `--format json`. */
 export const COMPARISON_FORMAT = "strata-bench-comparison" as const;

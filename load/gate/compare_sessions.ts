@@ -12,7 +12,7 @@
  * A profile whose port already serves is reused and never stopped here; whatever this loop started, it stops, also
  * when a measurement throws or the run is cancelled.
  */
-import { sanitizeCommand } from "../sanitize/mod.ts";
+import { sanitizeCommand } from "../../sanitize/mod.ts";
 
 export type CompareSide = "baseline" | "candidate";
 

@@ -1,11 +1,11 @@
 /**
  * The comparison picture (comparison.ts) as a Vega-Lite spec: per group and case one panel per metric, one under
  * another, every configuration of the case on that panel's one axis. Cells and deltas read as in the tables
- * (comparison_render.ts).
+ * (render.ts).
  */
-import type { ChartSpec } from "./charts.ts";
+import type { ChartSpec } from "../charts.ts";
 import type { Comparison, ComparisonGroup } from "./comparison.ts";
-import type { DeltaMetric } from "./comparison_delta.ts";
+import type { DeltaMetric } from "./delta.ts";
 import {
   aggregateCell,
   configName,
@@ -16,8 +16,8 @@ import {
   metricCell,
   SIMULATED,
   simulatedBanner,
-} from "./comparison_render.ts";
-import { fixed, oneLine } from "./_format.ts";
+} from "./render.ts";
+import { fixed, oneLine } from "../_format.ts";
 
 /** A picture's metrics per case: rates, TTFT, and the optional stage's round aggregate. */
 const PICTURED: readonly DeltaMetric[] = ["prompt_tps", "decode_tps", "ttft_s", "round_aggregate_tps"];

@@ -9,14 +9,14 @@
  *   simulation) has its own rows, labelled A, B, ... with what differs between them;
  * - complete, partial and nonconforming results are separate sections of a group; concurrency levels are separate
  *   rows (the optional stage is its own case);
- * - runs of one configuration that disagree on a metric are not pooled into it (comparison_delta.ts);
+ * - runs of one configuration that disagree on a metric are not pooled into it (delta.ts);
  * - each section answers "A or B?" case by case: every other configuration against its first, with an interval.
  * The order is fixed by the results, not by the order the folders were named in: configurations by their first
  * run's start, groups by their label. Statistics come from score/; this module only groups.
  */
-import { CONCURRENCY_CASE, PERFORMANCE_CASES, type Result, type RunStatus } from "../contract/mod.ts";
-import { includedMetricValues, leftOutOfReadout, readCase, type ValueRange } from "../score/mod.ts";
-import { gpuNames, isSimulated } from "./_report_head.ts";
+import { CONCURRENCY_CASE, PERFORMANCE_CASES, type Result, type RunStatus } from "../../contract/mod.ts";
+import { includedMetricValues, leftOutOfReadout, readCase, type ValueRange } from "../../score/mod.ts";
+import { gpuNames, isSimulated } from "../_report_head.ts";
 import {
   type CaseDelta,
   caseDelta,
@@ -24,7 +24,7 @@ import {
   type DeltaMetric,
   type MetricSample,
   sampleMetric,
-} from "./comparison_delta.ts";
+} from "./delta.ts";
 
 /** Metrics a comparison row shows. */
 export const COMPARED_METRICS = ["prompt_tps", "decode_tps", "ttft_s", "first_answer_s"] as const;

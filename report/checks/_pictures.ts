@@ -6,11 +6,11 @@
  * another vega version may draw the same spec with other bytes, and a genuine result is never rejected for it;
  * `picturesNote` says so instead.
  */
-import { type Artifact, type Result } from "../contract/mod.ts";
-import { chartRenderer, renderChartSvg } from "./charts.ts";
-import { PICTURE_FILES, PICTURES_RENDERER_KEY, pictureSpecs } from "./pictures.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
-import type { ArtifactReader } from "./_checks_artifacts.ts";
+import { type Artifact, type Result } from "../../contract/mod.ts";
+import { chartRenderer, renderChartSvg } from "../charts.ts";
+import { PICTURE_FILES, PICTURES_RENDERER_KEY, pictureSpecs } from "../pictures.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
+import type { ArtifactReader } from "./_artifacts.ts";
 
 const PICTURE_PATHS: ReadonlySet<string> = new Set(Object.values(PICTURE_FILES));
 

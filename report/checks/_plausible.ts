@@ -5,9 +5,9 @@
  * applies the same table in its own code (site/web/check_plausible.js). An implausible value is invalid, at its
  * pointer.
  */
-import { isJsonObject } from "../contract/mod.ts";
-import { childPointer, type ProblemSink } from "./_pointer.ts";
-import type { EvidenceLine } from "./_evidence_types.ts";
+import { isJsonObject } from "../../contract/mod.ts";
+import { childPointer, type ProblemSink } from "../_pointer.ts";
+import type { EvidenceLine } from "./_types.ts";
 
 /** No strata-bench result predates this (the protocol's first draft). */
 export const EARLIEST_RUN = Date.parse("2025-01-01T00:00:00Z");
