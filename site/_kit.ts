@@ -61,6 +61,18 @@ bin="\${STRATA_BENCH_BIN:?STRATA_BENCH_BIN names the strata-bench command of the
 "$bin" site build --repo . --out site-dist
 `;
 
+/** The steps both workflows start with after their checkout: Node, and the pinned toolkit in the runner's temp. */
+function toolkitSteps(toolkit: string): string {
+  return `      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+      - name: The pinned toolkit
+        run: npm install --no-save --no-audit --no-fund --prefix "$RUNNER_TEMP/toolkit" "$TOOLKIT"
+        env:
+          TOOLKIT: ${JSON.stringify(toolkit)}
+`;
+}
+
 function reviewWorkflow(toolkit: string): string {
   return `# The review of every pull request: each result folder it adds or changes, by every judge of the pinned
 # toolkit. The definition and the scripts come from the default branch (pull_request_target); the pull request is
@@ -87,14 +99,7 @@ jobs:
           path: pr
           fetch-depth: 0
           persist-credentials: false
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-      - name: The pinned toolkit
-        run: npm install --no-save --no-audit --no-fund --prefix "$RUNNER_TEMP/toolkit" "$TOOLKIT"
-        env:
-          TOOLKIT: ${JSON.stringify(toolkit)}
-      - name: Every judge on every result folder of the pull request
+${toolkitSteps(toolkit)}      - name: Every judge on every result folder of the pull request
         run: bash base/.github/scripts/review-pr.sh "$BASE_SHA" pr
         env:
           BASE_SHA: \${{ github.event.pull_request.base.sha }}
@@ -126,14 +131,7 @@ jobs:
         with:
           fetch-depth: 0
           persist-credentials: false
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-      - name: The pinned toolkit
-        run: npm install --no-save --no-audit --no-fund --prefix "$RUNNER_TEMP/toolkit" "$TOOLKIT"
-        env:
-          TOOLKIT: ${JSON.stringify(toolkit)}
-      - name: Verify the manifest and build the site
+${toolkitSteps(toolkit)}      - name: Verify the manifest and build the site
         run: bash .github/scripts/build-site.sh
         env:
           STRATA_BENCH_BIN: \${{ runner.temp }}/toolkit/node_modules/.bin/strata-bench
