@@ -43,10 +43,10 @@ function labelledOnce<T extends { load: string; ms: number }>(values: readonly T
   return values.map((v, i) => ({ ...v, labelled: top.get(v.load) === i }));
 }
 
-function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object {
-  const name = metric === "ttftS" ? "TTFT" : "TPOT";
+/** One value a line passes through: a series' percentile at a load level; `step` is the level's order. */
+function curveValues(points: readonly CurvePoint[], metric: "ttftS" | "tpotS") {
   // `step`: the points' order (load levels as given), along which each line runs, whatever their throughput.
-  const values = points.flatMap((p, step) =>
+  return points.flatMap((p, step) =>
     PERCENTILES.flatMap((q) => {
       const s = p[metric][q];
       if (s === null || p.outputTokensPerS === null) return [];
@@ -61,7 +61,31 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
       }];
     })
   );
-  const labelled = labelledOnce(values);
+}
+
+/** The series legend: a stroke per server, names whole. */
+const SERIES_LEGEND = {
+  orient: "bottom",
+  symbolType: "stroke",
+  symbolStrokeWidth: 3,
+  symbolSize: 300,
+  labelLimit: 360,
+};
+
+/** The percentile legend: a dash per percentile, drawn dark (vega-lite strokes a filled mark's symbols transparent). */
+const PERCENTILE_LEGEND = {
+  orient: "bottom",
+  symbolType: "stroke",
+  symbolStrokeWidth: 2,
+  symbolSize: 400,
+  encoding: {
+    symbols: { stroke: { value: "#333" }, fill: { value: "black" }, fillOpacity: { value: 1 }, opacity: { value: 1 } },
+  },
+};
+
+function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object {
+  const name = metric === "ttftS" ? "TTFT" : "TPOT";
+  const values = curveValues(points, metric);
   const x = {
     field: "tps",
     type: "quantitative",
@@ -70,45 +94,23 @@ function panel(points: readonly CurvePoint[], metric: "ttftS" | "tpotS"): object
   };
   const y = { field: "ms", type: "quantitative", title: `${name} ms`, scale: { zero: true, nice: true } };
   return {
-    title: {
-      text: `${name} against throughput`,
-      subtitle: "one point a load level, labelled over its highest",
-    },
+    title: { text: `${name} against throughput`, subtitle: "one point a load level, labelled over its highest" },
     width: 360,
     height: 240,
-    data: { values: labelled },
+    data: { values: labelledOnce(values) },
     layer: [
       {
         mark: { type: "line", point: { filled: true, size: 50 } },
         encoding: {
           x,
           y,
-          color: {
-            field: "series",
-            type: "nominal",
-            title: "series",
-            legend: { orient: "bottom", symbolType: "stroke", symbolStrokeWidth: 3, symbolSize: 300, labelLimit: 360 },
-          },
+          color: { field: "series", type: "nominal", title: "series", legend: SERIES_LEGEND },
           strokeDash: {
             field: "percentile",
             type: "nominal",
             title: "percentile",
             scale: { domain: PERCENTILES, range: DASHES },
-            // vega-lite strokes a filled mark's legend symbols "transparent": a dash drawn so shows nothing.
-            legend: {
-              orient: "bottom",
-              symbolType: "stroke",
-              symbolStrokeWidth: 2,
-              symbolSize: 400,
-              encoding: {
-                symbols: {
-                  stroke: { value: "#333" },
-                  fill: { value: "black" },
-                  fillOpacity: { value: 1 },
-                  opacity: { value: 1 },
-                },
-              },
-            },
+            legend: PERCENTILE_LEGEND,
           },
           detail: { field: "line" },
           order: { field: "step" },
