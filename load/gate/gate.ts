@@ -140,19 +140,9 @@ function recordedFloor(options: CompareOptions, key: string, concurrency: number
   return r[`${key}:${metric}`] ?? r[key] ?? r[String(concurrency)];
 }
 
-function metricDelta(
-  metric: CompareMetric,
-  point: ComparePointInput & { workload: string },
-  options: CompareOptions,
-  seed: number,
-): MetricDelta {
-  const relative = RELATIVE_GATED.includes(metric);
-  const gated = relative || metric === "error_rate";
-  const tolerance = options.toleranceFraction ?? DEFAULT_GATE_TOLERANCE;
-  const key = pointKey(point.workload, point.concurrency);
-  const base = point.baseline.map(PICK[metric]);
-  const cand = point.candidate.map(PICK[metric]);
-  const empty = {
+/** The fields of a delta that has no value yet (a missing round, a baseline that is not positive). */
+function emptyDelta(metric: CompareMetric, gated: boolean) {
+  return {
     metric,
     gated,
     baseline: null,
@@ -164,28 +154,37 @@ function metricDelta(
     noise_floor_source: null,
     allowed_fraction: null,
   };
-  if (base.length === 0 || cand.length === 0 || base.some((v) => v === null) || cand.some((v) => v === null)) {
-    return { ...empty, pass: gated ? false : null, reason: "missing: a round of this point has no value" };
-  }
-  const b = base as number[], c = cand as number[];
+}
+
+/** The error rate's gate: an absolute increase of at most --max-error-rate-increase. */
+function errorRateDelta(bMean: number, cMean: number, options: CompareOptions): MetricDelta {
+  const allowed = options.maxErrorRateIncrease ?? DEFAULT_MAX_ERROR_RATE_INCREASE;
+  const increase = cMean - bMean;
+  const within = increase <= allowed;
+  return {
+    ...emptyDelta("error_rate", true),
+    baseline: bMean,
+    candidate: cMean,
+    delta_fraction: increase,
+    allowed_fraction: allowed,
+    pass: within,
+    reason: `error rate ${pct(cMean)} vs ${pct(bMean)}: ${within ? "within" : "more than"} +${pct(allowed)}`,
+  };
+}
+
+/**
+ * A relative delta (candidate mean over baseline mean, minus one) with its seeded interval; for a gated metric, the
+ * verdict against the tolerance or the noise floor (recorded, else the baseline rounds' own), whichever is wider.
+ */
+function relativeDelta(
+  metric: CompareMetric,
+  b: number[],
+  c: number[],
+  floors: { recorded: number | undefined; tolerance: number },
+  seed: number,
+): MetricDelta {
+  const relative = RELATIVE_GATED.includes(metric);
   const bMean = mean(b), cMean = mean(c);
-  if (metric === "error_rate") {
-    const allowed = options.maxErrorRateIncrease ?? DEFAULT_MAX_ERROR_RATE_INCREASE;
-    const increase = cMean - bMean;
-    const within = increase <= allowed;
-    return {
-      ...empty,
-      baseline: bMean,
-      candidate: cMean,
-      delta_fraction: increase,
-      allowed_fraction: allowed,
-      pass: within,
-      reason: `error rate ${pct(cMean)} vs ${pct(bMean)}: ${within ? "within" : "more than"} +${pct(allowed)}`,
-    };
-  }
-  if (!(bMean > 0)) {
-    return { ...empty, pass: relative ? false : null, reason: "missing: the baseline value is not positive" };
-  }
   const delta = cMean / bMean - 1;
   const interval = b.length >= 2 || c.length >= 2 ? bootstrapRelativeDelta(b, c, { seed }) : null;
   let measured: number | null = null;
@@ -193,7 +192,7 @@ function metricDelta(
     const iv = bootstrapInterval(b, { seed: (seed + 1) >>> 0 });
     measured = (iv.upper - iv.lower) / 2 / bMean;
   }
-  const recorded = relative ? recordedFloor(options, key, point.concurrency, metric) : undefined;
+  const { recorded, tolerance } = floors;
   const floor = recorded ?? measured;
   const allowed = Math.max(tolerance, floor ?? 0);
   const within = Math.abs(delta) <= allowed;
@@ -217,6 +216,38 @@ function metricDelta(
       ? TTFT_CAVEAT
       : "informational: the reasoning cadence is not gated",
   };
+}
+
+function metricDelta(
+  metric: CompareMetric,
+  point: ComparePointInput & { workload: string },
+  options: CompareOptions,
+  seed: number,
+): MetricDelta {
+  const relative = RELATIVE_GATED.includes(metric);
+  const gated = relative || metric === "error_rate";
+  const base = point.baseline.map(PICK[metric]);
+  const cand = point.candidate.map(PICK[metric]);
+  if (base.length === 0 || cand.length === 0 || base.some((v) => v === null) || cand.some((v) => v === null)) {
+    return {
+      ...emptyDelta(metric, gated),
+      pass: gated ? false : null,
+      reason: "missing: a round of this point has no value",
+    };
+  }
+  const b = base as number[], c = cand as number[];
+  if (metric === "error_rate") return errorRateDelta(mean(b), mean(c), options);
+  if (!(mean(b) > 0)) {
+    return {
+      ...emptyDelta(metric, gated),
+      pass: relative ? false : null,
+      reason: "missing: the baseline value is not positive",
+    };
+  }
+  const key = pointKey(point.workload, point.concurrency);
+  const recorded = relative ? recordedFloor(options, key, point.concurrency, metric) : undefined;
+  const tolerance = options.toleranceFraction ?? DEFAULT_GATE_TOLERANCE;
+  return relativeDelta(metric, b, c, { recorded, tolerance }, seed);
 }
 
 /** Gate verdict over every expected point (each workload at each concurrency). */
