@@ -264,6 +264,63 @@ function deltasOf(rows: readonly ComparisonRow[]): CaseDelta[] {
   return out;
 }
 
+/** One group of a comparison: its shared facts, its configurations (letters from `labelOf`), its status sections. */
+function groupOf(
+  members: readonly ComparedInput[],
+  configKey: (i: ComparedInput) => string,
+  labelOf: ReadonlyMap<string, string>,
+): ComparisonGroup {
+  const facts = groupFacts(members[0]!.result);
+  const configs = new Map<string, { label: string; facts: Record<string, FactValue>; inputs: ComparedInput[] }>();
+  for (const input of members) {
+    const key = configKey(input);
+    const entry = configs.get(key) ??
+      { label: labelOf.get(key)!, facts: configurationFacts(input.result), inputs: [] };
+    entry.inputs.push(input);
+    configs.set(key, entry);
+  }
+  const entries = [...configs.values()];
+  const names = Object.keys(entries[0]!.facts);
+  const differing = names.filter((name) => new Set(entries.map((e) => e.facts[name])).size > 1);
+  const shared: [string, FactValue][] = [
+    ...facts,
+    ...names.filter((n) => !differing.includes(n)).map((n): [string, FactValue] => [n, entries[0]!.facts[n]!]),
+  ];
+  const configurations = entries.map((e): ComparedConfiguration => ({
+    label: e.label,
+    runs: e.inputs.map(runOf),
+    simulated: e.inputs.some((i) => isSimulated(i.result)),
+    facts: e.facts,
+    differs: differing.map((n): [string, FactValue] => [n, e.facts[n] ?? null]),
+  }));
+  const sections: ComparisonSection[] = [];
+  for (const status of STATUS_ORDER) {
+    const rows = entries.flatMap((e) => {
+      const withStatus = e.inputs.filter((i) => i.result.run.status === status);
+      return withStatus.length === 0 ? [] : rowsOf(e.label, status, withStatus);
+    });
+    if (rows.length > 0) sections.push({ status, rows, deltas: deltasOf(rows) });
+  }
+  const label = facts.map(([, value]) => value ?? "not measured").slice(0, 3).join(" / ");
+  return { label, shared, configurations, sections };
+}
+
+/** The sentence a reader must see first when the folders fall into several groups: what the groups differ in. */
+function groupNotes(groups: readonly ComparisonGroup[]): string[] {
+  if (groups.length <= 1) return [];
+  const what = new Set<string>();
+  const all = groups.map((g) => Object.fromEntries(g.shared.slice(0, 4)));
+  for (const name of ["protocol", "model", "quantization", "model files"]) {
+    if (new Set(all.map((g) => g[name])).size > 1) what.add(name);
+  }
+  return [
+    `These folders differ in ${
+      [...what].join(", ")
+    }: they are shown as ${groups.length} separate groups, and numbers ` +
+    "of different groups are not comparable.",
+  ];
+}
+
 /**
  * Groups validated results for comparison.
  * @throws {RangeError} when two inputs are the same run (same run id): pooling a run twice would count it twice;
@@ -292,58 +349,7 @@ export function compareResults(inputs: readonly ComparedInput[]): Comparison {
     const key = JSON.stringify(groupFacts(input.result));
     groups.set(key, [...(groups.get(key) ?? []), input]);
   }
-  const out: ComparisonGroup[] = [];
-  for (const members of groups.values()) {
-    const facts = groupFacts(members[0]!.result);
-    const configs = new Map<string, { label: string; facts: Record<string, FactValue>; inputs: ComparedInput[] }>();
-    for (const input of members) {
-      const key = configKey(input);
-      const entry = configs.get(key) ??
-        { label: labelOf.get(key)!, facts: configurationFacts(input.result), inputs: [] };
-      entry.inputs.push(input);
-      configs.set(key, entry);
-    }
-    const entries = [...configs.values()];
-    const names = Object.keys(entries[0]!.facts);
-    const differing = names.filter((name) => new Set(entries.map((e) => e.facts[name])).size > 1);
-    const shared: [string, FactValue][] = [
-      ...facts,
-      ...names.filter((n) => !differing.includes(n)).map((n): [string, FactValue] => [n, entries[0]!.facts[n]!]),
-    ];
-    const configurations = entries.map((e): ComparedConfiguration => ({
-      label: e.label,
-      runs: e.inputs.map(runOf),
-      simulated: e.inputs.some((i) => isSimulated(i.result)),
-      facts: e.facts,
-      differs: differing.map((n): [string, FactValue] => [n, e.facts[n] ?? null]),
-    }));
-    const sections: ComparisonSection[] = [];
-    for (const status of STATUS_ORDER) {
-      const rows = entries.flatMap((e) => {
-        const withStatus = e.inputs.filter((i) => i.result.run.status === status);
-        return withStatus.length === 0 ? [] : rowsOf(e.label, status, withStatus);
-      });
-      if (rows.length > 0) sections.push({ status, rows, deltas: deltasOf(rows) });
-    }
-    out.push({
-      label: facts.map(([, value]) => value ?? "not measured").slice(0, 3).join(" / "),
-      shared,
-      configurations,
-      sections,
-    });
-  }
+  const out = [...groups.values()].map((members) => groupOf(members, configKey, labelOf));
   out.sort((a, b) => a.label.localeCompare(b.label));
-  const notes: string[] = [];
-  if (out.length > 1) {
-    const what = new Set<string>();
-    const all = out.map((g) => Object.fromEntries(g.shared.slice(0, 4)));
-    for (const name of ["protocol", "model", "quantization", "model files"]) {
-      if (new Set(all.map((g) => g[name])).size > 1) what.add(name);
-    }
-    notes.push(
-      `These folders differ in ${[...what].join(", ")}: they are shown as ${out.length} separate groups, and numbers ` +
-        "of different groups are not comparable.",
-    );
-  }
-  return { groups: out, notes };
+  return { groups: out, notes: groupNotes(out) };
 }
