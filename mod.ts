@@ -43,7 +43,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import("./cli/site.ts"),
   },
   approved: {
-    summary: "verify the approved manifest (bench/approved.json) or add a reviewed result to it",
+    summary: "a results repository: init it, check a folder, verify, add, or withdraw an approved result",
     load: () => import("./cli/approved.ts"),
   },
   fixtures: { summary: "build or verify the frozen fixture bundle", load: () => import("./cli/fixtures.ts") },

@@ -78,6 +78,27 @@ export async function check(
 }
 
 /**
+ * The npm install spec the kit's workflows pin, refused unless it pins one build: a tarball URL or file (.tgz), a
+ * git URL at a full commit (#<40 hex digits>), or an exact version of a published name (name@1.2.3). A name alone,
+ * a range or a tag would install whatever the registry serves under that name the day the workflow runs.
+ * @throws {UsageError} naming what to pass.
+ */
+export function pinnedToolkit(spec: unknown, version: string): string {
+  const example = `(for example https://example.org/strata-bench-${version}.tgz, or ` +
+    "git+https://github.com/OWNER/strata-bench.git#<the full 40-character commit>)";
+  if (typeof spec !== "string" || spec === "") {
+    throw new UsageError(
+      `approved init needs --toolkit SPEC: the npm install spec of the toolkit the workflows run, pinned ${example}; ` +
+        "strata-bench is not on the npm registry",
+    );
+  }
+  const pinned = /\.tgz(?:[?#].*)?$/.test(spec) || /#[0-9a-f]{40}$/.test(spec) ||
+    /^(@[^/@]+\/)?[^@/]+@\d+\.\d+\.\d+$/.test(spec);
+  if (!pinned) throw new UsageError(`--toolkit "${spec}" pins no single build: pass one ${example}`);
+  return spec;
+}
+
+/**
  * Writes the kit into DIR (new or empty) and makes it a git repository on branch main; `--toolkit SPEC` is the npm
  * install spec its workflows pin (default: this toolkit's version).
  */
@@ -89,7 +110,7 @@ export async function init(values: Record<string, unknown>, positionals: readonl
     writeStderr(`Cannot make a results repository in "${dir}": the folder is not empty; name a new or empty one\n`);
     return EXIT.environment;
   }
-  const toolkit = typeof values.toolkit === "string" ? values.toolkit : `strata-bench@${version}`;
+  const toolkit = pinnedToolkit(values.toolkit, version);
   const writer = await openFolderWriter(dir, { refuseLink: true });
   const files = resultsRepositoryKit({ toolkit });
   for (const file of files) await writer.write(file.path, new TextEncoder().encode(file.text));
@@ -103,8 +124,8 @@ export async function init(values: Record<string, unknown>, positionals: readonl
     }` +
       `; its workflows install ${toolkit}.\n` +
       `next: git -C ${writer.root} add -A && git -C ${writer.root} commit -m "a results repository"\n` +
-      "      push it to GitHub, enable Pages (Settings, Pages, source GitHub Actions) and private vulnerability " +
-      "reporting\n",
+      "      on GitHub, make the repository, enable Pages (Settings, Pages, source GitHub Actions) and private " +
+      "vulnerability reporting, then push\n",
   );
   return ok ? EXIT.ok : EXIT.environment;
 }

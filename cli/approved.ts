@@ -21,7 +21,7 @@ import { toolkitVersion } from "./_version.ts";
 
 export const HELP = `Usage: strata-bench approved verify [--repo DIR] [--branch NAME] [--protocols FILE]
        strata-bench approved check FOLDER... [--summary FILE] [--protocols FILE]
-       strata-bench approved init DIR [--toolkit NPM-SPEC]
+       strata-bench approved init DIR --toolkit NPM-SPEC
        strata-bench approved add DIR --review-pr URL --reviewed-by HANDLE [--repo DIR] [--branch NAME]
                                  [--submitted-by HANDLE] [--evidence-commit COMMIT] [--reproduces RUN_ID]...
                                  [--replace]
@@ -56,10 +56,11 @@ check   runs add's review (every judge) on result folders of the working tree, a
         every folder is accepted. It writes no manifest: approval stays a maintainer's add.
 init    makes DIR (new or empty) a results repository: an empty ${MANIFEST_PATH}, bench/results/, CONTRIBUTING.md
         (run, inspect, seal, submit), SECURITY.md (a secret found in evidence), and GitHub Actions workflows: on
-        every pull request, check on each folder it adds or changes, with the toolkit installed at the pinned
-        --toolkit spec (default: this version) and nothing of the pull request run; on the default branch, the
-        site built and published to GitHub Pages when the manifest changes. Their steps are scripts in
-        .github/scripts/ that run the same anywhere.
+        every pull request, check on each folder it adds or changes (or verify, for an approval), with the toolkit
+        installed from the --toolkit spec and nothing of the pull request run; on the default branch, the site
+        built and published to GitHub Pages when the manifest changes. Their steps are scripts in .github/scripts/
+        that run the same anywhere. --toolkit must pin one build: a .tgz URL, a git URL at a full commit
+        (#<40 hex digits>) or name@x.y.z; strata-bench is not on the npm registry.
 
 Options:
   --repo DIR            the results repository (default: the current folder)
@@ -68,7 +69,7 @@ Options:
   --evidence-commit C   for add: the reviewed commit, when it is not the one that added results.json
   --submitted-by H      for add: the GitHub handle of the run's submitter (the pull request's author)
   --summary FILE        for check: append the verdicts to FILE as Markdown
-  --toolkit SPEC        for init: the npm install spec the workflows pin (default strata-bench@<this version>)
+  --toolkit SPEC        for init (required): the pinned npm install spec the workflows install the toolkit from
 
 ${
   helpFooter([

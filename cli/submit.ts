@@ -92,6 +92,19 @@ async function cloneOf(repo: string): Promise<CloneFacts> {
   };
 }
 
+/**
+ * The results repository's owner/name on GitHub, from the clone's `upstream` remote (a fork's source), else
+ * `origin`; "OWNER/REPO" where neither is a GitHub URL.
+ */
+async function githubRepository(git: CloneFacts["git"]): Promise<string> {
+  for (const remote of ["upstream", "origin"]) {
+    const url = (await git(["remote", "get-url", remote])).stdout;
+    const found = /github\.com[:/]([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(url);
+    if (found !== null) return `${found[1]}/${found[2]}`;
+  }
+  return "OWNER/REPO";
+}
+
 /** `text` as one shell word a person can paste (single-quoted unless it is plain). */
 function shellWord(text: string): string {
   return /^[A-Za-z0-9_./:@=+-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
@@ -168,12 +181,12 @@ async function submit(folder: string, repo: string, branchFlag: string | null): 
     step();
     await restore.release();
     done = true;
+    const target = await githubRepository(git);
     writeStdout(`Title: ${title}\n\n${body}`);
     writeStderr(
       `submit: committed bench/results/${name} on the new branch ${branch} of ${repo}; nothing was pushed.\n` +
         `next: git -C ${shellWord(repo)} push -u origin ${shellWord(branch)}\n` +
-        `      gh pr create --repo OWNER/REPO --head ${shellWord(branch)} --title ${shellWord(title)} ` +
-        `--body-file ${shellWord(bodyFile)}\n`,
+        `      gh pr create --repo ${target} --title ${shellWord(title)} --body-file ${shellWord(bodyFile)}\n`,
     );
     return EXIT.ok;
   } finally {

@@ -20,36 +20,53 @@ export interface KitOptions {
 }
 
 const REVIEW_SCRIPT = `#!/usr/bin/env bash
-# The review of one pull request: every result folder it adds or changes, by every judge of the pinned toolkit.
-# Usage: review-pr.sh BASE_COMMIT PR_CHECKOUT. STRATA_BENCH_BIN is the pinned toolkit's command; the verdicts are
-# appended to GITHUB_STEP_SUMMARY (a file) when it is set. Exit 0: every folder accepted; 1: a refusal.
+# The review of one pull request by every judge of the pinned toolkit. Usage: review-pr.sh BASE_COMMIT PR_CHECKOUT.
+# STRATA_BENCH_BIN is the pinned toolkit's command; the verdicts are appended to GITHUB_STEP_SUMMARY when it is set.
+# A results pull request changes files of bench/results/<folder>/ only: each folder it adds or changes is checked by
+# \`approved check\`. A maintainer's approval changes bench/approved.json only: \`approved verify\` checks it. Nothing
+# of the pull request is run; the toolkit reads it from outside the checkout. Exit 0: accepted; 1: refused.
 set -euo pipefail
 base="$1"
-pr="$2"
-summary="\${GITHUB_STEP_SUMMARY:-/dev/null}"
+pr="$(cd "$2" && pwd)"
 bin="\${STRATA_BENCH_BIN:?STRATA_BENCH_BIN names the strata-bench command of the pinned toolkit}"
-changed="$(git -C "$pr" diff --name-only --no-renames "$base"...HEAD)"
-status=0
-outside="$(printf '%s\\n' "$changed" | grep -v -e '^bench/results/[^/]*/[^/]*$' -e '^$' || true)"
-if [ -n "$outside" ]; then
-  printf '## Refused\\n\\nA results pull request changes only files of bench/results/<folder>/; it also changes:\\n\\n' >>"$summary"
-  printf '%s\\n' "$outside" | sed 's/^/- /' >>"$summary"
-  echo "refused: the pull request changes files outside bench/results/<folder>/" >&2
-  status=1
+summary="\${GITHUB_STEP_SUMMARY:-}"
+if [ -n "$summary" ]; then summary="$(cd "$(dirname "$summary")" && pwd)/$(basename "$summary")"; fi
+say() { if [ -n "$summary" ]; then printf "$@" >>"$summary"; fi; }
+changed="$(git -C "$pr" -c core.quotePath=false diff --name-only --no-renames "$base"...HEAD)"
+results="$(printf '%s\\n' "$changed" | grep -e '^bench/results/[^/]*/[^/]*$' || true)"
+manifest="$(printf '%s\\n' "$changed" | grep -x -e 'bench/approved.json' || true)"
+outside="$(printf '%s\\n' "$changed" | grep -v -e '^bench/results/[^/]*/[^/]*$' -e '^bench/approved.json$' -e '^$' || true)"
+if [ -n "$outside" ] || { [ -n "$results" ] && [ -n "$manifest" ]; }; then
+  say '## Refused\\n\\nA results pull request changes files of bench/results/<folder>/ only, and an approval only bench/approved.json; this one changes:\\n\\n'
+  printf '%s\\n' "$changed" | grep -v -e '^$' | sed 's/^/- /' | while IFS= read -r line; do say '%s\\n' "$line"; done
+  echo "refused: the pull request mixes result folders, the manifest or other files" >&2
+  exit 1
 fi
-folders="$(printf '%s\\n' "$changed" | grep -e '^bench/results/[^/]*/[^/]*$' | cut -d/ -f1-3 | sort -u || true)"
-if [ -z "$folders" ] && [ "$status" -eq 0 ]; then
-  printf '## Nothing to review\\n\\nThe pull request changes no result folder.\\n' >>"$summary"
+if [ -n "$manifest" ]; then
+  if "$bin" approved verify --repo "$pr"; then
+    say '## The approved manifest\\n\\napproved verify accepts every entry of bench/approved.json.\\n'
+    exit 0
+  fi
+  say '## Refused: the approved manifest\\n\\napproved verify names the problems in the job log.\\n'
+  exit 1
+fi
+if [ -z "$results" ]; then
+  say '## Nothing to review\\n\\nThe pull request changes no result folder.\\n'
   exit 0
 fi
-for folder in $folders; do
+status=0
+while IFS= read -r folder; do
   if [ ! -d "$pr/$folder" ]; then
-    printf '## Refused: %s\\n\\nThe pull request removes or empties it; a withdrawal is a maintainer change of bench/approved.json.\\n' "$folder" >>"$summary"
+    say '## Refused: %s\\n\\nThe pull request removes or empties it; a withdrawal is a maintainer change of bench/approved.json.\\n' "$folder"
     status=1
     continue
   fi
-  (cd "$pr" && "$bin" approved check "$folder" --summary "$summary") || status=1
-done
+  if [ -n "$summary" ]; then
+    "$bin" approved check "$pr/$folder" --summary "$summary" || status=1
+  else
+    "$bin" approved check "$pr/$folder" || status=1
+  fi
+done < <(printf '%s\\n' "$results" | cut -d/ -f1-3 | sort -u)
 exit "$status"
 `;
 
@@ -67,7 +84,7 @@ function toolkitSteps(toolkit: string): string {
         with:
           node-version: 20
       - name: The pinned toolkit
-        run: npm install --no-save --no-audit --no-fund --prefix "$RUNNER_TEMP/toolkit" "$TOOLKIT"
+        run: npm install --global --no-audit --no-fund --prefix "$RUNNER_TEMP/toolkit" "$TOOLKIT"
         env:
           TOOLKIT: ${JSON.stringify(toolkit)}
 `;
@@ -103,7 +120,7 @@ ${toolkitSteps(toolkit)}      - name: Every judge on every result folder of the 
         run: bash base/.github/scripts/review-pr.sh "$BASE_SHA" pr
         env:
           BASE_SHA: \${{ github.event.pull_request.base.sha }}
-          STRATA_BENCH_BIN: \${{ runner.temp }}/toolkit/node_modules/.bin/strata-bench
+          STRATA_BENCH_BIN: \${{ runner.temp }}/toolkit/bin/strata-bench
 `;
 }
 
@@ -118,8 +135,6 @@ on:
   workflow_dispatch:
 permissions:
   contents: read
-  pages: write
-  id-token: write
 concurrency:
   group: pages
   cancel-in-progress: false
@@ -134,13 +149,17 @@ jobs:
 ${toolkitSteps(toolkit)}      - name: Verify the manifest and build the site
         run: bash .github/scripts/build-site.sh
         env:
-          STRATA_BENCH_BIN: \${{ runner.temp }}/toolkit/node_modules/.bin/strata-bench
+          STRATA_BENCH_BIN: \${{ runner.temp }}/toolkit/bin/strata-bench
       - uses: actions/upload-pages-artifact@v3
         with:
           path: site-dist
   deploy:
     needs: build
     runs-on: ubuntu-latest
+    # Only the deploy step, which runs no code of the toolkit, may publish.
+    permissions:
+      pages: write
+      id-token: write
     environment:
       name: github-pages
       url: \${{ steps.deployment.outputs.page_url }}
@@ -160,9 +179,10 @@ This repository holds benchmark results measured with strata-bench, one folder e
 2. Inspect: \`strata-bench report bench-results/<folder>\`, then read the folder itself. Remove by hand what must not
    be published (a path, a host name) and seal it: \`strata-bench report bench-results/<folder> --seal\`, which
    refuses an edit that changed anything measured.
-3. Submit: clone this repository, then \`strata-bench submit bench-results/<folder> --repo <clone>\`. It commits the
-   folder on a new branch with the pull request's title and body; push the branch and open the pull request with
-   the two lines it prints. One result folder per pull request, and nothing outside \`bench/results/<folder>/\`.
+3. Submit: fork this repository and clone your fork, then, from the folder you ran in (not inside the clone),
+   \`strata-bench submit bench-results/<folder> --repo <clone>\`. It commits the folder on a new branch with the pull
+   request's title and body; push the branch to your fork and open the pull request with the lines it prints. One
+   result folder per pull request, and nothing outside \`bench/results/<folder>/\`.
 4. The review workflow runs every judge of the pinned toolkit on your folder and writes its verdict to the job
    summary. A maintainer reads the folder and the verdict, then approves by adding the entry to
    \`bench/approved.json\` (\`strata-bench approved add\`) in a change of their own.
@@ -181,12 +201,13 @@ line.
 
 ## What maintainers do with a secret in published evidence
 
-1. Remove the folder's entry from \`bench/approved.json\` (\`strata-bench approved withdraw RUN_ID --reason ...\`) and
+1. Withdraw the folder's entry (\`strata-bench approved withdraw RUN_ID --reason TEXT --review-pr URL\`) and remove
    the folder from the default branch, so the website stops serving it.
 2. Rewrite the history that holds the file (for example with git filter-repo), force-push, and ask the host to drop
-   cached views and pull request refs that still hold it. Treat the secret as leaked: the submitter revokes it.
-3. The submitter redacts the folder by hand, seals it (\`strata-bench report FOLDER --seal\`) and submits it again; it
-   is reviewed again like a new result.
+   cached views and pull request refs that still hold it. Treat the secret as leaked: the submitter revokes it. The
+   rewrite gives every later commit a new id: record each later entry again (\`approved add ... --replace\` with
+   \`--evidence-commit\`); \`strata-bench approved verify\` names every entry whose commit is gone.
+3. A withdrawn run id is never approved again: the submitter measures again and submits the new run.
 `;
 
 const RESULTS_README = `# Result folders
@@ -200,6 +221,7 @@ export function resultsRepositoryKit(options: KitOptions): KitFile[] {
   return [
     { path: "bench/approved.json", text: manifestText([]) },
     { path: "bench/results/README.md", text: RESULTS_README },
+    { path: ".gitignore", text: "site-dist/\n" },
     { path: "CONTRIBUTING.md", text: CONTRIBUTING },
     { path: "SECURITY.md", text: SECURITY },
     { path: ".github/workflows/review.yml", text: reviewWorkflow(options.toolkit) },

@@ -121,7 +121,7 @@ Deno.test("submit commits a genuine folder on a new branch byte for byte, and re
     assert.match(ok.stdout, /^Title: .+\n\n/);
     assert.match(ok.stderr, new RegExp(`committed bench/results/${name} on the new branch submit/${runId}`));
     assert.match(ok.stderr, new RegExp(`next: git -C \\S+ push -u origin submit/${runId}\\n`));
-    assert.match(ok.stderr, /gh pr create --repo OWNER\/REPO --head submit\/\S+ --title '.+' --body-file \S+\.md\n/);
+    assert.match(ok.stderr, /gh pr create --repo OWNER\/REPO --title '.+' --body-file \S+\.md\n/);
     assert.equal(await git(repo, "rev-parse", "--abbrev-ref", "HEAD"), `submit/${runId}`);
     assert.equal(await git(repo, "rev-list", "--count", "main..HEAD"), "1", "one commit on the new branch");
     const committed = (await git(repo, "show", "--name-only", "--format=", "HEAD")).split("\n").sort();

@@ -47,6 +47,12 @@ Deno.test("the kit's workflows pass actionlint, and its manifest is an empty val
   assert.match(workflows[0]!.text, /pull_request_target:/);
   assert.match(workflows[0]!.text, /bash base\/\.github\/scripts\/review-pr\.sh/);
   assert.match(workflows[0]!.text, /TOOLKIT: "strata-bench@0\.1\.0"/);
+  // Installed as a command (global into a prefix), so its own packages sit beside it; only deploy may publish.
+  assert.match(workflows[0]!.text, /npm install --global .*--prefix "\$RUNNER_TEMP\/toolkit"/);
+  assert.match(workflows[0]!.text, /toolkit\/bin\/strata-bench/);
+  const site = workflows[1]!.text;
+  assert.match(site, /^permissions:\n {2}contents: read\nconcurrency:/m);
+  assert.match(site.slice(site.indexOf("  deploy:")), /permissions:\n {6}pages: write\n {6}id-token: write/);
 });
 
 Deno.test("init, a submission branch, the review script on a genuine and a forged folder, approval, the site", async () => {
@@ -82,10 +88,14 @@ Deno.test("init, a submission branch, the review script on a genuine and a forge
     }
     const results = join(clone, "bench", "results", name, "results.json");
     await Deno.writeTextFile(results, (await Deno.readTextFile(results)).replace('"passed": 12', '"passed": 11'));
-    await Deno.writeTextFile(join(clone, "CONTRIBUTING.md"), "anything goes\n");
     await git(clone, "add", "-A");
     await git(clone, "commit", "-q", "-m", "a forged result");
     await git(clone, "push", "-q", "origin", "forged");
+    // And a pull request that changes a file outside bench/results/.
+    await git(clone, "checkout", "-q", "-b", "outside", "main");
+    await Deno.writeTextFile(join(clone, "CONTRIBUTING.md"), "anything goes\n");
+    await git(clone, "commit", "-q", "-am", "a rule of my own");
+    await git(clone, "push", "-q", "origin", "outside");
 
     // The review workflow's steps: the default branch's script over each pull request's checkout, as data.
     const base = join(root, "ci-base");
@@ -94,28 +104,37 @@ Deno.test("init, a submission branch, the review script on a genuine and a forge
     const bin = join(root, "strata-bench");
     await Deno.writeTextFile(bin, `#!/bin/sh\nexec node ${LAUNCHER} "$@"\n`);
     await Deno.chmod(bin, 0o755);
-    const review = async (branch: string) => {
+    const reviewAt = async (branch: string, against: string) => {
       const pr = join(root, `ci-pr-${branch}`);
       await git(root, "clone", "-q", "--branch", branch, host, pr);
       const summary = join(root, `summary-${branch}.md`);
-      const out = await sh(root, "bash", [join(base, ".github/scripts/review-pr.sh"), baseSha, pr], {
+      const out = await sh(root, "bash", [join(base, ".github/scripts/review-pr.sh"), against, pr], {
         STRATA_BENCH_BIN: bin,
         GITHUB_STEP_SUMMARY: summary,
       });
       return { ...out, summary: await Deno.readTextFile(summary).catch(() => "") };
     };
+    const review = (branch: string) => reviewAt(branch, baseSha);
     const ok = await review("genuine");
     assert.equal(ok.code, 0, ok.stderr + ok.stdout);
-    assert.match(ok.summary, new RegExp(`## Accepted: bench/results/${name}\\n\\nEvery judge accepts it\\.`));
+    assert.match(ok.summary, new RegExp(`## Accepted: \\S*bench/results/${name}\\n\\nEvery judge accepts it\\.`));
     const bad = await review("forged");
     assert.equal(bad.code, 1, bad.stderr + bad.stdout);
-    assert.match(bad.summary, /## Refused\n\nA results pull request changes only files of bench\/results\/<folder>\/;/);
-    assert.match(bad.summary, /- CONTRIBUTING\.md/);
-    assert.match(bad.summary, new RegExp(`## Refused: bench/results/${name}\\n\\n- `));
+    assert.match(bad.summary, new RegExp(`## Refused: \\S*bench/results/${name}\\n\\n- `));
     assert.match(bad.summary, /quality|sanity|passed/, "the forged count is named");
+    const outside = await review("outside");
+    assert.equal(outside.code, 1, outside.stderr + outside.stdout);
+    assert.match(
+      outside.summary,
+      /## Refused\n\nA results pull request changes files of bench\/results\/<folder>\/ only/,
+    );
+    assert.match(outside.summary, /- CONTRIBUTING\.md/);
 
-    // The maintainer merges the genuine branch, approves it in a change of their own, and the site script builds.
+    // The maintainer merges the genuine branch and approves it in a pull request of their own, which the review
+    // checks with approved verify; merged, the site script builds the website.
     await git(kit, "pull", "-q", "origin", "genuine");
+    await git(kit, "push", "-q", "origin", "main");
+    await git(kit, "checkout", "-q", "-b", "approval");
     const added = await sh(kit, "node", [
       LAUNCHER,
       "approved",
@@ -128,9 +147,26 @@ Deno.test("init, a submission branch, the review script on a genuine and a forge
     ]);
     assert.equal(added.code, 0, added.stderr);
     await git(kit, "commit", "-q", "-am", "approve a reviewed result");
+    await git(kit, "push", "-q", "origin", "approval");
+    await git(base, "pull", "-q", "origin", "main");
+    const mainSha = await git(base, "rev-parse", "HEAD");
+    const approval = await reviewAt("approval", mainSha);
+    assert.equal(approval.code, 0, approval.stderr + approval.stdout);
+    assert.match(approval.summary, /## The approved manifest\n\napproved verify accepts every entry/);
+    await git(kit, "checkout", "-q", "main");
+    await git(kit, "merge", "-q", "approval");
     const site = await sh(kit, "bash", [".github/scripts/build-site.sh"], { STRATA_BENCH_BIN: bin });
     assert.equal(site.code, 0, site.stderr + site.stdout);
     assert.match(await Deno.readTextFile(join(kit, "site-dist", "index.html")), /<html/i);
+    // Run locally without a job summary, the script still reviews (it writes no summary then).
+    const local = await sh(root, "bash", [
+      join(base, ".github/scripts/review-pr.sh"),
+      baseSha,
+      join(root, "ci-pr-genuine"),
+    ], {
+      STRATA_BENCH_BIN: bin,
+    });
+    assert.equal(local.code, 0, local.stderr + local.stdout);
   } finally {
     await cleanup(genuine);
     await Deno.remove(root, { recursive: true });
