@@ -30,9 +30,12 @@ function stated(bytes: Uint8Array): { runId: string; protocolId: string } {
 }
 
 /** Markdown of one folder's verdict for a job summary: accepted, or each refusal as a list item. */
-function summaryOf(folder: string, refusals: readonly string[]): string {
+function summaryOf(folder: string, refusals: readonly string[], tally: string): string {
   const safe = (text: string) => markdownText(text.replace(/\s+/g, " "));
-  if (refusals.length === 0) return `## Accepted: ${safe(folder)}\n\nEvery judge accepts it.\n\n`;
+  if (refusals.length === 0) {
+    return `## Accepted: ${safe(folder)}\n\nEvery judge accepts it (report validator, site check, status rules, ` +
+      `redaction); sanity verdicts: ${safe(tally)}.\n\n`;
+  }
   return `## Refused: ${safe(folder)}\n\n${refusals.map((r) => `- ${safe(r)}`).join("\n")}\n\n`;
 }
 
@@ -55,17 +58,22 @@ export async function check(
     const label = relative(here, dir) || ".";
     const read = folderReader(dir);
     const bytes = await read("results.json");
-    const refusals = bytes === null ? [`${label}: no results.json (a regular file inside the folder)`] : (await review({
+    const verdict = bytes === null ? null : await review({
       folder: label,
       resultsBytes: bytes,
       read,
       list: async () => (await read.list?.()) ?? null,
       expected: { resultsSha256: sha256Hex(bytes), ...stated(bytes) },
-    })).refusals;
+    });
+    const refusals = verdict?.refusals ?? [`${label}: no results.json (a regular file inside the folder)`];
+    // As approved add says it: how many sanity verdicts the site recomputed, how many the runner only stated.
+    const verdicts = verdict?.check.facts?.verdicts ?? [];
+    const statedCount = verdicts.filter((v) => v.stated).length;
+    const tally = `${verdicts.length - statedCount} recomputed from the evidence, ${statedCount} stated by the runner`;
     if (refusals.length > 0) refused++;
-    writeStdout(refusals.length === 0 ? `  ok   ${label}: every judge accepts it\n` : `  BAD  ${label}\n`);
+    writeStdout(refusals.length === 0 ? `  ok   ${label}: every judge accepts it (${tally})\n` : `  BAD  ${label}\n`);
     for (const refusal of refusals) writeStdout(`         ${refusal}\n`);
-    markdown += summaryOf(label, refusals);
+    markdown += summaryOf(label, refusals, tally);
   }
   if (typeof values.summary === "string") {
     const file = resolve(here, values.summary);

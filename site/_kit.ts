@@ -22,7 +22,7 @@ export interface KitOptions {
 const REVIEW_SCRIPT = `#!/usr/bin/env bash
 # The review of one pull request by every judge of the pinned toolkit. Usage: review-pr.sh BASE_COMMIT PR_CHECKOUT.
 # STRATA_BENCH_BIN is the pinned toolkit's command; the verdicts are appended to GITHUB_STEP_SUMMARY when it is set.
-# A results pull request changes files of bench/results/<folder>/ only: each folder it adds or changes is checked by
+# A results pull request changes files under bench/results/<folder>/ only: each folder it adds or changes is checked by
 # \`approved check\`. A maintainer's approval changes bench/approved.json only: \`approved verify\` checks it. Nothing
 # of the pull request is run; the toolkit reads it from outside the checkout. Exit 0: accepted; 1: refused.
 set -euo pipefail
@@ -33,9 +33,9 @@ summary="\${GITHUB_STEP_SUMMARY:-}"
 if [ -n "$summary" ]; then summary="$(cd "$(dirname "$summary")" && pwd)/$(basename "$summary")"; fi
 say() { if [ -n "$summary" ]; then printf "$@" >>"$summary"; fi; }
 changed="$(git -C "$pr" -c core.quotePath=false diff --name-only --no-renames "$base"...HEAD)"
-results="$(printf '%s\\n' "$changed" | grep -e '^bench/results/[^/]*/[^/]*$' || true)"
+results="$(printf '%s\\n' "$changed" | grep -e '^bench/results/[^/][^/]*/..*$' || true)"
 manifest="$(printf '%s\\n' "$changed" | grep -x -e 'bench/approved.json' || true)"
-outside="$(printf '%s\\n' "$changed" | grep -v -e '^bench/results/[^/]*/[^/]*$' -e '^bench/approved.json$' -e '^$' || true)"
+outside="$(printf '%s\\n' "$changed" | grep -v -e '^bench/results/[^/][^/]*/..*$' -e '^bench/approved.json$' -e '^$' || true)"
 if [ -n "$outside" ] || { [ -n "$results" ] && [ -n "$manifest" ]; }; then
   say '## Refused\\n\\nA results pull request changes files of bench/results/<folder>/ only, and an approval only bench/approved.json; this one changes:\\n\\n'
   printf '%s\\n' "$changed" | grep -v -e '^$' | sed 's/^/- /' | while IFS= read -r line; do say '%s\\n' "$line"; done

@@ -91,6 +91,13 @@ Deno.test("init, a submission branch, the review script on a genuine and a forge
     await git(clone, "add", "-A");
     await git(clone, "commit", "-q", "-m", "a forged result");
     await git(clone, "push", "-q", "origin", "forged");
+    // A result folder with a file in a subfolder: the folder's check names it (it is no file outside).
+    await git(clone, "checkout", "-q", "-b", "nested", "genuine");
+    await Deno.mkdir(join(clone, "bench", "results", name, "extra"));
+    await Deno.writeTextFile(join(clone, "bench", "results", name, "extra", "notes.txt"), "mine\n");
+    await git(clone, "add", "-A");
+    await git(clone, "commit", "-q", "-m", "a note of my own");
+    await git(clone, "push", "-q", "origin", "nested");
     // And a pull request that changes a file outside bench/results/.
     await git(clone, "checkout", "-q", "-b", "outside", "main");
     await Deno.writeTextFile(join(clone, "CONTRIBUTING.md"), "anything goes\n");
@@ -117,11 +124,21 @@ Deno.test("init, a submission branch, the review script on a genuine and a forge
     const review = (branch: string) => reviewAt(branch, baseSha);
     const ok = await review("genuine");
     assert.equal(ok.code, 0, ok.stderr + ok.stdout);
-    assert.match(ok.summary, new RegExp(`## Accepted: \\S*bench/results/${name}\\n\\nEvery judge accepts it\\.`));
+    assert.match(
+      ok.summary,
+      new RegExp(
+        `## Accepted: \\S*bench/results/${name}\\n\\nEvery judge accepts it \\(report validator, site check, ` +
+          "status rules, redaction\\); sanity verdicts: \\d+ recomputed from the evidence, \\d+ stated by the runner\\.",
+      ),
+    );
     const bad = await review("forged");
     assert.equal(bad.code, 1, bad.stderr + bad.stdout);
     assert.match(bad.summary, new RegExp(`## Refused: \\S*bench/results/${name}\\n\\n- `));
     assert.match(bad.summary, /quality|sanity|passed/, "the forged count is named");
+    const nested = await review("nested");
+    assert.equal(nested.code, 1, nested.stderr + nested.stdout);
+    assert.doesNotMatch(nested.summary, /## Refused\n\nA results pull request/);
+    assert.match(nested.summary, /the folder holds "extra\/", which results\.json does not list/);
     const outside = await review("outside");
     assert.equal(outside.code, 1, outside.stderr + outside.stdout);
     assert.match(
