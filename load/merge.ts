@@ -248,14 +248,11 @@ export interface MergeOptions {
   workers?: number | null;
 }
 
-/** Merges checked shards. */
-export function mergeShards(shards: readonly MergedShard[], options: MergeOptions = {}): MergeResult {
-  checkShards(shards);
-  const sorted = [...shards].sort((a, b) => a.index - b.index);
-  const cfg = sorted[0]!.config;
+/** The summary settings of a merge, read from the first shard's config line (the shards' configs agree). */
+function summaryOptionsOf(cfg: MergedShard["config"]): LoadSummaryOptions & { mode: LoadMode } {
   const plan = (cfg.plan ?? {}) as Record<string, unknown>;
   const mode = (plan.mode === "open" ? "open" : "closed") as LoadMode;
-  const summaryOptions: LoadSummaryOptions = {
+  const summaryOptions: LoadSummaryOptions & { mode: LoadMode } = {
     mode,
     effectiveMaxConcurrency: null,
     binWidthS: typeof cfg.bin_s === "number" ? cfg.bin_s : 1,
@@ -263,6 +260,36 @@ export function mergeShards(shards: readonly MergedShard[], options: MergeOption
   };
   if (cfg.isl && typeof cfg.isl === "object") summaryOptions.isl = cfg.isl as NonNullable<LoadSummaryOptions["isl"]>;
   if (cfg.osl && typeof cfg.osl === "object") summaryOptions.osl = cfg.osl as NonNullable<LoadSummaryOptions["osl"]>;
+  return summaryOptions;
+}
+
+/** Each shard's wall clock at its epoch minus --start-at, and their spread (null where one is unknown). */
+function shardClocks(sorted: readonly MergedShard[]) {
+  const perShardClock = sorted.map((s) => {
+    const c = s.clock ?? {};
+    const wall = typeof c.wall_at_epoch_ms === "number" && typeof c.start_at_ms === "number"
+      ? (c.wall_at_epoch_ms - c.start_at_ms) / 1000
+      : null;
+    return {
+      shard: s.index,
+      host_id: s.hostId,
+      epoch_wall_minus_start_s: wall,
+      epoch_late_s: typeof c.epoch_late_s === "number" ? c.epoch_late_s : null,
+    };
+  });
+  const walls = perShardClock.map((c) => c.epoch_wall_minus_start_s);
+  const spread = walls.every((w) => w !== null)
+    ? Math.max(...(walls as number[])) - Math.min(...(walls as number[]))
+    : null;
+  return { perShardClock, spread };
+}
+
+/** Merges checked shards. */
+export function mergeShards(shards: readonly MergedShard[], options: MergeOptions = {}): MergeResult {
+  checkShards(shards);
+  const sorted = [...shards].sort((a, b) => a.index - b.index);
+  const summaryOptions = summaryOptionsOf(sorted[0]!.config);
+  const mode = summaryOptions.mode;
   const selection = (s: MergedShard): RowSelection => ({ store: s.store, endpoints: s.store.endpoints() });
   const hostName = (s: MergedShard) => s.hostLabel ?? s.hostId;
   const perShard = sorted.map((s) =>
@@ -282,22 +309,7 @@ export function mergeShards(shards: readonly MergedShard[], options: MergeOption
   });
   const pooled = summarizeSelection(POOLED_LABEL, sorted.map(selection), summaryOptions, null);
   const bound = options.maxClockSpreadS ?? DEFAULT_MAX_CLOCK_SPREAD_S;
-  const perShardClock = sorted.map((s) => {
-    const c = s.clock ?? {};
-    const wall = typeof c.wall_at_epoch_ms === "number" && typeof c.start_at_ms === "number"
-      ? (c.wall_at_epoch_ms - c.start_at_ms) / 1000
-      : null;
-    return {
-      shard: s.index,
-      host_id: s.hostId,
-      epoch_wall_minus_start_s: wall,
-      epoch_late_s: typeof c.epoch_late_s === "number" ? c.epoch_late_s : null,
-    };
-  });
-  const walls = perShardClock.map((c) => c.epoch_wall_minus_start_s);
-  const spread = walls.every((w) => w !== null)
-    ? Math.max(...(walls as number[])) - Math.min(...(walls as number[]))
-    : null;
+  const { perShardClock, spread } = shardClocks(sorted);
   return {
     format: LOAD_MERGE_FORMAT,
     version: 1,
