@@ -30,6 +30,7 @@ import {
 import { manifestText } from "../site/web/mod.js";
 import { demoFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
 import { launchChromium } from "../tests/browser/_chromium.ts";
+import { SITE_BUNDLE } from "../tests/site/_bundle.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -118,6 +119,7 @@ const buildStarted = performance.now();
 const declarations = new Uint8Array(await readFile(join(BENCH, "protocols.json")));
 const report = await buildSite(new GitRepo(gitRunner(REPO)), writer, {
   protocols: knownProtocols(declarations),
+  ...SITE_BUNDLE,
   protocolDeclarations: declarations,
   readWebFile,
 });

@@ -28,6 +28,7 @@ import {
 import { manifestText } from "../site/web/mod.js";
 import { demoFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
 import { launchChromium } from "../tests/browser/_chromium.ts";
+import { SITE_BUNDLE } from "../tests/site/_bundle.ts";
 
 const { values } = parseArgs({
   args: args(),
@@ -90,6 +91,7 @@ let progressAt: number | null = null;
 const started = performance.now();
 const report = await buildSite(new GitRepo(gitRunner(REPO)), writer, {
   protocols: knownProtocols(declarations),
+  ...SITE_BUNDLE,
   protocolDeclarations: declarations,
   readWebFile,
   onProgress: (done, total) => {

@@ -6,7 +6,7 @@
 import { join, relative, resolve } from "node:path";
 import { invocationFolder, readDirOutcome, readFile, resultFiles, writeStdout } from "../runtime/mod.ts";
 import { buildDemoSite, gitRunner, KNOWN_PROTOCOLS, openSiteOutput, outputFiles, readWebFile } from "../site/mod.ts";
-import { serveFolder } from "./site.ts";
+import { bundleFiles, serveFolder } from "./site.ts";
 import { endWith } from "./exit_codes.ts";
 
 /** Where the demo site's parts go. */
@@ -40,6 +40,7 @@ export async function showDemoSite(plan: DemoSitePlan, folder: string, port: num
       out,
       protocols: KNOWN_PROTOCOLS,
       readWebFile,
+      readBundleFile: bundleFiles(),
     });
     await out.finish(report.files);
   } catch (error) {

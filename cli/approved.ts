@@ -15,7 +15,7 @@ import {
 import { endWith, EXIT, failureText } from "./exit_codes.ts";
 import { UsageError } from "./_args.ts";
 import { helpFooter } from "./_help.ts";
-import { progressLine, protocolsFrom, reviewer } from "./site.ts";
+import { bundleReader, progressLine, protocolsFrom, reviewer } from "./site.ts";
 import { check, init } from "./_approved_kit.ts";
 import { toolkitVersion } from "./_version.ts";
 
@@ -187,6 +187,7 @@ async function add(values: Record<string, unknown>, positionals: string[]): Prom
     reproduces: Array.isArray(values.reproduces) ? values.reproduces as string[] : [],
     replace: values.replace === true,
     protocols,
+    readBundle: bundleReader(),
     review: async (folder) => {
       const verdict = await review(folder);
       const verdicts = verdict.check.facts?.verdicts ?? [];

@@ -53,8 +53,9 @@ rebuilt from its line in outputs.jsonl, the stage durations and round wall times
 offsets and end offsets on the run's monotonic clock, the resolved-configuration checks and the round queueing,
 and the measured digest the run recorded), and prints the summary on stdout and every problem, with its JSON
 Pointer, on stderr. It also says when README.md was edited after the run (information, not an error: the operator
-may correct it). It reads evidence version ${EVIDENCE_VERSION}; a folder written by an older strata-bench (outputs.jsonl lines
-without evidence_version) is refused with that reason: check it with the strata-bench that wrote it.
+may correct it). It reads evidence version ${EVIDENCE_VERSION} (a frozen request by reference, checked against the bundle); a
+folder written by an older strata-bench (another evidence_version, or none) is refused with that reason: check it
+with the strata-bench that wrote it.
 
 Several folders: each is validated; invalid ones (or folders of another format or schema version, or no result
 at all) are refused by name with their problems, and the valid ones are compared: one row per (configuration,

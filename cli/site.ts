@@ -13,6 +13,7 @@ import {
 import { isLoopbackHost } from "../client/mod.ts";
 import {
   buildSite,
+  type BundleRead,
   type CheckOutcome,
   folderReader,
   GitRepo,
@@ -100,6 +101,21 @@ export function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
   return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
 }
 
+/**
+ * The frozen bundle's files for the site's check (`site verify`, `approved add`): read from the bundle this build
+ * ships, loaded (so verified) once; the check hashes the manifest against the protocol's corpus as the browser does.
+ */
+export function bundleReader(): BundleRead {
+  let bundle: ReturnType<typeof loadBundle> | null = null;
+  return async (_corpus, file) => (await (bundle ??= loadBundle())).readFile(file);
+}
+
+/** The frozen bundle's files by name, for the site build to copy (the bundle loaded, so verified, once). */
+export function bundleFiles(): (name: string) => Promise<Uint8Array | null> {
+  const read = bundleReader();
+  return (name) => read("", name);
+}
+
 /** Seconds between two progress lines on stderr. */
 const PROGRESS_EVERY_S = 2;
 
@@ -129,6 +145,7 @@ async function build(values: Record<string, unknown>): Promise<number> {
     protocols,
     protocolDeclarations: bytes,
     readWebFile,
+    readBundleFile: bundleFiles(),
     review: reviewer(protocols),
     onProgress: progressLine("site build: reviewed"),
     ...(typeof values.branch === "string" ? { branch: values.branch } : {}),
@@ -269,7 +286,12 @@ async function verify(values: Record<string, unknown>, positionals: string[]): P
     writeStderr(`Cannot verify "${shown}": no results.json there (a regular file inside the folder)\n`);
     return EXIT.environment;
   }
-  const outcome = await verifyFolder(read, { protocols, ...(typeof sha === "string" ? { expectedSha256: sha } : {}) });
+  const readBundle = bundleReader();
+  const outcome = await verifyFolder(read, {
+    protocols,
+    readBundle,
+    ...(typeof sha === "string" ? { expectedSha256: sha } : {}),
+  });
   writeStdout(verifyText(shown, outcome));
   return outcome.state === "verified" ? EXIT.ok : EXIT.resultNotOk;
 }

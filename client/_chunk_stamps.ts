@@ -1,7 +1,8 @@
 /**
  * The stamps of one stream's answer and reasoning chunks (ITL, the reasoning cadence): each chunk's offset from
  * dispatch, and beside it, when asked, the engine's running predicted_n that chunk carried. Both lists together keep
- * at most `maxStamps` stamps; the chunks past the bound are counted, unstamped.
+ * at most `maxStamps` stamps; the chunks past the bound are counted, unstamped. A stamp is kept to the whole
+ * microsecond below it (never past the stream's end), the form an evidence line writes exactly (contract/evidence_form.ts).
  */
 import type { StreamOutcome } from "../contract/mod.ts";
 import type { ChunkReader } from "./_chunk_reader.ts";
@@ -39,7 +40,7 @@ export class ChunkStamps {
       return;
     }
     this.#left--;
-    list.push(offsetS);
+    list.push(Math.floor(offsetS * 1e6) / 1e6);
     counts?.push(n);
   }
 

@@ -15,12 +15,14 @@ import { STREAM_END_KINDS, type StreamOutcome } from "./stream.ts";
  * Version of the outputs.jsonl line format, written into every line. Version 2 placed each request on the run's
  * monotonic clock (`dispatch_offset_s`), so the validator rebuilds durations exactly; version 3 adds
  * `resent_on_fresh_connection` (the protocol allows no invisible retry); version 4 adds the offset of every answer
- * and reasoning chunk (`chunk_offsets_s`, `reasoning_chunk_offsets_s`), from which each record's reasoning cadence
- * is rebuilt (at most MAX_CHUNK_STAMPS of them; the optional `unstamped_chunks` counts the rest, absent from every
- * line whose stream stayed within the bound, so every earlier version 4 line reads the same). Version 1 lines (no `evidence_version`) carried only the wall-clock dispatch stamp and are refused
- * with that reason.
+ * and reasoning chunk, from which each record's reasoning cadence is rebuilt (at most MAX_CHUNK_STAMPS of them; the
+ * optional `unstamped_chunks` counts the rest). Version 5 writes light (contract/evidence_form.ts): a request of the
+ * frozen bundle by reference (`request_ref`: the bundle, the fixture file's SHA-256, the sent body's SHA-256) instead
+ * of a copy of its messages, and the chunk stamps as whole microseconds, each after the first as a difference
+ * (`chunk_offsets_us`, `reasoning_chunk_offsets_us`). Lines of other versions are refused with the reason; version
+ * 1 lines have no `evidence_version`.
  */
-export const EVIDENCE_VERSION = 4 as const;
+export const EVIDENCE_VERSION = 5 as const;
 
 /** File names inside a result folder. */
 export const RESULT_FILES = {
@@ -95,7 +97,7 @@ const slotReading = Type.Union([
  * bytes were not UTF-8, the error, the /slots reading, the dispatch on the run's monotonic clock and the client
  * event and chunk offsets (dispatch = 0 s), and whether the client sent it once more on a fresh connection.
  */
-export const SENT_LINE_SCHEMA = closed({
+const sentProperties = {
   ...common,
   status: Type.Enum(REQUEST_STATUSES.filter((s) => s !== "skipped") as ["completed", "truncated", "failed"]),
   concurrency: Type.Integer({ minimum: 1 }),
@@ -154,6 +156,24 @@ export const SENT_LINE_SCHEMA = closed({
    * on a fresh connection (the only resend it makes).
    */
   resent_on_fresh_connection: Type.Boolean(),
+};
+
+/** A sent request's line as the checks read it (contract/evidence_form.ts reads the written form into it). */
+export const SENT_LINE_SCHEMA = closed(sentProperties);
+
+const { chunk_offsets_s: _a, reasoning_chunk_offsets_s: _r, ...writtenProperties } = sentProperties;
+const stampsUs = Type.Optional(Type.Array(Type.Integer()));
+const hex = Type.String({ pattern: "^[0-9a-f]{64}$" });
+
+/**
+ * A sent request's line as written (version 5): `request` without `messages` where `request_ref` names the frozen
+ * fixture and the exact body sent; the chunk stamps in whole microseconds, each after the first a difference.
+ */
+const WRITTEN_SENT_LINE_SCHEMA = closed({
+  ...writtenProperties,
+  request_ref: Type.Optional(closed({ bundle: string, fixture_sha256: hex, body_sha256: hex })),
+  chunk_offsets_us: stampsUs,
+  reasoning_chunk_offsets_us: stampsUs,
 });
 
 type SkippedLine = Type.Static<typeof SKIPPED_LINE_SCHEMA>;
@@ -168,8 +188,8 @@ export function evidenceJsonSchema(): Record<string, unknown> {
     $id: `https://strata-bench.invalid/schemas/strata-evidence-line/${EVIDENCE_VERSION}/evidence.schema.json`,
     title: `strata-bench outputs.jsonl line, evidence version ${EVIDENCE_VERSION}`,
     description: "Shape of one line of a result folder's outputs.jsonl: a skipped request, or a sent one. What a " +
-      "schema cannot say (usage or usage_chunk present, the error matching the stream's end, every record rebuilt " +
-      "from its line) is checked by `strata-bench report DIR`.",
-    anyOf: [JSON.parse(JSON.stringify(SKIPPED_LINE_SCHEMA)), JSON.parse(JSON.stringify(SENT_LINE_SCHEMA))],
+      "schema cannot say (usage or usage_chunk present, the error matching the stream's end, the request_ref's " +
+      "hashes against the frozen bundle, every record rebuilt from its line) is checked by `strata-bench report DIR`.",
+    anyOf: [JSON.parse(JSON.stringify(SKIPPED_LINE_SCHEMA)), JSON.parse(JSON.stringify(WRITTEN_SENT_LINE_SCHEMA))],
   };
 }

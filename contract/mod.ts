@@ -6,6 +6,7 @@
  */
 export * from "./result.ts";
 export * from "./evidence.ts";
+export { BUNDLE_NAME, fixtureMessages, readWrittenLine, STAMP_LISTS, writtenLine } from "./evidence_form.ts";
 export * from "./protocol.ts";
 export type * from "./fixture.ts";
 export * from "./stream.ts";

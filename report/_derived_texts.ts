@@ -140,7 +140,7 @@ function quotedTexts(value: Json, messages: readonly { before: string; after: st
  * results.json order: records, their missing reasons, summaries, then the run-level reasons.
  */
 export function derivedTexts(value: Json, evidence: OutputsEvidence, fixtures: readonly Fixture[]): DerivedText[] {
-  const lines = parseEvidenceLines(evidence, new ProblemCollector(1));
+  const lines = parseEvidenceLines(evidence, new Map(fixtures.map((f) => [f.id, f])), new ProblemCollector(1));
   const requests = value["requests"];
   if (lines === null || !Array.isArray(requests)) return [];
   const lineOf = new Map<string, EvidenceLine>();

@@ -18,6 +18,7 @@ import {
   type Fixture,
   type Result,
   SENT_LINE_SCHEMA,
+  writtenLine,
 } from "../contract/mod.ts";
 import type { SchemaNode } from "./_contract_check.ts";
 import type { BuiltRecord, ConfigCheck, ScoredRecord } from "../score/mod.ts";
@@ -27,7 +28,7 @@ import { outputLine, type Sanitizers } from "./result_folder.ts";
 
 /** What one request contributes to the folder: its evidence line as written, and its record as published. */
 export interface PublishedRequest {
-  /** The sanitized outputs.jsonl line, with `record_overrides` where needed; write it as it is. */
+  /** The sanitized outputs.jsonl line in its written form, with `record_overrides` where needed; write it as it is. */
   line: Record<string, unknown>;
   /** The record results.json holds (free text sanitized), with the scored record's missing reasons and flags. */
   built: BuiltRecord;
@@ -133,7 +134,8 @@ export function publishRequest(
     );
     line["record_overrides_why"] = RECORD_OVERRIDES_WHY;
   }
-  return { line, built: { ...scored, record }, overridden: differing, config };
+  const sent = request.kind === "skipped" ? null : { body: request.body, fixture };
+  return { line: writtenLine(line, sent), built: { ...scored, record }, overridden: differing, config };
 }
 
 /**

@@ -161,7 +161,10 @@ export async function readResultsText(dir: string): Promise<
 }
 
 /** Reads `dir` and validates its results.json strictly against the contract, the bundle and the folder's files. */
-export async function readResultFolder(dir: string, bundle: LoadedBundle): Promise<ReadResult> {
+export async function readResultFolder(
+  dir: string,
+  bundle: Pick<LoadedBundle, "fixtures" | "corpusSha256">,
+): Promise<ReadResult> {
   const checked = (problem: Problem, text = ""): ReadResult => ({
     kind: "checked",
     dir,

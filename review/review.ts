@@ -40,6 +40,8 @@ export interface Judgement {
 export interface ReviewBundle {
   fixtures: readonly Fixture[];
   corpusSha256: string;
+  /** Reads one of the bundle's files (the site's check rebuilds each request sent by reference from them). */
+  readFile(name: string): Promise<Uint8Array | null>;
 }
 
 /** Every judge's reading of one folder, and the verdict. */
@@ -156,6 +158,7 @@ export async function reviewFolder(
     readArtifact: folder.read,
     listFolder: folder.list,
     protocols,
+    readBundle: (_corpus, file) => bundle.readFile(file),
   });
   const siteReasons = check.state === "verified" ? [] : check.reasons.length > 0 ? check.reasons : [check.state];
   const judgements: Judgement[] = [

@@ -5,6 +5,7 @@
 import {
   type Dialect,
   type Fixture,
+  fixtureMessages,
   PROFILE_CHAT_TEMPLATE_KWARGS,
   PROFILE_REASONING_EFFORT,
   PROFILE_SAMPLING,
@@ -53,9 +54,8 @@ export function buildChatBody(fixture: Fixture, dialect: Dialect): ChatBody {
     );
   }
   const settings = budgetFor(dialect);
-  const body: Record<string, unknown> = {
-    messages: fixture.messages.map((m) => ({ role: m.role, content: m.content })),
-  };
+  // The messages come first: an evidence line names them by reference and the judge rebuilds the body in this order.
+  const body: Record<string, unknown> = { messages: fixtureMessages(fixture) };
   if (fixture.tools !== null) body.tools = fixture.tools;
   if (fixture.tool_choice !== null) body.tool_choice = fixture.tool_choice;
   Object.assign(body, PROFILE_SAMPLING);

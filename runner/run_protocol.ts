@@ -218,7 +218,8 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
     RESULT_FILES.outputs,
     outputsText,
   );
-  return `${JSON.stringify(result, null, 2)}\n`;
+  // Compact: a reader pretty-prints it (jq .); the bytes are what a results repository stores and serves.
+  return `${JSON.stringify(result)}\n`;
 }
 
 /**

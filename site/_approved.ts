@@ -30,6 +30,9 @@ import {
   type WithdrawnEntry,
 } from "./web/mod.js";
 
+/** Reads one file of the frozen bundle whose manifest hashes to `corpus` (site/web/light_evidence.js). */
+export type BundleRead = (corpus: string, file: string) => Promise<Uint8Array | null>;
+
 export type { ManifestEntry };
 
 /** The files `approved` reads and writes in the repository's working tree. */
@@ -154,6 +157,8 @@ export interface AddApprovedOptions {
   /** Replace an entry with the same run id (the report changed and was reviewed again). */
   replace: boolean;
   protocols: readonly KnownProtocol[];
+  /** Reads the frozen bundle, for the site's check of requests sent by reference. */
+  readBundle: BundleRead;
   /** Runs every judge on the folder (review/'s conductor); without it, the site's independent check alone. */
   review?: Reviewer;
 }
@@ -276,6 +281,7 @@ async function checkDraft(
     expected: { resultsSha256: draft.results_sha256, runId: draft.run_id, protocolId: draft.protocol_id },
     readArtifact: (path) => repo.readBlob(draft.evidence_commit, `${options.folder}/${path}`),
     protocols: options.protocols,
+    readBundle: options.readBundle,
   });
   if (check.state !== "verified") {
     throw new ApprovedAddError(

@@ -19,6 +19,7 @@ import { indexPage, resultPage, slugFor, WEB_FILES } from "./_pages.ts";
 import { MANIFEST_PATH, PROTOCOLS_FORMAT, readManifest, sha256Hex } from "./web/mod.js";
 
 const SITE_FORMAT = "strata-site";
+const BUNDLE_MANIFEST = "MANIFEST.sha256";
 const SITE_SCHEMA_VERSION = 1;
 
 /** Where the built site's files go: relative "/"-separated paths. */
@@ -34,6 +35,11 @@ export interface BuildSiteOptions {
   protocolDeclarations: Uint8Array | null;
   /** Reads one file of site/web/ (the browser code) by name. */
   readWebFile(name: string): Promise<Uint8Array>;
+  /**
+   * Reads one file of the frozen request bundle (MANIFEST.sha256 and the files it lists), copied to
+   * data/bundle/<corpus SHA-256>/: the browser rebuilds each request sent by reference from it.
+   */
+  readBundleFile(name: string): Promise<Uint8Array | null>;
   /**
    * A throwaway site of the scripted engine's demo result: every page says SIMULATED, the data says so too.
    * Nothing in buildSite makes an entry approvable; this only labels the pages.
@@ -300,6 +306,7 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
       encoder.encode(`${JSON.stringify({ format: PROTOCOLS_FORMAT, schema_version: 1, protocols: [] })}\n`),
   );
   for (const [name, bytes] of web) await write(`assets/${name}`, bytes);
+  await writeBundle(options.readBundleFile, write);
   await write("index.html", encoder.encode(indexPage(options.simulated)));
   // GitHub Pages runs Jekyll unless told not to, and Jekyll drops files it considers private.
   await write(".nojekyll", new Uint8Array());
@@ -311,6 +318,27 @@ export async function buildSite(repo: GitRepo, out: SiteWriter, options: BuildSi
     evidenceBytes: evidence.bytes,
     packBytes: evidence.packBytes,
   };
+}
+
+/**
+ * The frozen bundle under data/bundle/<SHA-256 of its manifest>/, as the browser fetches it (once per visit).
+ * @throws {Error} when the manifest or a file it lists cannot be read (the site would verify no entry).
+ */
+async function writeBundle(
+  read: BuildSiteOptions["readBundleFile"],
+  write: (path: string, bytes: Uint8Array) => Promise<void>,
+): Promise<void> {
+  const manifest = await read(BUNDLE_MANIFEST);
+  if (manifest === null) throw new Error(`the frozen bundle's ${BUNDLE_MANIFEST} cannot be read`);
+  const dir = `data/bundle/${await sha256Hex(manifest)}`;
+  await write(`${dir}/${BUNDLE_MANIFEST}`, manifest);
+  for (const line of new TextDecoder().decode(manifest).split("\n")) {
+    const file = / {2}([A-Za-z0-9._-]+)$/.exec(line)?.[1];
+    if (file === undefined) continue;
+    const bytes = await read(file);
+    if (bytes === null) throw new Error(`the frozen bundle's ${file} cannot be read`);
+    await write(`${dir}/${file}`, bytes);
+  }
 }
 
 /**

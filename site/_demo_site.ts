@@ -20,6 +20,7 @@ export interface DemoSiteOptions {
   out: SiteWriter;
   protocols: readonly KnownProtocol[];
   readWebFile(name: string): Promise<Uint8Array>;
+  readBundleFile(name: string): Promise<Uint8Array | null>;
 }
 
 /** Commits with a fixed identity, so no git configuration of the person is needed. */
@@ -75,6 +76,7 @@ export async function buildDemoSite(options: DemoSiteOptions): Promise<BuildSite
     protocols: options.protocols,
     protocolDeclarations: null,
     readWebFile: options.readWebFile,
+    readBundleFile: options.readBundleFile,
     simulated: true,
   });
 }

@@ -21,6 +21,7 @@ export const WEB_FILES = [
   "evidence.js",
   "facts.js",
   "favicon.svg",
+  "light_evidence.js",
   "manifest.js",
   "mod.js",
   "page_common.js",

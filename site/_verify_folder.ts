@@ -4,11 +4,12 @@
  */
 import { type CheckOutcome, checkResult, type KnownProtocol } from "./web/mod.js";
 import type { FolderRead } from "./_deps.ts";
+import type { BundleRead } from "./_approved.ts";
 
 /** Checks the result folder read by `read`; `expectedSha256` compares results.json with a reviewed hash. */
 export async function verifyFolder(
   read: FolderRead,
-  options: { protocols: readonly KnownProtocol[]; expectedSha256?: string },
+  options: { protocols: readonly KnownProtocol[]; readBundle: BundleRead; expectedSha256?: string },
 ): Promise<CheckOutcome> {
   const resultsBytes = await read("results.json");
   const outcome = await checkResult({
@@ -17,6 +18,7 @@ export async function verifyFolder(
     readArtifact: read,
     ...(read.list === undefined ? {} : { listFolder: read.list }),
     protocols: options.protocols,
+    readBundle: options.readBundle,
   });
   if (options.expectedSha256 !== undefined && outcome.resultsSha256 !== null) {
     if (outcome.resultsSha256 !== options.expectedSha256) {

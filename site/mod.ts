@@ -10,6 +10,7 @@ export { buildSite, ManifestMissingError } from "./_build.ts";
 export {
   addApproved,
   ApprovedAddError,
+  type BundleRead,
   type ManifestFiles,
   type ReviewedFolder,
   type Reviewer,

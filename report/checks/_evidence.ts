@@ -20,6 +20,7 @@
 import {
   EVIDENCE_VERSION,
   type Fixture,
+  readWrittenLine,
   type RequestRecord,
   schedule,
   type ScheduledRequest,
@@ -45,7 +46,11 @@ function unquoted(reason: string): string {
 }
 
 /** Parses the artifact strictly into lines; each malformed line is a problem at the artifact's pointer. */
-export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemSink): EvidenceLine[] | null {
+export function parseEvidenceLines(
+  evidence: OutputsEvidence,
+  fixtures: ReadonlyMap<string, Fixture> | null,
+  problems: ProblemSink,
+): EvidenceLine[] | null {
   const at = childPointer("/artifacts", evidence.index);
   const name = evidence.artifact.path;
   let text: string;
@@ -83,6 +88,10 @@ export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemS
         ? `line ${i + 1} is evidence version 1 (it has no evidence_version): version 1 carried each dispatch only ` +
           `as a wall-clock stamp, so its durations cannot be rebuilt exactly; this strata-bench reads version ` +
           `${EVIDENCE_VERSION}. Check the result with the strata-bench that wrote it, or run the protocol again`
+        : version === 4
+        ? `line ${i + 1} is evidence version 4 (each request's messages copied, stamps in decimal seconds), written ` +
+          `by a strata-bench before version 5's light evidence; this strata-bench reads version ${EVIDENCE_VERSION}. ` +
+          "Check the result with the strata-bench that wrote it, or run the protocol again"
         : `line ${i + 1} has evidence_version ${brief(version)}; this strata-bench reads version ${EVIDENCE_VERSION}`;
       return;
     }
@@ -90,11 +99,13 @@ export function parseEvidenceLines(evidence: OutputsEvidence, problems: ProblemS
     const status = fields["status"];
     if (typeof id !== "string") return say(`request_id must be a string, found ${brief(id)}`);
     if (typeof status !== "string") return say(`status must be a string, found ${brief(status)}`);
-    const facts = lineFacts(fields);
+    const read = readWrittenLine(fields, fixtures?.get(id) ?? null);
+    if (typeof read === "string") return say(`request "${id}": ${read}`);
+    const facts = lineFacts(read);
     if (typeof facts === "string") return say(status === "skipped" ? facts : `request "${id}": ${facts}`);
-    const overrides = overridesOf(fields);
+    const overrides = overridesOf(read);
     if (typeof overrides === "string") return say(`request "${id}": ${overrides}`);
-    lines.push({ lineNumber: i + 1, id, status, facts, overrides, texts: statedSources(fields) });
+    lines.push({ lineNumber: i + 1, id, status, facts, overrides, texts: statedSources(read) });
   });
   if (versionProblem !== null) {
     problems.push({ pointer: at, message: `${name} ${versionProblem}` });
@@ -253,7 +264,7 @@ function checkRecords(
   }
 }
 
-const CADENCE_FIELDS = "reasoning_chunk_offsets_s, chunk_offsets_s, client_offsets_s.first_answer_s";
+const CADENCE_FIELDS = "reasoning_chunk_offsets_us, chunk_offsets_us, client_offsets_s.first_answer_s";
 
 /** A record's reasoning cadence, held at /extensions/reasoning_cadence/<id>, against the one its line gives. */
 function checkCadence(id: string, rebuilt: unknown, stated: unknown, where: string, problems: ProblemSink): void {
@@ -369,7 +380,7 @@ function checkDurations(lines: readonly EvidenceLine[], input: EvidenceCheckInpu
  * rebuilt from its line (when fixtures are given), and durations rebuilt exactly from dispatch and end offsets.
  */
 export function checkEvidence(input: EvidenceCheckInput, problems: ProblemSink): void {
-  const lines = parseEvidenceLines(input.evidence, problems);
+  const lines = parseEvidenceLines(input.evidence, input.fixtures, problems);
   if (lines === null) return;
   checkLineIds(lines, input.ids, input.evidence, problems);
   checkOverridesListed(lines, input, problems);

@@ -5,7 +5,7 @@
  * applies the same table in its own code (site/web/check_plausible.js). An implausible value is invalid, at its
  * pointer.
  */
-import { isJsonObject } from "../../contract/mod.ts";
+import { isJsonObject, STAMP_LISTS } from "../../contract/mod.ts";
 import { childPointer, type ProblemSink } from "../_pointer.ts";
 import type { EvidenceLine } from "./_types.ts";
 
@@ -150,7 +150,9 @@ export function checkPlausibleLines(
     for (const key of ["chunk_offsets_s", "reasoning_chunk_offsets_s"] as const) {
       const stamps = outcome[key] ?? [];
       const bad = stamps.findIndex((s, i) => s < 0 || s > o.end_s || (i > 0 && s < stamps[i - 1]!));
-      if (bad >= 0) say(`${key}[${bad}] ${stamps[bad]} is negative, out of order or after end_s ${o.end_s}`);
+      if (bad >= 0) {
+        say(`${STAMP_LISTS[key]} stamp ${bad} (${stamps[bad]} s) is negative, out of order or after end_s ${o.end_s}`);
+      }
     }
   }
 }

@@ -231,7 +231,7 @@ export async function sealResult(resultsText: string, deps: SealDeps): Promise<S
       reasons: [`README.md cannot be read (${why}); it must be a regular file: restore the one the run wrote`],
     };
   }
-  const text = `${JSON.stringify(value, null, 2)}\n`;
+  const text = `${JSON.stringify(value)}\n`;
   const problems = await deps.validate(text);
   if (problems.length > 0) return refused(problems);
   return { ok: true, rehashed, rederived: derived.texts, text, readme };

@@ -9,6 +9,7 @@
  * standard result this site knows: legacy or unknown format, unknown schema version or protocol id).
  */
 import { checkRecords, evidenceLines, jsonLines } from "./check_records.js";
+import { readLightLines } from "./light_evidence.js";
 import { checkStatedListed } from "./stated.js";
 import { checkCounts, checkQuality, checkRounds, checkSummaries, unexpectedReuse } from "./check_derived.js";
 import { checkStatus, simulationMarked } from "./check_status.js";
@@ -59,6 +60,7 @@ const MAX_REASONS = 40;
  *   readArtifact: (path: string) => Promise<Uint8Array | null>,
  *   listFolder?: () => Promise<readonly string[] | null>,
  *   protocols: readonly KnownProtocol[],
+ *   readBundle: import("./light_evidence.js").BundleRead,
  * }} CheckInput
  */
 
@@ -208,12 +210,9 @@ export async function checkEvidence(input) {
   ];
   /** @type {string[]} */
   const problems = [];
-  if (protocolField.corpus_sha256 !== protocol.corpusSha256) {
-    problems.push(
-      `protocol.corpus_sha256 ${
-        JSON.stringify(protocolField.corpus_sha256)
-      } is not the frozen bundle of ${protocol.id}`,
-    );
+  const corpus = JSON.stringify(protocolField.corpus_sha256);
+  if (corpus !== JSON.stringify(protocol.corpusSha256)) {
+    problems.push(`protocol.corpus_sha256 ${corpus} is not the frozen bundle of ${protocol.id}`);
   }
   if (protocolField.profile !== protocol.workload.profile) {
     problems.push(`protocol.profile ${JSON.stringify(protocolField.profile)} is not ${protocol.workload.profile}`);
@@ -244,7 +243,8 @@ export async function checkEvidence(input) {
   // Known even when the check fails: the review never approves a simulation, whatever else it finds.
   const simulated = simulationMarked(result, artifacts.json);
   if (outputLines === null) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
-  const facts = recompute(result, protocol, outputLines, artifacts, problems, checks);
+  const lines = await readLightLines(outputLines, input.readBundle, protocol.corpusSha256, problems);
+  const facts = recompute(result, protocol, lines, artifacts, problems, checks);
   if (problems.length > 0) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
   return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts, simulated };
 }

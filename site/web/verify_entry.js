@@ -161,6 +161,7 @@ function evidenceOf(root, site, missingReason, protocols) {
         // The build's listing of the folder at the evidence commit (none: the folder rule is not checked here).
         ...(Array.isArray(site.folder_files) ? { listFolder: () => Promise.resolve(site.folder_files ?? null) } : {}),
         protocols,
+        readBundle: (corpus, file) => fetchBytes(`${root}data/bundle/${corpus}/${file}`),
       }))();
     if (checked.size >= KEPT_CHECKS) checked.delete(/** @type {string} */ (checked.keys().next().value));
   }

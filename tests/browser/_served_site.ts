@@ -12,6 +12,7 @@ import {
   readWebFile,
   siteRequestHandler,
 } from "../../site/mod.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 /** The served site: its URL, the folder it was built into, and how to stop serving. */
 export interface ServedSite {
@@ -26,6 +27,7 @@ export async function buildAndServe(root: string, repo: string, declarations: Ui
   const writer = await openSiteOutput(outputFiles, out);
   const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
     protocols: knownProtocols(declarations),
+    ...SITE_BUNDLE,
     protocolDeclarations: declarations,
     readWebFile,
   });

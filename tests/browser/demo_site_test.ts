@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { addApproved, ApprovedAddError, GitRepo, gitRunner, KNOWN_PROTOCOLS, MANIFEST_PATH } from "../../site/mod.ts";
 import { DENO, MOD, REPO_ROOT } from "../site/_fixture_repo.ts";
 import { launchChromium } from "./_chromium.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 const PAGE_DEADLINE_MS = 30_000;
 
@@ -108,6 +109,7 @@ Deno.test({
             reproduces: [],
             replace: false,
             protocols: KNOWN_PROTOCOLS,
+            ...SITE_BUNDLE,
           }),
           ApprovedAddError,
         );

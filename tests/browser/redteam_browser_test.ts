@@ -35,6 +35,7 @@ import {
 } from "../site/_fixture_repo.ts";
 import { forgeries } from "../review/_forgeries.ts";
 import { launchChromium } from "./_chromium.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 Deno.test({
   name: "every forgery of the corpus is shown 'Verification failed' without numbers in chromium",
@@ -59,7 +60,7 @@ Deno.test({
         await relabel(join(repo, folder), { runId });
         await forgery.make(join(repo, folder));
         // As the browser checks it, with the folder listed: the same code outside the browser.
-        const outcome = await verifyFolder(folderReader(join(repo, folder)), { protocols });
+        const outcome = await verifyFolder(folderReader(join(repo, folder)), { protocols, ...SITE_BUNDLE });
         const expected = forgery.name === "genuine" ? "verified" : "failed";
         assert.equal(outcome.state, expected, `${forgery.name}: ${outcome.reasons.join("; ")}`);
         shown.push({ runId, name: forgery.name, folder });
@@ -86,6 +87,7 @@ Deno.test({
       const writer = await openSiteOutput(outputFiles, out);
       const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
         protocols,
+        ...SITE_BUNDLE,
         protocolDeclarations: new TextEncoder().encode(PROTOCOLS_JSON),
         readWebFile,
       });

@@ -13,6 +13,7 @@ import { copyFolder, git, PROTOCOLS_JSON, relabel } from "../site/_fixture_repo.
 import { cleanup, runScripted } from "../scripted/_harness.ts";
 import { buildAndServe } from "./_served_site.ts";
 import { launchChromium } from "./_chromium.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 const PAGE_DEADLINE_MS = 20_000;
 
 Deno.test({
@@ -219,6 +220,7 @@ Deno.test({
           reproduces: [],
           replace,
           protocols: KNOWN_PROTOCOLS,
+          ...SITE_BUNDLE,
         });
       }
       await withdrawApproved(files, {

@@ -56,7 +56,7 @@ Deno.test({
   ignore: !ROOT,
   fn: async () => {
     const mount = await Deno.makeTempDir({ prefix: "strata-tmpfs-" });
-    const mounted = await command("mount", ["-t", "tmpfs", "-o", "size=192k", "tmpfs", mount]);
+    const mounted = await command("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mount]);
     assert.equal(mounted.code, 0, `mount failed: ${mounted.stderr}`);
     const engine = await mockEngine();
     try {

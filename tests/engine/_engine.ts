@@ -9,8 +9,8 @@ import { type EngineHandle, ensureTinyQwen3, LLAMA_CPP_COMMIT, startEngine } fro
 import type { EngineProfile } from "../../engine/profile.ts";
 import { provisionLlamaServer } from "../../engine/provision.ts";
 import { realRunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
-import { loadBundle } from "../../fixtures/mod.ts";
-import type { Fixture, Result } from "../../contract/mod.ts";
+import { loadBundle, type LoadedBundle } from "../../fixtures/mod.ts";
+import type { Result } from "../../contract/mod.ts";
 import { writeStderr } from "../../runtime/mod.ts";
 
 /** The binary and model every test uses, prepared once. */
@@ -48,8 +48,8 @@ export function startTinyEngine(overrides: Partial<EngineProfile> = {}): Promise
   return tinyProfile(overrides).then((profile) => startEngine(profile));
 }
 
-let bundle: Promise<{ fixtures: Fixture[]; corpusSha256: string }> | null = null;
-export function sharedBundle(): Promise<{ fixtures: Fixture[]; corpusSha256: string }> {
+let bundle: Promise<LoadedBundle> | null = null;
+export function sharedBundle(): Promise<LoadedBundle> {
   bundle ??= loadBundle();
   return bundle;
 }

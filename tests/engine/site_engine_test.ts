@@ -12,6 +12,7 @@ import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import { launchChromium } from "../browser/_chromium.ts";
 import { publishOne } from "../site/_published_site.ts";
 import { runAgainst, startTinyEngine, tempDir } from "./_engine.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 const options = { sanitizeOps: false, sanitizeResources: false };
 
@@ -34,7 +35,7 @@ Deno.test("real engine: the website verifies a llama-server result and shows its
     await t.step(
       "the site's own recomputation agrees with the runner on every record, verdict and summary",
       async () => {
-        const outcome = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+        const outcome = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
         assert.equal(outcome.state, "verified", outcome.reasons.join("\n"));
         assert.equal(outcome.facts?.status, run.result.run.status);
         assert.equal(outcome.facts?.quality.passed, run.result.quality.passed);

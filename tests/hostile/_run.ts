@@ -1,13 +1,13 @@
 /** Runs the protocol in-process against the hostile engine and reads the result folder back. */
 import { join } from "node:path";
-import { loadBundle } from "../../fixtures/mod.ts";
-import { type Fixture, type RequestRecord, type Result } from "../../contract/mod.ts";
+import { loadBundle, type LoadedBundle } from "../../fixtures/mod.ts";
+import { type RequestRecord, type Result } from "../../contract/mod.ts";
 import { realRunDeps, type RunOptions, runProtocol, type RunReport } from "../../runner/mod.ts";
 import type { RunDeps } from "../../runner/run_options.ts";
 import { type HostileEngine, type HostileEngineOptions, startHostileEngine } from "./_hostile_engine.ts";
 
-let bundle: { fixtures: Fixture[]; corpusSha256: string } | null = null;
-export async function sharedBundle(): Promise<{ fixtures: Fixture[]; corpusSha256: string }> {
+let bundle: LoadedBundle | null = null;
+export async function sharedBundle(): Promise<LoadedBundle> {
   bundle ??= await loadBundle();
   return bundle;
 }

@@ -16,6 +16,7 @@ import { RESULT_FILE_CAPS } from "../../report/result_reader.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import { chunkOf, timingsOf, usageOf, type Wire } from "./_hostile_engine.ts";
 import { runHostile, sharedBundle } from "./_run.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 /** Room left for the answer, usage and [DONE] events and the HTTP chunk framing. */
 const ENDING_BYTES = 8 * 1024;
@@ -35,10 +36,10 @@ async function longFinish(wire: Wire): Promise<void> {
 async function assertJudgesAccept(run: { folder: string; report: { validationProblems: unknown[] } }): Promise<void> {
   assert.deepEqual(run.report.validationProblems, []);
   const { fixtures, corpusSha256 } = await sharedBundle();
-  const read = await readResultFolder(run.folder, { fixtures, corpusSha256, build: null });
+  const read = await readResultFolder(run.folder, { fixtures, corpusSha256 });
   assert.equal(read.kind, "checked", read.kind === "checked" ? "" : JSON.stringify(read).slice(0, 400));
   assert.deepEqual(read.kind === "checked" ? read.problems : null, []);
-  const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+  const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
   assert.deepEqual(site.reasons, []);
 }
 
@@ -112,7 +113,7 @@ Deno.test("a finished stream with a short unknown finish_reason fails its reques
     assert.equal(record?.status, "failed");
     assert.equal(record?.error?.kind, "finish_reason");
     assert.deepEqual(run.report.validationProblems, []);
-    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site reads the same error kind from the line's finish_reason");
   } finally {
     await Deno.remove(dir, { recursive: true });

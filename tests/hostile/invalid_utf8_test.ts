@@ -11,6 +11,7 @@ import { RESULT_FILE_CAPS } from "../../report/result_reader.ts";
 import type { Wire } from "./_hostile_engine.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import { runHostile } from "./_run.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 const HEAD = new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"');
 const TAIL = new TextEncoder().encode('"}}]}\n\n');
@@ -52,7 +53,7 @@ Deno.test("an answer of bytes that are not UTF-8 fills no more of outputs.jsonl 
       /passed 16384 byte sequences that are not UTF-8 \(event \d+ was not read\)/,
     );
     assert.deepEqual(run.report.validationProblems, []);
-    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, []);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -15,6 +15,7 @@ import { RESULT_FILE_CAPS } from "../../report/result_reader.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import type { Wire } from "./_hostile_engine.ts";
 import { runHostile, sharedBundle } from "./_run.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 /** The smallest event whose chunk carries nonempty reasoning and nonempty answer text (62 bytes). */
 const TINY = 'data:{"choices":[{"delta":{"reasoning":"a","content":"b"}}]}\n\n';
@@ -60,8 +61,8 @@ Deno.test("two requests flood their body bound with two-stamp chunks: each keeps
         continue;
       }
       assert.equal(line["end"], "finished", `${id}: the flood stays inside the body bound`);
-      const kept = (line["chunk_offsets_s"] as unknown[]).length +
-        (line["reasoning_chunk_offsets_s"] as unknown[]).length;
+      const kept = (line["chunk_offsets_us"] as unknown[]).length +
+        (line["reasoning_chunk_offsets_us"] as unknown[]).length;
       assert.equal(kept, MAX_CHUNK_STAMPS, `${id}: stamps kept`);
       assert.equal(
         line["unstamped_chunks"],
@@ -83,10 +84,10 @@ Deno.test("two requests flood their body bound with two-stamp chunks: each keeps
     assert.ok(outputsBytes < RESULT_FILE_CAPS.outputs / 64, `outputs.jsonl ${outputsBytes} bytes`);
     assert.deepEqual(run.report.validationProblems, []);
     const { fixtures, corpusSha256 } = await sharedBundle();
-    const read = await readResultFolder(run.folder, { fixtures, corpusSha256, build: null });
+    const read = await readResultFolder(run.folder, { fixtures, corpusSha256 });
     assert.equal(read.kind, "checked");
     assert.deepEqual(read.kind === "checked" ? read.problems : null, []);
-    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site's own rebuild agrees: no cadence past the bound");
     assert.equal(site.state, "verified");
   } finally {

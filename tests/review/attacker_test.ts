@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import { copyFolder, demoFolder, sha256File, strataBench } from "../site/_fixture_repo.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 const root = await Deno.makeTempDir({ prefix: "strata-attacker-" });
 const demo = await demoFolder(join(root, "made"));
@@ -26,7 +27,7 @@ async function rewrite(folder: string, change: (text: string) => string): Promis
   await Deno.writeTextFile(path, change(await Deno.readTextFile(path)));
 }
 
-const check = (folder: string) => verifyFolder(folderReader(folder), { protocols: KNOWN_PROTOCOLS });
+const check = (folder: string) => verifyFolder(folderReader(folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
 
 Deno.test("the genuine demo folder verifies (the baseline the hostile copies start from)", async () => {
   const outcome = await check(demo);
@@ -34,12 +35,10 @@ Deno.test("the genuine demo folder verifies (the baseline the hostile copies sta
 });
 
 Deno.test("site verify refuses what report refuses: a lone surrogate, a top-level __proto__, 17 MiB", async () => {
-  const surrogate = await changed((f) =>
-    rewrite(f, (t) => t.replace('"track": "custom",', '"track": "custom\\ud800",'))
-  );
+  const surrogate = await changed((f) => rewrite(f, (t) => t.replace('"track":"custom",', '"track":"custom\\ud800",')));
   const proto = await changed((f) => rewrite(f, (t) => t.replace("{", '{\n  "__proto__": {"status": "complete"},')));
   const huge = await changed((f) =>
-    rewrite(f, (t) => t.replace('"track_notes": "', `"track_notes": "${"x".repeat(17 * 1024 * 1024)}`))
+    rewrite(f, (t) => t.replace('"track_notes":"', `"track_notes":"${"x".repeat(17 * 1024 * 1024)}`))
   );
   const cases: [string, RegExp][] = [
     [surrogate, /unpaired surrogate escape/],
@@ -76,8 +75,8 @@ Deno.test("two different results with one run id are not called the same run", a
     );
     const sha = await sha256File(config);
     await rewrite(f, (t) =>
-      t.replace('"track_notes": "demo:', '"track_notes": "a demo:').replace(
-        /("path": "config\.json",[^}]*"sha256": ")[0-9a-f]{64}/,
+      t.replace('"track_notes":"demo:', '"track_notes":"a demo:').replace(
+        /("path":"config\.json",[^}]*"sha256":")[0-9a-f]{64}/,
         `$1${sha}`,
       ));
   });
@@ -106,8 +105,8 @@ Deno.test("--seal refuses, without a stack trace, a README.md that is a link; a 
   const forged = await changed((f) =>
     rewrite(f, (t) =>
       t.replace(
-        '"extensions": {',
-        `"extensions": {\n    "sealed": [{"sealed_at": "2020-01-01T00:00:00Z", "rehashed": [{"path": "template.jinja", ` +
+        '"extensions":{',
+        `"extensions":{\n    "sealed": [{"sealed_at": "2020-01-01T00:00:00Z", "rehashed": [{"path": "template.jinja", ` +
           `"kind": "provenance", "sha256_before": "${"a".repeat(64)}", "sha256_after": "${"b".repeat(64)}"}], ` +
           `"rederived": []}],`,
       ))

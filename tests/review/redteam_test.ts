@@ -24,6 +24,7 @@ import { type ManifestEntry, manifestText } from "../../site/web/manifest.js";
 import { cleanup, runScripted, SCRIPTED_DECLARED, type ScriptedRun } from "../scripted/_harness.ts";
 import { copyFolder, git, PROTOCOLS_JSON, sha256File, TEST_ACTIVATED } from "../site/_fixture_repo.ts";
 import { forge, forgeries } from "./_forgeries.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 const protocols = knownProtocols(new TextEncoder().encode(PROTOCOLS_JSON));
 const bundle = await loadBundle();
@@ -70,6 +71,7 @@ function add(setup: Setup, name: string, replace = false, now = new Date()) {
     reproduces: [],
     replace,
     protocols,
+    ...SITE_BUNDLE,
     review: async (folder: ReviewedFolder) => (verdict = await reviewFolder(folder, protocols, bundle)),
   });
   return { attempt, verdict: () => verdict };
@@ -96,6 +98,7 @@ async function builtWithReview(setup: Setup, entries: Record<string, unknown>[])
     write: (path) => Promise.resolve(void written.add(path)),
   }, {
     protocols,
+    ...SITE_BUNDLE,
     protocolDeclarations: null,
     readWebFile,
     review: (folder) => reviewFolder(folder, protocols, bundle),

@@ -10,6 +10,7 @@ import { cleanup, runScripted, type ScriptedRun } from "./_harness.ts";
 import { createSanitizer } from "../../sanitize/sanitize.ts";
 import { resultGlance, type Sanitizers } from "../../report/mod.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 /** One string of each kind sanitize/sanitize.ts redacts today (the run's sanitizer context is below). */
 const PRIVATE: Record<string, string> = {
@@ -129,7 +130,7 @@ Deno.test("answers, tool calls, errors and usage full of every kind of private d
     assert.equal((line.record_overrides as Record<string, unknown>)["/evaluation/passed"], true);
     assert.match(String(line.final_answer), /<host>/, "the evidence holds the redacted answer");
     // The website's own check, which shares no code with report, verifies it too and says what it did not recompute.
-    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site finds no problem");
     assert.equal(site.state, "verified");
     const stated = site.checks.find((c) => c.includes("stated by the runner"));
@@ -201,7 +202,7 @@ Deno.test("with a sanitizer that is not idempotent and changes lengths, the resu
     const i1 = run.byId.get("sanity-I1")!.evaluation!;
     assert.equal(i1.passed, false);
     assert.ok(i1.reason.includes("<secret>-secret") && !i1.reason.includes("<<secret>"), "sanitized once");
-    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site applies the stated verdict too");
     assert.ok(site.facts?.verdicts.find((v) => v.id === "sanity-I4")?.stated, "and labels it stated");
   } finally {
@@ -231,7 +232,7 @@ Deno.test("wrong answers that name a serial number or a machine id: the run acce
     assert.deepEqual(overrides["sanity-R3"], ["/evaluation/reason"]);
     const published = await publishedText(run);
     for (const leak of ["SN8F3K2Q9X", "0123456789abcdef0123"]) assert.ok(!published.includes(leak), leak);
-    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site finds no problem");
   } finally {
     await cleanup(run);

@@ -79,8 +79,10 @@ Deno.test("records carry the reasoning cadence the client stamped, rebuilt from 
     for (const id of ["performance-short-r1", "performance-prompt-4k-r2", "performance-prompt-16k-r3"]) {
       const record = done.byId.get(id)!;
       const cadence = done.result.extensions!.reasoning_cadence![id]!;
-      const reasoning = lineOf(id).reasoning_chunk_offsets_s as number[];
-      const answers = lineOf(id).chunk_offsets_s as number[];
+      // Written as whole microseconds, each after the first a difference; read back, the seconds scored.
+      const seconds = (us: number[]) => us.map((_, i) => us.slice(0, i + 1).reduce((a, b) => a + b, 0) / 1e6);
+      const reasoning = seconds(lineOf(id).reasoning_chunk_offsets_us as number[]);
+      const answers = seconds(lineOf(id).chunk_offsets_us as number[]);
       assert.deepEqual([reasoning.length, cadence.reasoning_itl_s.length], [10, 9], JSON.stringify(cadence));
       assert.equal(cadence.answer_itl_s.length, answers.length - 1);
       assert.ok(answers.length >= 2);

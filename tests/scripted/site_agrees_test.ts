@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { cleanup, runScripted, type ScriptedRun } from "./_harness.ts";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
+import { SITE_BUNDLE } from "../site/_bundle.ts";
 
 Deno.test("usage and timings with repeated keys and out-of-range numbers: report and the site agree, field by field", async () => {
   let run: ScriptedRun | undefined;
@@ -43,7 +44,7 @@ Deno.test("usage and timings with repeated keys and out-of-range numbers: report
     assert.equal(long2.timings.prompt_s, null, "prompt_ms beyond a double is no duration");
     assert.equal(long2.tokens.decode_tokens, 12);
 
-    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site finds no problem");
     assert.equal(site.state, "verified");
   } finally {
@@ -75,7 +76,7 @@ Deno.test("counts and timers past the plausibility table: the run, report and th
     assert.equal(r2.tokens.read_tokens, null);
     assert.equal(r2.timings.decode_s, null);
     assert.equal(r2.metrics.decode_tps, null);
-    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS });
+    const site = await verifyFolder(folderReader(run.report.folder), { protocols: KNOWN_PROTOCOLS, ...SITE_BUNDLE });
     assert.deepEqual(site.reasons, [], "the site finds no problem");
     assert.equal(site.state, "verified");
   } finally {

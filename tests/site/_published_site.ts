@@ -19,6 +19,7 @@ import {
   siteRequestHandler,
 } from "../../site/mod.ts";
 import { copyFolder, git, type Relabel, relabel } from "./_fixture_repo.ts";
+import { SITE_BUNDLE } from "./_bundle.ts";
 
 /** The served site and the manifest entry approve wrote. */
 export interface PublishedSite {
@@ -56,6 +57,7 @@ export async function publishOne(
     reproduces: [],
     replace: false,
     protocols: KNOWN_PROTOCOLS,
+    ...SITE_BUNDLE,
   });
   await git(repo, "add", "-A");
   await git(repo, "commit", "-q", "-m", "approve the reviewed result");
@@ -64,6 +66,7 @@ export async function publishOne(
   // A fresh GitRepo: one that answered before the approval commit remembers the branch head it read then.
   const report = await buildSite(new GitRepo(gitRunner(repo)), writer, {
     protocols: KNOWN_PROTOCOLS,
+    ...SITE_BUNDLE,
     protocolDeclarations: null,
     readWebFile,
   });

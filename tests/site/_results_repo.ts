@@ -18,6 +18,7 @@ import {
   sha256File,
   TEST_ACTIVATED,
 } from "./_fixture_repo.ts";
+import { SITE_BUNDLE } from "./_bundle.ts";
 
 /** How the site must show an entry. */
 export type Expected =
@@ -207,6 +208,7 @@ export async function buildResultsRepository(root: string): Promise<ResultsRepos
       reproduces,
       replace: false,
       protocols,
+      ...SITE_BUNDLE,
     });
   const byHand = async (name: string, change: Partial<ManifestEntry> = {}): Promise<ManifestEntry> => {
     const scenario = scenarios.find((s) => s.name === name)!;

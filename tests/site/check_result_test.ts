@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { folderReader, KNOWN_PROTOCOLS, verifyFolder } from "../../site/mod.ts";
 import { copyFolder, demoFolder, type Editable, relabel, sha256File, strataBench } from "./_fixture_repo.ts";
+import { SITE_BUNDLE } from "./_bundle.ts";
 
 const root = await Deno.makeTempDir({ prefix: "strata-site-check-" });
 const demo = await demoFolder(join(root, "demo"));
@@ -39,6 +40,7 @@ async function editOutputs(folder: string, edit: (line: Editable) => void): Prom
 function check(folder: string, expectedSha256?: string) {
   return verifyFolder(folderReader(folder), {
     protocols: KNOWN_PROTOCOLS,
+    ...SITE_BUNDLE,
     ...(expectedSha256 === undefined ? {} : { expectedSha256 }),
   });
 }
@@ -157,13 +159,29 @@ Deno.test("a changed quality score, count, token count, summary or round fails w
 });
 
 Deno.test("the request's own body must be the scheduled request: marker and seed", async () => {
+  // A forger who writes the messages out (no reference, which the line may do) states any body it likes.
+  const messages = new Map(
+    await Promise.all(["sanity-T1", "sanity-T2"].map(async (id) => {
+      const fixture = JSON.parse(
+        await Deno.readTextFile(new URL(`../../fixtures/standard-v1/${id}.json`, import.meta.url)),
+      );
+      return [id, fixture.messages] as const;
+    })),
+  );
+  const spelled = (line: Editable) => {
+    delete line.request_ref;
+    line.request = { messages: messages.get(line.request_id), ...line.request };
+  };
   const folder = await changed(demo, (f) =>
     editOutputs(f, (line) => {
-      if (line.request_id === "sanity-T1") line.request.seed = 7;
-      if (line.request_id === "sanity-T2") line.request.messages[0].content = "[case sanity-T9]\nUse get_weather";
+      if (line.request_id === "sanity-T1") spelled(line), line.request.seed = 7;
+      if (line.request_id === "sanity-T2") spelled(line), line.request.messages[0].content = "[case sanity-T9]\nUse it";
+      // Under the reference, a changed seed no longer hashes to the body sent.
+      if (line.request_id === "sanity-T3") line.request.seed = 7;
     }));
   await expectState(folder, "failed", /sanity-T1: the request sent seed 7, the protocol's is 1/);
   await expectState(folder, "failed", /sanity-T2: the request's user message does not start with \[case sanity-T2\]/);
+  await expectState(folder, "failed", /line 21: request_ref's body_sha256 is not that of the body rebuilt/);
 });
 
 Deno.test("a conforming status is refused when the evidence shows changed settings or a simulated engine", async () => {
@@ -193,7 +211,7 @@ Deno.test("an unknown schema version, protocol id or a legacy report is unverifi
     const text = await Deno.readTextFile(join(f, "results.json"));
     await Deno.writeTextFile(
       join(f, "results.json"),
-      text.replace('"schema_version": 1,', '"schema_version": 1, "schema_version": 1,'),
+      text.replace('"schema_version":1,', '"schema_version":1, "schema_version":1,'),
     );
   });
   await expectState(duplicate, "unverifiable", /not strict JSON \(duplicate key "schema_version"/);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { buildSite, GitRepo, gitRunner, KNOWN_PROTOCOLS, ManifestMissingError, readWebFile } from "../../site/mod.ts";
 import { slugFor } from "../../site/_pages.ts";
 import { git, strataBench } from "./_fixture_repo.ts";
+import { SITE_BUNDLE } from "./_bundle.ts";
 
 Deno.test("every entry gets its own page folder, also when a suffixed name is another run's id", () => {
   const taken = new Set<string>();
@@ -34,6 +35,7 @@ Deno.test("site build without a manifest on the branch fails with a clear error 
     await assert.rejects(
       buildSite(new GitRepo(gitRunner(repo)), { write: (path) => Promise.resolve(void written.push(path)) }, {
         protocols: KNOWN_PROTOCOLS,
+        ...SITE_BUNDLE,
         protocolDeclarations: null,
         readWebFile,
       }),

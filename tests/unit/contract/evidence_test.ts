@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import schema from "../../../contract/evidence.schema.json" with { type: "json" };
 import { EVIDENCE_VERSION, evidenceJsonSchema, type ExecutedRequest } from "../../../contract/mod.ts";
-import { outputLine } from "../../../report/result_folder.ts";
+import { writtenOf } from "../report/_realistic_result.ts";
 import { schemaText } from "../../../release/schema.ts";
 import { schemaErrors, type SchemaNode } from "../report/_schema_check.ts";
 import { fixture, outcome } from "../score/_helpers.ts";
@@ -19,7 +19,7 @@ const sent: ExecutedRequest = {
 
 /** A written line as `report` reads it back (a JSON round trip). */
 function written(request: ExecutedRequest, status: "completed" | "skipped" = "completed"): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(outputLine(request, status)));
+  return writtenOf(request, status);
 }
 
 Deno.test("the published evidence.schema.json is exactly what contract/evidence.ts generates", async () => {

@@ -44,10 +44,18 @@ import {
   wallS,
 } from "../../../score/mod.ts";
 import { outputLine } from "../../../report/result_folder.ts";
+import { writtenLine } from "../../../contract/mod.ts";
+
 import { placeRecord } from "../../../report/assemble.ts";
 import { DIGEST_KEYS, measuredDigest } from "../../../report/measured.ts";
 import { renderReadme } from "../../../report/render.ts";
 import { PICTURES_RENDERER_KEY, renderResultPictures } from "../../../report/pictures.ts";
+
+/** The line the run writes for `request`: its written form (the frozen messages by reference, stamps in µs). */
+export function writtenOf(request: ExecutedRequest, status: RequestRecord["status"]): Record<string, unknown> {
+  const line = JSON.parse(JSON.stringify(outputLine(request, status)));
+  return writtenLine(line, request.kind === "skipped" ? null : { body: request.body, fixture: request.fixture });
+}
 
 /** A realistic result and the folder it was written to. */
 export interface RealisticResult {
@@ -211,7 +219,9 @@ function outcomeOf(fixture: Fixture, index: number, queuedS: number, dispatchedM
   const firstDeltaS = Math.round(ttft * 1e6) / 1e6;
   const firstAnswerS = answered ? Math.round((end - 0.35) * 1e6) / 1e6 : null;
   // A stamp per chunk, ~24 ms apart: six reasoning chunks from the first delta, four answer chunks from the answer.
-  const stamps = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i * 0.0241);
+  // Whole microseconds, as the client keeps them (the line writes them so).
+  const stamps = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => Math.floor((from + i * 0.0241) * 1e6) / 1e6);
   // llama-server's last chunk: no choices, usage and timings together.
   const lastChunk = JSON.stringify({ choices: [], id: `chatcmpl-${index}`, usage, timings });
   return {
@@ -450,7 +460,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     [
       "outputs",
       "outputs.jsonl",
-      executed.map((r) => JSON.stringify(outputLine(r, requests[executed.indexOf(r)]!.status))).join("\n") + "\n",
+      executed.map((r) => JSON.stringify(writtenOf(r, requests[executed.indexOf(r)]!.status))).join("\n") + "\n",
     ],
     ["provenance", "chat_template.jinja", "{%- for message in messages %}{{ message.content }}{%- endfor %}\n"],
   ];

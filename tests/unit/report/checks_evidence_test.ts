@@ -109,11 +109,11 @@ Deno.test("the reasoning cadence is rebuilt from the line's chunk stamps: an edi
     assert.ok(hit, show(edited));
     assert.equal(
       hit.message,
-      `results.json says ${gap / 2}, the evidence (outputs.jsonl line ${i + 1}: reasoning_chunk_offsets_s, ` +
-        `chunk_offsets_s, client_offsets_s.first_answer_s) gives ${gap}`,
+      `results.json says ${gap / 2}, the evidence (outputs.jsonl line ${i + 1}: reasoning_chunk_offsets_us, ` +
+        `chunk_offsets_us, client_offsets_s.first_answer_s) gives ${gap}`,
     );
     const dropped = await validateEdited(r, {
-      lines: (lines) => delete lineOf(lines, "performance-short-r2")["reasoning_chunk_offsets_s"],
+      lines: (lines) => delete lineOf(lines, "performance-short-r2")["reasoning_chunk_offsets_us"],
     });
     assert.ok(dropped.some((p) => p.pointer === `/extensions/reasoning_cadence/${id}`), show(dropped));
     const unlisted = await validateEdited(r, {

@@ -121,7 +121,7 @@ Deno.test("the evidence lines' clocks: stamps near the start, offsets ordered an
     const check = (text: string) => {
       const parsing: Problem[] = [];
       const artifact = { kind: "outputs" as const, path: "outputs.jsonl", sha256: "" };
-      const lines = parseEvidenceLines({ index: 1, artifact, bytes: new TextEncoder().encode(text) }, parsing);
+      const lines = parseEvidenceLines({ index: 1, artifact, bytes: new TextEncoder().encode(text) }, null, parsing);
       assert.equal(parsing.length, 0, JSON.stringify(parsing));
       const problems: Problem[] = [];
       checkPlausibleLines(lines!, startedAt, "/artifacts/1", problems);
@@ -151,8 +151,8 @@ Deno.test("the evidence lines' clocks: stamps near the start, offsets ordered an
         /first_answer_s .* outside first_delta_s\.\.end_s/,
       ],
       [
-        (l) => (l.reasoning_chunk_offsets_s = [0.2, 0.1]),
-        /reasoning_chunk_offsets_s\[1\] 0\.1 is negative, out of order/,
+        (l) => (l.reasoning_chunk_offsets_us = [200000, -100000]),
+        /reasoning_chunk_offsets_us stamp 1 \(0\.1 s\) is negative, out of order/,
       ],
     ];
     for (const [edit, message] of cases) {
