@@ -167,11 +167,13 @@ const hex = Type.String({ pattern: "^[0-9a-f]{64}$" });
 
 /**
  * A sent request's line as written (version 5): `request` without `messages` where `request_ref` names the frozen
- * fixture and the exact body sent; the chunk stamps in whole microseconds, each after the first a difference.
+ * fixture and the exact body sent; the chunk stamps in whole microseconds, each after the first a difference; a
+ * timings chunk that is the usage chunk written once (`timings_in_usage_chunk`).
  */
 const WRITTEN_SENT_LINE_SCHEMA = closed({
   ...writtenProperties,
   request_ref: Type.Optional(closed({ bundle: string, fixture_sha256: hex, body_sha256: hex })),
+  timings_in_usage_chunk: Type.Optional(Type.Literal(true)),
   chunk_offsets_us: stampsUs,
   reasoning_chunk_offsets_us: stampsUs,
 });

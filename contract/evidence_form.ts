@@ -8,6 +8,8 @@
  *   reference.
  * - Chunk stamps are whole microseconds (the client keeps them so), written as `chunk_offsets_us` and
  *   `reasoning_chunk_offsets_us`: the first stamp, then each stamp's difference from the one before.
+ * - A timings chunk that is the usage chunk (llama-server sends both in its last chunk) is written once:
+ *   `timings_in_usage_chunk: true` stands for a `timings_chunk` equal to `usage_chunk`.
  */
 import type { ChatMessage, Fixture } from "./fixture.ts";
 import { sha256Hex } from "./sha256.ts";
@@ -62,6 +64,10 @@ export function writtenLine(
   if (line["status"] === "skipped") return line;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(line)) {
+    if (key === "timings_chunk" && typeof value === "string" && value === line["usage_chunk"]) {
+      out[SAME_CHUNK] = true;
+      continue;
+    }
     if (key in STAMP_LISTS && Array.isArray(value)) {
       const us = value.map((s) => micros(s as number));
       out[STAMP_LISTS[key as keyof typeof STAMP_LISTS]] = us.map((v, i) => (i === 0 ? v : v - us[i - 1]!));
@@ -84,6 +90,7 @@ export function writtenLine(
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
+const SAME_CHUNK = "timings_in_usage_chunk";
 
 function refProblem(ref: unknown, request: unknown, fixture: Fixture | null): string | null {
   if (ref === null || typeof ref !== "object" || Array.isArray(ref)) return "request_ref must be an object";
@@ -126,6 +133,13 @@ export function readWrittenLine(
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (key in STAMP_LISTS) return `evidence version 5 writes ${key} as ${STAMP_LISTS[key as "chunk_offsets_s"]}`;
+    if (key === SAME_CHUNK) {
+      if (value !== true || typeof fields["usage_chunk"] !== "string" || Object.hasOwn(fields, "timings_chunk")) {
+        return `${SAME_CHUNK} must be true, beside a usage_chunk text and no timings_chunk`;
+      }
+      out["timings_chunk"] = fields["usage_chunk"];
+      continue;
+    }
     const seconds = Object.entries(STAMP_LISTS).find(([, written]) => written === key)?.[0];
     if (seconds !== undefined) {
       const stamps = stampsOf(key, value);

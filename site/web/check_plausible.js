@@ -84,7 +84,8 @@ function lineProblems(line, id, startedMs, out) {
     const bad = stamps.findIndex((s, i) =>
       !isNum(s) || s < 0 || (isNum(end) && s > end) || (i > 0 && isNum(stamps[i - 1]) && s < stamps[i - 1])
     );
-    if (bad >= 0) out.push(`${id}: ${key}[${bad}] is negative, out of order or after the stream ended`);
+    const written = key.replace(/_s$/, "_us");
+    if (bad >= 0) out.push(`${id}: ${written} stamp ${bad} is negative, out of order or after the stream ended`);
   }
 }
 

@@ -4,7 +4,8 @@
  * a request of the frozen bundle names its fixture by reference (`request_ref`: the bundle, the fixture file's
  * SHA-256, the SHA-256 of the exact body sent) instead of carrying its messages, and chunk stamps are whole
  * microseconds, each after the first a difference from the one before (`chunk_offsets_us`,
- * `reasoning_chunk_offsets_us`). The bundle is fetched once per corpus and kept: its MANIFEST.sha256 must hash to
+ * `reasoning_chunk_offsets_us`); a timings chunk that is the usage chunk is written once (`timings_in_usage_chunk`
+ * stands for it). The bundle is fetched once per corpus and kept: its MANIFEST.sha256 must hash to
  * the protocol's pinned corpus SHA-256, each fixture file to its manifest line. Every line comes back in the form
  * the other checks read: the messages rebuilt from the fixture (both hashes checked), the stamps in seconds.
  */
@@ -97,6 +98,13 @@ async function readLine(value, read, corpus) {
   /** @type {Record<string, unknown>} */
   const out = Object.create(null);
   for (const [key, field] of Object.entries(value)) {
+    if (key === "timings_in_usage_chunk") {
+      if (field !== true || typeof value.usage_chunk !== "string" || Object.hasOwn(value, "timings_chunk")) {
+        return "timings_in_usage_chunk must be true, beside a usage_chunk text and no timings_chunk";
+      }
+      out.timings_chunk = value.usage_chunk;
+      continue;
+    }
     const stamp = STAMPS.find(([written, inSeconds]) => key === written || key === inSeconds);
     if (stamp !== undefined && key === stamp[1]) return `${key} is written as ${stamp[0]} in version 5`;
     if (stamp === undefined) {

@@ -114,7 +114,9 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
         const line = first!.outputs.get(record.id)!;
         // The evidence keeps the exact text of the chunk that carried usage and timings.
         const usage = (JSON.parse(line.usage_chunk as string) as { usage: RawUsage }).usage;
-        const timings = (JSON.parse(line.timings_chunk as string) as { timings: RawTimings }).timings;
+        // llama-server's last chunk carries both; the line writes it once (timings_in_usage_chunk).
+        assert.equal(line.timings_in_usage_chunk, true);
+        const timings = (JSON.parse(line.usage_chunk as string) as { timings: RawTimings }).timings;
         assert.equal(timings.prompt_n + timings.cache_n, usage.prompt_tokens, `${record.id}: prompt_n + cache_n`);
         assert.equal(usage.prompt_tokens_details?.cached_tokens, timings.cache_n, `${record.id}: cached_tokens`);
         assert.equal(usage.completion_tokens, timings.predicted_n, `${record.id}: completion_tokens`);
@@ -158,8 +160,10 @@ Deno.test("real engine: fresh run, then a second run on the same server", option
       let reasoned = 0;
       for (const record of first!.result.requests) {
         const line = first!.outputs.get(record.id)!;
-        const stamps = line.reasoning_chunk_offsets_s as number[];
-        assert.ok(Array.isArray(stamps) && Array.isArray(line.chunk_offsets_s), record.id);
+        // Whole microseconds, each after the first a difference (evidence version 5).
+        const us = line.reasoning_chunk_offsets_us as number[];
+        const stamps = us.map((_, i) => us.slice(0, i + 1).reduce((a, b) => a + b, 0) / 1e6);
+        assert.ok(Array.isArray(us) && Array.isArray(line.chunk_offsets_us), record.id);
         // The tiny model opens every turn with <think> (the step above), so every request reasoned.
         assert.ok(stamps.length > 0, record.id);
         const cadence = first!.result.extensions!.reasoning_cadence![record.id]!;

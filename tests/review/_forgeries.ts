@@ -306,8 +306,9 @@ export function forgeries(ids: { activated: string; unknown: string }): Forgery[
   add("rates and counts", "quality-score", (f) => editResults(f, (r) => (r.quality.passed = 11)), /quality|measured/);
   add("rates and counts", "timings-prompt-ms", (f) =>
     editLines(f, (l) => {
-      if (l.request_id === "performance-prompt-16k-r1" && typeof l.timings_chunk === "string") {
-        l.timings_chunk = l.timings_chunk.replace(/"prompt_ms":([0-9.e+-]+)/, (_m: string, n: string) =>
+      // The timings came in the usage chunk, which the line writes once (timings_in_usage_chunk).
+      if (l.request_id === "performance-prompt-16k-r1" && typeof l.usage_chunk === "string") {
+        l.usage_chunk = l.usage_chunk.replace(/"prompt_ms":([0-9.e+-]+)/, (_m: string, n: string) =>
           `"prompt_ms":${Number(n) / 4}`);
       }
     }), /performance-prompt-16k-r1|prompt|measured/);

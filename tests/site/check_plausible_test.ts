@@ -74,7 +74,7 @@ Deno.test("each implausible value is named", () => {
     [
       "a chunk after the end",
       (_r, l) => l.chunk_offsets_s.push(11),
-      /chunk_offsets_s\[3\] is negative, out of order or after/,
+      /chunk_offsets_us stamp 3 is negative, out of order or after/,
     ],
     [
       "1e29 W",

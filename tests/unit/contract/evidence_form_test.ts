@@ -17,6 +17,8 @@ function held(request: Record<string, unknown> = body): Record<string, unknown> 
     request: JSON.parse(JSON.stringify(request)),
     reasoning_chunk_offsets_s: [0.000125, 0.002152, 0.002152, 0.004675],
     chunk_offsets_s: [0.01, 0.012345],
+    usage_chunk: '{"usage":{"completion_tokens":3},"timings":{"predicted_n":3}}',
+    timings_chunk: '{"usage":{"completion_tokens":3},"timings":{"predicted_n":3}}',
     final_answer: "ok",
   };
 }
@@ -34,6 +36,9 @@ Deno.test("a frozen request is written by reference and read back exactly: the b
   assert.deepEqual(written["reasoning_chunk_offsets_us"], [125, 2027, 0, 2523]);
   assert.deepEqual(written["chunk_offsets_us"], [10000, 2345]);
   assert.equal("chunk_offsets_s" in written, false);
+  // llama-server's last chunk carries usage and timings: its text is written once.
+  assert.equal(written["timings_in_usage_chunk"], true);
+  assert.equal("timings_chunk" in written, false);
   const read = readWrittenLine(JSON.parse(JSON.stringify(written)), f);
   assert.deepEqual(read, line);
   // The same key order as the body the client sent, so its bytes are the bytes hashed.
@@ -71,6 +76,8 @@ Deno.test("a broken written form is named: hashes, a bundle, messages beside the
   assert.match(String(broken((l) => (l.request_ref.body_sha256 = "ABC"))), /lowercase hex SHA-256/);
   assert.match(String(broken((l) => (l.chunk_offsets_us = [0.5]))), /chunk_offsets_us must be an array of integers/);
   assert.match(String(broken((l) => (l.chunk_offsets_s = [0.5]))), /writes chunk_offsets_s as chunk_offsets_us/);
+  assert.match(String(broken((l) => (l.timings_chunk = "{}"))), /timings_in_usage_chunk must be true, beside/);
+  assert.match(String(broken((l) => (l.timings_in_usage_chunk = false))), /timings_in_usage_chunk must be true/);
   // Without the bundle's fixture the line is read, the messages not restored and the hashes not checked.
   const unchecked = readWrittenLine(structuredClone(written), null) as Record<string, unknown>;
   assert.equal("messages" in (unchecked["request"] as object), false);

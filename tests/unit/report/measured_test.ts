@@ -62,9 +62,10 @@ Deno.test("a changed timing, count, answer or status is named, in results.json o
     const text = await outputs(r);
     const slower = editLine(text, "performance-prompt-4k-r2", (line) => {
       // The counts and timers are read from the exact chunk text the evidence keeps.
-      const chunk = JSON.parse(line.timings_chunk as string) as { timings: Record<string, number> };
+      // The timings are in the usage chunk (llama-server's last), which the line writes once.
+      const chunk = JSON.parse(line.usage_chunk as string) as { timings: Record<string, number> };
       chunk.timings.predicted_ms = chunk.timings.predicted_ms! * 2;
-      line.timings_chunk = JSON.stringify(chunk);
+      line.usage_chunk = JSON.stringify(chunk);
     });
     const changes = measuredChanges(recorded, value, slower);
     assert.equal(changes.length, 1, changes.join("\n"));
