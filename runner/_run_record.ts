@@ -3,7 +3,7 @@
  * resolved configuration, the engine's load), and the contract's sampling objects read back from a sent body.
  */
 import type { ChatTemplateKwargs, Sampling } from "../contract/mod.ts";
-import type { ConfigCheck } from "../score/mod.ts";
+import { type ConfigCheck, SENT_AS_ENGINE_PARAMETER } from "../score/mod.ts";
 import type { PreparedRun, RunOptions } from "./run_options.ts";
 
 /** The body of the run's first request, whose settings the run's records quote. */
@@ -90,17 +90,7 @@ function serverDefaults(prepared: PreparedRun): Record<string, unknown> {
     };
   }
   const overridden: Record<string, { server: unknown; sent: unknown }> = {};
-  const names: [string, string][] = [
-    ["temperature", "temperature"],
-    ["top_p", "top_p"],
-    ["top_k", "top_k"],
-    ["min_p", "min_p"],
-    ["presence_penalty", "presence_penalty"],
-    ["repeat_penalty", "repeat_penalty"],
-    ["seed", "seed"],
-    ["n_predict", "max_tokens"],
-  ];
-  for (const [engine, sent] of names) {
+  for (const { sent, resolved: engine } of SENT_AS_ENGINE_PARAMETER) {
     if (Object.hasOwn(params, engine) && body[sent] !== undefined && params[engine] !== body[sent]) {
       overridden[engine] = { server: params[engine], sent: body[sent] };
     }

@@ -1,5 +1,5 @@
 /** Why a run could not start (nothing sent), and why it stopped when the result folder could not be written. */
-import { errnoOf } from "../runtime/mod.ts";
+import { errnoOf, WRITE_FAILURE_WORDS } from "../runtime/mod.ts";
 import type { TemplateCheck } from "./template_check.ts";
 
 /** Why a run could not start; nothing was sent to the server. */
@@ -32,13 +32,7 @@ export class RunWriteError extends Error {
 }
 
 const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on the disk",
-  EDQUOT: "the disk quota is used up",
-  EIO: "an input/output error on the disk",
-  EROFS: "the disk is read-only",
-  EFBIG: "the file grew past the largest size the disk allows",
-  EACCES: "permission to write was withdrawn",
-  EPERM: "permission to write was withdrawn",
+  ...WRITE_FAILURE_WORDS,
   // report/result_folder.ts's own code: the folder at the run's path is no longer the one it created.
   FOLDER_REPLACED: "the folder was replaced during the run (a link or another folder stands at its path now), so " +
     "nothing more was written through it; what was written before stays in the folder that was moved",

@@ -1,6 +1,7 @@
 /**
  * The one errno vocabulary of the runtime: why a file operation failed, read from Node's errno code (`ENOENT`) or,
- * where Deno raised its own error, the error's name (`NotFound`). Every file helper classifies through here.
+ * where Deno raised its own error, the error's name (`NotFound`). Every file helper classifies through here, and
+ * every failed write is said in the words of WRITE_FAILURE_WORDS.
  */
 
 /** Why a file operation failed, in the runtime's words. */
@@ -20,6 +21,22 @@ const KINDS: Readonly<Record<string, ErrnoKind>> = {
   EEXIST: "exists",
   AlreadyExists: "exists",
   ELOOP: "link",
+};
+
+/**
+ * A failed write in words, by its errno code: the one table both the check of a results folder before a run and
+ * a write that fails during it read (undefined for a code it does not name).
+ */
+export const WRITE_FAILURE_WORDS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the disk",
+  EDQUOT: "the disk quota is used up",
+  EIO: "an input/output error on the disk",
+  EROFS: "the disk is read-only",
+  EFBIG: "the file grew past the largest size the disk allows",
+  EACCES: "the folder is not writable by this user",
+  EPERM: "the folder is not writable by this user",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EEXIST: "a part of the path is a file, not a folder",
 };
 
 /** The error's errno code, else its name ("" when it has neither). */

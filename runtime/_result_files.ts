@@ -2,7 +2,7 @@ import process from "node:process";
 import { constants as fsConstants } from "node:fs";
 import { access, lstat, mkdir, open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { errnoOf } from "./_errno.ts";
+import { errnoOf, WRITE_FAILURE_WORDS } from "./_errno.ts";
 
 /**
  * File writes the result folder needs: a folder, lines appended and flushed one request at a time, and whole files
@@ -89,11 +89,7 @@ async function existingAncestor(path: string): Promise<string> {
 }
 
 function rootWriteProblem(code: string): string {
-  if (code === "EROFS") return "the disk is read-only";
-  if (code === "ENOSPC" || code === "EDQUOT") return "the disk is full";
-  if (code === "EACCES" || code === "EPERM") return "the folder is not writable by this user";
-  if (code === "ENOTDIR" || code === "EEXIST") return "a part of the path is a file, not a folder";
-  return `writing failed (${code})`;
+  return WRITE_FAILURE_WORDS[code] ?? `writing failed (${code})`;
 }
 
 async function checkRoot(root: string): Promise<RootCheck> {

@@ -32,7 +32,7 @@ export {
 } from "./case_readout.ts";
 export { buildConcurrencyRounds, roundQueueing } from "./rounds.ts";
 export { type RequestSpan, spanEndS, stageDurationS, wallS } from "./durations.ts";
-export { checkResolvedConfig, type ConfigCheck } from "./resolved_config.ts";
+export { checkResolvedConfig, type ConfigCheck, SENT_AS_ENGINE_PARAMETER } from "./resolved_config.ts";
 export { scoreQuality } from "./quality.ts";
 export { decideRunStatus, nonconformingReasonsOf } from "./status.ts";
 export { mean, median } from "./stats.ts";

@@ -42,8 +42,11 @@ export interface ConfigCheck {
   reported: Record<string, unknown>;
 }
 
-/** Request body key -> the engine's parameter name, and how to compare. */
-const COMPARED: readonly { sent: string; resolved: string; float32: boolean }[] = [
+/**
+ * Request body key -> the engine's parameter name (llama.cpp's), and how to compare: the one table of the names a
+ * sent setting has on the engine's side (the run's server-defaults comparison reads it too).
+ */
+export const SENT_AS_ENGINE_PARAMETER: readonly { sent: string; resolved: string; float32: boolean }[] = [
   { sent: "temperature", resolved: "temperature", float32: true },
   { sent: "top_p", resolved: "top_p", float32: true },
   { sent: "top_k", resolved: "top_k", float32: false },
@@ -93,7 +96,7 @@ export function checkResolvedConfig(body: unknown, reading: SlotReading): Config
       reported: {},
     };
   }
-  const compared: ComparedSetting[] = COMPARED.map(({ sent: key, resolved, float32 }) => {
+  const compared: ComparedSetting[] = SENT_AS_ENGINE_PARAMETER.map(({ sent: key, resolved, float32 }) => {
     const value = sent[key];
     const sentNumber = typeof value === "number" ? value : null;
     const reported = Object.hasOwn(params, resolved) ? params[resolved] : null;

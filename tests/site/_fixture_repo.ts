@@ -183,7 +183,8 @@ export async function relabel(folder: string, change: Relabel): Promise<void> {
   change.edit?.(result);
   await relabelConfig(folder, result);
   await recordMeasured(folder, result);
-  await Deno.writeTextFile(path, `${JSON.stringify(result, null, 2)}\n`);
+  // Compact, as the run writes it (evidence version 5).
+  await Deno.writeTextFile(path, `${JSON.stringify(result)}\n`);
 }
 
 /**
