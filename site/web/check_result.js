@@ -243,7 +243,7 @@ export async function checkEvidence(input) {
   // Known even when the check fails: the review never approves a simulation, whatever else it finds.
   const simulated = simulationMarked(result, artifacts.json);
   if (outputLines === null) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
-  const lines = await readLightLines(outputLines, input.readBundle, protocol.corpusSha256, problems);
+  const lines = await readLightLines(outputLines, input.readBundle, protocol.corpusSha256, problems, checks);
   const facts = recompute(result, protocol, lines, artifacts, problems, checks);
   if (problems.length > 0) return { ...evidence("failed", problems, checks, sha, protocolLabel, ids), simulated };
   return { ...evidence("verified", [], checks, sha, protocolLabel, ids), facts, simulated };

@@ -135,13 +135,16 @@ async function readLine(value, read, corpus) {
 
 /**
  * The evidence lines in the form the checks read; each line whose written form is broken is a problem (and is
- * kept as written, so that the checks after it name what else is wrong).
+ * kept as written, so that the checks after it name what else is wrong). When none is, the check says how many
+ * requests were rebuilt from the frozen bundle.
  * @param {import("./check_records.js").EvidenceLine[]} lines @param {BundleRead} read @param {string} corpus
- * @param {string[]} problems
+ * @param {string[]} problems @param {string[]} checks
  * @returns {Promise<import("./check_records.js").EvidenceLine[]>}
  */
-export async function readLightLines(lines, read, corpus, problems) {
-  return await Promise.all(lines.map(async (line, index) => {
+export async function readLightLines(lines, read, corpus, problems, checks) {
+  const before = problems.length;
+  const referenced = lines.filter((l) => l.parsed?.ok && isObject(l.parsed.value) && "request_ref" in l.parsed.value);
+  const out = await Promise.all(lines.map(async (line, index) => {
     const parsed = line.parsed;
     if (parsed === null || !parsed.ok || !isObject(parsed.value)) return line;
     const value = await readLine(parsed.value, read, corpus);
@@ -149,4 +152,11 @@ export async function readLightLines(lines, read, corpus, problems) {
     problems.push(`outputs.jsonl line ${index + 1}: ${value}`);
     return line;
   }));
+  if (problems.length === before && referenced.length > 0) {
+    checks.push(
+      `${referenced.length} requests sent by reference rebuilt from the frozen bundle ${BUNDLE_NAME} (its manifest ` +
+        "against the pinned corpus, each fixture file and each body sent against its SHA-256)",
+    );
+  }
+  return out;
 }

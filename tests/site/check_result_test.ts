@@ -60,6 +60,14 @@ Deno.test("a genuine demo folder verifies: draft protocol, nonconforming, 12/12,
   assert.equal(outcome.facts?.simulated, true);
   assert.equal(outcome.facts?.quality.passed, 12);
   assert.deepEqual(outcome.facts?.cases.map((c) => c.caseId), ["short", "prompt-4k", "prompt-16k"]);
+  // Every request went by reference, and the check says it rebuilt each from the bundle.
+  assert.ok(
+    outcome.checks.includes(
+      "22 requests sent by reference rebuilt from the frozen bundle standard-v1 (its manifest against the pinned " +
+        "corpus, each fixture file and each body sent against its SHA-256)",
+    ),
+    outcome.checks.join("\n"),
+  );
 });
 
 Deno.test("a genuine demo folder with the optional stage verifies its 34 requests and 3 rounds", async () => {
