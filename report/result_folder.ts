@@ -150,6 +150,13 @@ export async function openResultFolder(
     });
     return appended;
   };
+  // Every file but outputs.jsonl: written whole through a rename, into the folder the run created; its SHA-256.
+  const put = async (name: string, text: string): Promise<string> => {
+    const bytes = encoder.encode(text);
+    await unchanged();
+    await files.writeAtomic(join(path, name), bytes);
+    return sha256Hex(bytes);
+  };
   return {
     path,
     appendSanitizedOutput(line) {
@@ -159,28 +166,16 @@ export async function openResultFolder(
       return { kind: "outputs", path: RESULT_FILES.outputs, sha256: outputsHash.copy().digest("hex") };
     },
     async writeArtifact(kind, name, content) {
-      const bytes = encoder.encode(sanitize.text(content));
-      await unchanged();
-      await files.writeAtomic(join(path, name), bytes);
-      return { kind, path: name, sha256: sha256Hex(bytes) };
+      return { kind, path: name, sha256: await put(name, sanitize.text(content)) };
     },
     async writeJsonArtifact(kind, name, value) {
-      const bytes = encoder.encode(`${JSON.stringify(sanitize.json(value), null, 2)}\n`);
-      await unchanged();
-      await files.writeAtomic(join(path, name), bytes);
-      return { kind, path: name, sha256: sha256Hex(bytes) };
+      return { kind, path: name, sha256: await put(name, `${JSON.stringify(sanitize.json(value), null, 2)}\n`) };
     },
     async writeDerivedArtifact(kind, name, content) {
-      const bytes = encoder.encode(content);
-      await unchanged();
-      await files.writeAtomic(join(path, name), bytes);
-      return { kind, path: name, sha256: sha256Hex(bytes) };
+      return { kind, path: name, sha256: await put(name, content) };
     },
-    async writeFile(name, content) {
-      const bytes = encoder.encode(sanitize.text(content));
-      await unchanged();
-      await files.writeAtomic(join(path, name), bytes);
-      return sha256Hex(bytes);
+    writeFile(name, content) {
+      return put(name, sanitize.text(content));
     },
     async writeResults(text) {
       await appended;

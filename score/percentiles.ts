@@ -175,6 +175,31 @@ function takeRanks(wanted: Map<number, number>, value: number, count: number, ra
 }
 
 /**
+ * The median absolute deviation from `p50` of the union of ascending runs of `n` values in all, without expanding
+ * them: deviations |v - p50| in ascending order, each run split at p50 into entries read backwards (below it) and
+ * entries read forwards (at or above it), both ascending in deviation.
+ */
+function sortedRunsMad(runs: readonly SortedRun[], n: number, p50: number): number {
+  const deviations: (EntryCursor | null)[] = [];
+  for (const r of runs) {
+    const values = valuesOf(r);
+    let split = 0, hi = values.length;
+    while (split < hi) {
+      const mid = (split + hi) >> 1;
+      if ((values[mid] as number) < p50) split = mid + 1;
+      else hi = mid;
+    }
+    deviations.push(cursor(r, split - 1, -1, (v) => p50 - v));
+    deviations.push(cursor(r, split, values.length, (v) => v - p50));
+  }
+  const ranks = ranksFor(n, 0.5);
+  const values = new Map<number, number>([[ranks.lo, 0], [ranks.hi, 0]]);
+  walkMerged(deviations, (v, count, rank) => takeRanks(values, v, count, rank));
+  const lo = values.get(ranks.lo) as number, hi = values.get(ranks.hi) as number;
+  return lo + ranks.frac * (hi - lo);
+}
+
+/**
  * The summary of the union of several ascending runs of finite numbers (plain or run-length), without expanding
  * or concatenating them: exactly the numbers describeDistribution gives for all values together (the same
  * ascending summation, copy by copy; the same order statistics and MAD). This is how pooled and merged load
@@ -226,31 +251,13 @@ export function describeSortedRuns(runs: readonly SortedRun[]): DistSummary {
     return a + t.frac * (b - a);
   };
   const [p50, p90, p95, p99] = targets.map(pick) as [number, number, number, number];
-  // Deviations |v - p50| in ascending order: each run splits at p50 into entries read backwards (below it) and
-  // entries read forwards (at or above it); both are ascending in deviation.
-  const deviations: (EntryCursor | null)[] = [];
-  for (const r of runs) {
-    const values = valuesOf(r);
-    let split = 0, hi = values.length;
-    while (split < hi) {
-      const mid = (split + hi) >> 1;
-      if ((values[mid] as number) < p50) split = mid + 1;
-      else hi = mid;
-    }
-    deviations.push(cursor(r, split - 1, -1, (v) => p50 - v));
-    deviations.push(cursor(r, split, values.length, (v) => v - p50));
-  }
-  const madRanks = ranksFor(n, 0.5);
-  const madValues = new Map<number, number>([[madRanks.lo, 0], [madRanks.hi, 0]]);
-  walkMerged(deviations, (v, count, rank) => takeRanks(madValues, v, count, rank));
-  const madLo = madValues.get(madRanks.lo) as number, madHi = madValues.get(madRanks.hi) as number;
   return {
     n,
     min,
     max,
     mean,
     sd: n >= 2 ? Math.sqrt(squares / (n - 1)) : null,
-    mad: madLo + madRanks.frac * (madHi - madLo),
+    mad: sortedRunsMad(runs, n, p50),
     p50,
     p90,
     p95,
