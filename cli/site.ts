@@ -97,8 +97,13 @@ export async function protocolsFrom(path: unknown) {
  * report's validator, the site's check, the status rules and the redaction check, all on one folder.
  */
 export function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
-  let bundle: ReturnType<typeof loadBundle> | null = null;
-  return async (folder) => reviewFolder(folder, protocols, await (bundle ??= loadBundle()));
+  return async (folder) => reviewFolder(folder, protocols, await loadedBundle());
+}
+
+/** The bundle this build ships, loaded (so verified) once per process for every judge that reads it. */
+let bundle: ReturnType<typeof loadBundle> | null = null;
+function loadedBundle(): ReturnType<typeof loadBundle> {
+  return bundle ??= loadBundle();
 }
 
 /**
@@ -106,8 +111,7 @@ export function reviewer(protocols: readonly KnownProtocol[]): Reviewer {
  * ships, loaded (so verified) once; the check hashes the manifest against the protocol's corpus as the browser does.
  */
 export function bundleReader(): BundleRead {
-  let bundle: ReturnType<typeof loadBundle> | null = null;
-  return async (_corpus, file) => (await (bundle ??= loadBundle())).readFile(file);
+  return async (_corpus, file) => (await loadedBundle()).readFile(file);
 }
 
 /** The frozen bundle's files by name, for the site build to copy (the bundle loaded, so verified, once). */

@@ -1,6 +1,6 @@
 /**
  * The written form of an evidence line (evidence version 5), and its reading back into the line every check reads.
- * Two things are written smaller than the run holds them, each exactly:
+ * Three things are written smaller than the run holds them, each exactly:
  * - A request of the frozen bundle is written by reference: `request` keeps every field of the body sent except
  *   `messages`, and `request_ref` names the bundle, the SHA-256 of the fixture file the messages come from, and the
  *   SHA-256 of the exact body bytes sent. A judge with the bundle rebuilds the body and checks both hashes. A body
@@ -14,7 +14,7 @@
 import type { ChatMessage, Fixture } from "./fixture.ts";
 import { sha256Hex } from "./sha256.ts";
 
-/** The name of the frozen request bundle every standard run sends. */
+/** The name of the frozen request bundle every standard run sends (the builder writes it into build.json). */
 export const BUNDLE_NAME = "standard-v1";
 
 /** How a line names the fixture its messages come from and the exact body sent. */
