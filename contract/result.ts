@@ -238,16 +238,29 @@ const sources = closed({
 
 /**
  * The reasoning cadence of a request that streamed reasoning (load's definitions, score/cadence.ts), from the
- * client's stamps of every reasoning and answer chunk: first reasoning delta to first answer delta (thinking time),
- * the gaps between successive chunks (ITL, rounded to the microsecond) and the mean gap per chunk, first to last
- * (TPOT: one token an event, as llama.cpp streams), for the reasoning and for the answer (text or tool calls).
+ * client's stamps of every reasoning and answer chunk: first reasoning delta to first answer delta (thinking time)
+ * and the mean gap per chunk, first to last (TPOT: one token an event, as llama.cpp streams), for the reasoning and
+ * for the answer (text or tool calls). The gaps themselves (ITL) are in the evidence's stamps; results.json keeps
+ * them pooled per case (`reasoningItl`), which is all a readout of them uses.
  */
 const reasoningCadence = closed({
   thinking_s: nullable(seconds),
-  reasoning_itl_s: Type.Array(seconds),
   reasoning_tpot_s: nullable(seconds),
-  answer_itl_s: Type.Array(seconds),
   answer_tpot_s: nullable(seconds),
+});
+
+/** Median, extremes and count of a pooled sample of gaps (nulls when it is empty). */
+const gapRange = closed({ median: nullable(seconds), min: nullable(seconds), max: nullable(seconds), n: count });
+
+/**
+ * One case's ITL (the cases a readout shows: performance and the optional stage): every gap between successive reasoning chunks, and between successive answer chunks (each rounded
+ * to the microsecond), of its measured requests (completed or capped) that streamed reasoning, pooled.
+ */
+const reasoningItl = closed({
+  phase: Type.Enum(["performance", "concurrency"] as const),
+  case_id: text,
+  reasoning_itl_s: gapRange,
+  answer_itl_s: gapRange,
 });
 
 const requestError = closed({ kind: text, message: string });
@@ -320,6 +333,8 @@ const artifact = closed({ kind: Type.Enum(ARTIFACT_KINDS), path, sha256 });
 const knownExtensions = Type.Object({
   /** Request id -> the reasoning cadence of that request; null when it streamed no reasoning, failed or was skipped. */
   reasoning_cadence: Type.Optional(Type.Record(Type.String(), nullable(reasoningCadence))),
+  /** Per case with a request that reasoned (in plan order): its ITL gaps pooled. */
+  reasoning_itl: Type.Optional(Type.Array(reasoningItl)),
   /** What the runner read from the model file's own header (GGUF metadata). */
   model_file_facts: Type.Optional(nullable(modelFileFacts)),
   /** Where the engine command line behind the configuration objects came from. */
@@ -374,6 +389,7 @@ export type ModelFile = Type.Static<typeof modelFile>;
 export type Model = Type.Static<typeof model>;
 export type ModelFileFacts = Type.Static<typeof modelFileFacts>;
 export type ReasoningCadence = Type.Static<typeof reasoningCadence>;
+export type ReasoningItl = Type.Static<typeof reasoningItl>;
 export type EngineCommandLine = Type.Static<typeof engineCommandLine>;
 export type Sampling = Type.Static<typeof sampling>;
 export type ChatTemplateKwargs = Type.Static<typeof chatTemplateKwargs>;

@@ -243,7 +243,7 @@ function caseLabel(c: CaseReadout): string {
 function cadenceNotes(result: Result, cases: readonly CaseReadout[]): string[] {
   const ms = (range: Parameters<typeof f.scaledRange>[0]) => f.scaledRange(range, 1000, 2, "ms");
   const lines = cases.flatMap((c) => {
-    const k = readCadence(result.requests, result.extensions?.reasoning_cadence, c.phase, c.caseId);
+    const k = readCadence(result, c.phase, c.caseId);
     if (k === null) return [];
     return [
       `Reasoning cadence, ${caseLabel(c)} (${k.reasoned} of ${k.measured} measured requests reasoned): thinking ` +

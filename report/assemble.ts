@@ -25,7 +25,9 @@ import {
   type BuiltRecord,
   countRequests,
   decideRunStatus,
+  keptCadence,
   nonconformingReasonsOf,
+  pooledItl,
   scoreQuality,
   summarizeRequests,
 } from "../score/mod.ts";
@@ -89,7 +91,7 @@ export interface AssembledResult {
 export function assembleResult(input: AssembleInput): AssembledResult {
   const missing: Record<string, string> = {};
   const reasons = [...input.nonconformingReasons, ...input.provenance.nonconformingReasons];
-  const { requests, cadences, maxSharedPrefixTokens } = gatherRequests(input, missing, reasons);
+  const { requests, cadences, itl, maxSharedPrefixTokens } = gatherRequests(input, missing, reasons);
   const summaries = summarizeRequests(requests, {
     maxSharedPrefixTokens,
     optionalConcurrency: input.optionalConcurrency,
@@ -145,6 +147,7 @@ export function assembleResult(input: AssembleInput): AssembledResult {
     extensions: {
       ...input.extensions,
       reasoning_cadence: cadences,
+      reasoning_itl: itl,
       nonconforming_reasons: uniqueReasons,
       status_reasons: decided.reasons,
       required_elapsed_s: execution.requiredElapsedS,
@@ -165,7 +168,7 @@ export function assembleResult(input: AssembleInput): AssembledResult {
 /**
  * The records in plan order, each one's nulls at its pointer and its nonconforming reasons; the fixtures' caps.
  * A record's reasoning cadence goes to /extensions/reasoning_cadence/<request id> (the protocol defines no such
- * request field), with the reasons for its nulls there.
+ * request field), with the reasons for its nulls there; its gaps, pooled by case, to /extensions/reasoning_itl.
  */
 function gatherRequests(input: AssembleInput, missing: Record<string, string>, reasons: string[]) {
   const requests: RequestRecord[] = [];
@@ -177,7 +180,8 @@ function gatherRequests(input: AssembleInput, missing: Record<string, string>, r
     reasons.push(...nonconformingReasonsOf(built, fixture.max_shared_prefix_tokens));
   });
   const maxSharedPrefixTokens = Object.fromEntries(fixtures.map((f) => [f.id, f.max_shared_prefix_tokens]));
-  return { requests, cadences, maxSharedPrefixTokens };
+  const withGaps = new Map(input.requests.map(({ built }) => [built.record.id, built.record.reasoning_cadence]));
+  return { requests, cadences, itl: pooledItl(requests, (id) => withGaps.get(id)), maxSharedPrefixTokens };
 }
 
 /** Where one built record's parts go in a result: the record at `index`, its cadence by id, its nulls' reasons. */
@@ -192,7 +196,7 @@ export function placeRecord(
 ): void {
   const { reasoning_cadence, ...record } = built.record;
   into.requests[index] = record;
-  into.cadences[record.id] = reasoning_cadence;
+  into.cadences[record.id] = keptCadence(reasoning_cadence);
   for (const [pointer, reason] of Object.entries(built.missing)) {
     const cadence = /^\/reasoning_cadence(\/.*)?$/.exec(pointer);
     into.missing[

@@ -362,6 +362,7 @@ function checkOutputsEvidence(
     status: isJsonObject(value["run"]) && sound("/run/status") ? result.run.status : null,
     roundQueueing: isJsonObject(value["extensions"]) ? value["extensions"]["round_queueing"] : undefined,
     reasoningCadence: isJsonObject(value["extensions"]) ? value["extensions"]["reasoning_cadence"] : undefined,
+    reasoningItl: isJsonObject(value["extensions"]) ? value["extensions"]["reasoning_itl"] : undefined,
     serverCapacity: isJsonObject(value["configuration"]) && sound("/configuration/server_capacity")
       ? result.configuration.server_capacity
       : undefined,

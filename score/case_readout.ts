@@ -10,9 +10,11 @@ import {
   type Metric,
   PERFORMANCE_CASES,
   type ReasoningCadence,
+  type ReasoningItl,
   type RequestRecord,
   type Result,
 } from "../contract/mod.ts";
+import type { ReasoningCadence as StreamCadence } from "./cadence.ts";
 import { orderStatistics } from "./stats.ts";
 import { metricValue } from "./summaries.ts";
 
@@ -103,38 +105,78 @@ export interface CaseCadence {
   thinkingS: ValueRange;
   reasoningTpotS: ValueRange;
   answerTpotS: ValueRange;
-  /** Every gap between successive chunks of those requests, pooled. */
+  /** Every gap between successive chunks of those requests, pooled (results.json /extensions/reasoning_itl). */
   reasoningItlS: ValueRange;
   answerItlS: ValueRange;
 }
 
+/** The measured requests of one case: completed or capped. */
+function measuredOf(requests: readonly RequestRecord[], phase: string, caseId: string): RequestRecord[] {
+  return requests.filter((r) =>
+    r.phase === phase && r.case_id === caseId && (r.status === "completed" || r.status === "truncated")
+  );
+}
+
+/** A request's cadence as results.json keeps it: its gaps go to its case's pool (pooledItl). */
+export function keptCadence(cadence: StreamCadence | null): ReasoningCadence | null {
+  if (cadence === null) return null;
+  const { thinking_s, reasoning_tpot_s, answer_tpot_s } = cadence;
+  return { thinking_s, reasoning_tpot_s, answer_tpot_s };
+}
+
 /**
- * The reasoning cadence of a case from its records and their cadences (results.json's
- * /extensions/reasoning_cadence, by request id); null when none of its measured requests reasoned.
+ * Per case of a readout (performance and the optional stage, as readCases) with a measured request that streamed
+ * reasoning, in the order of the records: every gap of those
+ * requests pooled (results.json /extensions/reasoning_itl). `cadenceOf` gives a request's cadence with its gaps.
+ */
+export function pooledItl(
+  requests: readonly RequestRecord[],
+  cadenceOf: (id: string) => StreamCadence | null | undefined,
+): ReasoningItl[] {
+  const cases: { phase: ReasoningItl["phase"]; caseId: string }[] = [];
+  for (const r of requests) {
+    if (r.phase !== "performance" && r.phase !== "concurrency") continue;
+    if (cases.some((c) => c.phase === r.phase && c.caseId === r.case_id)) continue;
+    cases.push({ phase: r.phase, caseId: r.case_id });
+  }
+  return cases.flatMap(({ phase, caseId }) => {
+    const cadences = measuredOf(requests, phase, caseId).flatMap((r) => cadenceOf(r.id) ?? []);
+    if (cadences.length === 0) return [];
+    return [{
+      phase,
+      case_id: caseId,
+      reasoning_itl_s: rangeOf(cadences.flatMap((c) => c.reasoning_itl_s)),
+      answer_itl_s: rangeOf(cadences.flatMap((c) => c.answer_itl_s)),
+    }];
+  });
+}
+
+/**
+ * The reasoning cadence of a case from its records, their cadences (results.json's /extensions/reasoning_cadence,
+ * by request id) and its pooled gaps (/extensions/reasoning_itl); null when none of its measured requests reasoned.
  */
 export function readCadence(
-  requests: readonly RequestRecord[],
-  cadenceOf: Readonly<Record<string, ReasoningCadence | null>> | undefined,
+  result: Pick<Result, "requests" | "extensions">,
   phase: "performance" | "concurrency",
   caseId: string,
 ): CaseCadence | null {
-  const measured = requests.filter((r) =>
-    r.phase === phase && r.case_id === caseId && (r.status === "completed" || r.status === "truncated")
-  );
+  const cadenceOf = result.extensions?.reasoning_cadence;
+  const measured = measuredOf(result.requests, phase, caseId);
   const cadences = measured.flatMap((r) =>
     (cadenceOf !== undefined && Object.hasOwn(cadenceOf, r.id) && cadenceOf[r.id]) || []
   );
   if (cadences.length === 0) return null;
-  type Cadence = typeof cadences[number];
-  const range = (pick: (c: Cadence) => number | null | number[]) => rangeOf(cadences.flatMap((c) => pick(c) ?? []));
+  const range = (pick: (c: ReasoningCadence) => number | null) => rangeOf(cadences.flatMap((c) => pick(c) ?? []));
+  const pooled = result.extensions?.reasoning_itl?.find((p) => p.phase === phase && p.case_id === caseId);
+  const none = rangeOf([]);
   return {
     reasoned: cadences.length,
     measured: measured.length,
     thinkingS: range((c) => c.thinking_s),
     reasoningTpotS: range((c) => c.reasoning_tpot_s),
     answerTpotS: range((c) => c.answer_tpot_s),
-    reasoningItlS: range((c) => c.reasoning_itl_s),
-    answerItlS: range((c) => c.answer_itl_s),
+    reasoningItlS: pooled?.reasoning_itl_s ?? none,
+    answerItlS: pooled?.answer_itl_s ?? none,
   };
 }
 

@@ -22,8 +22,10 @@ export { countRequests } from "./counts.ts";
 export {
   type CaseReadout,
   includedMetricValues,
+  keptCadence,
   LEFT_OUT_NOTE,
   leftOutOfReadout,
+  pooledItl,
   rangeOf,
   readCadence,
   readCase,

@@ -7,7 +7,6 @@ import {
   type DeltaKind,
   type ExecutedRequest,
   type Fixture,
-  type ReasoningCadence,
   type RequestError,
   type RequestRecord,
   type RequestStatus,
@@ -15,7 +14,7 @@ import {
 } from "../contract/mod.ts";
 import { type Accounting, accountTokens, type Sourced } from "./_accounting.ts";
 import { classifyOutcome } from "./_outcome.ts";
-import { reasoningCadence } from "./cadence.ts";
+import { type ReasoningCadence, reasoningCadence } from "./cadence.ts";
 import { explainNullMetric } from "./_null_reasons.ts";
 import { scoreSanity } from "./sanity.ts";
 

@@ -25,7 +25,7 @@ import {
   schedule,
   type ScheduledRequest,
 } from "../../contract/mod.ts";
-import { type RequestSpan, stageDurationS, wallS } from "../../score/mod.ts";
+import { keptCadence, pooledItl, type RequestSpan, stageDurationS, wallS } from "../../score/mod.ts";
 import { parseStrictJsonPlain } from "../../score/mod.ts";
 import { brief, leafDifferences } from "../_difference.ts";
 import { childPointer, type ProblemSink } from "../_pointer.ts";
@@ -224,13 +224,14 @@ function checkRecords(
   const name = input.evidence.artifact.path;
   const lineOf = new Map<string, EvidenceLine>();
   for (const line of lines) if (!lineOf.has(line.id)) lineOf.set(line.id, line);
+  const cadences = new Map<string, ReturnType<typeof rebuildRecord>["reasoning_cadence"]>();
   for (const { index, record } of input.records) {
     const line = lineOf.get(record.id);
     const fixture = fixtures.get(record.id);
     if (line === undefined || fixture === undefined) continue;
     const base = childPointer("/requests", index);
     let rebuilt: RequestRecord;
-    let cadence: unknown;
+    let cadence: ReturnType<typeof rebuildRecord>["reasoning_cadence"];
     try {
       ({ reasoning_cadence: cadence, ...rebuilt } = rebuildRecord(
         fixture,
@@ -260,8 +261,10 @@ function checkRecords(
           `${field}) gives ${brief(valueAt(rebuilt, sub))}${derived}`,
       });
     }
-    checkCadence(record.id, cadence, input.reasoningCadence, `${name} line ${line.lineNumber}`, problems);
+    cadences.set(record.id, cadence);
+    checkCadence(record.id, keptCadence(cadence), input.reasoningCadence, `${name} line ${line.lineNumber}`, problems);
   }
+  checkPooledItl(input, cadences, problems);
 }
 
 const CADENCE_FIELDS = "reasoning_chunk_offsets_us, chunk_offsets_us, client_offsets_s.first_answer_s";
@@ -282,6 +285,29 @@ function checkCadence(id: string, rebuilt: unknown, stated: unknown, where: stri
       pointer: `${base}${sub}`,
       message: `results.json says ${brief(valueAt(stated[id], sub))}, the evidence (${where}: ${CADENCE_FIELDS}) ` +
         `gives ${brief(valueAt(rebuilt, sub))}`,
+    });
+  }
+}
+
+/**
+ * Each case's pooled gaps (/extensions/reasoning_itl) against the gaps of the rebuilt cadences of its measured
+ * requests, with no tolerance (the same microsecond-rounded gaps, the same order statistics).
+ */
+function checkPooledItl(
+  input: EvidenceCheckInput,
+  cadences: ReadonlyMap<string, ReturnType<typeof rebuildRecord>["reasoning_cadence"]>,
+  problems: ProblemSink,
+): void {
+  const rebuilt = pooledItl(input.records.map((r) => r.record), (id) => cadences.get(id));
+  const where = `the evidence (${input.evidence.artifact.path}: ${CADENCE_FIELDS}, pooled per case)`;
+  const stated = input.reasoningItl ?? [];
+  if (!Array.isArray(stated)) {
+    return void problems.push({ pointer: "/extensions/reasoning_itl", message: `is not a list; ${where} gives one` });
+  }
+  for (const sub of leafDifferences(rebuilt, stated)) {
+    problems.push({
+      pointer: `/extensions/reasoning_itl${sub}`,
+      message: `results.json says ${brief(valueAt(stated, sub))}, ${where} gives ${brief(valueAt(rebuilt, sub))}`,
     });
   }
 }

@@ -50,6 +50,8 @@ export interface EvidenceCheckInput {
   roundQueueing: unknown;
   /** /extensions/reasoning_cadence as results.json has it (undefined when absent). */
   reasoningCadence: unknown;
+  /** /extensions/reasoning_itl as results.json has it (undefined when absent). */
+  reasoningItl: unknown;
   /** /configuration/server_capacity where its shape is valid (undefined otherwise). */
   serverCapacity: number | null | undefined;
   /** /run/started_at where its shape is valid (null otherwise). */

@@ -300,3 +300,55 @@ export function checkRounds(claimed, checked, optional, problems) {
   if (claimed.length !== 3) problems.push(`results.json has ${claimed.length} concurrency rounds; the protocol runs 3`);
   return rounds;
 }
+
+/**
+ * Each case's ITL gaps pooled (/extensions/reasoning_itl): per performance or optional-stage case, in schedule
+ * order, with a measured request
+ * (completed or capped) that streamed reasoning, the median, extremes and count of every reasoning gap and of every
+ * answer gap its chunk stamps give.
+ * @param {unknown} claimed @param {readonly CheckedRequest[]} checked @param {string[]} problems
+ */
+export function checkReasoningItl(claimed, checked, problems) {
+  /** @type {{ phase: string, case_id: string, reasoning: number[], answer: number[], reasoned: number }[]} */
+  const pools = [];
+  for (const { scheduled, rebuilt } of checked) {
+    if (scheduled.phase !== "performance" && scheduled.phase !== "concurrency") continue;
+    let pool = pools.find((p) => p.phase === scheduled.phase && p.case_id === scheduled.case_id);
+    if (pool === undefined) {
+      pools.push(pool = { phase: scheduled.phase, case_id: scheduled.case_id, reasoning: [], answer: [], reasoned: 0 });
+    }
+    if (rebuilt.cadence === null || (rebuilt.status !== "completed" && rebuilt.status !== "truncated")) continue;
+    pool.reasoned++;
+    pool.reasoning.push(...rebuilt.cadence.reasoning_itl_s);
+    pool.answer.push(...rebuilt.cadence.answer_itl_s);
+  }
+  const mine = pools.filter((p) => p.reasoned > 0);
+  const list = claimed ?? [];
+  if (!Array.isArray(list)) return void problems.push("results.json /extensions/reasoning_itl is not an array");
+  if (list.length !== mine.length) {
+    problems.push(
+      `results.json /extensions/reasoning_itl lists ${list.length} cases; the evidence has ${mine.length} with a ` +
+        "measured request that reasoned",
+    );
+  }
+  mine.forEach((pool, i) => {
+    const theirs = list[i];
+    const name = `extensions.reasoning_itl[${i}] (${pool.phase} ${pool.case_id})`;
+    if (!isObject(theirs) || theirs.phase !== pool.phase || theirs.case_id !== pool.case_id) {
+      return void problems.push(`${name}: results.json has ${show(theirs)} there`);
+    }
+    for (
+      const [field, gaps] of /** @type {const} */ ([["reasoning_itl_s", pool.reasoning], ["answer_itl_s", pool.answer]])
+    ) {
+      const { values: _, ...stat } = statOf(gaps);
+      const stated = isObject(theirs[field]) ? theirs[field] : {};
+      for (const [key, value] of Object.entries(stat)) {
+        if (!sameNumber(stated[key], value)) {
+          problems.push(
+            `${name}: ${field}.${key} is ${show(stated[key])} in results.json, the chunk stamps give ${show(value)}`,
+          );
+        }
+      }
+    }
+  });
+}

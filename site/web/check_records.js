@@ -11,6 +11,7 @@ import { judgeSanity } from "./sanity.js";
 import { SANITY_CASES } from "./protocol.js";
 import { statedOf, withStated } from "./stated.js";
 import { statedImpossible } from "./stated_possible.js";
+import { checkReasoningItl } from "./check_derived.js";
 
 /** @typedef {import("./protocol.js").ScheduledRequest} ScheduledRequest */
 /** @typedef {import("./evidence.js").RebuiltRequest} RebuiltRequest */
@@ -193,9 +194,12 @@ function checkRecord(record, rebuilt, verdict, line, problems) {
   }
 }
 
+/** What results.json keeps of a request's cadence; its gaps are pooled per case (check_derived.js). */
+const KEPT_CADENCE = /** @type {const} */ (["thinking_s", "reasoning_tpot_s", "answer_tpot_s"]);
+
 /**
  * The claimed reasoning cadence (extensions.reasoning_cadence[id]; undefined: not listed) against the one the chunk
- * stamps give, field by field (each gap of an ITL).
+ * stamps give, field by field.
  * @param {string} id @param {unknown} claimed @param {RebuiltRequest["cadence"]} mine @param {string[]} problems
  */
 function checkCadence(id, claimed, mine, problems) {
@@ -209,16 +213,14 @@ function checkCadence(id, claimed, mine, problems) {
     }
     return;
   }
-  for (const [field, value] of Object.entries(mine)) {
-    const stated = claimed[field];
-    const agrees = Array.isArray(value)
-      ? Array.isArray(stated) && stated.length === value.length && value.every((v, i) => sameNumber(stated[i], v))
-      : sameNumber(stated, value);
-    if (!agrees) {
+  const extra = Object.keys(claimed).filter((k) => !(/** @type {readonly string[]} */ (KEPT_CADENCE)).includes(k));
+  if (extra.length > 0) problems.push(`${id}: extensions.reasoning_cadence has unknown fields ${show(extra)}`);
+  for (const field of KEPT_CADENCE) {
+    const value = mine[field];
+    if (!sameNumber(claimed[field], value)) {
       problems.push(
-        `${id}: extensions.reasoning_cadence.${field} is ${show(stated)} in results.json, the raw evidence gives ${
-          show(value)
-        }`,
+        `${id}: extensions.reasoning_cadence.${field} is ${show(claimed[field])} in results.json, the raw evidence ` +
+          `gives ${show(value)}`,
       );
     }
   }
@@ -227,13 +229,15 @@ function checkCadence(id, claimed, mine, problems) {
 /**
  * Checks every record; returns the checked requests in schedule order (those with evidence).
  * @param {unknown} requests results.json /requests
- * @param {unknown} cadences results.json /extensions/reasoning_cadence (request id -> cadence)
+ * @param {unknown} extensions results.json /extensions (its reasoning_cadence, request id -> cadence, and its
+ *   reasoning_itl, the gaps pooled per case)
  * @param {readonly ScheduledRequest[]} schedule
  * @param {Map<string, Record<string, unknown>>} lines
  * @param {string[]} problems
  * @returns {CheckedRequest[]}
  */
-export function checkRecords(requests, cadences, schedule, lines, problems) {
+export function checkRecords(requests, extensions, schedule, lines, problems) {
+  const cadences = isObject(extensions) ? extensions.reasoning_cadence : undefined;
   if (!Array.isArray(requests)) {
     problems.push("results.json /requests is not an array");
     return [];
@@ -283,5 +287,6 @@ export function checkRecords(requests, cadences, schedule, lines, problems) {
     checkCadence(scheduled.id, claimed, effective.rebuilt.cadence, problems);
     checked.push({ scheduled, record, ...effective, stated: Object.keys(stated) });
   });
+  checkReasoningItl(isObject(extensions) ? extensions.reasoning_itl : undefined, checked, problems);
   return checked;
 }

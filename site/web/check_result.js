@@ -266,8 +266,7 @@ function recompute(result, protocol, outputLines, artifacts, problems, checks) {
   const schedule = protocol.workload.schedule(optional);
   const lines = evidenceLines(outputLines, problems);
   problems.push(...plausibilityProblems(result, lines, Date.now()));
-  const cadences = isObject(result.extensions) ? result.extensions.reasoning_cadence : undefined;
-  const checked = checkRecords(result.requests, cadences, schedule, lines, problems);
+  const checked = checkRecords(result.requests, result.extensions, schedule, lines, problems);
   const stated = checked.filter((c) => c.stated.length > 0).map((c) => ({ id: c.scheduled.id, pointers: c.stated }));
   checkStatedListed(result.extensions, stated, problems);
   const counts = checkCounts(result.request_counts, checked, problems);
@@ -278,7 +277,7 @@ function recompute(result, protocol, outputLines, artifacts, problems, checks) {
   const nonconformities = checkStatus(result, checked, protocol, reused, artifacts.json, problems);
   if (problems.length > 0) return null;
   checks.push(
-    `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates), all plausible`,
+    `${checked.length} of ${schedule.length} request records equal their evidence lines (status, counts, timings, rates, reasoning cadence, each case's pooled ITL), all plausible`,
   );
   checks.push(
     `request counts per phase equal the records (${counts.performance?.attempted ?? 0} performance attempted)`,

@@ -134,8 +134,18 @@ Deno.test("a changed quality score, count, token count, summary or round fails w
     ],
     [
       "reasoning ITL",
-      (r) => (r.extensions.reasoning_cadence["performance-prompt-4k-r1"].reasoning_itl_s[0] += 0.25),
-      /performance-prompt-4k-r1: extensions\.reasoning_cadence\.reasoning_itl_s is \[/,
+      (r) => (r.extensions.reasoning_itl[1].reasoning_itl_s.max += 0.25),
+      /extensions\.reasoning_itl\[1\] \(performance prompt-4k\): reasoning_itl_s\.max is [0-9.]+ in results\.json, the chunk stamps give/,
+    ],
+    [
+      "a gap list kept per request",
+      (r) => (r.extensions.reasoning_cadence["performance-prompt-4k-r1"].reasoning_itl_s = [0.01]),
+      /performance-prompt-4k-r1: extensions\.reasoning_cadence has unknown fields \["reasoning_itl_s"\]/,
+    ],
+    [
+      "a pooled case left out",
+      (r) => r.extensions.reasoning_itl.pop(),
+      /extensions\/reasoning_itl lists 2 cases; the evidence has 3 with a measured request that reasoned/,
     ],
     [
       "no cadence",

@@ -37,6 +37,7 @@ import {
   checkResolvedConfig,
   countRequests,
   decideRunStatus,
+  pooledItl,
   roundQueueing,
   scoreQuality,
   stageDurationS,
@@ -411,6 +412,8 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
   const requests: RequestRecord[] = [];
   const cadences: Record<string, ReasoningCadence | null> = {};
   const placed = { requests, cadences, missing };
+  // Each record's cadence with its gaps, as built: results.json pools them per case.
+  const withGaps = new Map<string, ReturnType<typeof buildRequestRecord>["record"]["reasoning_cadence"]>();
   const executed: ExecutedRequest[] = [];
   // The executor's clock as the run sees it: sequential requests back to back (50 ms apart), the four clients of a
   // round released together, the next round after the slowest client of the last one.
@@ -426,6 +429,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
       executed.push({ kind: "skipped", fixture, concurrency, reason: SKIP_REASON });
       const built = buildRequestRecord(fixture, { kind: "skipped", reason: SKIP_REASON, concurrency });
       placeRecord(built, index, placed);
+      withGaps.set(fixture.id, built.record.reasoning_cadence);
       return;
     }
     // One slot: client j of a round waits for the j-1 before it.
@@ -437,6 +441,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
     executed.push({ kind: "outcome", fixture, concurrency, body, outcome, dispatchOffsetS, slot: slotOf(body, index) });
     const built = buildRequestRecord(fixture, { kind: "outcome", outcome, concurrency });
     placeRecord(built, index, placed);
+    withGaps.set(fixture.id, built.record.reasoning_cadence);
   });
   const sent = executed.filter((r): r is ExecutedRequest & { kind: "outcome" } => r.kind === "outcome");
   const spanOf = (r: ExecutedRequest & { kind: "outcome" }) => ({
@@ -516,6 +521,7 @@ export async function buildRealisticResult(options: RealisticOptions = {}): Prom
         requests: Object.fromEntries(sent.map((r) => [r.fixture.id, checkResolvedConfig(r.body, r.slot!)])),
       },
       reasoning_cadence: cadences,
+      reasoning_itl: pooledItl(requests, (id) => withGaps.get(id)),
       round_queueing: optional
         ? roundQueueing(
           requests,

@@ -100,17 +100,43 @@ Deno.test("the reasoning cadence is rebuilt from the line's chunk stamps: an edi
     const i = indexOf(r, "performance-short-r2");
     const id = "performance-short-r2";
     const cadence = r.result.extensions!.reasoning_cadence![id]!;
-    assert.equal(cadence.reasoning_itl_s.length, 5);
-    const gap = cadence.reasoning_itl_s[2]!;
+    const tpot = cadence.reasoning_tpot_s!;
     const edited = await validateEdited(r, {
-      result: (result) => (result.extensions!.reasoning_cadence![id]!.reasoning_itl_s[2] = gap / 2),
+      result: (result) => (result.extensions!.reasoning_cadence![id]!.reasoning_tpot_s = tpot / 2),
     });
-    const hit = edited.find((p) => p.pointer === `/extensions/reasoning_cadence/${id}/reasoning_itl_s/2`);
+    const hit = edited.find((p) => p.pointer === `/extensions/reasoning_cadence/${id}/reasoning_tpot_s`);
     assert.ok(hit, show(edited));
     assert.equal(
       hit.message,
-      `results.json says ${gap / 2}, the evidence (outputs.jsonl line ${i + 1}: reasoning_chunk_offsets_us, ` +
-        `chunk_offsets_us, client_offsets_s.first_answer_s) gives ${gap}`,
+      `results.json says ${tpot / 2}, the evidence (outputs.jsonl line ${i + 1}: reasoning_chunk_offsets_us, ` +
+        `chunk_offsets_us, client_offsets_s.first_answer_s) gives ${tpot}`,
+    );
+    // The gaps are pooled per case: a pooled median, a count, a case left out or a request's own list added.
+    const pooled = r.result.extensions!.reasoning_itl!;
+    assert.deepEqual(pooled.map((p) => p.case_id), ["short", "prompt-4k", "prompt-16k"]);
+    const median = pooled[0]!.reasoning_itl_s.median!;
+    const halved = await validateEdited(r, {
+      result: (result) => (result.extensions!.reasoning_itl![0]!.reasoning_itl_s.median = median / 2),
+    });
+    const pooledHit = halved.find((p) => p.pointer === "/extensions/reasoning_itl/0/reasoning_itl_s/median");
+    assert.equal(
+      pooledHit?.message,
+      `results.json says ${median / 2}, the evidence (outputs.jsonl: reasoning_chunk_offsets_us, chunk_offsets_us, ` +
+        `client_offsets_s.first_answer_s, pooled per case) gives ${median}`,
+      show(halved),
+    );
+    const counted = await validateEdited(r, {
+      result: (result) => result.extensions!.reasoning_itl![1]!.answer_itl_s.n++,
+    });
+    assert.ok(counted.some((p) => p.pointer === "/extensions/reasoning_itl/1/answer_itl_s/n"), show(counted));
+    const leftOut = await validateEdited(r, { result: (result) => result.extensions!.reasoning_itl!.pop() });
+    assert.ok(leftOut.some((p) => p.pointer === "/extensions/reasoning_itl"), show(leftOut));
+    const listed = await validateEdited(r, {
+      result: (result) => Object.assign(result.extensions!.reasoning_cadence![id]!, { reasoning_itl_s: [0.02] }),
+    });
+    assert.ok(
+      listed.some((p) => p.pointer === `/extensions/reasoning_cadence/${id}/reasoning_itl_s`),
+      show(listed),
     );
     const dropped = await validateEdited(r, {
       lines: (lines) => delete lineOf(lines, "performance-short-r2")["reasoning_chunk_offsets_us"],

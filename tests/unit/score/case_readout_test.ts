@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { includedMetricValues, rangeOf, readCadence, readCase, readCases } from "../../../score/case_readout.ts";
+import {
+  includedMetricValues,
+  keptCadence,
+  pooledItl,
+  rangeOf,
+  readCadence,
+  readCase,
+  readCases,
+} from "../../../score/case_readout.ts";
 import { buildRealisticResult } from "../report/_realistic_result.ts";
 
 Deno.test("rangeOf gives median, min, max and n, and nulls with n 0 for an empty sample", () => {
@@ -68,14 +76,28 @@ Deno.test("a case's reasoning cadence: per-request values ranged, every ITL gap 
   const cadenceOf = structuredClone(built.result.extensions!.reasoning_cadence!);
   const short = requests.filter((r) => r.case_id === "short" && r.phase === "performance");
   const of = (i: number) => cadenceOf[short[i]!.id]!;
-  of(0).reasoning_itl_s = [0.01, 0.5];
   short[2]!.status = "failed";
-  const cadence = readCadence(requests, cadenceOf, "performance", "short")!;
+  // The gaps of each request as the stream gave them; pooled over the measured requests that reasoned.
+  const gaps = new Map(short.map((r, i) => [r.id, {
+    ...of(i),
+    reasoning_itl_s: i === 0 ? [0.01, 0.5] : [0.02 * (i + 1)],
+    answer_itl_s: [0.03],
+  }]));
+  const pooled = pooledItl(requests, (id) => gaps.get(id) ?? null);
+  assert.deepEqual(pooled, [{
+    phase: "performance",
+    case_id: "short",
+    reasoning_itl_s: rangeOf([0.01, 0.5, 0.04]),
+    answer_itl_s: rangeOf([0.03, 0.03]),
+  }]);
+  assert.deepEqual(keptCadence(gaps.get(short[0]!.id)!), of(0));
+  const extensions = { reasoning_cadence: cadenceOf, reasoning_itl: pooled };
+  const cadence = readCadence({ requests, extensions }, "performance", "short")!;
   assert.deepEqual([cadence.reasoned, cadence.measured], [2, 2]);
-  assert.deepEqual(cadence.reasoningItlS, rangeOf([0.01, 0.5, ...of(1).reasoning_itl_s]));
+  assert.deepEqual(cadence.reasoningItlS, rangeOf([0.01, 0.5, 0.04]));
   const thinking = [0, 1].flatMap((i) => of(i).thinking_s ?? []);
   assert.deepEqual(cadence.thinkingS, rangeOf(thinking));
-  assert.equal(readCadence(requests, undefined, "performance", "short"), null);
+  assert.equal(readCadence({ requests, extensions: {} }, "performance", "short"), null);
   for (const record of short) cadenceOf[record.id] = null;
-  assert.equal(readCadence(requests, cadenceOf, "performance", "short"), null);
+  assert.equal(readCadence({ requests, extensions }, "performance", "short"), null);
 });
