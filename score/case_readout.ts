@@ -126,8 +126,8 @@ export function keptCadence(cadence: StreamCadence | null): ReasoningCadence | n
 
 /**
  * Per case of a readout (performance and the optional stage, as readCases) with a measured request that streamed
- * reasoning, in the order of the records: every gap of those
- * requests pooled (results.json /extensions/reasoning_itl). `cadenceOf` gives a request's cadence with its gaps.
+ * reasoning, in the order of the records: every gap of those requests pooled (results.json /extensions/reasoning_itl).
+ * `cadenceOf` gives a request's cadence with its gaps.
  */
 export function pooledItl(
   requests: readonly RequestRecord[],

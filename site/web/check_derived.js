@@ -303,9 +303,8 @@ export function checkRounds(claimed, checked, optional, problems) {
 
 /**
  * Each case's ITL gaps pooled (/extensions/reasoning_itl): per performance or optional-stage case, in schedule
- * order, with a measured request
- * (completed or capped) that streamed reasoning, the median, extremes and count of every reasoning gap and of every
- * answer gap its chunk stamps give.
+ * order, with a measured request (completed or capped) that streamed reasoning, the median, extremes and count of
+ * every reasoning gap and of every answer gap its chunk stamps give.
  * @param {unknown} claimed @param {readonly CheckedRequest[]} checked @param {string[]} problems
  */
 export function checkReasoningItl(claimed, checked, problems) {
