@@ -14,7 +14,7 @@
  */
 import { basename, dirname } from "node:path";
 import type { ExecutedRequest } from "../contract/mod.ts";
-import { openSafeFolder } from "../runtime/mod.ts";
+import { errorMessage, openSafeFolder } from "../runtime/mod.ts";
 
 /** The most bytes of a log file read (the cap `report` applies to an engine log). */
 export const MAX_ENGINE_LOG_BYTES = 64 * 1024 * 1024;
@@ -238,13 +238,22 @@ export function startedEngineLog(text: () => string): EngineLogSource {
   };
 }
 
-/** Reads and checks a run's engine log: the text to attach (null when none), the check, and its reasons. */
+/**
+ * Reads and checks a run's engine log: the text to attach (null when none), the check, and its reasons. Never
+ * throws: it runs after the requests, so a source or a parse that fails costs the run its log (the check says why,
+ * nothing is attached), never its result.
+ */
 export async function readEngineLog(
   source: EngineLogSource,
   requests: readonly ExecutedRequest[],
 ): Promise<{ text: string | null; check: EngineLogCheck; reasons: string[] }> {
-  const read = await source.read();
-  const parsed: ParsedEngineLog = read.ok ? parseEngineLog(read.text) : { format: null, reason: read.reason };
-  const check = checkEngineLog(source, parsed, requests, read.ok);
-  return { text: read.ok && check.attached ? read.text : null, check, reasons: engineLogReasons(check) };
+  try {
+    const read = await source.read();
+    const parsed: ParsedEngineLog = read.ok ? parseEngineLog(read.text) : { format: null, reason: read.reason };
+    const check = checkEngineLog(source, parsed, requests, read.ok);
+    return { text: read.ok && check.attached ? read.text : null, check, reasons: engineLogReasons(check) };
+  } catch (error) {
+    const why = `the engine log could not be read or checked: ${errorMessage(error).split("\n")[0]!.slice(0, 300)}`;
+    return { text: null, check: checkEngineLog(source, { format: null, reason: why }, requests, false), reasons: [] };
+  }
 }

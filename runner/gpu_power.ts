@@ -8,6 +8,7 @@
  */
 import type { RequestRecord } from "../contract/mod.ts";
 import { type GpuPowerSampler, type PowerTrace, type WindowPower, windowPower } from "../probe/mod.ts";
+import { errorMessage } from "../runtime/mod.ts";
 
 /** Names of inference servers: a process so named on the GPU is taken for the engine, not a background workload. */
 const ENGINE_PROCESS =
@@ -31,17 +32,24 @@ function windowFields(w: WindowPower | { reason: string }, outputTokens: number 
   };
 }
 
+/** The most a sampler's stop may hold the result back (its last tool calls are bounded at 5 s each). */
+const FINISH_MS = 15_000;
+
 /** Records request windows while a sampler runs; `finish` stops it and gives the extension. */
 export interface PowerRecorder {
   /** The sampler's first answer (wait for it before the first request). */
   ready: Promise<void>;
   requestStarted(id: string): void;
   requestEnded(id: string): void;
+  /**
+   * Never throws and returns within `finishMs`: a sampler that fails or does not stop in time after the requests
+   * costs the run its energy figures (the extension is then only the reason), never its result.
+   */
   finish(records: readonly RequestRecord[]): Promise<Record<string, unknown>>;
 }
 
 /** Starts recording against a sampler already started; `nowMs` is the sampler's clock. */
-export function recordGpuPower(sampler: GpuPowerSampler, nowMs: () => number): PowerRecorder {
+export function recordGpuPower(sampler: GpuPowerSampler, nowMs: () => number, finishMs = FINISH_MS): PowerRecorder {
   const windows = new Map<string, { startMs: number; endMs: number | null }>();
   return {
     ready: sampler.ready,
@@ -50,7 +58,22 @@ export function recordGpuPower(sampler: GpuPowerSampler, nowMs: () => number): P
       const w = windows.get(id);
       if (w !== undefined) w.endMs = nowMs();
     },
-    finish: async (records) => powerExtension(await sampler.stop(), windows, records),
+    finish: async (records) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`it did not stop within ${finishMs} ms`), finishMs);
+      });
+      try {
+        const trace = await Promise.race([sampler.stop(), late]);
+        if (typeof trace === "string") return { reason: `the GPU power sampler gave no trace: ${trace}` };
+        return powerExtension(trace, windows, records);
+      } catch (error) {
+        const why = errorMessage(error).split("\n")[0]!.slice(0, 300);
+        return { reason: `the GPU power sampler gave no trace: it failed (${why})` };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
 }
 

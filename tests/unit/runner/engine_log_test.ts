@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { ExecutedRequest } from "../../../contract/mod.ts";
-import { checkEngineLog, engineLogFile, parseEngineLog, startedEngineLog } from "../../../runner/engine_log.ts";
+import {
+  checkEngineLog,
+  engineLogFile,
+  parseEngineLog,
+  readEngineLog,
+  startedEngineLog,
+} from "../../../runner/engine_log.ts";
 import { fakeFixtures, outcome } from "./_fakes.ts";
 
 /** The three lines llama-server prints for a finished task (format of tools/server print_timings). */
@@ -151,4 +157,17 @@ Deno.test("engineLogFile: a missing file and a link are unreadable with a reason
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("readEngineLog: a source whose read throws attaches nothing and says why", async () => {
+  const read = await readEngineLog({
+    source: "--engine-log server.log",
+    attachAnyText: false,
+    read: () => Promise.reject(new Error("EIO: input/output error, read")),
+  }, []);
+  assert.equal(read.text, null);
+  assert.deepEqual(read.reasons, []);
+  assert.equal(read.check.attached, false);
+  assert.equal(read.check.source, "--engine-log server.log");
+  assert.equal(read.check.reason, "the engine log could not be read or checked: EIO: input/output error, read");
 });
