@@ -10,6 +10,11 @@
  *   options: --points 1,16,64,256,1024  --tokens 2000  --events 400000 (per point)  --alternatives (fetch, node:http)
  *            --readers curl,c,streamChat (which readers run)  --curl-max 1024 (no curl point above this concurrency)
  *            --progress (streamChat requests carry run's live counters, with a 10 Hz status render beside it)
+            --repeat 3 (repetitions of each reader at each point, alternated: curl, C, streamChat, curl, ...)
+ * Every repetition is printed, with the client's and the server's CPU over its wall time; a repetition in which
+ * neither side was busy (both under 90%) is flagged "both waited": a reader that idles while the server had data.
+ * Below the table, each point's slowest repetition against the curl repetition beside it (a target is met when the
+ * minimum meets it, not the median).
  * The cost columns (client CPU microseconds per token event, RSS per stream over the idle process) are the cost
  * curve of README's scaling section (`deno task bench:cost-curve`).
  */
@@ -33,6 +38,7 @@ const { values } = parseArgs({
     readers: { type: "string", default: "curl,c,streamChat" },
     "curl-max": { type: "string", default: "1024" },
     progress: { type: "boolean", default: false },
+    repeat: { type: "string", default: "3" },
   },
   strict: true,
 });
@@ -43,6 +49,10 @@ const tokens = Number(values.tokens);
 const eventsPerPoint = Number(values.events);
 const readers = new Set(values.readers.split(","));
 const curlMax = Number(values["curl-max"]);
+const repeat = Number(values.repeat);
+if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error("--repeat must be an integer 1-20");
+/** Under this share of its wall time on CPU, a side counts as waiting. */
+const BUSY = 0.9;
 
 function say(text: string): void {
   writeStdout(`${text}\n`);
@@ -58,6 +68,10 @@ async function must(command: string, argv: string[], timeoutMs = 120_000): Promi
 interface PointResult {
   reader: string;
   concurrency: number;
+  /** Which repetition of this reader at this point (1-based). */
+  repetition?: number;
+  /** The server's CPU seconds over this repetition (its /proc stat), null where unreadable. */
+  serverCpuS?: number | null;
   /** Token events the point moved. */
   events: number;
   /** RSS of the idle process just before the point. */
@@ -70,6 +84,9 @@ interface PointResult {
   firstDelta: { id: string; atMs: number }[];
 }
 
+/** Numbers every request of the run, so that the send log finds each repetition's own requests. */
+let requestCounter = 0;
+
 /** Requests per stream so that a point moves about `eventsPerPoint` token events (at least 1 per stream). */
 function perStream(concurrency: number): number {
   return Math.max(1, Math.round(eventsPerPoint / tokens / concurrency));
@@ -80,14 +97,14 @@ async function runOurs(name: string, port: number, concurrency: number, client: 
   const body = JSON.stringify({ messages: [{ role: "user", content: "hi" }], max_tokens: tokens, stream: true });
   const n = perStream(concurrency);
   const firstDelta: { id: string; atMs: number }[] = [];
-  let tokenEvents = 0, bad = 0, counter = 0, peakRss = 0;
+  let tokenEvents = 0, bad = 0, peakRss = 0;
   const sampler = setInterval(() => peakRss = Math.max(peakRss, resourceUsage().rssBytes), 100);
   (globalThis as { gc?: () => void }).gc?.();
   const before = resourceUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     for (let i = 0; i < n; i++) {
-      const id = `${name}-c${concurrency}-${counter++}`;
+      const id = `${name}-c${concurrency}-${requestCounter++}`;
       if (client === null) {
         let atMs: number | null = null;
         const counters = live.counters();
@@ -199,28 +216,52 @@ function loadAverage(): string {
   }
 }
 
+/** A process's user + system CPU seconds from /proc/PID/stat (Linux), or null. */
+async function processCpuS(pid: number): Promise<number | null> {
+  // Deno reads another process's /proc entries only with every permission: the shell the benchmark runs reads it.
+  const shown = await runCommand("sh", ["-c", `cat /proc/${pid}/stat`], { timeoutMs: 10_000 });
+  if (!shown.ok || shown.value.code !== 0) return null;
+  const stat = shown.value.stdout;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks / clockTicks : null;
+}
+let clockTicks = 100;
+
+/** One repetition of a reader, with the server's CPU over it. */
+async function measured(serverPid: number, repetition: number, work: () => Promise<PointResult>) {
+  const before = await processCpuS(serverPid);
+  const result = await work();
+  const after = await processCpuS(serverPid);
+  return { ...result, repetition, serverCpuS: before === null || after === null ? null : after - before };
+}
+
 async function main(): Promise<void> {
   await must("mkdir", ["-p", bench]);
   await must("cc", ["-O2", "-o", `${bench}/c_reader`, `${SSE_SOURCES}/c_reader.c`]);
   const logPath = `${bench}/client-send-log.bin`;
   const server = await startSseServer({ tokens, logPath });
   const port = server.port;
+  clockTicks = Number((await must("sh", ["-c", "getconf CLK_TCK"])).trim()) || 100;
 
   const loadBefore = loadAverage();
   const offsetStart = calibrateEpochOffsetMs();
   const results: PointResult[] = [];
   const designs: [string, BenchClient | null][] = [["streamChat", null]];
   if (values.alternatives) designs.push(["fetch+getReader", fetchClient], ["node:http", nodeHttpClient]);
+  const pid = server.process.pid;
   for (const c of points) {
-    if (readers.has("curl") && c <= curlMax) results.push(await runCurl(port, c));
-    if (readers.has("c")) results.push(await runCReader(port, c));
-    for (const [name, client] of designs) {
-      if (!readers.has(name) && client === null) continue;
-      if (client !== null && c > 64) continue;
-      results.push(await runOurs(name, port, c, client));
+    for (let r = 1; r <= repeat; r++) {
+      if (readers.has("curl") && c <= curlMax) results.push(await measured(pid, r, () => runCurl(port, c)));
+      if (readers.has("c")) results.push(await measured(pid, r, () => runCReader(port, c)));
+      for (const [name, client] of designs) {
+        if (!readers.has(name) && client === null) continue;
+        if (client !== null && c > 64) continue;
+        results.push(await measured(pid, r, () => runOurs(name, port, c, client)));
+      }
+      closeIdleConnections();
+      closeAltClients();
     }
-    closeIdleConnections();
-    closeAltClients();
   }
   const offsetEnd = calibrateEpochOffsetMs();
   const loadAfter = loadAverage();
@@ -238,23 +279,33 @@ async function main(): Promise<void> {
   );
   say("");
   say(
-    "| reader | c | token events/s | x curl | wall s | client CPU s | CPU us/event | RSS MB | RSS KB/stream | bad | " +
-      "stamp err p50 ms | p99 ms | n |",
+    "| reader | c | rep | token events/s | x curl | wall s | client CPU s | client CPU % | server CPU % | waited | " +
+      "CPU us/event | RSS MB | RSS KB/stream | bad | stamp err p50 ms | p99 ms | n |",
   );
-  say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-  for (const r of results) {
-    const curl = results.find((x) => x.reader === "curl -sN" && x.concurrency === r.concurrency);
+  say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  const curlOf = (r: PointResult) =>
+    results.find((x) => x.reader === "curl -sN" && x.concurrency === r.concurrency && x.repetition === r.repetition);
+  const errorsOf = (r: PointResult) => {
     const errors: number[] = [];
     for (const f of r.firstDelta) {
       const sent = sendLog.get(f.id);
       if (sent !== undefined) errors.push((f.atMs + offsetMs) - sent / 1000);
     }
-    errors.sort((a, b) => a - b);
+    return errors.sort((a, b) => a - b);
+  };
+  for (const r of results) {
+    const curl = curlOf(r);
+    const errors = errorsOf(r);
     const cell = (v: number | null, digits: number) => v === null ? "-" : v.toFixed(digits);
+    const clientShare = r.cpuS === null ? null : r.cpuS / r.wallS;
+    const serverShare = r.serverCpuS == null ? null : r.serverCpuS / r.wallS;
+    const waited = clientShare !== null && serverShare !== null && clientShare < BUSY && serverShare < BUSY;
     say(
-      `| ${r.reader} | ${r.concurrency} | ${Math.round(r.eventsPerS)} | ${
+      `| ${r.reader} | ${r.concurrency} | ${r.repetition} | ${Math.round(r.eventsPerS)} | ${
         curl ? (r.eventsPerS / curl.eventsPerS).toFixed(2) : "-"
-      } | ${r.wallS.toFixed(2)} | ${cell(r.cpuS, 2)} | ${
+      } | ${r.wallS.toFixed(2)} | ${cell(r.cpuS, 2)} | ${cell(clientShare === null ? null : clientShare * 100, 0)} | ${
+        cell(serverShare === null ? null : serverShare * 100, 0)
+      } | ${waited ? "both waited" : "-"} | ${
         r.cpuS === null || r.events === 0 ? "-" : (r.cpuS * 1e6 / r.events).toFixed(2)
       } | ${r.rssBytes === null ? "-" : (r.rssBytes / 1e6).toFixed(0)} | ${
         r.rssBytes === null || r.idleRssBytes === null
@@ -263,6 +314,29 @@ async function main(): Promise<void> {
       } | ${r.bad} | ${errors.length ? percentileType7(errors, 0.5).toFixed(3) : "-"} | ${
         errors.length ? percentileType7(errors, 0.99).toFixed(3) : "-"
       } | ${errors.length} |`,
+    );
+  }
+  say("");
+  for (const c of points) {
+    const ours = results.filter((r) => r.reader === "streamChat" && r.concurrency === c);
+    const ratios = ours.flatMap((r) => {
+      const curl = curlOf(r);
+      return curl ? [r.eventsPerS / curl.eventsPerS] : [];
+    });
+    if (ours.length === 0) continue;
+    const shares = ours.flatMap((r) => r.cpuS === null ? [] : [r.cpuS / r.wallS * 100]);
+    const stampP50 = ours.flatMap((r) => {
+      const errors = errorsOf(r);
+      return errors.length ? [percentileType7(errors, 0.5)] : [];
+    });
+    say(
+      `streamChat c=${c}: ${ours.length} repetition(s); x curl min ${
+        ratios.length ? Math.min(...ratios).toFixed(2) : "-"
+      } max ${ratios.length ? Math.max(...ratios).toFixed(2) : "-"}; client CPU min ${
+        shares.length ? Math.min(...shares).toFixed(0) : "-"
+      }%; stamp err p50 max ${stampP50.length ? Math.max(...stampP50).toFixed(3) : "-"} ms; peak RSS max ${
+        Math.max(...ours.map((r) => (r.rssBytes ?? 0) / 1e6)).toFixed(0)
+      } MB`,
     );
   }
   say("");
