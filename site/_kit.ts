@@ -78,9 +78,20 @@ bin="\${STRATA_BENCH_BIN:?STRATA_BENCH_BIN names the strata-bench command of the
 "$bin" site build --repo . --out site-dist
 `;
 
+/**
+ * Every action the workflows use, pinned by commit (a tag can be moved to other code; a commit cannot), with the
+ * release it is, for the person who updates them. Dependabot or a maintainer updates both together.
+ */
+const ACTIONS = {
+  checkout: "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
+  setupNode: "actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0",
+  uploadPages: "actions/upload-pages-artifact@56afc609e74202658d3ffba0e8f6dda462b719fa # v3.0.1",
+  deployPages: "actions/deploy-pages@d6db90164ac5ed86f2b6aed7e0febac5b3c0c03e # v4.0.5",
+} as const;
+
 /** The steps both workflows start with after their checkout: Node, and the pinned toolkit in the runner's temp. */
 function toolkitSteps(toolkit: string): string {
-  return `      - uses: actions/setup-node@v4
+  return `      - uses: ${ACTIONS.setupNode}
         with:
           node-version: 20
       - name: The pinned toolkit
@@ -105,12 +116,12 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - name: The default branch (its scripts are what runs)
-        uses: actions/checkout@v4
+        uses: ${ACTIONS.checkout}
         with:
           path: base
           persist-credentials: false
       - name: The pull request, as data
-        uses: actions/checkout@v4
+        uses: ${ACTIONS.checkout}
         with:
           ref: \${{ github.event.pull_request.head.sha }}
           path: pr
@@ -142,7 +153,7 @@ jobs:
   build:
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/checkout@v4
+      - uses: ${ACTIONS.checkout}
         with:
           fetch-depth: 0
           persist-credentials: false
@@ -150,7 +161,7 @@ ${toolkitSteps(toolkit)}      - name: Verify the manifest and build the site
         run: bash .github/scripts/build-site.sh
         env:
           STRATA_BENCH_BIN: \${{ runner.temp }}/toolkit/bin/strata-bench
-      - uses: actions/upload-pages-artifact@v3
+      - uses: ${ACTIONS.uploadPages}
         with:
           path: site-dist
   deploy:
@@ -165,7 +176,7 @@ ${toolkitSteps(toolkit)}      - name: Verify the manifest and build the site
       url: \${{ steps.deployment.outputs.page_url }}
     steps:
       - id: deployment
-        uses: actions/deploy-pages@v4
+        uses: ${ACTIONS.deployPages}
 `;
 }
 

@@ -18,6 +18,12 @@ Deno.test("the release workflow passes actionlint and runs the whole CI before i
   const steps = text.indexOf("bash .ci/run");
   assert.ok(steps > 0 && steps < text.indexOf("bash release/release.sh"), "CI first, then the build");
   assert.match(text, /gh release upload "\$TAG" dist\/\* --clobber/);
+  const uses = [...text.matchAll(/uses: (\S+)(.*)/g)];
+  assert.equal(uses.length, 2);
+  for (const [line, action, comment] of uses) {
+    assert.match(action!, /^actions\/[a-z-]+@[0-9a-f]{40}$/, `pinned by commit: ${line}`);
+    assert.match(comment!, /^ # v\d+\.\d+\.\d+$/, line);
+  }
 });
 
 Deno.test("release.sh builds, checks every sum and writes notes naming the sandbox of each executable", async () => {

@@ -53,6 +53,13 @@ Deno.test("the kit's workflows pass actionlint, and its manifest is an empty val
   const site = workflows[1]!.text;
   assert.match(site, /^permissions:\n {2}contents: read\nconcurrency:/m);
   assert.match(site.slice(site.indexOf("  deploy:")), /permissions:\n {6}pages: write\n {6}id-token: write/);
+  // Every action is pinned by commit (a tag can be moved), its release named beside it.
+  const uses = workflows.flatMap((w) => [...w.text.matchAll(/uses: (\S+)(.*)/g)]);
+  assert.equal(uses.length, 7);
+  for (const [line, action, comment] of uses) {
+    assert.match(action!, /^actions\/[a-z-]+@[0-9a-f]{40}$/, line);
+    assert.match(comment!, /^ # v\d+\.\d+\.\d+$/, line);
+  }
 });
 
 Deno.test("init, a submission branch, the review script on a genuine and a forged folder, approval, the site", async () => {
