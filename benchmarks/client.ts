@@ -11,8 +11,11 @@
  *            --readers curl,c,streamChat (which readers run)  --curl-max 1024 (no curl point above this concurrency)
  *            --progress (streamChat requests carry run's live counters, with a 10 Hz status render beside it)
             --repeat 3 (repetitions of each reader at each point, alternated: curl, C, streamChat, curl, ...)
- * Every repetition is printed, with the client's and the server's CPU over its wall time; a repetition in which
- * neither side was busy (both under 90%) is flagged "both waited": a reader that idles while the server had data.
+ * Every repetition is printed, with the client's and the server's CPU over its wall time and the CPU the rest of
+ * the machine used meanwhile (all cores' busy time from /proc/stat, less the two); a repetition of the project's
+ * reader in which neither side was busy (both under 90%) is flagged "both waited" (a reader that idles while the
+ * server had data) when the rest of the machine was quiet, and "machine busy" when something else took over a
+ * tenth of a core: then neither side could run, and the repetition measures the neighbour, not the reader.
  * Below the table, each point's slowest repetition against the curl repetition beside it (a target is met when the
  * minimum meets it, not the median).
  * The cost columns (client CPU microseconds per token event, RSS per stream over the idle process) are the cost
@@ -72,6 +75,8 @@ interface PointResult {
   repetition?: number;
   /** The server's CPU seconds over this repetition (its /proc stat), null where unreadable. */
   serverCpuS?: number | null;
+  /** Busy CPU seconds of the whole machine over this repetition (/proc/stat, every core), null where unreadable. */
+  machineCpuS?: number | null;
   /** Token events the point moved. */
   events: number;
   /** RSS of the idle process just before the point. */
@@ -228,12 +233,27 @@ async function processCpuS(pid: number): Promise<number | null> {
 }
 let clockTicks = 100;
 
-/** One repetition of a reader, with the server's CPU over it. */
+/** Busy CPU seconds of every core so far (user, nice, system, irq, softirq, steal of /proc/stat), or null. */
+async function machineCpuS(): Promise<number | null> {
+  const shown = await runCommand("sh", ["-c", "head -n 1 /proc/stat"], { timeoutMs: 10_000 });
+  if (!shown.ok || shown.value.code !== 0) return null;
+  const [user, nice, system, _idle, _iowait, irq, softirq, steal] = shown.value.stdout.trim().split(/\s+/).slice(1)
+    .map(Number);
+  const busy = [user, nice, system, irq, softirq, steal].reduce((a: number, b) => a + (b ?? Number.NaN), 0);
+  return Number.isFinite(busy) ? busy / clockTicks : null;
+}
+
+/** One repetition of a reader, with the server's and the whole machine's CPU over it. */
 async function measured(serverPid: number, repetition: number, work: () => Promise<PointResult>) {
-  const before = await processCpuS(serverPid);
+  const [server0, machine0] = [await processCpuS(serverPid), await machineCpuS()];
   const result = await work();
-  const after = await processCpuS(serverPid);
-  return { ...result, repetition, serverCpuS: before === null || after === null ? null : after - before };
+  const [server1, machine1] = [await processCpuS(serverPid), await machineCpuS()];
+  return {
+    ...result,
+    repetition,
+    serverCpuS: server0 === null || server1 === null ? null : server1 - server0,
+    machineCpuS: machine0 === null || machine1 === null ? null : machine1 - machine0,
+  };
 }
 
 async function main(): Promise<void> {
@@ -279,10 +299,10 @@ async function main(): Promise<void> {
   );
   say("");
   say(
-    "| reader | c | rep | token events/s | x curl | wall s | client CPU s | client CPU % | server CPU % | waited | " +
-      "CPU us/event | RSS MB | RSS KB/stream | bad | stamp err p50 ms | p99 ms | n |",
+    "| reader | c | rep | token events/s | x curl | wall s | client CPU s | client CPU % | server CPU % | elsewhere % | " +
+      "waited | CPU us/event | RSS MB | RSS KB/stream | bad | stamp err p50 ms | p99 ms | n |",
   );
-  say("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  say(`|${" --- |".repeat(18)}`);
   const curlOf = (r: PointResult) =>
     results.find((x) => x.reader === "curl -sN" && x.concurrency === r.concurrency && x.repetition === r.repetition);
   const errorsOf = (r: PointResult) => {
@@ -299,13 +319,21 @@ async function main(): Promise<void> {
     const cell = (v: number | null, digits: number) => v === null ? "-" : v.toFixed(digits);
     const clientShare = r.cpuS === null ? null : r.cpuS / r.wallS;
     const serverShare = r.serverCpuS == null ? null : r.serverCpuS / r.wallS;
-    const waited = clientShare !== null && serverShare !== null && clientShare < BUSY && serverShare < BUSY;
+    const elsewhere = r.machineCpuS == null || r.cpuS === null || r.serverCpuS == null
+      ? null
+      : Math.max(0, r.machineCpuS - r.cpuS - r.serverCpuS) / r.wallS;
+    const flag = r.reader === "curl -sN" || r.reader.startsWith("C reader") || clientShare === null ||
+        serverShare === null || clientShare >= BUSY || serverShare >= BUSY
+      ? "-"
+      : elsewhere !== null && elsewhere > 0.1
+      ? `machine busy (${(elsewhere * 100).toFixed(0)}% of a core elsewhere)`
+      : "both waited";
     say(
       `| ${r.reader} | ${r.concurrency} | ${r.repetition} | ${Math.round(r.eventsPerS)} | ${
         curl ? (r.eventsPerS / curl.eventsPerS).toFixed(2) : "-"
       } | ${r.wallS.toFixed(2)} | ${cell(r.cpuS, 2)} | ${cell(clientShare === null ? null : clientShare * 100, 0)} | ${
         cell(serverShare === null ? null : serverShare * 100, 0)
-      } | ${waited ? "both waited" : "-"} | ${
+      } | ${cell(elsewhere === null ? null : elsewhere * 100, 0)} | ${flag} | ${
         r.cpuS === null || r.events === 0 ? "-" : (r.cpuS * 1e6 / r.events).toFixed(2)
       } | ${r.rssBytes === null ? "-" : (r.rssBytes / 1e6).toFixed(0)} | ${
         r.rssBytes === null || r.idleRssBytes === null
