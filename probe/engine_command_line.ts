@@ -85,6 +85,9 @@ function loopbackPort(baseUrl: string): number | string {
   return url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
 }
 
+/** The longest one argument of a process may be on Linux (MAX_ARG_STRLEN, 32 pages of 4 KiB). */
+const MAX_ARG_CHARS = 131_072;
+
 /** The PID listening on `port`, from ss (Linux) or lsof (macOS); or why there is none. */
 async function listenerPid(port: number, deps: ProbeDeps): Promise<{ pid: string; tool: string } | { reason: string }> {
   const linux = deps.platform === "linux";
@@ -119,6 +122,14 @@ export async function observeEngineCommandLine(baseUrl: string, deps: ProbeDeps)
     return { ok: false, reason: `ps cannot read process ${found.pid} (${ps.ok ? "no output" : ps.reason}); ${HINT}` };
   }
   const argv = line.split(/\s+/);
+  const long = argv.find((word) => word.length > MAX_ARG_CHARS);
+  if (long !== undefined) {
+    return {
+      ok: false,
+      reason: `ps printed a word of ${long.length} characters for process ${found.pid}, longer than Linux lets one ` +
+        `argument be (${MAX_ARG_CHARS} bytes), so it is not that process's command line; ${HINT}`,
+    };
+  }
   const source = `observed: ${found.tool} port ${port} -> ps -o args= -p ${found.pid} (one line: an argument holding ` +
     "a space is split)";
   const program = baseName(argv.shift() ?? "");

@@ -210,7 +210,7 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
   } catch (error) {
     extensions["pictures_problem"] = `the pictures could not be drawn: ${errorMessage(error)}`;
   }
-  extensions[DIGEST_KEYS.readme] = await folder.writeFile(RESULT_FILES.readme, readmeOf(result, deps));
+  extensions[DIGEST_KEYS.readme] = await writeReadme(result, folder, deps);
   const outputs = await deps.readArtifact(folder.path, RESULT_FILES.outputs);
   const outputsText = outputs === null ? "" : new TextDecoder().decode(outputs);
   extensions[DIGEST_KEYS.digest] = measuredDigest(
@@ -223,17 +223,29 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
 }
 
 /**
- * README.md as drawn from the result; when drawing it fails, a short README that says so (the reason kept in
- * extensions.readme_problem), so a README defect never costs the measured result.
+ * Writes README.md as drawn from the result; when drawing it, or sanitizing what was drawn, fails (a defect, not
+ * the disk: a RangeError such as a stack overflow on a hostile tool's text, or a TypeError), a short README that
+ * says so (the reason kept in extensions.readme_problem), so a README defect never costs the measured result. A
+ * failed write of the disk is thrown as it is. Resolves with the SHA-256 of what was written.
  */
-function readmeOf(result: Result, deps: RunDeps): string {
-  try {
-    return deps.renderReadme(result);
-  } catch (error) {
-    const why = error instanceof Error ? error.message.split("\n")[0]!.slice(0, 300) : String(error).slice(0, 300);
-    (result.extensions ??= {})["readme_problem"] = `README.md could not be drawn: ${why}`;
-    return `# Result ${result.run.id}\n\nREADME.md could not be drawn (${why}). results.json holds the whole ` +
+async function writeReadme(result: Result, folder: ResultFolder, deps: RunDeps): Promise<string> {
+  const short = (error: unknown, what: string) => {
+    const why = errorMessage(error).split("\n")[0]!.slice(0, 300);
+    (result.extensions ??= {})["readme_problem"] = `README.md could not be ${what}: ${why}`;
+    return `# Result ${result.run.id}\n\nREADME.md could not be ${what} (${why}). results.json holds the whole ` +
       "result: `strata-bench report <this folder>` validates it and prints the same audit.\n";
+  };
+  let text: string;
+  try {
+    text = deps.renderReadme(result);
+  } catch (error) {
+    text = short(error, "drawn");
+  }
+  try {
+    return await folder.writeFile(RESULT_FILES.readme, text);
+  } catch (error) {
+    if (!(error instanceof RangeError || error instanceof TypeError)) throw error;
+    return await folder.writeFile(RESULT_FILES.readme, short(error, "sanitized"));
   }
 }
 

@@ -167,6 +167,35 @@ Deno.test("a README that cannot be drawn costs nothing measured: results.json is
   }
 });
 
+Deno.test("a README the sanitizer overflows on costs nothing measured: the short README is written instead", async () => {
+  const { cleanup } = await import("./_harness.ts");
+  const { machineSanitizer } = await import("../../sanitize/mod.ts");
+  const real = machineSanitizer();
+  // Only the full README has second-level sections; the short one does not.
+  const overflowing = {
+    json: real.json,
+    text: (text: string) => {
+      if (text.includes("\n## ")) throw new RangeError("Maximum call stack size exceeded");
+      return real.text(text);
+    },
+  };
+  const run = await runScripted({ deps: { sanitizers: overflowing } });
+  try {
+    assert.deepEqual(run.problems, [], "the result is valid");
+    assert.equal(
+      run.result.extensions?.["readme_problem"],
+      "README.md could not be sanitized: Maximum call stack size exceeded",
+    );
+    const readme = await readFile(join(run.report.folder, RESULT_FILES.readme), "utf8");
+    assert.match(
+      readme,
+      /README\.md could not be sanitized \(Maximum call stack size exceeded\)\. results\.json holds/,
+    );
+  } finally {
+    await cleanup(run);
+  }
+});
+
 Deno.test("results.json that cannot be assembled stops with a defect report, outputs.jsonl kept whole", async () => {
   const { machineSanitizer } = await import("../../sanitize/mod.ts");
   const real = machineSanitizer();

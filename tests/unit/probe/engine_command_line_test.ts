@@ -55,6 +55,18 @@ Deno.test("Linux: no listener, another user's process, another program, a refuse
     fakeDeps({ commands: { [SS_QUERY]: { refuse: "permission" } } }),
   );
   assert.ok(!refused.ok && /ss cannot list the listening sockets \(permission to run ss refused/.test(refused.reason));
+  // A word longer than Linux lets one argument be is not a command line a process can have (a hostile ps).
+  const word = "\u0000".repeat(131_073);
+  const forged = await observeEngineCommandLine(
+    "http://127.0.0.1:8080",
+    fakeDeps({ commands: { [SS_QUERY]: SS, "ps -ww -o args= -p 77": `/opt/llama-server --alias ${word}\n` } }),
+  );
+  assert.ok(!forged.ok && /a word of 131073 characters .* \(131072 bytes\), so it is not/.test(forged.reason));
+  const longest = await observeEngineCommandLine(
+    "http://127.0.0.1:8080",
+    fakeDeps({ commands: { [SS_QUERY]: SS, "ps -ww -o args= -p 77": `/opt/llama-server --alias ${word.slice(1)}\n` } }),
+  );
+  assert.ok(longest.ok, "a word at the limit is read");
   const remote = await observeEngineCommandLine("http://10.0.0.2:8080", fakeDeps({}));
   assert.ok(!remote.ok && /not on this machine's loopback/.test(remote.reason));
 });
