@@ -123,6 +123,10 @@ export async function verifyApproved(
   for (const entry of read.entries) {
     const resolved = await resolveEntry(repo, entry, branch, options.protocols, reader);
     const problems = [...resolved.problems, ...resolved.contradictions];
+    // A review before its run or in the future, refused as `approved add` and the browser do (a hand-edited manifest).
+    if (entry.entry !== null && resolved.results !== null) {
+      problems.push(...reviewProblems(entry.entry.reviewed_at, runStartedAt(resolved.results.bytes), Date.now()));
+    }
     if (options.review !== undefined) problems.push(...await refusalsOf(repo, resolved, options.review));
     options.onProgress?.(entries.length + 1, read.entries.length);
     entries.push({ read: entry, report: { label: entry.label, problems } });
@@ -132,6 +136,12 @@ export async function verifyApproved(
   const problems = crossEntryProblems(entries.map((e) => e.read.entry), identities);
   entries.forEach((e, i) => e.report.problems.push(...problems[i]!));
   return { ok: true, branch, entries: entries.map((e) => e.report) };
+}
+
+/** The run's started_at in a results.json (unknown when it cannot be read; reviewProblems then checks the future). */
+function runStartedAt(bytes: Uint8Array): unknown {
+  const parsed = parseStrictJson(new TextDecoder().decode(bytes));
+  return parsed.ok ? (parsed.value as { run?: { started_at?: unknown } }).run?.started_at : undefined;
 }
 
 /** Why `approved add` refused. */
@@ -316,12 +326,6 @@ function policyChecked(check: CheckOutcome, folder: string): CheckOutcome {
   return check;
 }
 
-/** The identity of an approved entry's reviewed results. */
-async function identityOf(repo: GitRepo, entry: ManifestEntry): Promise<RunIdentity | null> {
-  const bytes = await repo.readBlob(entry.evidence_commit, entry.results_path);
-  return bytes === null ? null : runIdentity(bytes);
-}
-
 /** Links the draft to the entries it reproduces, both marked independently reproduced, after the rule's checks. */
 async function linkReproductions(
   repo: GitRepo,
@@ -337,7 +341,8 @@ async function linkReproductions(
     if (target === undefined) {
       throw new ApprovedAddError(`Cannot mark ${original} reproduced: it is not an approved entry`);
     }
-    const identity = await identityOf(repo, target);
+    const bytes = await repo.readBlob(target.evidence_commit, target.results_path);
+    const identity = bytes === null ? null : runIdentity(bytes);
     if (identity === null) {
       throw new ApprovedAddError(`Cannot mark ${original} reproduced: its results.json cannot be read at its commit`);
     }
@@ -402,9 +407,7 @@ export async function addApproved(
   const reproductions = await linkReproductions(repo, entries, draft, identity, options.reproduces);
   const check = await checkDraft(repo, draft, branch, options);
   // After the review (its reasons come first): a review clock before the run began, or in the future, is wrong.
-  const parsed = parseStrictJson(new TextDecoder().decode(resultsBytes));
-  const run = parsed.ok ? (parsed.value as { run?: { started_at?: unknown } }).run : undefined;
-  const late = reviewProblems(draft.reviewed_at, run?.started_at, options.now.getTime());
+  const late = reviewProblems(draft.reviewed_at, runStartedAt(resultsBytes), options.now.getTime());
   if (late.length > 0) throw new ApprovedAddError(`Cannot add "${options.folder}": ${late[0]}; check this clock`);
   entries.push(draft);
   const manifest = manifestText(entries, withdrawn);

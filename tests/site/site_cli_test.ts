@@ -262,6 +262,19 @@ Deno.test("approved add refuses evidence the independent check rejects, changed 
     verified.stdout,
     new RegExp(`BAD  ${partial.runId}\\n(?: {9}[^\\n]*\\n)*? {9}[^\\n]*cannot reproduce ${clean}`),
   );
+  // A review time edited by hand into the future or before its run began is named, as approved add refuses it.
+  const redated = JSON.parse(before);
+  for (const entry of redated.entries) {
+    if (entry.run_id === clean) entry.reviewed_at = "2099-01-01T00:00:00Z";
+    if (entry.run_id === partial.runId) entry.reviewed_at = "1999-01-01T00:00:00Z";
+  }
+  await Deno.writeTextFile(join(clone, "bench/approved.json"), JSON.stringify(redated, null, 2));
+  const dated = await strataBench(
+    ["approved", "verify", "--repo", clone, "--protocols", fixture.protocolsFile],
+    ["-P=approved", `--allow-write=${join(clone, "bench")}`],
+  );
+  assert.match(dated.stdout, /implausible: the entry's reviewed_at 2099-01-01T00:00:00Z is in the future/);
+  assert.match(dated.stdout, /implausible: the entry's reviewed_at 1999-01-01T00:00:00Z is before the run began/);
 });
 
 Deno.test("approved add records the commit that introduced the folder and the hash of its results.json", async () => {
