@@ -16,18 +16,48 @@ import {
 import type { GitRunner } from "./_git.ts";
 import type { OutputFiles } from "./_output.ts";
 
-/** Runs git in `dir`, collecting stdout as bytes and stderr as text. */
-export function gitRunner(dir: string): GitRunner {
+/** The most bytes one git answer may print: the largest file a result folder may hold (outputs.jsonl's cap). */
+const GIT_STDOUT_CAP = 256 * 1024 * 1024;
+const GIT_STDERR_CAP = 1024 * 1024;
+/** The longest one git call may take (a local repository answers in milliseconds to seconds). */
+const GIT_TIMEOUT_MS = 300_000;
+
+/**
+ * Runs git in `dir`, collecting stdout as bytes and stderr as text, bounded in time and bytes: a git that prints
+ * past its cap or outlives its deadline (a hung or hostile one first on PATH) is killed and reported, never waited
+ * on past it (a child holding its pipes open is not awaited).
+ */
+export function gitRunner(dir: string, limits = { timeoutMs: GIT_TIMEOUT_MS, stdoutCap: GIT_STDOUT_CAP }): GitRunner {
   return async (args) => {
     const stdout: Uint8Array[] = [];
     const stderr: Uint8Array[] = [];
+    const size = { stdout: 0, stderr: 0 };
+    let stop: (why: string) => void = () => {};
+    const stopped = new Promise<string>((resolve) => stop = resolve);
     const started = await spawnProcess("git", ["-c", "core.quotePath=false", ...args], {
       cwd: dir,
-      onOutput: (chunk, stream) => (stream === "stdout" ? stdout : stderr).push(chunk),
+      onOutput: (chunk, stream) => {
+        size[stream] += chunk.length;
+        const cap = stream === "stdout" ? limits.stdoutCap : GIT_STDERR_CAP;
+        if (size[stream] > cap) return stop(`git ${args[0] ?? ""} printed more than ${cap} bytes on ${stream}`);
+        (stream === "stdout" ? stdout : stderr).push(chunk);
+      },
     });
     if (!started.ok) return { error: started.reason };
-    const exit = await started.value.exited;
-    return { code: exit.code ?? 128, stdout: concat(stdout), stderr: new TextDecoder().decode(concat(stderr)) };
+    const timer = setTimeout(
+      () => stop(`git ${args[0] ?? ""} did not finish within ${limits.timeoutMs} ms`),
+      limits.timeoutMs,
+    );
+    try {
+      const first = await Promise.race([started.value.exited, stopped]);
+      if (typeof first === "string") {
+        started.value.kill("SIGKILL");
+        return { error: `${first} (killed)` };
+      }
+      return { code: first.code ?? 128, stdout: concat(stdout), stderr: new TextDecoder().decode(concat(stderr)) };
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
 
