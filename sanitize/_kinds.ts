@@ -387,11 +387,16 @@ export function redactEscapedPaths(text: string, inner: (decoded: string) => str
 
 /**
  * A string override of a model's metadata (`--override-kv general.name=str:VALUE`, as an observed llama-server
- * command line carries it): the value may be anything a person named, so it goes, up to the next option.
+ * command line carries it): the value may be anything a person named, so it goes, up to the next option. The same
+ * override without its flag (the value of a parsed option, `general.name=str:VALUE`, a dotted metadata key at the
+ * start of a word) goes too, up to the next override, option, table cell or double quote (the end of a JSON string).
  */
 export function redactOverrideKv(text: string, secret: string): string {
   return text.replace(
     /(--override-kv['"]?(?:=|\s+)['"]?[\w.-]+=str:)(?!<secret>)[^\n]*?(?=['"]?(?:\s+['"]?--?[A-Za-z]|,[\w.-]+=|\n|$))/g,
+    `$1${secret}`,
+  ).replace(
+    /((?<![^\s"'|,=])[A-Za-z][\w-]*(?:\.[\w-]+)+=str:)(?!<secret>)[^\n"]*?(?=\\?"|'?(?:\s+['"]?--?[A-Za-z]|,[\w.-]+=|\s+\||\n|$))/g,
     `$1${secret}`,
   );
 }

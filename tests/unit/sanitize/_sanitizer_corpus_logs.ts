@@ -211,6 +211,9 @@ export const LOG_PRIVATE: readonly PrivateCase[] = [
     "bobs-private",
   ),
   p("override-kv string", "--override-kv tokenizer.chat_template=str:secret sauce --port 8080", "secret sauce"),
+  // The same value parsed out of an observed command line (results.json's configuration, README's table cell).
+  p("override-kv value", '{"override-kv":"general.name=str:ProjectNightingale"}', "Nightingale"),
+  p("override-kv value", "| override-kv | general.name=str:Project Nightingale |", "Nightingale"),
 ];
 
 /** Log text that must come out byte for byte. */
