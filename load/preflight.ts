@@ -77,11 +77,18 @@ function whyRefused(url: string, outcome: StreamOutcome, deadlineS: number, flag
     }
     case "malformed":
       if (page !== null) return page;
-      return `${post} answered HTTP ${outcome.http_status ?? "?"}, but not with a chat completion stream (${detail})`;
+      if (outcome.http_status === null) return `${post} got no HTTP answer (${detail})`;
+      return `${post} answered HTTP ${outcome.http_status}, but not with a chat completion stream (${detail})`;
     case "timeout":
       return `${post} did not finish a one-token answer within ${deadlineS} s`;
     default:
-      return `${post} answered HTTP ${outcome.http_status ?? "?"}, but its stream did not end normally ` +
+      // A process on the port that took the connection and closed or reset it before any status line.
+      if (outcome.http_status === null) {
+        return `${post} got no HTTP answer: the connection was accepted, then ended (${outcome.end}${
+          detail === "" ? "" : `: ${detail}`
+        })`;
+      }
+      return `${post} answered HTTP ${outcome.http_status}, but its stream did not end normally ` +
         `(${outcome.end}${detail === "" ? "" : `: ${detail}`})`;
   }
 }

@@ -62,7 +62,8 @@ export function sessionsOf(options: CompareRunOptions, points: ComparePoint[]): 
 }
 
 /**
- * The preflight check of one side's server (PREFLIGHT_DEADLINE_S at most).
+ * The preflight check of one side's server (PREFLIGHT_DEADLINE_S at most); `measuredBefore` counts the
+ * measurements already made (a server started from a profile is checked as it comes up, between rounds).
  * @throws {TargetRefused} when it does not answer as a streaming chat server (unless a signal stopped it).
  */
 export async function preflightSide(
@@ -70,6 +71,7 @@ export async function preflightSide(
   deps: CompareDeps,
   side: CompareSide,
   url: string,
+  measuredBefore = 0,
 ): Promise<PreflightResult> {
   deps.hooks?.onPreflight?.(url);
   const checked = await checkStreamingServer(url, deps, {
@@ -83,7 +85,11 @@ export async function preflightSide(
     const reason = checked.reason ?? `${url} did not answer as a streaming chat server`;
     const { verdict, fix } = refusalAdvice(reason, `--${side}`);
     throw new TargetRefused(
-      `compare: ${verdict}: the ${side}: ${reason}${fix === null ? "" : `; ${fix}`}; nothing was measured`,
+      `compare: ${verdict}: the ${side}: ${reason}${fix === null ? "" : `; ${fix}`}; ${
+        measuredBefore > 0
+          ? `nothing was measured against it (the ${measuredBefore} measurements before it are kept)`
+          : "nothing was measured"
+      }`,
     );
   }
   return checked;

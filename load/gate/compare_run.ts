@@ -161,7 +161,8 @@ export async function runCompare(options: CompareRunOptions, deps: CompareDeps):
       // A server started here from a profile is checked as it comes up, before its first measurement.
       ready: async (side, url, fromProfile) => {
         if (fromProfile) {
-          context.emit({ ...LINE_HEAD, kind: "preflight", side, ...await preflightSide(options, deps, side, url) });
+          const checked = await preflightSide(options, deps, side, url, context.measured);
+          context.emit({ ...LINE_HEAD, kind: "preflight", side, ...checked });
         }
       },
       measure: (side, url, p, round) => measurePoint(context, side, url, p, round),

@@ -92,3 +92,24 @@ Deno.test("a --url ending in /v1 is told to drop it (the tool adds /v1/chat/comp
     await web.close();
   }
 });
+
+Deno.test("a port that takes the connection and closes it says no HTTP answer came, never 'HTTP ?'", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    for await (const conn of listener) {
+      await conn.read(new Uint8Array(65536)).catch(() => null);
+      conn.close();
+    }
+  })().catch(() => {});
+  try {
+    const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+    const checked = await checkStreamingServer(url, deps, options);
+    assert.equal(checked.ok, false);
+    assert.equal(checked.http_status, null);
+    assert.match(checked.reason!, /^POST .*\/v1\/chat\/completions got no HTTP answer/);
+    assert.doesNotMatch(checked.reason!, /HTTP \?/);
+  } finally {
+    listener.close();
+    await served;
+  }
+});
