@@ -11,6 +11,8 @@ export interface HealthCheck {
   status: number | null;
   /** "ok", the server's error message, or why no answer came. */
   message: string;
+  /** Whether the request reached a process on the port (connected and written), whatever it answered. */
+  connected: boolean;
 }
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -33,18 +35,19 @@ export function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCh
     try {
       target = parseBaseUrl(baseUrl);
     } catch (error) {
-      return resolve({ ok: false, status: null, message: (error as Error).message });
+      return resolve({ ok: false, status: null, message: (error as Error).message, connected: false });
     }
     let status: number | null = null;
     let contentType: string | undefined;
     const parts: Uint8Array[] = [];
     let size = 0;
     let done = false;
-    const finish = (answer: HealthCheck) => {
+    let connected = false;
+    const finish = (answer: Omit<HealthCheck, "connected">) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve(answer);
+      resolve({ ...answer, connected });
     };
     const exchange = startExchange({
       target,
@@ -53,7 +56,7 @@ export function checkHealth(baseUrl: string, timeoutMs = 5000): Promise<HealthCh
       headers: { Accept: "application/json" },
       now: () => performance.now(),
     }, {
-      dispatch: () => {},
+      dispatch: () => connected = true,
       firstByte: () => {},
       head: (head) => {
         status = head.status;

@@ -11,6 +11,8 @@ export interface HealthAnswer {
   ok: boolean;
   status: number | null;
   message: string;
+  /** Whether the request reached a process on the port (the connection was made and the request written). */
+  connected?: boolean;
 }
 
 /**

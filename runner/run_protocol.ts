@@ -275,7 +275,11 @@ async function prepareRun(options: RunOptions, deps: RunDeps): Promise<PreparedR
     // A server that answered is there: "start it" would mislead (it may still be loading its model).
     throw new RunRefusedError(
       "unreachable",
-      health.status === null
+      health.status === null && health.connected === true
+        ? `Cannot run the protocol: a process at ${options.baseUrl} took the connection but gave /health no HTTP ` +
+          `answer (${health.message}); check that --url is the server's address (not a proxy or another ` +
+          "program) and read the server's log"
+        : health.status === null
         ? `Cannot run the protocol: the server at ${options.baseUrl} did not answer /health (${health.message}); ` +
           "start it first or pass --url with the right address"
         : `Cannot run the protocol: the server at ${options.baseUrl} answered /health with HTTP ${health.status} ` +

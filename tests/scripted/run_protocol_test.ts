@@ -414,14 +414,18 @@ Deno.test("a server that answers /health with an error is not called unreachable
   const { RunRefusedError } = await import("../../runner/run_errors.ts");
   const out = await Deno.makeTempDir({ prefix: "strata-health-" });
   try {
-    const answers: [{ ok: false; status: number | null; message: string }, RegExp][] = [
+    const answers: [{ ok: false; status: number | null; message: string; connected: boolean }, RegExp][] = [
       [
-        { ok: false, status: 503, message: "Loading model" },
+        { ok: false, status: 503, message: "Loading model", connected: true },
         /answered \/health with HTTP 503 \(Loading model\), not 200; wait until it has loaded/,
       ],
       [
-        { ok: false, status: null, message: "connection refused" },
+        { ok: false, status: null, message: "connection refused", connected: false },
         /did not answer \/health \(connection refused\); start it first/,
+      ],
+      [
+        { ok: false, status: null, message: "the server closed the connection", connected: true },
+        /a process at .* took the connection but gave \/health no HTTP answer \(the server closed the connection\); check that --url/,
       ],
     ];
     for (const [answer, message] of answers) {

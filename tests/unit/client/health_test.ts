@@ -17,14 +17,14 @@ async function answer(response: string) {
 Deno.test("/health 200 is ok", async () => {
   const body = '{"status":"ok"}';
   const { result, request } = await answer(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  assert.deepEqual(result, { ok: true, status: 200, message: "ok" });
+  assert.deepEqual(result, { ok: true, status: 200, message: "ok", connected: true });
   assert.match(request, /^GET \/health HTTP\/1\.1\r\n/);
 });
 
 Deno.test("/health 503 while loading is not ok and carries the server's message", async () => {
   const body = '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}';
   const { result } = await answer(`HTTP/1.1 503 Service Unavailable\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  assert.deepEqual(result, { ok: false, status: 503, message: "Loading model" });
+  assert.deepEqual(result, { ok: false, status: 503, message: "Loading model", connected: true });
 });
 
 Deno.test("a refused connection is not ok, with no status", async () => {
