@@ -85,7 +85,8 @@ Targets, SLOs and audits:
                             client parses (a warning names any --url that is not llama.cpp)
   --strict                  reject reasoning-truncated answers (only reasoning until the cap): the run fails
   --ci-safety               --strict, plus every measured request must succeed and the warm-up must not be zero
-  --bin-s S                 throughput bin width (default 1)
+  --bin-s S                 throughput bin width (default 1); doubled until the run fits 65,536 bins, and each
+                            summary's bin_width_s says the width used
 
 Client headroom:
   --no-headroom-check       skip measuring the client's own ceiling for this run's shape (cached per machine and

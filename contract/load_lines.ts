@@ -239,6 +239,7 @@ export const ENDPOINT_LOAD_SUMMARY = Type.Object({
   goodput_requests_per_s: maybe,
   /** Open loop: measured sends over their span. */
   achieved_send_rate_per_s: maybe,
+  /** --bin-s, doubled until the window fits 65,536 bins: the width `bins` used. */
   bin_width_s: number,
   bins: Type.Array(THROUGHPUT_BIN),
   distributions: Type.Object({

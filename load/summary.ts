@@ -159,8 +159,8 @@ export function summarizeSelection(
   return {
     label,
     ...tally.rates,
-    bin_width_s: binWidthS,
-    bins: timeline.bins,
+    bin_width_s: timeline.bins.widthS,
+    bins: timeline.bins.bins,
     distributions,
     concurrency: concurrencyOf(timeline.starts, timeline.ends, capLevel),
     isl: options.isl ? lengthCheckOf(distributions.input_tokens, tally.islMisses, options.isl) : null,

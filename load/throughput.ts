@@ -8,25 +8,38 @@ export type { ObservedConcurrency, ThroughputBin } from "../contract/mod.ts";
 import type { ObservedConcurrency, ThroughputBin } from "../contract/mod.ts";
 
 /**
+ * The most bins one summary holds: at about 150 bytes each, 65,536 bins keep a summary line well inside the load
+ * line cap (16 MiB), and a row whose offset was edited to 1e12 s cannot make the summary allocate terabytes.
+ */
+export const MAX_THROUGHPUT_BINS = 65_536;
+
+/**
  * Fixed-width bins over the offsets of `count` points, measured from the first one, each divided by its actual
- * width; the points are read through accessors (the summary reads its columns so).
+ * width; the points are read through accessors (the summary reads its columns so). When the span needs more than
+ * MAX_THROUGHPUT_BINS bins the width is doubled until it fits, and the width used is returned with the bins.
  */
 export function binsOf(
   count: number,
   offsetAt: (i: number) => number,
   completedAt: (i: number) => boolean,
   tokensAt: (i: number) => number | null,
-  binWidthS: number,
-): ThroughputBin[] {
-  if (!(binWidthS > 0)) throw new RangeError(`Cannot bin throughput: width "${binWidthS}" must be positive`);
-  if (count === 0) return [];
+  requestedWidthS: number,
+): { widthS: number; bins: ThroughputBin[] } {
+  if (!(requestedWidthS > 0)) {
+    throw new RangeError(`Cannot bin throughput: width "${requestedWidthS}" must be positive`);
+  }
+  let binWidthS = requestedWidthS;
+  if (count === 0) return { widthS: binWidthS, bins: [] };
   let first = Infinity, last = -Infinity;
   for (let i = 0; i < count; i++) {
     first = Math.min(first, offsetAt(i));
     last = Math.max(last, offsetAt(i));
   }
   const span = last - first;
-  const n = Math.max(1, Math.ceil(span / binWidthS - 1e-9));
+  if (!Number.isFinite(span)) throw new RangeError(`Cannot bin throughput: offsets span "${span}" s`);
+  const binsFor = (width: number) => Math.max(1, Math.ceil(span / width - 1e-9));
+  while (binsFor(binWidthS) > MAX_THROUGHPUT_BINS) binWidthS *= 2;
+  const n = binsFor(binWidthS);
   const completed = new Float64Array(n);
   const tokens = new Float64Array(n);
   for (let i = 0; i < count; i++) {
@@ -36,7 +49,7 @@ export function binsOf(
     const t = tokensAt(i);
     tokens[b] = t === null || Number.isNaN(tokens[b]!) ? Number.NaN : tokens[b]! + t;
   }
-  return Array.from({ length: n }, (_, i) => {
+  const bins = Array.from({ length: n }, (_, i) => {
     const width = Math.min((i + 1) * binWidthS, span) - i * binWidthS;
     const done = completed[i] as number;
     const t = Number.isNaN(tokens[i] as number) ? null : tokens[i] as number;
@@ -49,6 +62,7 @@ export function binsOf(
       output_tokens_per_s: width > 0 && t !== null ? t / width : null,
     };
   });
+  return { widthS: binWidthS, bins };
 }
 
 /**

@@ -210,6 +210,16 @@ Deno.test({
             ).join("\n"),
             /^run 0: its request rows do not give its own summary's distributions: the file was edited/,
           ],
+          [
+            // Every offset of one row moved 1e12 s on: refused at once (its bins once asked for terabytes).
+            "row moved past its window",
+            lines.map((l, i) =>
+              i === lines.findIndex((x) => x.includes('"phase":"measure"') && x.includes('"send_offset_s"'))
+                ? l.replace(/("[a-z_]+_offset_s"):([0-9.e-]+)/g, (_, k, v) => `${k}:${Number(v) + 1e12}`)
+                : l
+            ).join("\n"),
+            /^run 0: its request rows do not give its own summary's .*window_s/,
+          ],
           ["foreign", `{"format":"other","version":1}\n`, /line 1: format "other" is not a load or compare line/],
           ["not config", lines.slice(1).join("\n"), /line 1: the first line is not a load or compare config line/],
         ];

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { buildLoadRow, type LoadRequestRow } from "../../../load/metrics.ts";
 import { summarizeStore } from "../../../load/summary.ts";
 import { RowStore } from "../../../load/row_store.ts";
-import { binsOf, concurrencyOf } from "../../../load/throughput.ts";
+import { binsOf, concurrencyOf, MAX_THROUGHPUT_BINS } from "../../../load/throughput.ts";
 import type { LoadSample } from "../../../contract/mod.ts";
 import { outcome, type OutcomeSpec, sample } from "./_fakes.ts";
 
 function throughputBins(points: { offsetS: number; completed: boolean; outputTokens: number | null }[], width: number) {
   const at = (i: number) => points[i]!;
-  return binsOf(points.length, (i) => at(i).offsetS, (i) => at(i).completed, (i) => at(i).outputTokens, width);
+  return binsOf(points.length, (i) => at(i).offsetS, (i) => at(i).completed, (i) => at(i).outputTokens, width).bins;
 }
 
 function observedConcurrency(intervals: { startS: number; endS: number }[], capLevel: number) {
@@ -138,4 +138,17 @@ Deno.test("OSL target reports the achieved stat and counts each request outside 
     mismatches: 1, // 80 is beyond 64 +- 6.4; 70 is 6 away, inside
     checked: 5,
   });
+});
+
+Deno.test("bins widen by doubling to fit the cap, conserve every completion and say the width used", () => {
+  const offsets = [0, 0.5, 3, 1e12];
+  const { widthS, bins } = binsOf(offsets.length, (i) => offsets[i]!, () => true, () => 2, 1);
+  assert.ok(bins.length <= MAX_THROUGHPUT_BINS && bins.length > MAX_THROUGHPUT_BINS / 2, String(bins.length));
+  assert.equal(widthS, 2 ** Math.ceil(Math.log2(1e12 / MAX_THROUGHPUT_BINS)));
+  assert.equal(bins.reduce((n, b) => n + b.completed, 0), 4);
+  assert.equal(bins[0]!.completed, 3);
+  assert.equal(bins.at(-1)!.completed, 1);
+  const narrow = binsOf(offsets.length - 1, (i) => offsets[i]!, () => true, () => 2, 1);
+  assert.deepEqual([narrow.widthS, narrow.bins.map((b) => b.completed)], [1, [2, 0, 1]]);
+  assert.throws(() => binsOf(2, (i) => [0, Infinity][i]!, () => true, () => 1, 1), /offsets span "Infinity" s/);
 });
