@@ -215,8 +215,16 @@ const WINDOWS_DATA_PATH = new RegExp(
 );
 /** A file URL (file:///opt/models/x.gguf): its path. */
 const FILE_URL = /\bfile:\/\/(\/[^\s"'<>]+)/gi;
-/** A UNC path (\\\\server\\share\\...). */
-const UNC_PATH = new RegExp(String.raw`(?<![\w\\])\\{2}(?:\\{2})?${PATH_PART}(?:\\{1,2}${PATH_PART})+`, "g");
+/**
+ * A UNC path (\\\\server\\share\\...), but not a terminal escape whose backslash Markdown doubled (an ESC sequence in
+ * a GPU name, written `\u001b` by runtime's escapeTerminalText): no server is named after one of the code points
+ * that function writes.
+ */
+const UNC_PATH = new RegExp(
+  String.raw`(?<![\w\\])\\{2}(?:\\{2})?(?!u(?:00[01][0-9a-f]|007f|00[89][0-9a-f]|061c|200[ef]|202[89a-e]|206[6-9]))` +
+    String.raw`${PATH_PART}(?:\\{1,2}${PATH_PART})+`,
+  "g",
+);
 
 /**
  * An absolute path as a published text may show it: the placeholder and the path's last part, unless the path is a

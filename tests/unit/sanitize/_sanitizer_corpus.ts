@@ -56,6 +56,8 @@ export const PRIVATE: readonly PrivateCase[] = [
   p("path", "D:\\llm\\models\\secret-finetune\\q4.gguf", "D:\\llm\\models\\secret-finetune"),
   p("path", "E:/AI/weights/private-run/m.gguf", "E:/AI/weights/private-run"),
   p("path", "\\\\nas01\\models\\team\\m.gguf", "nas01\\models\\team"),
+  p("path", "| \\\\\\\\nas01\\\\models\\\\m.gguf |", "nas01"), // as a Markdown cell writes it
+  p("path", "\\\\u00e9quipe\\models\\m.gguf", "u00e9quipe"), // a server whose name only starts like an escape
   p("path", "file:///opt/models/private-dir/m.gguf", "/opt/models/private-dir"),
   // The user name and the host name (long and two-letter).
   p("user", "running as alice on the box", "alice"),
@@ -242,6 +244,9 @@ export const INNOCENT: readonly string[] = [
   "C:\\Program Files\\llama.cpp\\llama-server.exe",
   "C:\\Program Files (x86)\\NVIDIA Corporation",
   "C:\\Windows\\System32\\nvidia-smi.exe",
+  // A GPU name with ESC sequences as README writes it: escapeTerminalText's \u001b, its backslash doubled by Markdown.
+  "NVIDIA \\\\u001b\\[31mH100\\\\u001b\\[0m 80GB HBM3",
+  "bidi \\\\u202e\\\\u2066 and C1 \\\\u009b\\[2J in a Markdown cell",
   "POST /v1/chat/completions 200",
   "GET /props and /health and /slots",
   "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
