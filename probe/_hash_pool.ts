@@ -4,7 +4,7 @@
  * failure, so the caller can hash the file in-thread instead.
  */
 import type { ChunkHasher } from "./hash_file.ts";
-import { errorMessage } from "../runtime/mod.ts";
+import { errorLine } from "../runtime/mod.ts";
 
 /** The little of a Worker the hash pool uses; tests pass fakes. */
 export interface HashWorkerPort {
@@ -58,7 +58,7 @@ export async function startWorkerHasher(
   try {
     port = start();
   } catch (error) {
-    return { ok: false, reason: `cannot start a hash worker: ${firstLine(error)}` };
+    return { ok: false, reason: `cannot start a hash worker: ${errorLine(error)}` };
   }
   let failure: string | null = null;
   const waiters: Waiter[] = [];
@@ -92,7 +92,7 @@ export async function startWorkerHasher(
       timer = setTimeout(() => fail(`the hash worker did not start within ${readyTimeoutMs} ms`), readyTimeoutMs);
     });
   } catch (error) {
-    return { ok: false, reason: firstLine(error) };
+    return { ok: false, reason: errorLine(error) };
   } finally {
     clearTimeout(timer);
     ready = null;
@@ -104,7 +104,7 @@ export async function startWorkerHasher(
       try {
         port.post(message, transfer);
       } catch (error) {
-        fail(`cannot send to the hash worker: ${firstLine(error)}`);
+        fail(`cannot send to the hash worker: ${errorLine(error)}`);
       }
     });
   return {
@@ -152,8 +152,4 @@ function chunkHasher(
     },
     close,
   };
-}
-
-function firstLine(error: unknown): string {
-  return (errorMessage(error)).split("\n")[0] ?? "";
 }

@@ -14,7 +14,7 @@
  */
 import { basename, dirname } from "node:path";
 import type { ExecutedRequest } from "../contract/mod.ts";
-import { errorMessage, openSafeFolder } from "../runtime/mod.ts";
+import { errorLine, openSafeFolder } from "../runtime/mod.ts";
 
 /** The most bytes of a log file read (the cap `report` applies to an engine log). */
 export const MAX_ENGINE_LOG_BYTES = 64 * 1024 * 1024;
@@ -221,7 +221,7 @@ export function engineLogFile(path: string): EngineLogSource {
         return {
           ok: false,
           reason: `the engine log ${basename(path)} could not be read (${
-            error instanceof Error ? error.message.split("\n")[0] : String(error)
+            errorLine(error)
           }); pass a regular file of at most 64 MiB`,
         };
       }
@@ -253,7 +253,7 @@ export async function readEngineLog(
     const check = checkEngineLog(source, parsed, requests, read.ok);
     return { text: read.ok && check.attached ? read.text : null, check, reasons: engineLogReasons(check) };
   } catch (error) {
-    const why = `the engine log could not be read or checked: ${errorMessage(error).split("\n")[0]!.slice(0, 300)}`;
+    const why = `the engine log could not be read or checked: ${errorLine(error)}`;
     return { text: null, check: checkEngineLog(source, { format: null, reason: why }, requests, false), reasons: [] };
   }
 }

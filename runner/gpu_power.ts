@@ -8,7 +8,7 @@
  */
 import type { RequestRecord } from "../contract/mod.ts";
 import { type GpuPowerSampler, type PowerTrace, type WindowPower, windowPower } from "../probe/mod.ts";
-import { errorMessage } from "../runtime/mod.ts";
+import { errorLine } from "../runtime/mod.ts";
 
 /** Names of inference servers: a process so named on the GPU is taken for the engine, not a background workload. */
 const ENGINE_PROCESS =
@@ -68,7 +68,7 @@ export function recordGpuPower(sampler: GpuPowerSampler, nowMs: () => number, fi
         if (typeof trace === "string") return { reason: `the GPU power sampler gave no trace: ${trace}` };
         return powerExtension(trace, windows, records);
       } catch (error) {
-        const why = errorMessage(error).split("\n")[0]!.slice(0, 300);
+        const why = errorLine(error);
         return { reason: `the GPU power sampler gave no trace: it failed (${why})` };
       } finally {
         clearTimeout(timer);

@@ -1,5 +1,5 @@
 /** Why a run could not start (nothing sent), and why it stopped when the result folder could not be written. */
-import { errnoOf, WRITE_FAILURE_WORDS } from "../runtime/mod.ts";
+import { errnoOf, errorLine, WRITE_FAILURE_WORDS } from "../runtime/mod.ts";
 import type { TemplateCheck } from "./template_check.ts";
 
 /** Why a run could not start; nothing was sent to the server. */
@@ -41,7 +41,7 @@ const WRITE_ERROR_WORDS: Readonly<Record<string, string>> = {
 export function writeError(folder: string, keptRequests: number, error: unknown, writing: string): RunWriteError {
   // The file system's code of the error ("ENOSPC"), or its name.
   const code = errnoOf(error) || "unknown";
-  const words = WRITE_ERROR_WORDS[code] ?? (error instanceof Error ? error.message.split("\n")[0] : String(error));
+  const words = WRITE_ERROR_WORDS[code] ?? errorLine(error);
   return new RunWriteError(
     folder,
     keptRequests,
@@ -79,7 +79,7 @@ export class TemplateMismatchError extends RunRefusedError {
  * the evidence stays in outputs.jsonl, and the message says so and where to report it.
  */
 export function assemblyError(folder: string, keptRequests: number, error: unknown): RunWriteError {
-  const words = error instanceof Error ? error.message.split("\n")[0]!.slice(0, 300) : String(error).slice(0, 300);
+  const words = errorLine(error);
   return new RunWriteError(
     folder,
     keptRequests,

@@ -34,7 +34,7 @@ import type { PreparedRun, RunDeps, RunOptions, RunReport } from "./run_options.
 import { runTemplateCheck, templateCheckArtifact, templateCheckSummary } from "./_run_template_check.ts";
 import { readEngineLog, startedEngineLog } from "./engine_log.ts";
 import { recordGpuPower } from "./gpu_power.ts";
-import { errorMessage } from "../runtime/mod.ts";
+import { errorLine, errorMessage } from "../runtime/mod.ts";
 
 /**
  * Runs the protocol once and writes the result folder.
@@ -230,7 +230,7 @@ async function finishFolder(result: Result, folder: ResultFolder, deps: RunDeps)
  */
 async function writeReadme(result: Result, folder: ResultFolder, deps: RunDeps): Promise<string> {
   const short = (error: unknown, what: string) => {
-    const why = errorMessage(error).split("\n")[0]!.slice(0, 300);
+    const why = errorLine(error);
     (result.extensions ??= {})["readme_problem"] = `README.md could not be ${what}: ${why}`;
     return `# Result ${result.run.id}\n\nREADME.md could not be ${what} (${why}). results.json holds the whole ` +
       "result: `strata-bench report <this folder>` validates it and prints the same audit.\n";

@@ -55,3 +55,8 @@ export function errnoKind(error: unknown): ErrnoKind {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** A thrown value's first line, at most `max` characters: the reason a result records or an ending prints. */
+export function errorLine(error: unknown, max = 300): string {
+  return errorMessage(error).split("\n")[0]!.slice(0, max);
+}

@@ -19,7 +19,7 @@ export { type StyledText } from "./_status_line.ts";
 export { everyMs } from "./_timers.ts";
 export { escapeTerminalText } from "./_terminal_text.ts";
 export { env, invocationFolder } from "./_env.ts";
-export { errnoKind, errnoOf, errorMessage, WRITE_FAILURE_WORDS } from "./_errno.ts";
+export { errnoKind, errnoOf, errorLine, errorMessage, WRITE_FAILURE_WORDS } from "./_errno.ts";
 export { concatBytes, FileReadError, readFile, readTextFile } from "./_files.ts";
 export { FolderFileError, openSafeFolder, type SafeFolder } from "./_folder_files.ts";
 export { type FolderWriter, openFolderWriter } from "./_folder_writer.ts";
