@@ -2,6 +2,7 @@
 // launcher (bin/strata-bench.mjs) and the set-up runner (bin/task.mjs). Plain JavaScript that Node (>= 18) runs
 // as it is: npm starts it, before any TypeScript can run.
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
@@ -14,22 +15,41 @@ export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8"));
 
 /**
- * The packages package.json pins that are missing, or at another version, in this package's node_modules:
+ * The packages package.json pins that are missing, or at another version, in `modules` (a node_modules folder):
  * `dependencies` (what a command needs), and with `development` also `devDependencies` (what the tests need).
  */
-export function missingPackages(development) {
+function missingIn(modules, development) {
   const wanted = { ...manifest.dependencies, ...(development ? manifest.devDependencies : {}) };
   const out = [];
   for (const [name, version] of Object.entries(wanted)) {
     let found = null;
     try {
-      found = JSON.parse(readFileSync(join(PACKAGE_DIR, "node_modules", name, "package.json"), "utf8")).version;
+      found = JSON.parse(readFileSync(join(modules, name, "package.json"), "utf8")).version;
     } catch {
       found = null;
     }
     if (found !== version) out.push(`${name}@${version}${found === null ? "" : ` (found ${found})`}`);
   }
   return out;
+}
+
+/**
+ * The node_modules folder that holds every pinned package: the package's own (a checkout, `npm install -g`), else
+ * the folder npm hoisted them into when the package was installed into a project (`npm install strata-bench.tgz`:
+ * the project's node_modules, which holds this package too). Deno reads them through one folder, so a layout that
+ * splits them between the two finds none.
+ */
+export function modulesDir(development = false) {
+  const own = join(PACKAGE_DIR, "node_modules");
+  const parts = PACKAGE_DIR.split(sep);
+  const above = parts.map((part, i) => part === "node_modules" ? parts.slice(0, i + 1).join(sep) : null)
+    .filter((dir) => dir !== null).reverse();
+  return [own, ...above].find((dir) => missingIn(dir, development).length === 0) ?? own;
+}
+
+/** The pinned packages missing from modulesDir(), as `name@version`: empty when the package can run. */
+export function missingPackages(development) {
+  return missingIn(modulesDir(development), development);
 }
 
 /**
@@ -76,13 +96,16 @@ export function sourceDir() {
     : "unknown";
   const cache = process.env.XDG_CACHE_HOME || (process.platform === "win32" ? process.env.LOCALAPPDATA : null) ||
     join(homedir(), ".cache");
-  const target = join(cache, "strata-bench", `source-${manifest.version}-${commit}`);
+  // One copy per install place too: each links to its own node_modules, and outlives neither.
+  const modules = modulesDir();
+  const place = createHash("sha256").update(modules).digest("hex").slice(0, 8);
+  const target = join(cache, "strata-bench", `source-${manifest.version}-${commit}-${place}`);
   if (existsSync(join(target, "mod.ts"))) return target;
   const staging = `${target}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const modules = join(PACKAGE_DIR, "node_modules");
-  cpSync(PACKAGE_DIR, staging, { recursive: true, filter: (path) => path !== modules });
+  const own = join(PACKAGE_DIR, "node_modules");
+  cpSync(PACKAGE_DIR, staging, { recursive: true, filter: (path) => path !== own });
   symlinkSync(modules, join(staging, "node_modules"), "junction");
   try {
     renameSync(staging, target);

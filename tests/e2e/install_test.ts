@@ -79,7 +79,38 @@ Deno.test("npm install -g of the tarball (npm pack) gives the same command, its 
       XDG_CACHE_HOME: join(prefix, "cache"),
     });
     assert.equal(version, `strata-bench 0.1.0 (commit ${head}, release build)`);
-    assert.ok(existsSync(join(prefix, "cache", "strata-bench", `source-0.1.0-${head.slice(0, 12)}`, "mod.ts")));
+    const copies = await readdir(join(prefix, "cache", "strata-bench"));
+    assert.equal(copies.length, 1, copies.join(", "));
+    assert.match(copies[0]!, new RegExp(`^source-0\\.1\\.0-${head.slice(0, 12)}-[0-9a-f]{8}$`));
+    assert.ok(existsSync(join(prefix, "cache", "strata-bench", copies[0]!, "mod.ts")));
+  } finally {
+    await Deno.remove(prefix, { recursive: true });
+  }
+});
+
+Deno.test("the tarball installed into a project (its packages hoisted beside it) runs too, with a copy of its own", async () => {
+  const prefix = await Deno.makeTempDir({ prefix: "strata-npm-local-" });
+  try {
+    const packed = await sh(NPM, ["pack", "--pack-destination", prefix, "--silent"], REPO);
+    assert.equal(packed.code, 0, packed.stderr);
+    const project = join(prefix, "project");
+    await Deno.mkdir(project);
+    await Deno.writeTextFile(join(project, "package.json"), '{"name":"uses-strata-bench","private":true}\n');
+    const tarball = join(prefix, packed.stdout.trim().split("\n").at(-1)!);
+    const installed = await sh(NPM, ["install", "--no-audit", "--no-fund", tarball], project);
+    assert.equal(installed.code, 0, installed.stderr);
+    // npm hoists the pinned packages into the project's node_modules: none sit under the package's own.
+    assert.ok(existsSync(join(project, "node_modules", "typebox", "package.json")));
+    assert.ok(!existsSync(join(project, "node_modules", "strata-bench", "node_modules", "typebox")));
+    const version = await versionAndDemo([join(project, "node_modules", ".bin", "strata-bench")], {
+      XDG_CACHE_HOME: join(prefix, "cache"),
+    });
+    assert.match(version, /^strata-bench 0\.1\.0 \(commit [0-9a-f]{40}, release build\)$/);
+    const [copy] = await readdir(join(prefix, "cache", "strata-bench"));
+    assert.equal(
+      await Deno.realPath(join(prefix, "cache", "strata-bench", copy!, "node_modules")),
+      await Deno.realPath(join(project, "node_modules")),
+    );
   } finally {
     await Deno.remove(prefix, { recursive: true });
   }
