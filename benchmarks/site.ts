@@ -29,7 +29,8 @@ import {
   siteRequestHandler,
 } from "../site/mod.ts";
 import { manifestText } from "../site/web/mod.js";
-import { demoFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
+import { git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
+import { makeDemoFolders } from "./_site_folders.ts";
 import { launchChromium } from "../tests/browser/_chromium.ts";
 import { SITE_BUNDLE } from "../tests/site/_bundle.ts";
 
@@ -39,8 +40,8 @@ const { values } = parseArgs({
 });
 const ENTRIES = Number(values.entries);
 const LOADS = Number(values.loads);
-// "-3": evidence version 5 (a frozen request by reference); an older cache would be refused.
-const BENCH = join(resultFiles.cwd(), ".bench", `site-${ENTRIES}-3`);
+// "-4": evidence version 5, folders made in process (run-00000 on); an older cache would be refused.
+const BENCH = join(resultFiles.cwd(), ".bench", `site-${ENTRIES}-4`);
 const REPO = join(BENCH, "repo");
 const GPUS = ["NVIDIA GeForce RTX 3060", "NVIDIA RTX A4000", "NVIDIA GeForce RTX 4090", "AMD Radeon RX 7900 XTX"];
 const QUANTS = ["IQ3_XXS", "Q4_K_M", "Q8_0"];
@@ -54,7 +55,7 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Makes the repository once: ENTRIES demo folders, two at a time (the machine's two cores), and a manifest. */
+/** Makes the repository once: ENTRIES demo folders, made in this process two at a time, and a manifest. */
 async function makeRepository(): Promise<void> {
   if (await exists(join(REPO, "bench/approved.json"))) return;
   await rm(BENCH, { recursive: true, force: true });
@@ -62,24 +63,19 @@ async function makeRepository(): Promise<void> {
   await git(REPO, "init", "-q", "-b", "main");
   const started = performance.now();
   const folders: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < ENTRIES; i = next++) {
-      const made = await demoFolder(join(BENCH, "made", String(i)), true);
-      const folder = join(REPO, "bench/results", `run-${String(i).padStart(3, "0")}`);
-      await rename(made, folder);
-      await relabel(folder, {
-        protocolId: TEST_ACTIVATED,
-        status: "complete",
-        gpu: GPUS[i % GPUS.length]!,
-        quant: QUANTS[i % QUANTS.length]!,
-        model: "Qwen/Qwen3.8-Flash-Next",
-      });
-      folders[i] = folder;
-      if (i % 20 === 0) writeStderr(`made ${i + 1}/${ENTRIES} result folders\n`);
-    }
-  };
-  await Promise.all([worker(), worker()]);
+  await makeDemoFolders(join(BENCH, "made"), ENTRIES, async (i, made) => {
+    const folder = join(REPO, "bench/results", `run-${String(i).padStart(5, "0")}`);
+    await rename(made, folder);
+    await relabel(folder, {
+      protocolId: TEST_ACTIVATED,
+      status: "complete",
+      gpu: GPUS[i % GPUS.length]!,
+      quant: QUANTS[i % QUANTS.length]!,
+      model: "Qwen/Qwen3.8-Flash-Next",
+    });
+    folders[i] = folder;
+    if (i % 100 === 0) writeStderr(`made ${i + 1}/${ENTRIES} result folders\n`);
+  });
   await git(REPO, "add", "-A");
   await git(REPO, "commit", "-q", "-m", "results");
   const commit = (await git(REPO, "rev-parse", "HEAD")).stdout.trim();

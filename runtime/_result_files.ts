@@ -113,7 +113,8 @@ async function checkRoot(root: string): Promise<RootCheck> {
   // An existing root gets a probe file (created and removed: this finds a full disk too); an absent one is not
   // created here (a refused run leaves nothing behind), so its nearest existing folder is asked for write access.
   const existing = await existingAncestor(resolved);
-  const probe = join(resolved, `.strata-bench-write-check-${process.pid}-${Date.now().toString(36)}`);
+  // Unique per call: two runs of one process checking the same root in the same millisecond collided on it.
+  const probe = join(resolved, `.strata-bench-write-check-${process.pid}-${crypto.randomUUID()}`);
   try {
     if (existing !== resolved) {
       if (!(await stat(existing)).isDirectory()) return { ok: false, reason: `a part of "${root}" is a file` };

@@ -1,0 +1,53 @@
+/**
+ * Result folders for the site benchmarks, made in this process: the standard protocol with the optional
+ * concurrency stage against a scripted engine at full speed, two runs at a time, each a run of its own (its own
+ * id, clock, stamps and answers) against an engine of its own (a shared one would serve later runs from its prompt
+ * cache, which makes them nonconforming), written exactly as `demo` writes one, without a runtime start per folder.
+ */
+import { loadBundle } from "../fixtures/mod.ts";
+import { startMockEngine } from "../mock/mod.ts";
+import { realRunDeps, runProtocol } from "../runner/mod.ts";
+import { sanitizeCommand } from "../sanitize/mod.ts";
+
+/** Makes `count` folders under `parent`, handing each to `made` (which may move it) as soon as it is written. */
+export async function makeDemoFolders(
+  parent: string,
+  count: number,
+  made: (i: number, folder: string) => Promise<void>,
+): Promise<void> {
+  await Deno.mkdir(parent, { recursive: true }); // before two runs race to make it
+  const bundle = await loadBundle();
+  const tokenCounts = Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.input_tokens]));
+  const deps = realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null });
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const engine = await startMockEngine({ timeScale: 0, slots: 4, tokenCounts });
+      const report = await runProtocol({
+        baseUrl: engine.url,
+        optionalConcurrency: true,
+        track: "custom",
+        trackNotes: "demo: the scripted engine, no model and no GPU; every number is simulated",
+        declared: {
+          modelId: null,
+          modelRevision: null,
+          sourceRevision: null,
+          tokenizerRevision: null,
+          quantization: null,
+          customPack: null,
+          background: [],
+          buildOptions: null,
+          engineCommit: null,
+        },
+        simulated: true,
+        outRoot: parent,
+        command: sanitizeCommand(["strata-bench", "demo", "--time-scale", "0", "--optional-concurrency"]),
+      }, deps).finally(() => engine.close());
+      if (report.validationProblems.length > 0) {
+        throw new Error(`folder ${i} does not validate: ${report.validationProblems[0]?.message}`);
+      }
+      await made(i, report.folder);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}
