@@ -250,8 +250,12 @@ async function recordOf(state, slug) {
 
 async function main() {
   const body = document.body;
-  // Absolute, so that workers (whose base is assets/) fetch the same files.
-  const root = new URL(body.dataset.root ?? "", location.href).href;
+  // Absolute, so that workers (whose base is assets/) fetch the same files; without the address's query or
+  // fragment (?rows=N, a shared link's tracking tag), which would otherwise end up inside every file's URL.
+  const base = new URL(body.dataset.root ?? "", location.href);
+  base.search = "";
+  base.hash = "";
+  const root = base.href;
   try {
     if (body.dataset.page === "result") {
       const slug = body.dataset.entry ?? "";

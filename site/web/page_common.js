@@ -167,3 +167,47 @@ export function historySection(state, superseded) {
     ),
   );
 }
+
+/**
+ * Rows a paged table or list shows at once: 50, or the address's `?rows=N` (1 to 1000), so that an index of ten
+ * thousand entries draws a few hundred rows, whatever the count.
+ */
+export const PAGE_ROWS = (() => {
+  const n = Number(new URLSearchParams(globalThis.location?.search ?? "").get("rows"));
+  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : 50;
+})();
+
+/** The page each paged table or list shows, by its key, kept while the page is drawn again. @type {Map<string, number>} */
+const pageOf = new Map();
+
+/**
+ * The part of `items` a paged table or list shows now, and its pager ("previous", which rows of how many, "next";
+ * none when all fit); a button draws the page again through `redraw`.
+ * @template T @param {string} key @param {readonly T[]} items @param {() => void} redraw
+ * @returns {{ shown: T[], pager: HTMLElement | null }}
+ */
+export function paged(key, items, redraw) {
+  const pages = Math.max(1, Math.ceil(items.length / PAGE_ROWS));
+  const page = Math.min(pageOf.get(key) ?? 0, pages - 1);
+  const shown = items.slice(page * PAGE_ROWS, (page + 1) * PAGE_ROWS);
+  if (pages === 1) return { shown, pager: null };
+  const button = (/** @type {string} */ text, /** @type {number} */ to) => {
+    const b = h("button", { type: "button", disabled: to < 0 || to >= pages, "data-to": String(to + 1) }, text);
+    b.addEventListener("click", () => {
+      pageOf.set(key, to);
+      redraw();
+    });
+    return b;
+  };
+  const first = page * PAGE_ROWS + 1;
+  return {
+    shown,
+    pager: h(
+      "p",
+      { class: "pager" },
+      button("previous", page - 1),
+      ` rows ${first}-${first + shown.length - 1} of ${items.length} (page ${page + 1} of ${pages}) `,
+      button("next", page + 1),
+    ),
+  };
+}

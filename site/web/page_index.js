@@ -12,6 +12,7 @@ import { h, rangeText, show, statCell } from "./app_dom.js";
 import {
   historySection,
   kindBadge,
+  paged,
   pageLink,
   qualityCell,
   rememberedMark,
@@ -251,8 +252,11 @@ function rankingTitle(dims, n, metric) {
     })`;
 }
 
-/** The ranked standard results: one table per ranking. @param {SiteState} state @param {TableRow[]} rows */
-function standardSection(state, rows) {
+/**
+ * The ranked standard results: one table per ranking, each paged (its ranks run on across pages).
+ * @param {SiteState} state @param {TableRow[]} rows @param {() => void} redraw
+ */
+function standardSection(state, rows, redraw) {
   const metric = /** @type {keyof typeof RANK_BY} */ (chosen.rank || "decode_tps");
   const list = rankings(rows.filter(keep), metric);
   return h(
@@ -268,26 +272,30 @@ function standardSection(state, rows) {
       "Rates and TTFT: the median, under it [min-max] and n over the case's valid requests. * The short prompt's " +
         "rate measures the fixed cost of a request.",
     ),
-    list.length === 0 ? h("p", { class: "empty" }, "No complete standard result matches.") : list.map((g, i) =>
-      h(
+    list.length === 0 ? h("p", { class: "empty" }, "No complete standard result matches.") : list.map((g, i) => {
+      const key = groupKey(/** @type {TableRow} */ (g.rows[0]));
+      const { shown, pager } = paged(`ranking ${key}`, g.rows, redraw);
+      return h(
         "div",
-        { class: "ranking", "data-ranking": groupKey(/** @type {TableRow} */ (g.rows[0])) },
+        { class: "ranking", "data-ranking": key },
         h("h3", {}, `Ranking ${i + 1}: `, rankingTitle(g.dims, g.rows.length, metric)),
         table(
           [...RANKED_HEAD, ...numberHead(g.dims.concurrency !== "1")],
-          g.rows.map((r) => resultRow(state, r, g.rank.get(r) ?? "-", true, g.dims.concurrency !== "1")),
+          shown.map((r) => resultRow(state, r, g.rank.get(r) ?? "-", true, g.dims.concurrency !== "1")),
         ),
-      )
-    ),
+        pager,
+      );
+    }),
   );
 }
 
 /**
  * A list of rows that is never ranked (partial runs, pilot data).
  * @param {SiteState} state @param {TableRow[]} rows @param {{ id: string, title: string, note: string, cell: string, empty: string }} text
+ * @param {() => void} redraw
  */
-function unrankedSection(state, rows, text) {
-  const shown = rows.filter(keep);
+function unrankedSection(state, rows, text, redraw) {
+  const { shown, pager } = paged(text.id, rows.filter(keep), redraw);
   return h(
     "section",
     { id: text.id, class: text.id === "pilot" ? "pilot" : undefined },
@@ -296,6 +304,7 @@ function unrankedSection(state, rows, text) {
     shown.length === 0
       ? h("p", { class: "empty" }, text.empty)
       : table([...UNRANKED_HEAD, ...numberHead(true)], shown.map((r) => resultRow(state, r, text.cell, false, true))),
+    pager,
   );
 }
 
@@ -309,8 +318,12 @@ function entryItem(state, e, badge, what, after = null) {
   return h("li", attributes, badge, " ", pageLink(state, e), what, " ", reviewLink(e), " ", rememberedMark(e), after);
 }
 
-/** Nonconforming and draft-protocol results: verified, reachable, outside the standard list. @param {SiteState} state @param {VerifiedEntry[]} outside */
-function outsideSection(state, outside) {
+/**
+ * Nonconforming and draft-protocol results: verified, reachable, outside the standard list.
+ * @param {SiteState} state @param {VerifiedEntry[]} outside @param {() => void} redraw
+ */
+function outsideSection(state, outside, redraw) {
+  const { shown, pager } = paged("outside", outside, redraw);
   return h(
     "section",
     { id: "outside" },
@@ -324,18 +337,23 @@ function outsideSection(state, outside) {
     outside.length === 0 ? h("p", { class: "empty" }, "None.") : h(
       "ul",
       { class: "entries" },
-      outside.map((e) => {
+      shown.map((e) => {
         const f = /** @type {ResultFacts} */ (e.outcome.facts);
         const what = ` ${f.protocolId} / ${f.identity.gpu} / ${f.identity.model} / ${f.identity.quant} / sanity `;
         return entryItem(state, e, statusBadges(f), [what, ...qualityCell(f)]);
       }),
     ),
+    pager,
   );
 }
 
-/** Entries that failed or could not be verified: reasons, no numbers. @param {SiteState} state @param {VerifiedEntry[]} rejected */
-function rejectedSection(state, rejected) {
+/**
+ * Entries that failed or could not be verified: reasons, no numbers.
+ * @param {SiteState} state @param {VerifiedEntry[]} rejected @param {() => void} redraw
+ */
+function rejectedSection(state, rejected, redraw) {
   const done = state.entries.length === state.total;
+  const { shown, pager } = paged("rejected", rejected, redraw);
   return h(
     "section",
     { id: "rejected" },
@@ -348,7 +366,7 @@ function rejectedSection(state, rejected) {
     rejected.length === 0 ? h("p", { class: "empty" }, done ? "None: every entry passed." : "None so far.") : h(
       "ul",
       { class: "entries" },
-      rejected.map((e) =>
+      shown.map((e) =>
         entryItem(
           state,
           e,
@@ -358,6 +376,7 @@ function rejectedSection(state, rejected) {
         )
       ),
     ),
+    pager,
   );
 }
 
@@ -366,6 +385,7 @@ function rejectedSection(state, rejected) {
  * @param {SiteState} state
  */
 export function renderIndex(state) {
+  const redraw = () => renderIndex(state);
   const header = indexHeader(state);
   if (state.manifestProblem !== null) {
     show(header, h("p", { class: "problem" }, `Nothing is listed: ${state.manifestProblem}`));
@@ -384,24 +404,24 @@ export function renderIndex(state) {
       "the pilot measured and are not comparable with standard results or with each other as a ranking.",
     cell: "pilot",
     empty: "No draft-protocol result.",
-  });
+  }, redraw);
   // Until a protocol is activated every result is pilot data: it comes first then, not below two empty sections.
   const pilotFirst = standardRows.length === 0 && partialRows.length === 0 && pilotRows.length > 0;
   show(
     header,
-    filterForm([...standardRows, ...partialRows, ...pilotRows], () => renderIndex(state)),
+    filterForm([...standardRows, ...partialRows, ...pilotRows], redraw),
     pilotFirst ? pilot : null,
-    standardSection(state, standardRows),
+    standardSection(state, standardRows, redraw),
     unrankedSection(state, partialRows, {
       id: "partial",
       title: "Partial runs: listed, never ranked",
       note: "Required work was skipped or interrupted; their numbers cover what ran.",
       cell: "not ranked",
       empty: "No partial standard run.",
-    }),
+    }, redraw),
     pilotFirst ? null : pilot,
-    outsideSection(state, by("nonconforming", "draft")),
-    rejectedSection(state, by("failed", "unverifiable")),
+    outsideSection(state, by("nonconforming", "draft"), redraw),
+    rejectedSection(state, by("failed", "unverifiable"), redraw),
     historySection(state, superseded),
   );
 }

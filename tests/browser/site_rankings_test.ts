@@ -163,6 +163,42 @@ Deno.test({
         assert.doesNotMatch(await page.locator("#standard").innerText(), /run-pilot-draft/);
       });
 
+      await t.step("a ranking longer than a page is paged, its ranks running on across pages", async () => {
+        // Read from the page, as drawn: one row a page (?rows=1), so each two-entry ranking has two pages.
+        const drawn = () =>
+          page.locator("#standard .ranking").evaluateAll((divs) =>
+            divs.filter((d) => d.querySelector("p.pager") !== null).map((d) => ({
+              key: d.getAttribute("data-ranking"),
+              ranks: [...d.querySelectorAll("td.rank")].map((td) => td.textContent),
+              runs: [...d.querySelectorAll("tr[data-run]")].map((tr) => tr.getAttribute("data-run")),
+              pager: d.querySelector("p.pager")?.textContent ?? "",
+            }))
+          );
+        const unpaged = await page.locator("#standard .ranking").evaluateAll((divs) =>
+          divs.filter((d) => d.querySelectorAll("tbody tr").length === 2).map((d) => ({
+            key: d.getAttribute("data-ranking"),
+            runs: [...d.querySelectorAll("tr[data-run]")].map((tr) => tr.getAttribute("data-run")),
+          }))
+        );
+        assert.equal(unpaged.length, 4);
+        assert.equal(await page.locator("p.pager").count(), 0, "50 rows a page: nothing here is paged");
+        await open("?rows=1");
+        const first = await drawn();
+        assert.deepEqual(first.map((r) => r.key), unpaged.map((r) => r.key), "exactly the two-entry rankings");
+        for (const [i, r] of first.entries()) {
+          assert.deepEqual([r.ranks, r.runs], [["1"], [unpaged[i]!.runs[0]]]);
+          assert.match(r.pager, /^previous rows 1-1 of 2 \(page 1 of 2\) next$/);
+        }
+        const pagers = page.locator("#standard p.pager");
+        await pagers.first().locator("button", { hasText: "next" }).click();
+        const second = await drawn();
+        assert.deepEqual([second[0]!.ranks, second[0]!.runs], [["2"], [unpaged[0]!.runs[1]]]);
+        assert.match(second[0]!.pager, /rows 2-2 of 2 \(page 2 of 2\)/);
+        assert.equal(await pagers.first().locator("button", { hasText: "next" }).isDisabled(), true);
+        assert.deepEqual(second.slice(1).map((r) => r.ranks), first.slice(1).map((r) => r.ranks), "one ranking moved");
+        await open("");
+      });
+
       await t.step("a draft-protocol result shows its numbers as labelled pilot data", async () => {
         const pilot = page.locator("#pilot");
         assert.match(await pilot.locator("h2").innerText(), /Pilot data: draft-protocol results/);
