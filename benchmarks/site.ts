@@ -6,10 +6,13 @@
  * verdicts the browser remembered); for each, when the first verified numbers showed and when every entry was
  * checked. Prints medians; asserts nothing about time.
  *
- * The results repository (200 `mod.ts demo --optional-concurrency` folders, labelled as activated complete runs the
- * way tests/site/_fixture_repo.ts describes) is made once into .bench/site-200-2 and reused.
+ * The results repository (200 folders of the standard protocol with its concurrency stage against the scripted
+ * engine, made in process as `demo --optional-concurrency` makes one, labelled as activated complete runs the way
+ * tests/site/_fixture_repo.ts describes) is made once into .bench/site-200-4 and reused. With --distinct D below
+ * --entries, D runs are made (or taken from .bench/site-D-4) and the rest are copies of them under run ids of
+ * their own: distinct results.json, evidence files shared.
  *
- *   deno task bench:site [--entries 200] [--loads 5]
+ *   deno task bench:site [--entries 200] [--distinct D] [--loads 5]
  */
 import { statSync } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -29,19 +32,27 @@ import {
   siteRequestHandler,
 } from "../site/mod.ts";
 import { manifestText } from "../site/web/mod.js";
-import { git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
+import { copyFolder, git, PROTOCOLS_JSON, relabel, sha256File, TEST_ACTIVATED } from "../tests/site/_fixture_repo.ts";
 import { makeDemoFolders } from "./_site_folders.ts";
 import { launchChromium } from "../tests/browser/_chromium.ts";
 import { SITE_BUNDLE } from "../tests/site/_bundle.ts";
 
 const { values } = parseArgs({
   args: args(),
-  options: { entries: { type: "string", default: "200" }, loads: { type: "string", default: "5" } },
+  options: {
+    entries: { type: "string", default: "200" },
+    distinct: { type: "string" },
+    loads: { type: "string", default: "5" },
+  },
 });
 const ENTRIES = Number(values.entries);
+/** Runs made; the entries past them are copies of them under run ids of their own (their evidence shared). */
+const DISTINCT = Math.min(ENTRIES, Number(values.distinct ?? ENTRIES));
 const LOADS = Number(values.loads);
 // "-4": evidence version 5, folders made in process (run-00000 on); an older cache would be refused.
-const BENCH = join(resultFiles.cwd(), ".bench", `site-${ENTRIES}-4`);
+const benchFolder = (entries: number, distinct: number) =>
+  join(resultFiles.cwd(), ".bench", distinct === entries ? `site-${entries}-4` : `site-${entries}-of-${distinct}-4`);
+const BENCH = benchFolder(ENTRIES, DISTINCT);
 const REPO = join(BENCH, "repo");
 const GPUS = ["NVIDIA GeForce RTX 3060", "NVIDIA RTX A4000", "NVIDIA GeForce RTX 4090", "AMD Radeon RX 7900 XTX"];
 const QUANTS = ["IQ3_XXS", "Q4_K_M", "Q8_0"];
@@ -63,19 +74,36 @@ async function makeRepository(): Promise<void> {
   await git(REPO, "init", "-q", "-b", "main");
   const started = performance.now();
   const folders: string[] = [];
-  await makeDemoFolders(join(BENCH, "made"), ENTRIES, async (i, made) => {
-    const folder = join(REPO, "bench/results", `run-${String(i).padStart(5, "0")}`);
-    await rename(made, folder);
-    await relabel(folder, {
+  const label = (i: number, folder: string, runId?: string) =>
+    relabel(folder, {
       protocolId: TEST_ACTIVATED,
       status: "complete",
       gpu: GPUS[i % GPUS.length]!,
       quant: QUANTS[i % QUANTS.length]!,
       model: "Qwen/Qwen3.8-Flash-Next",
+      ...(runId === undefined ? {} : { runId }),
     });
-    folders[i] = folder;
-    if (i % 100 === 0) writeStderr(`made ${i + 1}/${ENTRIES} result folders\n`);
-  });
+  const nameOf = (i: number) => join(REPO, "bench/results", `run-${String(i).padStart(5, "0")}`);
+  // The distinct runs: those of the benchmark of DISTINCT entries when it was made, else made here.
+  const made = join(benchFolder(DISTINCT, DISTINCT), "repo", "bench/results");
+  if (DISTINCT < ENTRIES && await exists(join(made, `run-${String(DISTINCT - 1).padStart(5, "0")}`))) {
+    for (let i = 0; i < DISTINCT; i++) {
+      await copyFolder(join(made, `run-${String(i).padStart(5, "0")}`), nameOf(i));
+      folders[i] = nameOf(i);
+    }
+  } else {
+    await makeDemoFolders(join(BENCH, "made"), DISTINCT, async (i, made) => {
+      await rename(made, nameOf(i));
+      await label(i, nameOf(i));
+      folders[i] = nameOf(i);
+      if (i % 100 === 0) writeStderr(`made ${i + 1}/${DISTINCT} result folders\n`);
+    });
+  }
+  for (let i = DISTINCT; i < ENTRIES; i++) {
+    await copyFolder(folders[i % DISTINCT]!, nameOf(i));
+    await label(i, nameOf(i), `copy-${i}-of-${i % DISTINCT}`);
+    folders[i] = nameOf(i);
+  }
   await git(REPO, "add", "-A");
   await git(REPO, "commit", "-q", "-m", "results");
   const commit = (await git(REPO, "rev-parse", "HEAD")).stdout.trim();
