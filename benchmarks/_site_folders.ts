@@ -4,6 +4,7 @@
  * id, clock, stamps and answers) against an engine of its own (a shared one would serve later runs from its prompt
  * cache, which makes them nonconforming), written exactly as `demo` writes one, without a runtime start per folder.
  */
+import { mkdir } from "node:fs/promises";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { realRunDeps, runProtocol } from "../runner/mod.ts";
@@ -15,7 +16,7 @@ export async function makeDemoFolders(
   count: number,
   made: (i: number, folder: string) => Promise<void>,
 ): Promise<void> {
-  await Deno.mkdir(parent, { recursive: true }); // before two runs race to make it
+  await mkdir(parent, { recursive: true }); // before two runs race to make it
   const bundle = await loadBundle();
   const tokenCounts = Object.fromEntries(bundle.fixtures.map((f) => [f.id, f.input_tokens]));
   const deps = realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null });
