@@ -171,7 +171,7 @@ try {
     const page = await context.newPage();
     for (const visits of [firstVisits, returning]) {
       await page.goto(`http://127.0.0.1:${server.port}/`);
-      await page.waitForSelector('html[data-state="done"]', { timeout: 120_000 });
+      await page.waitForSelector('html[data-state="done"]', { timeout: 590_000 });
       const built = await page.locator("p.built").innerText();
       visits.push({
         done: Number(await page.getAttribute("html", "data-done-ms")),
