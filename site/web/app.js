@@ -118,6 +118,22 @@ function verifiers(root, protocols) {
 }
 
 /**
+ * What a remembered verdict is filed under: the entry's evidence locations, its build problems and run id, and its
+ * manifest entry as read (a changed byte of any is another key, checked anew).
+ * @param {SiteEntry} site @param {ReadEntry | null} read
+ */
+function verdictKey(site, read) {
+  return JSON.stringify([
+    site.results,
+    site.artifacts,
+    site.build_problems,
+    site.run_id,
+    read?.entry ?? null,
+    read?.problems ?? null,
+  ]);
+}
+
+/**
  * Milliseconds between two drawings of a page that is still verifying, at least; and at least DRAW_SHARE times
  * the last drawing's own time, so that drawing a large index takes no more than a small share of the page's time.
  */
@@ -177,17 +193,7 @@ async function load(root, wanted, onProgress) {
     protocolsBytes === null ? "" : new TextDecoder().decode(protocolsBytes),
   );
   /** @param {SiteEntry} site */
-  const keyOf = (site) => {
-    const read = readOf(site);
-    return JSON.stringify([
-      site.results,
-      site.artifacts,
-      site.build_problems,
-      site.run_id,
-      read?.entry ?? null,
-      read?.problems ?? null,
-    ]);
-  };
+  const keyOf = (site) => verdictKey(site, readOf(site));
   const kept = await remembered.getMany(wantedSites.map(keyOf));
   /**
    * Verdicts checked now, remembered at each drawing and at the end: a reader who leaves a large index before its
