@@ -8,7 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { loadBundle } from "../fixtures/mod.ts";
 import { startMockEngine } from "../mock/mod.ts";
 import { realRunDeps, runProtocol } from "../runner/mod.ts";
-import { sanitizeCommand } from "../sanitize/mod.ts";
+import { demoRunOptions } from "../cli/demo.ts";
 
 /** Makes `count` folders under `parent`, handing each to `made` (which may move it) as soon as it is written. */
 export async function makeDemoFolders(
@@ -25,24 +25,8 @@ export async function makeDemoFolders(
     for (let i = next++; i < count; i = next++) {
       const engine = await startMockEngine({ timeScale: 0, slots: 4, tokenCounts });
       const report = await runProtocol({
-        baseUrl: engine.url,
-        optionalConcurrency: true,
-        track: "custom",
-        trackNotes: "demo: the scripted engine, no model and no GPU; every number is simulated",
-        declared: {
-          modelId: null,
-          modelRevision: null,
-          sourceRevision: null,
-          tokenizerRevision: null,
-          quantization: null,
-          customPack: null,
-          background: [],
-          buildOptions: null,
-          engineCommit: null,
-        },
-        simulated: true,
+        ...demoRunOptions(engine.url, true, ["strata-bench", "demo", "--time-scale", "0", "--optional-concurrency"]),
         outRoot: parent,
-        command: sanitizeCommand(["strata-bench", "demo", "--time-scale", "0", "--optional-concurrency"]),
       }, deps).finally(() => engine.close());
       if (report.validationProblems.length > 0) {
         throw new Error(`folder ${i} does not validate: ${report.validationProblems[0]?.message}`);

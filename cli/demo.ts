@@ -60,6 +60,32 @@ export function parseCommandLine(argv: readonly string[]) {
   return { values, timeScale, port };
 }
 
+/**
+ * What a demo asks of the run, besides its folder, signal and progress: the scripted engine at `baseUrl`, nothing
+ * declared, labelled simulated, `argv` as its sanitized command line (bench:site makes its folders with it too).
+ */
+export function demoRunOptions(baseUrl: string, optionalConcurrency: boolean, argv: readonly string[]) {
+  return {
+    baseUrl,
+    optionalConcurrency,
+    track: "custom" as const,
+    trackNotes: "demo: the scripted engine, no model and no GPU; every number is simulated",
+    declared: {
+      modelId: null,
+      modelRevision: null,
+      sourceRevision: null,
+      tokenizerRevision: null,
+      quantization: null,
+      customPack: null,
+      background: [],
+      buildOptions: null,
+      engineCommit: null,
+    },
+    simulated: true,
+    command: sanitizeCommand([...argv]),
+  };
+}
+
 /** Entry point of `demo`. */
 export async function main(argv: string[]): Promise<number> {
   let values, timeScale, port;
@@ -88,25 +114,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     progress.line(`scripted engine listening on ${engine.url} (simulation)`);
     const report = await runProtocol({
-      baseUrl: engine.url,
-      optionalConcurrency: values["optional-concurrency"] ?? false,
-      track: "custom",
-      trackNotes: "demo: the scripted engine, no model and no GPU; every number is simulated",
-      declared: {
-        modelId: null,
-        modelRevision: null,
-        sourceRevision: null,
-        tokenizerRevision: null,
-        quantization: null,
-        customPack: null,
-        background: [],
-        buildOptions: null,
-        engineCommit: null,
-      },
-      simulated: true,
+      ...demoRunOptions(engine.url, values["optional-concurrency"] ?? false, ["strata-bench", "demo", ...argv]),
       ...(outRoot === undefined ? {} : { outRoot }),
       signal: controller.signal,
-      command: sanitizeCommand(["strata-bench", "demo", ...argv]),
       ...view.hooks,
     }, realRunDeps({ loadBundle: () => Promise.resolve(bundle) }, { hashCacheDir: null }));
     view.finish();
